@@ -1,0 +1,7 @@
+//! logclean: offline diagnosis of Apache Kafka log cleanup, from the files of a log dir.
+//!
+//! The modules follow the pipeline: [`formats`] (pure parsers) → `model` (log dir, partition,
+//! segment) → rules → checks / plans → report, with mutations apart in `actions`.
+#![deny(missing_docs)]
+
+pub mod formats;
