@@ -2,8 +2,31 @@
 //!
 //! Nothing here touches a path, prints, or depends on `model/` and above. The byte layouts follow
 //! `shared/spec/kafka-on-disk-formats.md`, which cites the Kafka source file behind each fact.
+// Untrusted bytes: no panicking index or unwrap outside tests.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used))]
 
 pub mod bytes;
 pub mod error;
+
+// Record data in `.log` files.
+pub mod batch;
+pub mod compression;
+pub mod control;
+pub mod legacy;
+pub mod record;
+pub mod walk;
+
+// Indexes.
+pub mod offset_index;
+pub mod time_index;
+pub mod txn_index;
+
+// Checkpoints and small files.
+pub mod checkpoint;
+pub mod clean_shutdown;
+pub mod leader_epoch;
+pub mod meta_properties;
+pub mod partition_metadata;
+pub mod producer_snapshot;
 
 pub use error::{ErrorKind, FormatError, FormatResult};

@@ -1,0 +1,1 @@
+//! clean_shutdown (being written).

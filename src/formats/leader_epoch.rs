@@ -1,0 +1,1 @@
+//! leader_epoch (being written).

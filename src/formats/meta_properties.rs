@@ -1,0 +1,1 @@
+//! meta_properties (being written).

@@ -1,0 +1,1 @@
+//! offset_index (being written).

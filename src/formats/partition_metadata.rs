@@ -1,0 +1,1 @@
+//! partition_metadata (being written).

@@ -1,0 +1,1 @@
+//! producer_snapshot (being written).

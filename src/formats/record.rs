@@ -1,0 +1,1 @@
+//! record (being written).

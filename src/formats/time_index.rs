@@ -1,0 +1,1 @@
+//! time_index (being written).

@@ -1,0 +1,1 @@
+//! txn_index (being written).

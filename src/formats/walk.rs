@@ -1,0 +1,1 @@
+//! walk (being written).
