@@ -1,0 +1,8 @@
+//! The log-dir model: log dirs → partitions → segments, as the broker sees them.
+//!
+//! [`listing`] finds files by name; [`load`] parses them read-only with `formats/` and keeps
+//! every problem as data for `checks/` to turn into findings.
+
+pub mod file_bytes;
+pub mod listing;
+pub mod names;

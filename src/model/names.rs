@@ -1,0 +1,341 @@
+//! File and directory names as the broker writes and parses them.
+//!
+//! Partition dirs follow `LocalLog.parseTopicPartitionName` (spec formats §1.2); segment files are
+//! `<20-digit base offset><suffix>` as `LogFileUtils` builds them (§1.3). Each parser has a
+//! builder twin and the pair is round-trip tested.
+
+use std::fmt;
+
+/// Topic of the KRaft metadata log, whose dir is `__cluster_metadata-0`.
+pub const METADATA_TOPIC: &str = "__cluster_metadata";
+
+/// What the suffix of a partition dir says about it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "uid")]
+pub enum PartitionDirState {
+    /// `<topic>-<partition>`: a live replica.
+    Live,
+    /// `<topic'>-<partition>.<uid>-delete`: the topic or replica was deleted; the broker removes
+    /// the dir after `file.delete.delay.ms`.
+    Delete(String),
+    /// `<topic>-<partition>.<uid>-future`: the target of an alter-log-dirs move.
+    Future(String),
+    /// `<topic'>-<partition>.<uid>-stray`: a replica the controller no longer assigns here.
+    Stray(String),
+}
+
+impl PartitionDirState {
+    fn suffix(&self) -> Option<(&'static str, &str)> {
+        match self {
+            PartitionDirState::Live => None,
+            PartitionDirState::Delete(uid) => Some(("-delete", uid)),
+            PartitionDirState::Future(uid) => Some(("-future", uid)),
+            PartitionDirState::Stray(uid) => Some(("-stray", uid)),
+        }
+    }
+}
+
+/// A partition dir name taken apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionDirName {
+    /// Topic name (for `-delete`/`-stray` dirs possibly a truncated prefix of the real name).
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// Live, or which kind of set-aside dir.
+    pub state: PartitionDirState,
+}
+
+impl PartitionDirName {
+    /// Whether this is the KRaft metadata log dir.
+    pub fn is_metadata_log(&self) -> bool {
+        self.topic == METADATA_TOPIC && self.state == PartitionDirState::Live
+    }
+}
+
+impl fmt::Display for PartitionDirName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&build_partition_dir_name(self))
+    }
+}
+
+/// Parse a partition dir name the way the broker does; `None` where the broker would throw.
+pub fn parse_partition_dir_name(name: &str) -> Option<PartitionDirName> {
+    let mut state = PartitionDirState::Live;
+    let mut base = name;
+    for (suffix, make) in [
+        (
+            "-delete",
+            PartitionDirState::Delete as fn(String) -> PartitionDirState,
+        ),
+        ("-future", PartitionDirState::Future),
+        ("-stray", PartitionDirState::Stray),
+    ] {
+        if let Some(rest) = name.strip_suffix(suffix) {
+            // `^(\S+)-(\S+)\.(\S+)<suffix>$`, then everything from the last '.' is dropped.
+            let dot = rest.rfind('.')?;
+            let (head, uid) = (&rest[..dot], &rest[dot + 1..]);
+            if uid.is_empty() || !head.contains('-') {
+                return None;
+            }
+            state = make(uid.to_string());
+            base = head;
+            break;
+        }
+    }
+    if base.chars().any(char::is_whitespace) {
+        return None;
+    }
+    let dash = base.rfind('-')?;
+    let (topic, partition) = (&base[..dash], &base[dash + 1..]);
+    if topic.is_empty() || partition.is_empty() {
+        return None;
+    }
+    let partition = parse_java_int(partition)?;
+    Some(PartitionDirName {
+        topic: topic.to_string(),
+        partition,
+        state,
+    })
+}
+
+/// Build the dir name the broker would use (no length capping of `-delete`/`-stray` topics).
+pub fn build_partition_dir_name(name: &PartitionDirName) -> String {
+    match name.state.suffix() {
+        None => format!("{}-{}", name.topic, name.partition),
+        Some((suffix, uid)) => format!("{}-{}.{}{}", name.topic, name.partition, uid, suffix),
+    }
+}
+
+/// Java's `Integer.parseInt`: optional sign, ASCII digits, in range.
+fn parse_java_int(s: &str) -> Option<i32> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Kind of a file inside a partition dir, by suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentFileKind {
+    /// `.log`: record batches.
+    Log,
+    /// `.index`: offset index.
+    Index,
+    /// `.timeindex`: time index.
+    TimeIndex,
+    /// `.txnindex`: aborted-transaction index.
+    TxnIndex,
+    /// `.snapshot`: producer-state snapshot.
+    Snapshot,
+}
+
+impl SegmentFileKind {
+    /// The file-name suffix, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            SegmentFileKind::Log => ".log",
+            SegmentFileKind::Index => ".index",
+            SegmentFileKind::TimeIndex => ".timeindex",
+            SegmentFileKind::TxnIndex => ".txnindex",
+            SegmentFileKind::Snapshot => ".snapshot",
+        }
+    }
+
+    const ALL: [SegmentFileKind; 5] = [
+        SegmentFileKind::Log,
+        SegmentFileKind::Index,
+        SegmentFileKind::TimeIndex,
+        SegmentFileKind::TxnIndex,
+        SegmentFileKind::Snapshot,
+    ];
+}
+
+/// A leftover suffix of an interrupted or pending operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeftoverKind {
+    /// `.deleted`: scheduled for asynchronous deletion (`file.delete.delay.ms`).
+    Deleted,
+    /// `.cleaned`: cleaner or split output not yet swapped in.
+    Cleaned,
+    /// `.swap`: cleaned or split segment being swapped in.
+    Swap,
+}
+
+impl LeftoverKind {
+    /// The file-name suffix, with its dot.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            LeftoverKind::Deleted => ".deleted",
+            LeftoverKind::Cleaned => ".cleaned",
+            LeftoverKind::Swap => ".swap",
+        }
+    }
+}
+
+/// A segment file name taken apart: `00000000000000001234.log.deleted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SegmentFileName {
+    /// The offset in the name (segment base offset; for snapshots, the snapshot offset).
+    pub offset: i64,
+    /// What the file holds.
+    pub kind: SegmentFileKind,
+    /// Set when the name carries a pending-operation suffix.
+    pub leftover: Option<LeftoverKind>,
+}
+
+/// Parse a segment file name; `None` if it is not one (the caller reports it as unknown).
+///
+/// Kafka reads the number before the first `.` with `Long.parseLong`; we also require the 20-digit
+/// zero padding Kafka always writes, so a hand-made `123.log` is reported rather than trusted.
+pub fn parse_segment_file_name(name: &str) -> Option<SegmentFileName> {
+    let (number, rest) = name.split_at(name.find('.')?);
+    if number.len() < 20 || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let offset: i64 = number.parse().ok()?;
+    let (rest, leftover) = [
+        LeftoverKind::Deleted,
+        LeftoverKind::Cleaned,
+        LeftoverKind::Swap,
+    ]
+    .into_iter()
+    .find_map(|l| rest.strip_suffix(l.suffix()).map(|r| (r, Some(l))))
+    .unwrap_or((rest, None));
+    let kind = SegmentFileKind::ALL
+        .into_iter()
+        .find(|k| k.suffix() == rest)?;
+    Some(SegmentFileName {
+        offset,
+        kind,
+        leftover,
+    })
+}
+
+/// Build a segment file name: the offset zero-padded to 20 digits, then the suffixes.
+pub fn build_segment_file_name(name: &SegmentFileName) -> String {
+    let leftover = name.leftover.map(LeftoverKind::suffix).unwrap_or("");
+    format!("{:020}{}{}", name.offset, name.kind.suffix(), leftover)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(topic: &str, partition: i32) -> PartitionDirName {
+        PartitionDirName {
+            topic: topic.into(),
+            partition,
+            state: PartitionDirState::Live,
+        }
+    }
+
+    #[test]
+    fn topics_with_dashes_and_dots() {
+        assert_eq!(
+            parse_partition_dir_name("my-topic.v2-13"),
+            Some(live("my-topic.v2", 13))
+        );
+        assert_eq!(
+            parse_partition_dir_name("__consumer_offsets-49"),
+            Some(live("__consumer_offsets", 49))
+        );
+        assert!(parse_partition_dir_name("__cluster_metadata-0")
+            .unwrap()
+            .is_metadata_log());
+    }
+
+    #[test]
+    fn set_aside_dirs() {
+        let uid = "0123456789abcdef0123456789abcdef";
+        let d = parse_partition_dir_name(&format!("orders-3.{uid}-delete")).unwrap();
+        assert_eq!((d.topic.as_str(), d.partition), ("orders", 3));
+        assert_eq!(d.state, PartitionDirState::Delete(uid.into()));
+        let f = parse_partition_dir_name(&format!("a.b-c-0.{uid}-future")).unwrap();
+        assert_eq!(
+            (f.topic.as_str(), f.state),
+            ("a.b-c", PartitionDirState::Future(uid.into()))
+        );
+        let s = parse_partition_dir_name(&format!("t-1.{uid}-stray")).unwrap();
+        assert_eq!(s.state, PartitionDirState::Stray(uid.into()));
+    }
+
+    #[test]
+    fn rejects_what_the_broker_rejects() {
+        for bad in [
+            "",
+            "lost+found",
+            "orders",
+            "-1",
+            "orders-",
+            "orders-x",
+            "orders-1-delete",
+            "orders-99999999999",
+            "a b-1",
+            "orders-1.-delete",
+        ] {
+            assert_eq!(parse_partition_dir_name(bad), None, "{bad}");
+        }
+        // Java's parseInt takes a leading '+', so the broker does too.
+        assert_eq!(parse_partition_dir_name("t-+1"), Some(live("t", 1)));
+    }
+
+    #[test]
+    fn partition_dir_names_round_trip() {
+        let uid = "0123456789abcdef0123456789abcdef".to_string();
+        for state in [
+            PartitionDirState::Live,
+            PartitionDirState::Delete(uid.clone()),
+            PartitionDirState::Future(uid.clone()),
+            PartitionDirState::Stray(uid),
+        ] {
+            let name = PartitionDirName {
+                topic: "a-b.c".into(),
+                partition: 7,
+                state,
+            };
+            assert_eq!(
+                parse_partition_dir_name(&build_partition_dir_name(&name)),
+                Some(name)
+            );
+        }
+    }
+
+    #[test]
+    fn segment_file_names_round_trip() {
+        for kind in SegmentFileKind::ALL {
+            for leftover in [
+                None,
+                Some(LeftoverKind::Deleted),
+                Some(LeftoverKind::Cleaned),
+                Some(LeftoverKind::Swap),
+            ] {
+                let name = SegmentFileName {
+                    offset: 1234,
+                    kind,
+                    leftover,
+                };
+                let text = build_segment_file_name(&name);
+                assert!(text.starts_with("00000000000000001234."));
+                assert_eq!(parse_segment_file_name(&text), Some(name));
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_segment_like_names() {
+        for bad in [
+            "backup.log",
+            "1234.log",
+            "00000000000000001234.log.bak",
+            "00000000000000001234",
+            "0000000000000000123x.log",
+            "00000000000000001234.snapshot.swap.deleted",
+        ] {
+            assert_eq!(parse_segment_file_name(bad), None, "{bad}");
+        }
+    }
+}
