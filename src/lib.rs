@@ -6,3 +6,6 @@
 
 pub mod formats;
 pub mod model;
+pub mod checks;
+pub mod cli;
+pub mod exit_codes;

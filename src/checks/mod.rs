@@ -1,0 +1,3 @@
+//! Checks: run the broker's rules over the model and produce findings. Never mutate.
+
+pub mod finding;
