@@ -1,0 +1,434 @@
+package logclean.conformance;
+
+import static logclean.conformance.Ctx.D;
+import static logclean.conformance.Ctx.H;
+import static logclean.conformance.Ctx.M;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The fixture scenarios. Directory names are fixed; see conformance/README.md. */
+public final class Scenarios {
+    @FunctionalInterface
+    public interface Body {
+        void run(Ctx c) throws Exception;
+    }
+
+    public record Scenario(int logDirs, Map<String, String> brokerOverrides, boolean crash, Body body) { }
+
+    public static final Map<String, Scenario> ALL = new LinkedHashMap<>();
+
+    static Map<String, String> cfg(String... kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    static {
+        ALL.put("basic-delete", new Scenario(2, cfg(), false, Scenarios::basicDelete));
+        ALL.put("idle-active-segment", new Scenario(1, cfg(), false, Scenarios::idleActive));
+        ALL.put("future-timestamps", new Scenario(1, cfg(), false, Scenarios::futureTimestamps));
+        ALL.put("compacted", new Scenario(1, cfg("log.cleaner.backoff.ms", "500"), false, Scenarios::compacted));
+        ALL.put("consumer-groups", new Scenario(1, cfg(), false, Scenarios::consumerGroups));
+        ALL.put("transactions", new Scenario(1, cfg(), false, Scenarios::transactions));
+        ALL.put("compression", new Scenario(1, cfg(), false, Scenarios::compression));
+        ALL.put("unclean-shutdown", new Scenario(1, cfg(
+            "log.initial.task.delay.ms", "1000",
+            "log.flush.offset.checkpoint.interval.ms", "1000",
+            "log.flush.start.offset.checkpoint.interval.ms", "1000"), true, Scenarios::uncleanShutdown));
+        ALL.put("delete-records", new Scenario(1, cfg(), false, Scenarios::deleteRecords));
+        ALL.put("kraft-metadata", new Scenario(1, cfg(
+            "metadata.log.max.snapshot.interval.ms", "3000",
+            "metadata.log.max.record.bytes.between.snapshots", "4096"), false, Scenarios::kraftMetadata));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void basicDelete(Ctx c) throws Exception {
+        // orders: 3 partitions, time retention 6 h, roll every hour of record time.
+        c.createTopic("orders", 3, cfg("retention.ms", String.valueOf(6 * H), "segment.ms", String.valueOf(H)));
+        for (int p = 0; p < 3; p++) {
+            // 36 records from base-12h+10min every 20 min: a new segment roughly every 4 records.
+            c.series("orders", p, 36, -12 * H + 10 * M, 20 * M, p != 2, "none", 60);
+        }
+        // sized: size-based retention only.
+        c.createTopic("sized", 2, cfg("retention.ms", "-1", "retention.bytes", "1000", "segment.ms", String.valueOf(H)));
+        for (int p = 0; p < 2; p++) {
+            c.series("sized", p, 24, -12 * H + 15 * M, 30 * M, true, "none", 40);
+        }
+        // fresh: default retention (7 d), data well inside it.
+        c.createTopic("fresh", 1, cfg("segment.ms", String.valueOf(H)));
+        c.series("fresh", 0, 8, -4 * H + 5 * M, 30 * M, false, "none", 40);
+        c.note("orders: retention.ms=6h, segment.ms=1h; records every 20 min from base-11h50min to base-10min. "
+            + "Rolled segments whose largest timestamp is older than base-6h are expired as of base (no timestamp is "
+            + "within 10 min of the base-6h boundary). The log retention task never ran (log.retention.check.interval.ms="
+            + "1h, log.initial.task.delay.ms=1h), so expired segments are still on disk.");
+        c.note("sized: retention.ms=-1, retention.bytes=1000 per partition; older segments breach the size limit.");
+        c.note("fresh: default retention 7 d; nothing expired.");
+        c.note("JBOD: log.dirs=logs-0,logs-1; the broker placed each partition (see partitions[].log_dir). "
+            + "__cluster_metadata-0 lives in logs-0.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void idleActive(Ctx c) throws Exception {
+        // trickle: one segment (segment.ms default 7 d) spanning base-5h .. base-5min; retention 2 h.
+        c.createTopic("trickle", 1, cfg("retention.ms", String.valueOf(2 * H)));
+        c.series("trickle", 0, 60, -5 * H, 5 * M, false, "none", 40);
+        // idle: one active segment whose every record is older than retention (1 h).
+        c.createTopic("idle", 1, cfg("retention.ms", String.valueOf(H)));
+        c.series("idle", 0, 7, -5 * H, 10 * M, true, "none", 40);
+        // idle-rolled: several segments (segment.ms=1h), all expired including the active one.
+        c.createTopic("idle-rolled", 1, cfg("retention.ms", String.valueOf(H), "segment.ms", String.valueOf(H)));
+        c.series("idle-rolled", 0, 13, -8 * H, 20 * M, true, "none", 40);
+        c.note("trickle-0: retention.ms=2h, default segment.ms (7 d): a single (active) segment holding records from "
+            + "base-5h to base-5min every 5 min. Its largest timestamp is recent, so time retention deletes nothing even "
+            + "though most records are older than retention.");
+        c.note("idle-0: retention.ms=1h; a single active segment with records base-5h .. base-4h; nothing was appended "
+            + "since, so the active segment has expired entirely (retention would roll a new empty segment and delete it).");
+        c.note("idle-rolled-0: retention.ms=1h, segment.ms=1h; records base-8h .. base-4h every 20 min; every segment, "
+            + "the active one included, has expired.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void futureTimestamps(Ctx c) throws Exception {
+        c.createTopic("ft", 1, cfg(
+            "retention.ms", String.valueOf(D),
+            "segment.ms", String.valueOf(H),
+            "message.timestamp.after.max.ms", String.valueOf(Long.MAX_VALUE),
+            "index.interval.bytes", "0",
+            "segment.index.bytes", "96"));
+        c.series("ft", 0, 14, -80 * H, 10 * M, true, "none", 40);
+        c.batch("ft", 0, List.of(new Ctx.Rec(c.t(365 * D), "future", "timestamp-one-year-after-base")), "none");
+        c.step("produce 1 record to ft-0 with timestamp base+365d (the far-future record; it rolls a new segment)");
+        c.series("ft", 0, 12, -60 * H, 10 * M, true, "none", 40);
+        c.series("ft", 0, 14, -50 * H, 10 * M, true, "none", 40);
+        c.series("ft", 0, 2, -30 * M, 10 * M, true, "none", 40);
+        c.note("ft-0: retention.ms=1d, segment.ms=1h, message.timestamp.after.max.ms=Long.MAX. Records: 14 at base-80h.. "
+            + "(two segments, rolled by record time, expired), then one record at base+365d which starts a new segment "
+            + "(its timestamp is more than segment.ms after the previous segment's first batch). Records with old "
+            + "timestamps appended after it cannot roll by time (their timestamp minus the far-future rolling base is "
+            + "negative), so that segment is rolled by a full offset index instead: the topic sets "
+            + "index.interval.bytes=0 (an index entry for every batch but a segment's first) and segment.index.bytes=96 "
+            + "(12 offset entries). Then 14 records at base-50h.. (two time-rolled segments, expired by timestamp) and 2 "
+            + "records at base-30min. Time retention stops at the segment holding the base+365d record, so the expired "
+            + "segments after it are blocked.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void compacted(Ctx c) throws Exception {
+        c.createTopic("compacted", 2, cfg(
+            "cleanup.policy", "compact",
+            "segment.ms", String.valueOf(H),
+            "min.cleanable.dirty.ratio", "0.5",
+            "delete.retention.ms", String.valueOf(D)));
+        for (int p = 0; p < 2; p++) {
+            for (int i = 0; i < 36; i++) {
+                String key = String.format("k%02d", i % 20);
+                boolean tomb = i >= 30 && (i % 20) >= 16;
+                String val = tomb ? null : Ctx.value("compacted", p, i, 40);
+                c.batch("compacted", p, List.of(new Ctx.Rec(c.t(-12 * H + i * 10 * M), key, val)), "none");
+            }
+            c.step("produce 36 records to compacted-" + p + ", one per batch, 20 distinct keys k00..k19, records 36,37,"
+                + "38,39-ish (i>=30 with key index>=16) are tombstones, timestamps base-12h .. base-6h10min step 10min");
+        }
+        c.step("wait for the log cleaner to clean compacted-0 and compacted-1 (log.cleaner.backoff.ms=500)");
+        c.waitFor("cleaner-offset-checkpoint for compacted-0/1", java.time.Duration.ofSeconds(90), () -> {
+            List<String> l = c.checkpoint(0, "cleaner-offset-checkpoint");
+            return l.stream().anyMatch(x -> x.startsWith("compacted 0 ")) && l.stream().anyMatch(x -> x.startsWith("compacted 1 "));
+        });
+        c.step("cleaner-offset-checkpoint now: " + c.checkpoint(0, "cleaner-offset-checkpoint"));
+        // Park the cleaner so the dirty sections produced next stay dirty until capture.
+        c.alterBrokerConfig("", cfg("log.cleaner.backoff.ms", "3600000"));
+        c.waitFor("dynamic log.cleaner.backoff.ms applied", java.time.Duration.ofSeconds(30), () -> {
+            try {
+                var r = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.BROKER, "1");
+                var e = c.admin.describeConfigs(List.of(r)).all().get().get(r).get("log.cleaner.backoff.ms");
+                return e != null && "3600000".equals(e.value());
+            } catch (Exception ex) {
+                return false;
+            }
+        });
+        Thread.sleep(3000);
+        // partition 0: lots of new dirty data (dirty ratio of the cleanable section well above 0.5)
+        for (int i = 0; i < 40; i++) {
+            String key = String.format("k%02d", i % 20);
+            c.batch("compacted", 0, List.of(new Ctx.Rec(c.t(-5 * H + i * 6 * M), key, Ctx.value("compacted", 0, 100 + i, 40))), "none");
+        }
+        c.step("produce 40 records to compacted-0 (keys k00..k19 again), timestamps base-5h .. base-1h6min step 6min");
+        // partition 1: a little new data (dirty ratio below 0.5)
+        for (int i = 0; i < 2; i++) {
+            c.batch("compacted", 1, List.of(new Ctx.Rec(c.t(-5 * H + i * 5 * M), "k00", Ctx.value("compacted", 1, 100 + i, 40))), "none");
+        }
+        c.step("produce 2 records to compacted-1 (key k00), timestamps base-5h, base-4h55min");
+        // compact,delete topic, produced while the cleaner is parked.
+        c.createTopic("compact-delete", 1, cfg(
+            "cleanup.policy", "compact,delete",
+            "retention.ms", String.valueOf(D),
+            "segment.ms", String.valueOf(H)));
+        for (int i = 0; i < 24; i++) {
+            String key = String.format("k%02d", i % 6);
+            long rel = i < 18 ? -40 * H + i * 20 * M : -2 * H + (i - 18) * 15 * M;
+            c.batch("compact-delete", 0, List.of(new Ctx.Rec(c.t(rel), key, Ctx.value("compact-delete", 0, i, 40))), "none");
+        }
+        c.step("produce 24 records to compact-delete-0 (6 distinct keys): 18 at base-40h .. base-34h20min step 20min, "
+            + "6 at base-2h .. base-45min step 15min");
+        c.note("compacted: cleanup.policy=compact, segment.ms=1h, min.cleanable.dirty.ratio=0.5, delete.retention.ms=1d. "
+            + "Phase 1 (cleaner running with backoff 500 ms): 36 records per partition, 20 distinct keys, tombstones for "
+            + "keys k16..k19 near the end; the cleaner cleaned both partitions (see steps for the cleaner-offset-checkpoint "
+            + "content). Then the cleaner was parked by a dynamic cluster-default log.cleaner.backoff.ms=3600000 (cleaner "
+            + "threads restart on this reconfiguration and then sleep). Phase 2: compacted-0 got 40 more records "
+            + "(the cleanable dirty section is well above the 0.5 ratio), compacted-1 got 2 records (the old active segment "
+            + "became cleanable; dirty ratio below 0.5).");
+        c.note("compact-delete: cleanup.policy=compact,delete, retention.ms=1d, segment.ms=1h, produced after the cleaner "
+            + "was parked, so it was never cleaned; segments with records from base-40h are expired by time. Note that "
+            + "for compact,delete topics Kafka runs time/size retention from the cleaner threads, not the retention task.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void consumerGroups(Ctx c) throws Exception {
+        c.createTopic("events", 2, cfg("retention.ms", String.valueOf(6 * H), "segment.ms", String.valueOf(H)));
+        for (int p = 0; p < 2; p++) {
+            c.series("events", p, 15, -10 * H + 10 * M, 20 * M, true, "none", 40);
+        }
+        var tp0 = new org.apache.kafka.common.TopicPartition("events", 0);
+        var tp1 = new org.apache.kafka.common.TopicPartition("events", 1);
+        c.commitOffsets("g-stale", cfg2(tp0, 5L, tp1, 5L));
+        c.step("g-stale stops committing from here on");
+        for (int p = 0; p < 2; p++) {
+            c.series("events", p, 15, -5 * H + 10 * M, 20 * M, true, "none", 40);
+        }
+        c.commitOffsets("g-behind", cfg2(tp0, 1L, tp1, 2L));
+        // g-current: a real consumer that reads everything and commits synchronously.
+        java.util.Properties cp = new java.util.Properties();
+        cp.put("bootstrap.servers", c.broker.bootstrap());
+        cp.put("group.id", "g-current");
+        cp.put("enable.auto.commit", "false");
+        cp.put("auto.offset.reset", "earliest");
+        cp.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        cp.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        int read = 0;
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(cp)) {
+            consumer.assign(List.of(tp0, tp1));
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (read < 60 && System.currentTimeMillis() < deadline) {
+                read += consumer.poll(java.time.Duration.ofMillis(500)).count();
+            }
+            consumer.commitSync();
+        }
+        c.recordGroup("g-current");
+        c.step("g-current: KafkaConsumer (assign events-0/1, auto.offset.reset=earliest) polled " + read
+            + " records and commitSync'ed the end positions");
+        c.note("events: retention.ms=6h, segment.ms=1h, 30 records per partition every 20 min from base-9h50min to "
+            + "base-10min. Groups: g-current is at the log end; g-behind (offsets 1 and 2) is behind the segments that "
+            + "time retention deletes next; g-stale committed offset 5 before the second half of the data was produced "
+            + "and never again (its committed_at is the earliest; the broker stamps commit times with its wall clock, so "
+            + "'long ago' is only seconds). __consumer_offsets has offsets.topic.num.partitions=3.");
+    }
+
+    static java.util.Map<org.apache.kafka.common.TopicPartition, Long> cfg2(
+        org.apache.kafka.common.TopicPartition a, long oa, org.apache.kafka.common.TopicPartition b, long ob) {
+        java.util.Map<org.apache.kafka.common.TopicPartition, Long> m = new LinkedHashMap<>();
+        m.put(a, oa);
+        m.put(b, ob);
+        return m;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void transactions(Ctx c) throws Exception {
+        c.createTopic("txn", 1, cfg("segment.ms", String.valueOf(H)));
+        c.createTopic("txn-compacted", 1, cfg("cleanup.policy", "compact", "segment.ms", String.valueOf(H)));
+        java.util.Properties p = c.baseProducerProps();
+        p.put("transactional.id", "tx-main");
+        p.put("transaction.timeout.ms", "60000");
+        try (var pr = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(p)) {
+            pr.initTransactions();
+            c.step("transactional producer tx-main: initTransactions");
+            String[] outcome = {"commit", "abort", "commit", "abort", "commit"};
+            for (int k = 0; k < outcome.length; k++) {
+                pr.beginTransaction();
+                List<Ctx.Rec> recs = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    recs.add(new Ctx.Rec(c.t(-6 * H + k * 75 * M + i * M), String.format("t%d-%d", k, i),
+                        Ctx.value("txn", 0, k * 10 + i, 40)));
+                }
+                Ctx.batchWith(pr, "txn", 0, recs);
+                if (outcome[k].equals("commit")) {
+                    pr.commitTransaction();
+                } else {
+                    pr.abortTransaction();
+                }
+                c.step("tx-main txn #" + k + ": 4 records to txn-0 (one batch), timestamps " + Ctx.rel(-6 * H + k * 75 * M)
+                    + " .. +3min, then " + outcome[k]);
+            }
+            // compacted topic: committed data, then an open transaction from another process, then more committed data.
+            pr.beginTransaction();
+            List<Ctx.Rec> recs = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                recs.add(new Ctx.Rec(c.t(-3 * H + i * M), "key-" + i, Ctx.value("txn-compacted", 0, i, 40)));
+            }
+            Ctx.batchWith(pr, "txn-compacted", 0, recs);
+            pr.commitTransaction();
+            c.step("tx-main: 5 records to txn-compacted-0 (keys key-0..key-4, timestamps base-3h..), commit");
+
+            List<String> cmd = new java.util.ArrayList<>(List.of(
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                OpenTxn.class.getName(), c.broker.bootstrap(), "tx-open", "txn-compacted", "0",
+                String.valueOf(c.t(-2 * H)), "3", "key-"));
+            Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            Broker.CHILDREN.add(child);
+            c.children.add(child);
+            var reader = new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream()));
+            long deadline = System.currentTimeMillis() + 90_000;
+            String line;
+            boolean ready = false;
+            while ((line = reader.readLine()) != null) {
+                if (line.contains("READY")) {
+                    ready = true;
+                    break;
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    break;
+                }
+            }
+            if (!ready) {
+                throw new IllegalStateException("OpenTxn child did not become ready");
+            }
+            child.destroyForcibly().waitFor();
+            c.step("child JVM (transactional.id tx-open, transaction.timeout.ms=3600000) began a transaction, wrote 3 "
+                + "records (keys key-0..key-2, timestamps base-2h..) to txn-compacted-0, flushed, and was SIGKILLed "
+                + "without commit/abort");
+            pr.beginTransaction();
+            recs = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                recs.add(new Ctx.Rec(c.t(-H + i * M), "key-" + (i + 3), Ctx.value("txn-compacted", 0, 10 + i, 40)));
+            }
+            Ctx.batchWith(pr, "txn-compacted", 0, recs);
+            pr.commitTransaction();
+            c.step("tx-main: 3 records to txn-compacted-0 (keys key-3..key-5, timestamps base-1h..), commit "
+                + "(above the open transaction, so not yet visible to read_committed consumers)");
+        }
+        c.note("txn-0: 5 transactions of 4 records each from producer tx-main: commit, abort, commit, abort, commit. "
+            + "Transaction markers are control batches stamped with the broker's wall clock (about base), not with the "
+            + "producer's record timestamps; a marker therefore rolls the segment when its timestamp is more than "
+            + "segment.ms after the segment's first batch, and segments holding a marker are not expired by time. "
+            + ".txnindex entries are written for the aborted transactions (see partitions[].txnindex_on_disk).");
+        c.note("txn-compacted-0: cleanup.policy=compact; an open transaction (producer tx-open killed with SIGKILL, "
+            + "transaction.timeout.ms=1h, broker transaction.max.timeout.ms=2h) keeps last_stable_offset at its first "
+            + "offset while high_watermark is above it. The coordinator will abort it only after the timeout.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void compression(Ctx c) throws Exception {
+        for (String codec : List.of("none", "gzip", "snappy", "lz4", "zstd")) {
+            String topic = "comp-" + codec;
+            c.createTopic(topic, 1, cfg("segment.ms", String.valueOf(H)));
+            for (int b = 0; b < 6; b++) {
+                List<Ctx.Rec> recs = new java.util.ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    int n = b * 10 + i;
+                    recs.add(new Ctx.Rec(c.t(-4 * H + b * 40 * M + i * 1000L), String.format("k%02d", n % 25),
+                        n % 17 == 16 ? null : Ctx.value(topic, 0, n, 120)));
+                }
+                c.batch(topic, 0, recs, codec);
+            }
+            c.step("produce 6 batches of 10 keyed records (every 17th value null) to " + topic + "-0 with producer "
+                + "compression.type=" + codec + ", batch timestamps base-4h + 40min*b (+1s per record)");
+        }
+        // broker-side recompression
+        c.createTopic("comp-broker-zstd", 1, cfg("segment.ms", String.valueOf(H), "compression.type", "zstd"));
+        for (int b = 0; b < 3; b++) {
+            List<Ctx.Rec> recs = new java.util.ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                int n = b * 10 + i;
+                recs.add(new Ctx.Rec(c.t(-3 * H + b * 70 * M + i * 1000L), String.format("k%02d", n % 25),
+                    Ctx.value("comp-broker-zstd", 0, n, 120)));
+            }
+            c.batch("comp-broker-zstd", 0, recs, "none");
+        }
+        c.step("produce 3 uncompressed batches of 10 records to comp-broker-zstd-0 (topic compression.type=zstd: the "
+            + "broker recompresses), batch timestamps base-3h + 70min*b");
+        c.note("One topic per codec (comp-none, comp-gzip, comp-snappy, comp-lz4, comp-zstd): topic compression.type="
+            + "producer (default), so batches are stored as the producer compressed them. comp-broker-zstd has topic "
+            + "compression.type=zstd and an uncompressed producer: the broker recompressed the batches.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void uncleanShutdown(Ctx c) throws Exception {
+        c.createTopic("crash", 2, cfg("segment.ms", String.valueOf(H), "index.interval.bytes", "100"));
+        for (int p = 0; p < 2; p++) {
+            c.series("crash", p, 12, -6 * H, 20 * M, true, "none", 60);
+        }
+        c.step("wait until recovery-point-offset-checkpoint lists both crash partitions (periodic task, 1 s)");
+        c.waitFor("recovery-point checkpoint", java.time.Duration.ofSeconds(60), () -> {
+            List<String> l = c.checkpoint(0, "recovery-point-offset-checkpoint");
+            return l.stream().anyMatch(x -> x.startsWith("crash 0 ")) && l.stream().anyMatch(x -> x.startsWith("crash 1 "));
+        });
+        Thread.sleep(1500);
+        c.step("recovery-point-offset-checkpoint: " + c.checkpoint(0, "recovery-point-offset-checkpoint"));
+        for (int p = 0; p < 2; p++) {
+            c.series("crash", p, 5, -10 * M, M, true, "none", 60);
+        }
+        c.note("crash: segment.ms=1h, index.interval.bytes=100 (so the active .index/.timeindex have entries). The broker "
+            + "was killed with SIGKILL: no .kafka_cleanshutdown, .lock files remain, active segments' .index/.timeindex "
+            + "are still preallocated to log.index.size.max.bytes (65536) and zero-filled after the valid entries, and the "
+            + "recovery point in recovery-point-offset-checkpoint is below the log end. log.initial.task.delay.ms=1000 and "
+            + "the checkpoint intervals were lowered to 1 s so the checkpoint files exist.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void deleteRecords(Ctx c) throws Exception {
+        c.createTopic("dr", 3, cfg("segment.ms", String.valueOf(H)));
+        for (int p = 0; p < 3; p++) {
+            c.series("dr", p, 24, -8 * H + 10 * M, 20 * M, true, "none", 40);
+        }
+        c.deleteRecords(new org.apache.kafka.common.TopicPartition("dr", 0), 6);
+        c.deleteRecords(new org.apache.kafka.common.TopicPartition("dr", 1), 13);
+        c.deleteRecords(new org.apache.kafka.common.TopicPartition("dr", 2), 24);
+        c.note("dr: segment.ms=1h, 24 records per partition every 20 min from base-7h50min (roughly 3-4 records per "
+            + "segment). DeleteRecords moved the log start offset: dr-0 to 6 (inside a segment), dr-1 to 13 (past "
+            + "segment boundaries: whole segments lie below it), dr-2 to 24 (= high watermark: everything deleted). "
+            + "The segments below the log start offset are still on disk because the retention task (which runs the "
+            + "log-start-offset pass) never ran; log-start-offset-checkpoint records the new start offsets.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void kraftMetadata(Ctx c) throws Exception {
+        c.createTopic("kt-alpha", 3, cfg("retention.ms", String.valueOf(H), "cleanup.policy", "delete"));
+        c.createTopic("kt-beta", 1, cfg("cleanup.policy", "compact", "min.cleanable.dirty.ratio", "0.1"));
+        c.createTopic("kt-gamma", 1, cfg("retention.bytes", "123456"));
+        c.alterTopicConfigs("kt-alpha", cfg("retention.ms", String.valueOf(2 * H), "segment.ms", String.valueOf(10 * M),
+            "max.message.bytes", "2000000"), List.of());
+        c.alterTopicConfigs("kt-alpha", cfg(), List.of("max.message.bytes"));
+        c.alterTopicConfigs("kt-beta", cfg("cleanup.policy", "compact,delete", "retention.ms", String.valueOf(D)), List.of());
+        c.admin.deleteTopics(List.of("kt-gamma")).all().get();
+        c.step("delete topic kt-gamma");
+        c.alterBrokerConfig("", cfg("log.retention.ms", String.valueOf(3 * D), "log.cleaner.backoff.ms", "20000"));
+        c.alterBrokerConfig("1", cfg("log.retention.ms", String.valueOf(2 * D), "log.retention.bytes", "1073741824"));
+        for (int p = 0; p < 3; p++) {
+            c.series("kt-alpha", p, 3, -30 * M, 10 * M, true, "none", 40);
+        }
+        c.series("kt-beta", 0, 3, -30 * M, 10 * M, true, "none", 40);
+        java.nio.file.Path md = c.broker.logDirs().get(0).resolve("__cluster_metadata-0");
+        long since = System.currentTimeMillis();
+        c.step("wait for a metadata snapshot (.checkpoint) newer than the last config change "
+            + "(metadata.log.max.snapshot.interval.ms=3000, metadata.log.max.record.bytes.between.snapshots=4096)");
+        c.waitFor("metadata snapshot", java.time.Duration.ofSeconds(60), () -> {
+            try (var s = java.nio.file.Files.list(md)) {
+                return s.anyMatch(x -> x.getFileName().toString().endsWith(".checkpoint")
+                    && !x.getFileName().toString().startsWith("00000000000000000000-")
+                    && x.toFile().lastModified() > since);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        c.note("kraft-metadata: topic configs set at creation (CreateTopics) and changed with incrementalAlterConfigs "
+            + "(SET and DELETE ops, see steps), topic kt-gamma created then deleted (RemoveTopicRecord), dynamic broker "
+            + "configs at cluster-default and per-broker level (per-broker log.retention.ms=2d overrides the cluster "
+            + "default 3d). __cluster_metadata-0 holds the bootstrap snapshot written by storage format "
+            + "(00000000000000000000-0000000000.checkpoint) plus at least one snapshot written by the running node.");
+    }
+}
