@@ -1,1 +1,423 @@
-//! meta_properties (being written).
+//! `meta.properties` at the root of every log dir: a Java `.properties` file with `version`,
+//! `cluster.id`, `node.id` (or `broker.id` in v0) and `directory.id`.
+//!
+//! Source: Kafka `metadata/src/main/java/org/apache/kafka/metadata/properties/MetaProperties.java`,
+//! `MetaPropertiesVersion.java`, `PropertiesUtils.java` (which reads with
+//! `java.util.Properties.load(InputStream)`); spec: kafka-on-disk-formats.md §2.5.
+//!
+//! The properties layer follows `Properties.load(InputStream)`: bytes are ISO-8859-1 (so any
+//! byte sequence decodes; this file is not checked for UTF-8), lines end at `\n`, `\r` or `\r\n`,
+//! leading spaces/tabs/form feeds are skipped, `#` and `!` start comments, a line ending in an odd
+//! number of backslashes continues on the next, the key ends at the first unescaped `=`, `:` or
+//! whitespace, and `\t \n \r \f \uXXXX` and `\<other>` escapes are decoded. A duplicate key
+//! keeps its last value.
+//!
+//! The Kafka layer follows `MetaProperties.Builder(Properties)` and `build()`: `version` (trimmed
+//! int, default 0) must be 0, 1 or 2 (2 exists in later trunk; its rules here, `node.id` and
+//! `directory.id` required and `cluster.id` optional, come from `MetaPropertiesVersion`'s doc and
+//! are unconfirmed for 4.x); v0 reads an optional `broker.id`, v1 and v2 a required `node.id`; v1
+//! requires `cluster.id`; `directory.id`, when present, must be a [`Uuid`].
+
+use super::checkpoint::java_parse_i32;
+use super::error::{ErrorKind, FormatError, FormatResult};
+use super::partition_metadata::Uuid;
+
+/// A `meta.properties` version (`MetaPropertiesVersion`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MetaPropertiesVersion {
+    /// ZooKeeper-era file (also the default when `version` is absent): `broker.id` optional.
+    V0,
+    /// KRaft: `node.id` and `cluster.id` required.
+    V1,
+    /// Later KRaft: `node.id` and `directory.id` required, `cluster.id` optional.
+    V2,
+}
+
+/// One `key=value` of a properties file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Property {
+    /// The key, escapes decoded.
+    pub key: String,
+    /// The value, escapes decoded (trailing whitespace kept, as Java does).
+    pub value: String,
+    /// 1-based number of the (first natural) line the property starts on.
+    pub line: usize,
+    /// Byte position of that line.
+    pub offset: u64,
+}
+
+/// A parsed `meta.properties`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetaProperties {
+    /// The version.
+    pub version: MetaPropertiesVersion,
+    /// `cluster.id`, if present.
+    pub cluster_id: Option<String>,
+    /// `node.id` (v1, v2) or `broker.id` (v0), if present.
+    pub node_id: Option<i32>,
+    /// `directory.id`, if present.
+    pub directory_id: Option<Uuid>,
+    /// Every property in file order (duplicates included; Kafka uses the last one).
+    pub properties: Vec<Property>,
+}
+
+impl MetaProperties {
+    /// The value Java's `Properties` would return for `key` (the last occurrence).
+    pub fn get(&self, key: &str) -> Option<&Property> {
+        find(&self.properties, key)
+    }
+}
+
+fn find<'a>(props: &'a [Property], key: &str) -> Option<&'a Property> {
+    props.iter().rev().find(|p| p.key == key)
+}
+
+/// Parse a Java `.properties` file the way `Properties.load(InputStream)` does. Fails only on a
+/// malformed `\uXXXX` escape ([`ErrorKind::BadText`] at the byte offset of its line).
+pub fn parse_properties(bytes: &[u8]) -> FormatResult<Vec<Property>> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    let mut line_no = 0usize;
+    while pos < bytes.len() {
+        // One logical line: natural lines joined by continuations.
+        let start = pos;
+        line_no += 1;
+        let first_line = line_no;
+        let mut logical: Vec<char> = Vec::new();
+        let mut first = true;
+        loop {
+            let (natural, next) = natural_line(bytes, pos);
+            pos = next;
+            let trimmed = skip_ws(natural);
+            if first {
+                if trimmed.is_empty() {
+                    break;
+                }
+                if matches!(trimmed.first(), Some(b'#' | b'!')) {
+                    break;
+                }
+            }
+            first = false;
+            logical.extend(trimmed.iter().map(|&b| char::from(b)));
+            let trailing = logical.iter().rev().take_while(|&&c| c == '\\').count();
+            if trailing % 2 == 1 {
+                logical.pop();
+                if pos >= bytes.len() {
+                    break;
+                }
+                line_no += 1;
+                continue;
+            }
+            break;
+        }
+        if logical.is_empty() && first {
+            continue;
+        }
+        let (key, value) = split_property(&logical);
+        let err = |why: &str| {
+            FormatError::new(
+                ErrorKind::BadText(format!("line {first_line}: {why}")),
+                start as u64,
+            )
+        };
+        out.push(Property {
+            key: unescape(key).map_err(err)?,
+            value: unescape(value).map_err(err)?,
+            line: first_line,
+            offset: start as u64,
+        });
+    }
+    Ok(out)
+}
+
+/// Parse `meta.properties`. Errors: [`ErrorKind::BadText`] (escapes),
+/// [`ErrorKind::UnsupportedVersion`], or [`ErrorKind::InvalidField`] for a missing or bad field,
+/// at the byte offset of the property's line (0 for a missing one).
+pub fn parse_meta_properties(bytes: &[u8]) -> FormatResult<MetaProperties> {
+    let properties = parse_properties(bytes)?;
+    let invalid = |field: &'static str, reason: String, at: u64| {
+        FormatError::new(ErrorKind::InvalidField { field, reason }, at)
+    };
+    let version = match find(&properties, "version") {
+        None => MetaPropertiesVersion::V0,
+        Some(p) => {
+            let n = java_parse_i32(p.value.trim_matches(|c: char| c <= ' ')).ok_or_else(|| {
+                invalid(
+                    "version",
+                    format!("line {}: not an int: {:?}", p.line, p.value),
+                    p.offset,
+                )
+            })?;
+            match n {
+                0 => MetaPropertiesVersion::V0,
+                1 => MetaPropertiesVersion::V1,
+                2 => MetaPropertiesVersion::V2,
+                _ => {
+                    return Err(FormatError::new(
+                        ErrorKind::UnsupportedVersion {
+                            what: "meta.properties",
+                            version: i64::from(n),
+                        },
+                        p.offset,
+                    ))
+                }
+            }
+        }
+    };
+    let id_key = if version == MetaPropertiesVersion::V0 {
+        "broker.id"
+    } else {
+        "node.id"
+    };
+    let node_id = match find(&properties, id_key) {
+        None if version != MetaPropertiesVersion::V0 => {
+            return Err(invalid("node.id", "missing".into(), 0));
+        }
+        None => None,
+        Some(p) => Some(java_parse_i32(&p.value).ok_or_else(|| {
+            invalid(
+                if version == MetaPropertiesVersion::V0 {
+                    "broker.id"
+                } else {
+                    "node.id"
+                },
+                format!("line {}: not an int: {:?}", p.line, p.value),
+                p.offset,
+            )
+        })?),
+    };
+    let cluster_id = find(&properties, "cluster.id").map(|p| p.value.clone());
+    if cluster_id.is_none() && version == MetaPropertiesVersion::V1 {
+        return Err(invalid("cluster.id", "missing".into(), 0));
+    }
+    let directory_id = match find(&properties, "directory.id") {
+        None if version == MetaPropertiesVersion::V2 => {
+            return Err(invalid("directory.id", "missing".into(), 0));
+        }
+        None => None,
+        Some(p) => Some(
+            Uuid::from_base64(&p.value)
+                .map_err(|e| invalid("directory.id", format!("line {}: {e}", p.line), p.offset))?,
+        ),
+    };
+    Ok(MetaProperties {
+        version,
+        cluster_id,
+        node_id,
+        directory_id,
+        properties,
+    })
+}
+
+/// The natural line starting at `pos` (without terminator) and the position after it.
+fn natural_line(bytes: &[u8], pos: usize) -> (&[u8], usize) {
+    let rest = bytes.get(pos..).unwrap_or(&[]);
+    let end = rest
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+        .unwrap_or(rest.len());
+    let line = rest.get(..end).unwrap_or(&[]);
+    let term = match (rest.get(end), rest.get(end + 1)) {
+        (Some(b'\r'), Some(b'\n')) => 2,
+        (Some(_), _) => 1,
+        (None, _) => 0,
+    };
+    (line, pos + end + term)
+}
+
+fn is_prop_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0c)
+}
+
+fn skip_ws(line: &[u8]) -> &[u8] {
+    let n = line.iter().take_while(|&&b| is_prop_ws(b)).count();
+    line.get(n..).unwrap_or(&[])
+}
+
+/// Java's key/value split of `Properties.load0` over a logical line (still escaped).
+fn split_property(line: &[char]) -> (&[char], &[char]) {
+    let limit = line.len();
+    let mut key_len = 0usize;
+    let mut value_start = limit;
+    let mut has_sep = false;
+    let mut backslash = false;
+    while let Some(&c) = line.get(key_len) {
+        if (c == '=' || c == ':') && !backslash {
+            value_start = key_len + 1;
+            has_sep = true;
+            break;
+        } else if matches!(c, ' ' | '\t' | '\u{0c}') && !backslash {
+            value_start = key_len + 1;
+            break;
+        }
+        backslash = c == '\\' && !backslash;
+        key_len += 1;
+    }
+    while let Some(&c) = line.get(value_start) {
+        if !matches!(c, ' ' | '\t' | '\u{0c}') {
+            if !has_sep && (c == '=' || c == ':') {
+                has_sep = true;
+            } else {
+                break;
+            }
+        }
+        value_start += 1;
+    }
+    (
+        line.get(..key_len).unwrap_or(&[]),
+        line.get(value_start..).unwrap_or(&[]),
+    )
+}
+
+/// Java's `loadConvert`: decode backslash escapes.
+fn unescape(s: &[char]) -> Result<String, &'static str> {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.iter().copied();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('u') => {
+                let mut v = 0u32;
+                for _ in 0..4 {
+                    let d = it.next().and_then(|h| h.to_digit(16));
+                    v = v * 16 + d.ok_or("malformed \\uxxxx escape")?;
+                }
+                // Lone surrogates cannot be a Rust char; Kafka never writes them.
+                out.push(char::from_u32(v).ok_or("\\uxxxx escape is a lone surrogate")?);
+            }
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('n') => out.push('\n'),
+            Some('f') => out.push('\u{0c}'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a panic is the failure report
+mod tests {
+    use super::*;
+
+    const KAFKA_4: &str = "#\n#Mon Jan 06 10:00:00 UTC 2025\nnode.id=1\ndirectory.id=AAAAAAAAAAAAAAAAAAAAAQ\nversion=1\ncluster.id=q1Sh-9_ISia_zwGINzRvyQ\n";
+
+    #[test]
+    fn parses_kafka_written_file() {
+        let m = parse_meta_properties(KAFKA_4.as_bytes()).unwrap();
+        assert_eq!(m.version, MetaPropertiesVersion::V1);
+        assert_eq!(m.node_id, Some(1));
+        assert_eq!(m.cluster_id.as_deref(), Some("q1Sh-9_ISia_zwGINzRvyQ"));
+        assert_eq!(m.directory_id, Some(Uuid::from_halves(0, 1)));
+        assert_eq!(m.properties.len(), 4);
+        assert_eq!((m.properties[0].line, m.properties[0].offset), (3, 32));
+    }
+
+    #[test]
+    fn properties_syntax() {
+        let text = b"  ! comment\n\n a = b \nc:d\ne f\\\n   g\nh\\=i=j\\u0041\\tk\nempty\nlast=1\\";
+        let p = parse_properties(text).unwrap();
+        let kv: Vec<_> = p
+            .iter()
+            .map(|p| (p.key.as_str(), p.value.as_str()))
+            .collect();
+        assert_eq!(
+            kv,
+            vec![
+                ("a", "b "),
+                ("c", "d"),
+                ("e", "fg"),
+                ("h=i", "jA\tk"),
+                ("empty", ""),
+                ("last", "1")
+            ]
+        );
+        assert_eq!(p[2].line, 5);
+        assert_eq!(p[3].line, 7);
+    }
+
+    #[test]
+    fn latin1_bytes_decode() {
+        let p = parse_properties(b"k=\xe9").unwrap();
+        assert_eq!(p[0].value, "\u{e9}");
+    }
+
+    #[test]
+    fn bad_escape_names_line() {
+        let e = parse_properties(b"a=1\nb=\\u12x4\n").unwrap_err();
+        assert_eq!(e.offset, 4);
+        assert!(matches!(&e.kind, ErrorKind::BadText(m) if m.starts_with("line 2")));
+    }
+
+    #[test]
+    fn kafka_rules() {
+        // v0 default, broker.id optional.
+        let m = parse_meta_properties(b"cluster.id=x\n").unwrap();
+        assert_eq!((m.version, m.node_id), (MetaPropertiesVersion::V0, None));
+        let m = parse_meta_properties(b"version=0\nbroker.id=5\n").unwrap();
+        assert_eq!(m.node_id, Some(5));
+        // Version string is trimmed.
+        assert_eq!(
+            parse_meta_properties(b"version= 1 \nnode.id=1\ncluster.id=c")
+                .unwrap()
+                .version,
+            MetaPropertiesVersion::V1
+        );
+        // v1 requires node.id and cluster.id.
+        assert!(matches!(
+            parse_meta_properties(b"version=1\ncluster.id=c")
+                .unwrap_err()
+                .kind,
+            ErrorKind::InvalidField {
+                field: "node.id",
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse_meta_properties(b"version=1\nnode.id=1")
+                .unwrap_err()
+                .kind,
+            ErrorKind::InvalidField {
+                field: "cluster.id",
+                ..
+            }
+        ));
+        // Bad values.
+        let e = parse_meta_properties(b"version=1\ncluster.id=c\nnode.id=x\n").unwrap_err();
+        assert_eq!(e.offset, 23);
+        assert!(matches!(
+            parse_meta_properties(b"version=7").unwrap_err().kind,
+            ErrorKind::UnsupportedVersion { version: 7, .. }
+        ));
+        assert!(
+            parse_meta_properties(b"version=1\ncluster.id=c\nnode.id=1\ndirectory.id=zz").is_err()
+        );
+        // Last duplicate wins.
+        assert_eq!(
+            parse_meta_properties(b"broker.id=1\nbroker.id=2")
+                .unwrap()
+                .node_id,
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn garbage_and_truncation_never_panic() {
+        let b = KAFKA_4.as_bytes();
+        for n in 0..=b.len() {
+            let _ = parse_meta_properties(&b[..n]);
+        }
+        let _ = parse_meta_properties(b"\\\\\\\n\\u\\u00\r\r\n=:= \\");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = parse_meta_properties(&bytes);
+        }
+    }
+}

@@ -1,1 +1,490 @@
-//! time_index (being written).
+//! The time index `.timeindex`: 12-byte slots `timestamp i64, relativeOffset i32`, no header.
+//!
+//! Source: Kafka `storage/src/main/java/org/apache/kafka/storage/internals/log/TimeIndex.java`
+//! and `AbstractIndex.java` (spec: kafka-on-disk-formats.md §4.2–§4.5, §11.2).
+//!
+//! An entry `(ts, off)` means "up to and including `off`, the largest timestamp in the segment
+//! was `ts`". Kafka's [`TimeIndex::last_entry`] is the segment's `largestTimestamp` used by
+//! time-based retention (when negative, Kafka falls back to the `.log` mtime). As for the offset
+//! index, Kafka counts `length / 12` slots and never skips a zero tail: a crashed broker's
+//! untrimmed time index has a last slot of timestamp 0, which makes the segment look ancient.
+
+use std::ops::Range;
+
+use super::bytes::Cursor;
+use super::error::FormatResult;
+use super::offset_index::{
+    absolute_offset, check_base_offset, kafka_largest_lower_bound, push_garbage, scan_layout,
+    slot_at, split_slots, IndexEntryProblem, IndexLookup, IndexSanityProblem,
+};
+
+/// Size of one `.timeindex` slot in bytes.
+pub const ENTRY_SIZE: usize = 12;
+
+/// Kafka's `RecordBatch.NO_TIMESTAMP`: the timestamp of an empty time index's last entry.
+pub const NO_TIMESTAMP: i64 = -1;
+
+/// One raw `.timeindex` slot, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeIndexEntry {
+    /// Largest timestamp (ms) seen up to and including the entry's offset.
+    pub timestamp: i64,
+    /// `offset - baseOffset`.
+    pub relative_offset: i32,
+}
+
+impl TimeIndexEntry {
+    /// Whether all 12 bytes of the slot are zero (what a preallocated slot holds).
+    pub fn is_zero(&self) -> bool {
+        self.timestamp == 0 && self.relative_offset == 0
+    }
+}
+
+/// A timestamp and an absolute offset (Kafka's `TimestampOffset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimestampOffset {
+    /// Timestamp in ms.
+    pub timestamp: i64,
+    /// Absolute offset.
+    pub offset: i64,
+}
+
+/// A parsed `.timeindex` file: a zero-copy view over its slots.
+#[derive(Debug, Clone)]
+pub struct TimeIndex<'a> {
+    slots: &'a [u8],
+    file_len: u64,
+    base_offset: i64,
+    valid_entries: usize,
+    zero_tail_start: usize,
+}
+
+impl<'a> TimeIndex<'a> {
+    /// Parse a whole `.timeindex` file of the segment starting at `base_offset`.
+    ///
+    /// Never fails on content; fails only when `base_offset + i32` could overflow an `i64`
+    /// (`LengthOutOfRange` on field `base_offset`, offset 0).
+    pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
+        check_base_offset(base_offset)?;
+        let (slots, _) = split_slots(bytes, ENTRY_SIZE);
+        let mut view = Self {
+            slots,
+            file_len: bytes.len() as u64,
+            base_offset,
+            valid_entries: 0,
+            zero_tail_start: 0,
+        };
+        // Valid prefix (spec §11.2): strictly greater timestamp, relative offset not lower
+        // (Kafka's `maybeAppend` rules).
+        let (valid, tail) = scan_layout(
+            view.slot_count(),
+            |i| view.entry(i).is_some_and(|e| e.is_zero()),
+            |p, q| match (view.entry(p), view.entry(q)) {
+                (Some(a), Some(b)) => {
+                    b.timestamp > a.timestamp && b.relative_offset >= a.relative_offset
+                }
+                _ => false,
+            },
+        );
+        view.valid_entries = valid;
+        view.zero_tail_start = tail;
+        Ok(view)
+    }
+
+    /// The segment base offset this view was parsed with.
+    pub fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+
+    /// File length in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// Number of slots as Kafka counts them (`file length / 12`), zero tail included.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len() / ENTRY_SIZE
+    }
+
+    /// Bytes after the last whole slot (non-zero when the length is not a multiple of 12).
+    pub fn trailing_bytes(&self) -> u64 {
+        self.file_len % ENTRY_SIZE as u64
+    }
+
+    /// Number of valid entries: the longest prefix where each slot has a strictly greater
+    /// timestamp and a relative offset ≥ the previous one, ending before the zero tail.
+    pub fn valid_entries(&self) -> usize {
+        self.valid_entries
+    }
+
+    /// First slot of the trailing run of all-zero slots (`slot_count()` when there is none).
+    pub fn zero_tail_start(&self) -> usize {
+        self.zero_tail_start
+    }
+
+    /// Slots of the zero-filled preallocated tail.
+    pub fn zero_tail(&self) -> Range<usize> {
+        self.zero_tail_start..self.slot_count()
+    }
+
+    /// Slots after the valid prefix that are not zero tail (empty for a healthy file).
+    pub fn garbage_slots(&self) -> Range<usize> {
+        self.valid_entries..self.zero_tail_start
+    }
+
+    /// The raw slot `slot`, if it exists.
+    pub fn entry(&self, slot: usize) -> Option<TimeIndexEntry> {
+        let at = slot.checked_mul(ENTRY_SIZE)?;
+        let raw = self.slots.get(at..at.checked_add(ENTRY_SIZE)?)?;
+        let mut c = Cursor::new(raw);
+        Some(TimeIndexEntry {
+            timestamp: c.i64().ok()?,
+            relative_offset: c.i32().ok()?,
+        })
+    }
+
+    /// Every slot as Kafka counts them, zero tail included.
+    pub fn slots(&self) -> impl Iterator<Item = TimeIndexEntry> + '_ {
+        (0..self.slot_count()).filter_map(|i| self.entry(i))
+    }
+
+    /// The valid entries, with absolute offsets.
+    pub fn valid(&self) -> impl Iterator<Item = TimestampOffset> + '_ {
+        (0..self.valid_entries)
+            .filter_map(|i| self.entry(i))
+            .map(|e| self.absolute(e))
+    }
+
+    /// `entry` with its offset made absolute.
+    pub fn absolute(&self, entry: TimeIndexEntry) -> TimestampOffset {
+        TimestampOffset {
+            timestamp: entry.timestamp,
+            offset: absolute_offset(self.base_offset, entry.relative_offset),
+        }
+    }
+
+    /// Kafka's `lastEntry` (`lastEntryFromIndexFile`): the last slot as Kafka counts them, or
+    /// `(-1, base)` for an empty index. Its timestamp is the segment's `largestTimestamp` for
+    /// retention (mtime of the `.log` when negative). A zero tail makes it `(0, base)`.
+    pub fn last_entry(&self) -> TimestampOffset {
+        self.last_of(self.slot_count())
+    }
+
+    /// The last valid entry, or `(-1, base)` when there is none.
+    pub fn last_valid_entry(&self) -> TimestampOffset {
+        self.last_of(self.valid_entries)
+    }
+
+    fn last_of(&self, entries: usize) -> TimestampOffset {
+        entries
+            .checked_sub(1)
+            .and_then(|s| self.entry(s))
+            .map(|e| self.absolute(e))
+            .unwrap_or(TimestampOffset {
+                timestamp: NO_TIMESTAMP,
+                offset: self.base_offset,
+            })
+    }
+
+    /// Kafka's `TimeIndex.sanityCheck`, exactly: last slot's timestamp < slot 0's, then last
+    /// slot's offset < base, then length not a multiple of 12. Empty when Kafka would accept.
+    pub fn sanity_check(&self) -> Vec<IndexSanityProblem> {
+        let mut out = Vec::new();
+        if let Some(last) = self.slot_count().checked_sub(1) {
+            let at = slot_at(last, ENTRY_SIZE);
+            let e = self.last_entry();
+            if let Some(first) = self.entry(0) {
+                if e.timestamp < first.timestamp {
+                    out.push(IndexSanityProblem::LastTimestampBelowFirst {
+                        slot: last,
+                        at,
+                        last_timestamp: e.timestamp,
+                        first_timestamp: first.timestamp,
+                    });
+                }
+            }
+            if e.offset < self.base_offset {
+                out.push(IndexSanityProblem::LastOffsetBelowBase {
+                    slot: last,
+                    at,
+                    last_offset: e.offset,
+                    base_offset: self.base_offset,
+                });
+            }
+        }
+        if self.trailing_bytes() != 0 {
+            out.push(IndexSanityProblem::LengthNotMultiple {
+                at: self.slots.len() as u64,
+                length: self.file_len,
+                entry_size: ENTRY_SIZE,
+            });
+        }
+        out
+    }
+
+    /// Checks no Kafka code runs but every Kafka writer satisfies (see [`IndexEntryProblem`]).
+    pub fn entry_problems(&self) -> Vec<IndexEntryProblem> {
+        let mut out = Vec::new();
+        for slot in 0..self.valid_entries {
+            let Some(e) = self.entry(slot) else { break };
+            let at = slot_at(slot, ENTRY_SIZE);
+            if e.timestamp < 0 {
+                out.push(IndexEntryProblem::NegativeTimestamp {
+                    slot,
+                    at,
+                    timestamp: e.timestamp,
+                });
+            }
+            if e.relative_offset < 0 {
+                out.push(IndexEntryProblem::NegativeRelativeOffset {
+                    slot,
+                    at,
+                    relative_offset: e.relative_offset,
+                });
+            }
+        }
+        push_garbage(&mut out, self.garbage_slots(), ENTRY_SIZE);
+        out
+    }
+
+    /// Kafka's `TimeIndex.lookup(targetTimestamp)`, reproduced exactly over every slot Kafka
+    /// counts: the slot with the largest timestamp ≤ `target` as Kafka's warm-section binary
+    /// search finds it, else `(-1, base)`.
+    pub fn lookup(&self, target_timestamp: i64) -> IndexLookup<TimestampOffset> {
+        let slot =
+            kafka_largest_lower_bound(self.slot_count(), ENTRY_SIZE, target_timestamp, |i| {
+                self.entry(i).map(|e| e.timestamp)
+            });
+        self.lookup_result(slot)
+    }
+
+    /// Like [`lookup`](Self::lookup), but over the valid entries only.
+    pub fn lookup_valid(&self, target_timestamp: i64) -> IndexLookup<TimestampOffset> {
+        let slot =
+            kafka_largest_lower_bound(self.valid_entries, ENTRY_SIZE, target_timestamp, |i| {
+                self.entry(i).map(|e| e.timestamp)
+            });
+        self.lookup_result(slot)
+    }
+
+    fn lookup_result(&self, slot: Option<usize>) -> IndexLookup<TimestampOffset> {
+        let found = slot.and_then(|s| self.entry(s).map(|e| (s, self.absolute(e))));
+        match found {
+            Some((s, entry)) => IndexLookup {
+                slot: Some(s),
+                entry,
+            },
+            None => IndexLookup {
+                slot: None,
+                entry: TimestampOffset {
+                    timestamp: NO_TIMESTAMP,
+                    offset: self.base_offset,
+                },
+            },
+        }
+    }
+}
+
+/// Encode entries as the bytes of a trimmed `.timeindex` file (test and rebuild helper).
+pub fn encode_time_index(entries: &[TimeIndexEntry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len().saturating_mul(ENTRY_SIZE));
+    for e in entries {
+        out.extend_from_slice(&e.timestamp.to_be_bytes());
+        out.extend_from_slice(&e.relative_offset.to_be_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a panic is the failure report
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn e(timestamp: i64, relative_offset: i32) -> TimeIndexEntry {
+        TimeIndexEntry {
+            timestamp,
+            relative_offset,
+        }
+    }
+
+    #[test]
+    fn reads_fields_big_endian() {
+        let bytes = [0, 0, 1, 0x8f, 0, 0, 0, 1, 0, 0, 0, 7];
+        let idx = TimeIndex::parse(&bytes, 10).unwrap();
+        assert_eq!(idx.entry(0), Some(e(0x018f_0000_0001, 7)));
+        assert_eq!(
+            idx.last_entry(),
+            TimestampOffset {
+                timestamp: 0x018f_0000_0001,
+                offset: 17
+            }
+        );
+        assert!(idx.sanity_check().is_empty());
+    }
+
+    #[test]
+    fn empty_index_last_entry_is_no_timestamp() {
+        let idx = TimeIndex::parse(&[], 42).unwrap();
+        assert_eq!(
+            idx.last_entry(),
+            TimestampOffset {
+                timestamp: -1,
+                offset: 42
+            }
+        );
+        assert_eq!(idx.lookup(5).slot, None);
+        assert!(idx.sanity_check().is_empty());
+    }
+
+    #[test]
+    fn zero_tail_makes_kafka_largest_timestamp_zero() {
+        let mut bytes = encode_time_index(&[e(1_700_000_000_000, 5), e(1_700_000_000_500, 9)]);
+        bytes.resize(bytes.len() + 12 * 4, 0);
+        let idx = TimeIndex::parse(&bytes, 100).unwrap();
+        assert_eq!(idx.slot_count(), 6);
+        assert_eq!(idx.valid_entries(), 2);
+        assert_eq!(idx.zero_tail(), 2..6);
+        assert_eq!(
+            idx.last_entry(),
+            TimestampOffset {
+                timestamp: 0,
+                offset: 100
+            }
+        );
+        assert_eq!(idx.last_valid_entry().timestamp, 1_700_000_000_500);
+        // Kafka's check: last ts 0 < first ts -> corrupt.
+        assert!(matches!(
+            idx.sanity_check().as_slice(),
+            [IndexSanityProblem::LastTimestampBelowFirst {
+                slot: 5,
+                at: 60,
+                last_timestamp: 0,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn slot_zero_may_have_relative_offset_zero() {
+        let bytes = encode_time_index(&[e(1000, 0)]);
+        let idx = TimeIndex::parse(&bytes, 0).unwrap();
+        assert_eq!(idx.valid_entries(), 1);
+        assert!(idx.zero_tail().is_empty());
+    }
+
+    #[test]
+    fn non_monotonic_entries() {
+        let bytes = encode_time_index(&[e(10, 1), e(20, 2), e(15, 3), e(30, 1)]);
+        let idx = TimeIndex::parse(&bytes, 0).unwrap();
+        assert_eq!(idx.valid_entries(), 2);
+        assert_eq!(idx.garbage_slots(), 2..4);
+        // Equal timestamps also end the prefix; equal offsets do not.
+        let idx2_bytes = encode_time_index(&[e(10, 1), e(11, 1), e(11, 2)]);
+        let idx2 = TimeIndex::parse(&idx2_bytes, 0).unwrap();
+        assert_eq!(idx2.valid_entries(), 2);
+    }
+
+    #[test]
+    fn sanity_check_order_and_length() {
+        let mut bytes = encode_time_index(&[e(50, 1), e(40, -2)]);
+        bytes.push(9);
+        let idx = TimeIndex::parse(&bytes, 10).unwrap();
+        let p = idx.sanity_check();
+        assert_eq!(p.len(), 3);
+        assert!(matches!(
+            p[0],
+            IndexSanityProblem::LastTimestampBelowFirst { .. }
+        ));
+        assert_eq!(
+            p[1],
+            IndexSanityProblem::LastOffsetBelowBase {
+                slot: 1,
+                at: 12,
+                last_offset: 8,
+                base_offset: 10
+            }
+        );
+        assert_eq!(
+            p[2],
+            IndexSanityProblem::LengthNotMultiple {
+                at: 24,
+                length: 25,
+                entry_size: 12
+            }
+        );
+    }
+
+    #[test]
+    fn lookup_largest_timestamp_at_or_below() {
+        let entries: Vec<_> = (1..=4).map(|i| e(i * 100, i as i32)).collect();
+        let idx_bytes = encode_time_index(&entries);
+        let idx = TimeIndex::parse(&idx_bytes, 1000).unwrap();
+        assert_eq!(
+            idx.lookup(99).entry,
+            TimestampOffset {
+                timestamp: -1,
+                offset: 1000
+            }
+        );
+        assert_eq!(
+            idx.lookup(250).entry,
+            TimestampOffset {
+                timestamp: 200,
+                offset: 1002
+            }
+        );
+        assert_eq!(idx.lookup(400).slot, Some(3));
+        assert_eq!(idx.lookup_valid(i64::MAX).slot, Some(3));
+    }
+
+    #[test]
+    fn entry_problems_negative_values() {
+        let idx_bytes = encode_time_index(&[e(-5, -1)]);
+        let idx = TimeIndex::parse(&idx_bytes, 10).unwrap();
+        assert_eq!(idx.entry_problems().len(), 2);
+    }
+
+    #[test]
+    fn truncated_at_every_byte_never_panics() {
+        let mut bytes = encode_time_index(&[e(1, 1), e(2, 2), e(3, 3)]);
+        bytes.extend_from_slice(&[0; 24]);
+        for n in 0..=bytes.len() {
+            let idx = TimeIndex::parse(&bytes[..n], 3).unwrap();
+            assert_eq!(idx.slot_count(), n / 12);
+            let _ = (
+                idx.sanity_check(),
+                idx.entry_problems(),
+                idx.lookup(2),
+                idx.last_entry(),
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip(ts in proptest::collection::btree_set(1i64..i64::MAX, 1..50),
+                      base in 0i64..1_000_000_000, tail in 0usize..10) {
+            let entries: Vec<_> = ts.iter().enumerate().map(|(i, &t)| e(t, i as i32 * 3)).collect();
+            let mut bytes = encode_time_index(&entries);
+            bytes.resize(bytes.len() + tail * 12, 0);
+            let idx = TimeIndex::parse(&bytes, base).unwrap();
+            prop_assert_eq!(idx.valid_entries(), entries.len());
+            let back: Vec<_> = idx.slots().take(idx.valid_entries()).collect();
+            prop_assert_eq!(&back, &entries);
+            prop_assert!(idx.entry_problems().is_empty());
+            if tail == 0 {
+                prop_assert!(idx.sanity_check().is_empty());
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200),
+                                       target in any::<i64>()) {
+            let idx = TimeIndex::parse(&bytes, 0).unwrap();
+            let _ = (idx.sanity_check(), idx.entry_problems(), idx.lookup(target),
+                     idx.lookup_valid(target));
+            prop_assert!(idx.valid_entries() <= idx.zero_tail_start());
+        }
+    }
+}
