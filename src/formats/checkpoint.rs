@@ -560,7 +560,10 @@ mod fixture_tests {
 
     #[test]
     fn real_broker_fixtures_parse() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        // `LOGCLEAN_FIXTURES` points the test at another tree (e.g. `conformance/work`).
+        let root = std::env::var_os("LOGCLEAN_FIXTURES")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"));
         let files: Vec<_> = walkdir::WalkDir::new(&root)
             .into_iter()
             .filter_map(Result::ok)
@@ -660,8 +663,11 @@ mod fixture_tests {
                 "meta.properties"
             } else if name == ".kafka_cleanshutdown" {
                 let bytes = std::fs::read(path).unwrap();
-                clean_shutdown::parse_clean_shutdown(&bytes)
+                let m = clean_shutdown::parse_clean_shutdown(&bytes)
                     .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                if let Some(epoch) = m.broker_epoch() {
+                    assert_eq!(clean_shutdown::encode_clean_shutdown(epoch), bytes, "{ctx}");
+                }
                 "clean shutdown"
             } else {
                 continue;
