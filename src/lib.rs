@@ -4,8 +4,9 @@
 //! segment) → rules → checks / plans → report, with mutations apart in `actions`.
 #![deny(missing_docs)]
 
-pub mod formats;
-pub mod model;
 pub mod checks;
 pub mod cli;
 pub mod exit_codes;
+pub mod formats;
+pub mod model;
+pub mod report;

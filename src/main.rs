@@ -1,5 +1,65 @@
 //! The `logclean` binary: parse, dispatch, map the result to an exit code.
 
-fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use logclean::cli::{self, Cli, ColorChoice, Command};
+use logclean::exit_codes::Outcome;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are "errors" to clap that print to stdout and exit 0.
+            let code = if e.use_stderr() {
+                Outcome::Error
+            } else {
+                Outcome::Clean
+            };
+            let _ = e.print();
+            return code.into();
+        }
+    };
+    match run(&cli) {
+        Ok(outcome) => outcome.into(),
+        Err(e) if is_broken_pipe(&e) => Outcome::Clean.into(),
+        Err(e) => {
+            eprintln!("logclean: error: {e:#}");
+            Outcome::Error.into()
+        }
+    }
+}
+
+fn run(cli: &Cli) -> anyhow::Result<Outcome> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let output = cli::inspect::Output {
+        format: cli.format,
+        color: match cli.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        },
+        progress: !cli.no_progress && io::stderr().is_terminal(),
+    };
+    let outcome = match &cli.command {
+        Command::Inspect(args) => cli::inspect::run(args, output, &mut out)?,
+        Command::Completions { shell } => {
+            clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
+            Outcome::Clean
+        }
+    };
+    out.flush()?;
+    Ok(outcome)
+}
+
+/// A closed stdout (`logclean inspect … | head`) ends the run quietly.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }

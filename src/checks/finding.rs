@@ -73,7 +73,15 @@ impl Finding {
         location: Location,
         message: impl Into<String>,
     ) -> Self {
-        Finding { code, severity, class, location, message: message.into(), evidence: Vec::new(), fix: None }
+        Finding {
+            code,
+            severity,
+            class,
+            location,
+            message: message.into(),
+            evidence: Vec::new(),
+            fix: None,
+        }
     }
 
     /// Add an evidence line.
@@ -91,5 +99,13 @@ impl Finding {
     /// Sort key: location first, so reports are the same however the scan was parallelised.
     pub fn sort_key(&self) -> (&Location, &'static str) {
         (&self.location, self.code)
+    }
+}
+
+impl Finding {
+    /// The same finding at another severity.
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
     }
 }

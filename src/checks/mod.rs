@@ -1,3 +1,4 @@
 //! Checks: run the broker's rules over the model and produce findings. Never mutate.
 
 pub mod finding;
+pub mod inspect;

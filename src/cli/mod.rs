@@ -9,6 +9,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::checks::finding::Severity;
 
+pub mod inspect;
+pub mod progress;
 pub mod time_arg;
 
 /// Offline diagnosis of Apache Kafka log cleanup, read from the log dirs themselves.
@@ -118,12 +120,23 @@ mod tests {
     #[test]
     fn inspect_flags_parse() {
         let cli = Cli::try_parse_from([
-            "logclean", "--format", "json", "inspect", "/a", "/b", "--verify", "--fail-on", "error",
-            "--now", "2026-01-01T00:00:00Z",
+            "logclean",
+            "--format",
+            "json",
+            "inspect",
+            "/a",
+            "/b",
+            "--verify",
+            "--fail-on",
+            "error",
+            "--now",
+            "2026-01-01T00:00:00Z",
         ])
         .unwrap();
         assert_eq!(cli.format, OutputFormat::Json);
-        let Command::Inspect(args) = cli.command else { panic!("not inspect") };
+        let Command::Inspect(args) = cli.command else {
+            panic!("not inspect")
+        };
         assert_eq!(args.paths.len(), 2);
         assert!(args.verify && !args.records);
         assert_eq!(args.fail_on, Severity::Error);

@@ -17,7 +17,10 @@ mod tests {
     #[test]
     fn both_forms() {
         assert_eq!(parse_time_ms("1767225600000"), Ok(1_767_225_600_000));
-        assert_eq!(parse_time_ms("2026-01-01T01:00:00+01:00"), Ok(1_767_225_600_000));
+        assert_eq!(
+            parse_time_ms("2026-01-01T01:00:00+01:00"),
+            Ok(1_767_225_600_000)
+        );
         assert!(parse_time_ms("yesterday").is_err());
     }
 }

@@ -46,13 +46,19 @@ impl<'a> Cursor<'a> {
     }
 
     fn truncated(&self, needed: usize) -> FormatError {
-        self.error(ErrorKind::Truncated { needed: needed as u64, available: self.remaining() as u64 })
+        self.error(ErrorKind::Truncated {
+            needed: needed as u64,
+            available: self.remaining() as u64,
+        })
     }
 
     /// Consume and return the next `n` bytes.
     pub fn take(&mut self, n: usize) -> FormatResult<&'a [u8]> {
         let end = self.pos.checked_add(n).ok_or_else(|| self.truncated(n))?;
-        let out = self.buf.get(self.pos..end).ok_or_else(|| self.truncated(n))?;
+        let out = self
+            .buf
+            .get(self.pos..end)
+            .ok_or_else(|| self.truncated(n))?;
         self.pos = end;
         Ok(out)
     }
@@ -158,7 +164,10 @@ impl<'a> Cursor<'a> {
         if len < 0 {
             return Ok(None);
         }
-        self.take(len as usize).map(Some).map_err(|e| FormatError { offset: at as u64, ..e })
+        self.take(len as usize).map(Some).map_err(|e| FormatError {
+            offset: at as u64,
+            ..e
+        })
     }
 }
 
@@ -199,7 +208,13 @@ mod tests {
         c.u8().unwrap();
         let err = c.i64().unwrap_err();
         assert_eq!(err.offset, 1);
-        assert_eq!(err.kind, ErrorKind::Truncated { needed: 8, available: 2 });
+        assert_eq!(
+            err.kind,
+            ErrorKind::Truncated {
+                needed: 8,
+                available: 2
+            }
+        );
         // A failed read consumes nothing.
         assert_eq!(c.remaining(), 2);
     }

@@ -100,9 +100,17 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::BadMagic(m) => write!(f, "unknown magic byte {m}"),
             ErrorKind::CrcMismatch { stored, computed } => {
-                write!(f, "crc mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}")
+                write!(
+                    f,
+                    "crc mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"
+                )
             }
-            ErrorKind::LengthOutOfRange { field, value, min, max } => {
+            ErrorKind::LengthOutOfRange {
+                field,
+                value,
+                min,
+                max,
+            } => {
                 write!(f, "{field} {value} outside {min}..={max}")
             }
             ErrorKind::NonMonotonicOffset { prev, next } => {

@@ -3,7 +3,10 @@
 //! Nothing here touches a path, prints, or depends on `model/` and above. The byte layouts follow
 //! `shared/spec/kafka-on-disk-formats.md`, which cites the Kafka source file behind each fact.
 // Untrusted bytes: no panicking index or unwrap outside tests.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used)
+)]
 
 pub mod bytes;
 pub mod error;

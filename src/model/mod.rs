@@ -5,4 +5,9 @@
 
 pub mod file_bytes;
 pub mod listing;
+pub mod log_dir;
 pub mod names;
+pub mod partition;
+pub mod problem;
+pub mod records;
+pub mod segment;

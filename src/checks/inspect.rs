@@ -1,0 +1,802 @@
+//! Findings of `inspect`: what is unreadable, corrupt, left over or unexpected in a log dir,
+//! judged by what the broker does with it (spec formats §1.4, §3.7–3.9, §4.4, §5).
+
+use std::path::Path;
+
+use crate::formats::walk::WalkEnd;
+use crate::model::log_dir::{LogDir, OffsetCheckpoint};
+use crate::model::names::{LeftoverKind, PartitionDirState};
+use crate::model::partition::Partition;
+use crate::model::problem::FileProblem;
+use crate::model::segment::{IndexLogMismatch, ScanDepth, Segment};
+
+use super::finding::{Finding, FindingClass, Location, Severity};
+
+/// Everything `inspect` can say about loaded log dirs, sorted by location.
+pub fn inspect_findings(dirs: &[LogDir], depth: ScanDepth) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        log_dir_findings(dir, &mut out);
+        let unclean = dir.clean_shutdown.is_none();
+        for p in &dir.partitions {
+            partition_findings(dir, p, unclean, depth, &mut out);
+        }
+    }
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    out
+}
+
+fn at_dir(dir: &LogDir) -> Location {
+    Location {
+        log_dir: dir.path.clone(),
+        ..Default::default()
+    }
+}
+
+fn at_partition(dir: &LogDir, p: &Partition) -> Location {
+    Location {
+        partition: Some(p.dir_name.clone()),
+        ..at_dir(dir)
+    }
+}
+
+fn at_file(dir: &LogDir, p: &Partition, file: &Path, byte: Option<u64>) -> Location {
+    Location {
+        file: Some(file.to_path_buf()),
+        byte_offset: byte,
+        ..at_partition(dir, p)
+    }
+}
+
+/// A finding for a file that could not be used.
+fn problem_finding(loc: Location, what: &str, problem: &FileProblem, fix: &str) -> Finding {
+    match problem {
+        FileProblem::Io { path, message } => Finding::new(
+            "file.unreadable",
+            Severity::Error,
+            FindingClass::Io,
+            Location {
+                file: Some(path.clone()),
+                ..loc
+            },
+            format!("cannot read {what}: {message}"),
+        )
+        .fix("check permissions and the disk; the broker fails this log dir on the same error"),
+        FileProblem::Format { path, error } => Finding::new(
+            "file.corrupt",
+            Severity::Error,
+            FindingClass::Corruption,
+            Location {
+                file: Some(path.clone()),
+                byte_offset: Some(error.offset),
+                ..loc
+            },
+            format!("{what} is corrupt: {}", error.kind),
+        )
+        .fix(fix),
+    }
+}
+
+fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
+    for p in &dir.listing.io_problems {
+        out.push(
+            Finding::new(
+                "file.unreadable",
+                Severity::Error,
+                FindingClass::Io,
+                Location {
+                    file: Some(p.path.clone()),
+                    ..at_dir(dir)
+                },
+                format!("cannot read: {}", p.message),
+            )
+            .fix("check permissions and the disk"),
+        );
+    }
+    match &dir.meta {
+        None => out.push(
+            Finding::new(
+                "dir.no_meta_properties",
+                Severity::Warning,
+                FindingClass::Condition,
+                at_dir(dir),
+                "no meta.properties: this is not a formatted Kafka log dir",
+            )
+            .fix("point logclean at a log dir named in log.dirs; a KRaft broker refuses to start on an unformatted dir"),
+        ),
+        Some(Err(p)) => out.push(problem_finding(
+            at_dir(dir),
+            "meta.properties",
+            p,
+            "restore meta.properties from another log dir of the same broker (same cluster.id and node.id, its own directory.id)",
+        )),
+        Some(Ok(_)) => {}
+    }
+    match &dir.clean_shutdown {
+        None if dir.meta.is_some() => out.push(
+            Finding::new(
+                "dir.unclean_shutdown",
+                Severity::Info,
+                FindingClass::Condition,
+                at_dir(dir),
+                "no .kafka_cleanshutdown marker: the broker did not shut down cleanly (or is running); \
+                 it will recover every segment above each partition's recovery point on start",
+            )
+            .evidence(format!("lock file present: {}", dir.listing.root.lock.is_some())),
+        ),
+        Some(Err(p)) => out.push(
+            problem_finding(at_dir(dir), ".kafka_cleanshutdown", p, "harmless: only the file's existence matters")
+                .with_severity(Severity::Info),
+        ),
+        _ => {}
+    }
+    for (name, ckpt) in [
+        (
+            "recovery-point-offset-checkpoint",
+            &dir.checkpoints.recovery_point,
+        ),
+        (
+            "log-start-offset-checkpoint",
+            &dir.checkpoints.log_start_offset,
+        ),
+        (
+            "replication-offset-checkpoint",
+            &dir.checkpoints.replication_offset,
+        ),
+        ("cleaner-offset-checkpoint", &dir.checkpoints.cleaner_offset),
+    ] {
+        if let Some(Err(p)) = ckpt as &Option<OffsetCheckpoint> {
+            out.push(problem_finding(
+                at_dir(dir),
+                name,
+                p,
+                "the broker marks the whole log dir offline on an unreadable checkpoint: \
+                 rewrite the file or remove it (an absent checkpoint means full recovery / offset 0)",
+            ));
+        }
+    }
+    for l in &dir.listing.leftovers {
+        out.push(
+            Finding::new(
+                "dir.leftover_tmp",
+                Severity::Warning,
+                FindingClass::Condition,
+                Location {
+                    file: Some(l.file.path.clone()),
+                    ..at_dir(dir)
+                },
+                "temporary file of an interrupted atomic write",
+            )
+            .evidence(format!("size: {} bytes", l.file.size))
+            .fix(
+                "remove it while the broker is stopped; the real file beside it is the one in use",
+            ),
+        );
+    }
+    for u in &dir.listing.unknown {
+        out.push(
+            Finding::new(
+                "dir.unknown_file",
+                Severity::Warning,
+                FindingClass::Condition,
+                Location {
+                    file: Some(u.path.clone()),
+                    ..at_dir(dir)
+                },
+                "file the broker does not write in a log dir root",
+            )
+            .fix("move it out of the log dir"),
+        );
+    }
+}
+
+fn partition_findings(
+    dir: &LogDir,
+    p: &Partition,
+    unclean: bool,
+    depth: ScanDepth,
+    out: &mut Vec<Finding>,
+) {
+    let Some(name) = &p.name else {
+        out.push(
+            Finding::new(
+                "partition.bad_dir_name",
+                Severity::Error,
+                FindingClass::Condition,
+                at_partition(dir, p),
+                "directory name is not <topic>-<partition>: the broker fails to start on this log dir",
+            )
+            .fix("move the directory out of the log dir"),
+        );
+        return;
+    };
+    let loc = at_partition(dir, p);
+    match &name.state {
+        PartitionDirState::Live => {}
+        PartitionDirState::Delete(_) => out.push(
+            Finding::new(
+                "partition.pending_delete",
+                Severity::Info,
+                FindingClass::Condition,
+                loc.clone(),
+                "partition dir marked for deletion; the broker removes it file.delete.delay.ms after start",
+            )
+            .evidence(format!("size: {} bytes", p.size())),
+        ),
+        PartitionDirState::Future(_) => out.push(Finding::new(
+            "partition.future_replica",
+            Severity::Info,
+            FindingClass::Condition,
+            loc.clone(),
+            "target of an unfinished alter-log-dirs move",
+        )),
+        PartitionDirState::Stray(_) => out.push(
+            Finding::new(
+                "partition.stray",
+                Severity::Warning,
+                FindingClass::Condition,
+                loc.clone(),
+                "stray replica set aside by the broker; it is never deleted automatically",
+            )
+            .evidence(format!("size: {} bytes", p.size()))
+            .fix("once you are sure no data is needed from it, delete the dir with the broker stopped"),
+        ),
+    }
+    for io in &p.listing.io_problems {
+        out.push(
+            Finding::new(
+                "file.unreadable",
+                Severity::Error,
+                FindingClass::Io,
+                Location {
+                    file: Some(io.path.clone()),
+                    ..loc.clone()
+                },
+                format!("cannot read: {}", io.message),
+            )
+            .fix("check permissions and the disk"),
+        );
+    }
+    match &p.metadata {
+        None if name.state == PartitionDirState::Live => out.push(
+            Finding::new(
+                "partition.no_topic_id",
+                Severity::Warning,
+                FindingClass::Condition,
+                loc.clone(),
+                "no partition.metadata: a KRaft broker treats a log without topic id as stray and sets it aside",
+            )
+            .fix("restore partition.metadata (version: 0, topic_id from the metadata log) before starting the broker"),
+        ),
+        Some(Err(e)) => out.push(problem_finding(
+            loc.clone(),
+            "partition.metadata",
+            e,
+            "rewrite it with the topic id from the metadata log",
+        )),
+        _ => {}
+    }
+    if let Some(Err(e)) = &p.leader_epochs {
+        out.push(problem_finding(
+            loc.clone(),
+            "leader-epoch-checkpoint",
+            e,
+            "remove it with the broker stopped; the broker rebuilds epochs from the batches on recovery",
+        ));
+    }
+    for l in &p.listing.leftovers {
+        let (code, severity, message, fix) = match l.kind {
+            Some(LeftoverKind::Deleted) => (
+                "partition.leftover_deleted",
+                Severity::Info,
+                "file scheduled for deletion; the broker deletes it on start",
+                None,
+            ),
+            Some(LeftoverKind::Cleaned) | Some(LeftoverKind::Swap) => (
+                "partition.leftover_swap",
+                Severity::Warning,
+                "output of an interrupted compaction or segment split; the broker resolves it on start (spec §1.4)",
+                Some("start the broker to let it finish or roll back the swap; do not rename these by hand"),
+            ),
+            None => (
+                "partition.leftover_tmp",
+                Severity::Warning,
+                "temporary file of an interrupted atomic write",
+                Some("remove it while the broker is stopped"),
+            ),
+        };
+        let mut f = Finding::new(
+            code,
+            severity,
+            FindingClass::Condition,
+            at_file(dir, p, &l.file.path, None),
+            message,
+        )
+        .evidence(format!("size: {} bytes", l.file.size));
+        if let Some(fix) = fix {
+            f = f.fix(fix);
+        }
+        out.push(f);
+    }
+    for u in &p.listing.unknown {
+        out.push(
+            Finding::new(
+                "partition.unknown_file",
+                Severity::Warning,
+                FindingClass::Condition,
+                Location {
+                    file: Some(u.path.clone()),
+                    ..loc.clone()
+                },
+                if u.is_dir {
+                    "directory inside a partition dir"
+                } else {
+                    "file the broker does not write here"
+                },
+            )
+            .fix("move it out of the log dir"),
+        );
+    }
+    for s in &p.snapshots {
+        match &s.parsed {
+            Err(e) => out.push(problem_finding(
+                loc.clone(),
+                "producer snapshot",
+                e,
+                "none needed: the broker deletes it and rebuilds producer state from an older snapshot or the log",
+            )),
+            Ok(snap) if !snap.crc_ok() => out.push(
+                Finding::new(
+                    "snapshot.crc_mismatch",
+                    Severity::Warning,
+                    FindingClass::Corruption,
+                    at_file(dir, p, &s.file.path, Some(2)),
+                    "producer snapshot fails its CRC-32C; the broker deletes it and rebuilds producer state",
+                )
+                .evidence(format!("stored: 0x{:08x}, computed: 0x{:08x}", snap.stored_crc, snap.computed_crc)),
+            ),
+            Ok(_) => {}
+        }
+    }
+    let mut prev_next: Option<i64> = None;
+    for seg in &p.segments {
+        segment_findings(dir, p, seg, unclean, depth, &mut prev_next, out);
+    }
+    if let (Some(hw), Some(leo)) = (p.checkpoints.high_watermark, p.log_end_offset()) {
+        if hw > leo && p.segments.len() == p.listing.segments.len() {
+            out.push(
+                Finding::new(
+                    "partition.hw_beyond_log_end",
+                    Severity::Warning,
+                    FindingClass::Condition,
+                    loc.clone(),
+                    "checkpointed high watermark is past the end of the log: acknowledged data is missing",
+                )
+                .evidence(format!("high watermark: {hw}"))
+                .evidence(format!("log end offset: {leo}")),
+            );
+        }
+    }
+}
+
+fn segment_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    unclean: bool,
+    depth: ScanDepth,
+    prev_next: &mut Option<i64>,
+    out: &mut Vec<Finding>,
+) {
+    let files = &seg.files;
+    let Some(log_file) = &files.log else {
+        let any = [&files.index, &files.time_index, &files.txn_index]
+            .into_iter()
+            .flatten()
+            .next();
+        if let Some(f) = any {
+            out.push(Finding::new(
+                "segment.orphan_index",
+                Severity::Info,
+                FindingClass::Condition,
+                at_file(dir, p, &f.path, None),
+                "index file without its .log; the broker deletes it on start",
+            ));
+        }
+        return;
+    };
+    // Kafka recovers segments at or above the recovery point after an unclean shutdown.
+    let recovered_on_start = unclean
+        && p.checkpoints
+            .recovery_point
+            .is_none_or(|rp| seg.log_summary().is_none_or(|l| l.next_offset > rp));
+    match &seg.log {
+        Some(Err(e)) => out.push(problem_finding(at_partition(dir, p), "segment log", e, "")),
+        Some(Ok(log)) => {
+            let path = &log_file.path;
+            if let Some(e) = &log.walk_error {
+                out.push(
+                    Finding::new(
+                        "log.corrupt_batch",
+                        Severity::Error,
+                        FindingClass::Corruption,
+                        at_file(dir, p, path, Some(e.offset)),
+                        format!("corrupt batch: {}", e.kind),
+                    )
+                    .evidence(format!("valid data ends at byte {}", log.valid_end))
+                    .evidence(format!("unverifiable tail: {} bytes", log.size.saturating_sub(log.valid_end)))
+                    .fix(format!(
+                        "recovery truncates this segment to {} bytes (and deletes later segments) if it runs for it; \
+                         copy the segment aside first if the tail matters",
+                        log.valid_end
+                    )),
+                );
+            }
+            match &log.end {
+                Some(WalkEnd::PartialBatch {
+                    position,
+                    declared_size,
+                    available,
+                }) => out.push(
+                    Finding::new(
+                        "log.truncated_tail",
+                        if seg.active {
+                            Severity::Warning
+                        } else {
+                            Severity::Error
+                        },
+                        FindingClass::Corruption,
+                        at_file(dir, p, path, Some(*position)),
+                        "incomplete batch at the end of the segment",
+                    )
+                    .evidence(format!(
+                        "declared: {declared_size} bytes, present: {available} bytes"
+                    ))
+                    .fix(format!(
+                        "recovery truncates the segment to {position} bytes{}",
+                        if recovered_on_start {
+                            " on the next start"
+                        } else {
+                            " only if it recovers this segment"
+                        }
+                    )),
+                ),
+                Some(WalkEnd::ZeroFilled { position, len }) => out.push(
+                    Finding::new(
+                        "log.zero_filled_tail",
+                        Severity::Warning,
+                        FindingClass::Condition,
+                        at_file(dir, p, path, Some(*position)),
+                        "zero-filled tail (preallocated segment)",
+                    )
+                    .evidence(format!("zero bytes: {len}"))
+                    .fix(format!(
+                        "recovery truncates the segment to {position} bytes"
+                    )),
+                ),
+                _ => {}
+            }
+            if let Some(e) = &log.verify_error {
+                if log.walk_error.as_ref() != Some(e) {
+                    out.push(
+                        Finding::new(
+                            "log.verify_failed",
+                            Severity::Error,
+                            FindingClass::Corruption,
+                            at_file(dir, p, path, Some(e.offset)),
+                            format!("batch fails verification: {}", e.kind),
+                        )
+                        .evidence(format!("batches verified before it: {}", log.verified_batches.unwrap_or(0)))
+                        .fix("the broker's recovery stops at the first bad batch and truncates there"),
+                    );
+                }
+            }
+            if let Some(first) = log.first_batch {
+                if first.base_offset < seg.base_offset {
+                    out.push(
+                        Finding::new(
+                            "log.offset_below_base",
+                            Severity::Error,
+                            FindingClass::Corruption,
+                            at_file(dir, p, path, Some(first.position)),
+                            "first batch starts below the segment's base offset",
+                        )
+                        .evidence(format!(
+                            "segment base: {}, batch base: {}",
+                            seg.base_offset, first.base_offset
+                        )),
+                    );
+                }
+            }
+            if let Some(prev) = *prev_next {
+                if log.first_batch.is_some() && seg.base_offset < prev {
+                    out.push(
+                        Finding::new(
+                            "log.overlapping_segments",
+                            Severity::Error,
+                            FindingClass::Corruption,
+                            at_file(dir, p, path, None),
+                            "segment starts before the previous segment ends",
+                        )
+                        .evidence(format!(
+                            "previous next offset: {prev}, base offset: {}",
+                            seg.base_offset
+                        )),
+                    );
+                }
+            }
+            *prev_next = Some(log.next_offset);
+        }
+        None => {}
+    }
+    index_findings(dir, p, seg, unclean, out);
+    time_index_findings(dir, p, seg, unclean, depth, out);
+    if let Some(t) = &seg.txn_index {
+        match t {
+            Err(e) => out.push(problem_finding(
+                at_partition(dir, p),
+                "transaction index",
+                e,
+                "",
+            )),
+            Ok(t) if !t.problems.is_empty() => {
+                let mut f = Finding::new(
+                    "txnindex.corrupt",
+                    Severity::Error,
+                    FindingClass::Corruption,
+                    at_file(dir, p, &seg.files.txn_index.as_ref().map(|f| f.path.clone()).unwrap_or_default(), t.problems.first().map(|p| p.offset())),
+                    "transaction index fails Kafka's checks; the broker recovers the segment on start",
+                );
+                for pr in &t.problems {
+                    f = f.evidence(format!("{pr:?}"));
+                }
+                out.push(f);
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Whether a zero-filled index tail is what the broker normally leaves: the active segment
+/// after a crash (recovery resizes it anyway), or the metadata log's active segment, whose
+/// indexes the Raft layer leaves preallocated even on a clean shutdown, or any segment of a
+/// `-delete` dir, renamed while its segment was active and never loaded again (both seen with
+/// Kafka 4.4).
+fn zero_tail_expected(p: &Partition, seg: &Segment, unclean: bool) -> bool {
+    let set_aside = p
+        .name
+        .as_ref()
+        .is_some_and(|n| matches!(n.state, PartitionDirState::Delete(_)));
+    set_aside || (seg.active && (unclean || p.name.as_ref().is_some_and(|n| n.is_metadata_log())))
+}
+
+fn index_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    unclean: bool,
+    out: &mut Vec<Finding>,
+) {
+    let log_path = seg
+        .files
+        .log
+        .as_ref()
+        .map(|f| f.path.clone())
+        .unwrap_or_default();
+    let Some(index) = &seg.index else {
+        out.push(
+            Finding::new(
+                "index.missing",
+                Severity::Warning,
+                FindingClass::Condition,
+                at_file(dir, p, &log_path, None),
+                "no .index: the broker recovers (re-reads and re-indexes) this segment on start",
+            )
+            .fix("none needed; or `logclean` index rebuild to avoid the recovery time"),
+        );
+        return;
+    };
+    let path = seg
+        .files
+        .index
+        .as_ref()
+        .map(|f| f.path.clone())
+        .unwrap_or_default();
+    let ix = match index {
+        Err(e) => {
+            out.push(problem_finding(
+                at_partition(dir, p),
+                "offset index",
+                e,
+                "delete it with the broker stopped: the broker rebuilds it",
+            ));
+            return;
+        }
+        Ok(ix) => ix,
+    };
+    if let Some(first) = ix.sanity.first() {
+        let mut f = Finding::new(
+            "index.sanity_failed",
+            Severity::Error,
+            FindingClass::Corruption,
+            at_file(dir, p, &path, Some(first.offset())),
+            "offset index fails Kafka's sanity check",
+        );
+        for s in &ix.sanity {
+            f = f.evidence(format!("{s:?}"));
+        }
+        out.push(f.fix("delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it"));
+    }
+    if ix.zero_tail > 0 && !zero_tail_expected(p, seg, unclean) {
+        out.push(
+            Finding::new(
+                "index.zero_tail",
+                if seg.active { Severity::Warning } else { Severity::Error },
+                FindingClass::Corruption,
+                at_file(dir, p, &path, Some((ix.slots - ix.zero_tail) as u64 * 8)),
+                "offset index has a zero-filled tail; Kafka counts those slots as entries and lookups go wrong",
+            )
+            .evidence(format!("slots: {}, valid: {}, zero: {}", ix.slots, ix.valid_entries, ix.zero_tail))
+            .fix("delete the .index with the broker stopped so the broker rebuilds it"),
+        );
+    }
+    if ix.garbage > 0 || !ix.entry_problems.is_empty() {
+        let mut f = Finding::new(
+            "index.bad_entries",
+            Severity::Error,
+            FindingClass::Corruption,
+            at_file(dir, p, &path, Some(ix.valid_entries as u64 * 8)),
+            "offset index holds entries that break its ordering",
+        )
+        .evidence(format!(
+            "slots: {}, valid prefix: {}, garbage: {}",
+            ix.slots, ix.valid_entries, ix.garbage
+        ));
+        for e in &ix.entry_problems {
+            f = f.evidence(format!("{e:?}"));
+        }
+        out.push(f.fix("delete the .index with the broker stopped so the broker rebuilds it"));
+    }
+    for m in &ix.log_mismatches {
+        let (slot, entry, what) = match m {
+            IndexLogMismatch::PositionPastLog { slot, entry, log_valid_end } => {
+                (slot, entry, format!("points past the end of the log data ({log_valid_end} bytes)"))
+            }
+            IndexLogMismatch::NotABatchStart { slot, entry } => (slot, entry, "does not point at the start of a batch".to_string()),
+            IndexLogMismatch::OffsetDisagrees { slot, entry, batch_last_offset } => (
+                slot,
+                entry,
+                format!("names an offset the log does not put there (batch at that position ends at {batch_last_offset})"),
+            ),
+        };
+        out.push(
+            Finding::new(
+                "index.disagrees_with_log",
+                Severity::Error,
+                FindingClass::Corruption,
+                at_file(dir, p, &path, Some(*slot as u64 * 8)),
+                format!(
+                    "offset index entry {slot} (offset {}, position {}) {what}",
+                    entry.offset, entry.position
+                ),
+            )
+            .fix("delete the .index with the broker stopped so the broker rebuilds it"),
+        );
+    }
+}
+
+fn time_index_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    unclean: bool,
+    depth: ScanDepth,
+    out: &mut Vec<Finding>,
+) {
+    let log_path = seg
+        .files
+        .log
+        .as_ref()
+        .map(|f| f.path.clone())
+        .unwrap_or_default();
+    let Some(ti) = &seg.time_index else {
+        out.push(
+            Finding::new(
+                "timeindex.missing",
+                Severity::Warning,
+                FindingClass::Condition,
+                at_file(dir, p, &log_path, None),
+                "no .timeindex: the broker creates an empty one and does not rebuild it, so time retention \
+                 falls back to the .log file's mtime",
+            )
+            .fix("rebuild the time index (or delete the .index too so the broker recovers the segment)"),
+        );
+        return;
+    };
+    let path = seg
+        .files
+        .time_index
+        .as_ref()
+        .map(|f| f.path.clone())
+        .unwrap_or_default();
+    let ti = match ti {
+        Err(e) => {
+            out.push(problem_finding(at_partition(dir, p), "time index", e, ""));
+            return;
+        }
+        Ok(t) => t,
+    };
+    // A crashed broker's active time index fails the check on its zero tail; recovery rebuilds it.
+    let rebuilt_on_start = zero_tail_expected(p, seg, unclean) && ti.zero_tail > 0;
+    if let Some(first) = ti.sanity.first().filter(|_| !rebuilt_on_start) {
+        let mut f = Finding::new(
+            "timeindex.sanity_failed",
+            Severity::Error,
+            FindingClass::Corruption,
+            at_file(dir, p, &path, Some(first.offset())),
+            "time index fails Kafka's sanity check",
+        );
+        for s in &ti.sanity {
+            f = f.evidence(format!("{s:?}"));
+        }
+        out.push(f);
+    }
+    if ti.zero_tail > 0 && !zero_tail_expected(p, seg, unclean) {
+        let mut f = Finding::new(
+            "timeindex.zero_tail",
+            if seg.active { Severity::Warning } else { Severity::Error },
+            FindingClass::Corruption,
+            at_file(dir, p, &path, Some((ti.slots - ti.zero_tail) as u64 * 12)),
+            "time index has a zero-filled tail; Kafka reads its last slot, so it sees a largest timestamp of 0",
+        )
+        .evidence(format!("slots: {}, valid: {}, zero: {}", ti.slots, ti.valid_entries, ti.zero_tail));
+        if !seg.active {
+            f = f.evidence("time retention will treat this segment as expired at once".to_string());
+        }
+        out.push(f.fix("rebuild the time index with the broker stopped"));
+    }
+    if ti.garbage > 0 || !ti.entry_problems.is_empty() {
+        let mut f = Finding::new(
+            "timeindex.bad_entries",
+            Severity::Error,
+            FindingClass::Corruption,
+            at_file(dir, p, &path, Some(ti.valid_entries as u64 * 12)),
+            "time index entries are out of order",
+        )
+        .evidence(format!(
+            "slots: {}, valid prefix: {}, garbage: {}",
+            ti.slots, ti.valid_entries, ti.garbage
+        ));
+        for e in &ti.entry_problems {
+            f = f.evidence(format!("{e:?}"));
+        }
+        out.push(f.fix("rebuild the time index with the broker stopped"));
+    }
+    // With every header read, the index's last timestamp must be the log's largest one (Kafka
+    // appends it on roll and close). Only checked where the broker finished the segment.
+    let finished = !seg.active || !unclean;
+    if depth >= ScanDepth::Headers && finished && ti.garbage == 0 && ti.zero_tail == 0 {
+        let log_max = seg
+            .log_summary()
+            .and_then(|l| l.stats.as_ref())
+            .and_then(|s| s.max_timestamp)
+            .filter(|t| *t >= 0);
+        let index_last = ti.last_valid.map(|e| e.timestamp);
+        if let (Some(log_max), Some(index_last)) = (log_max, index_last) {
+            if index_last != log_max {
+                out.push(
+                    Finding::new(
+                        "timeindex.disagrees_with_log",
+                        Severity::Warning,
+                        FindingClass::Corruption,
+                        at_file(dir, p, &path, Some(ti.valid_entries.saturating_sub(1) as u64 * 12)),
+                        "time index's last timestamp is not the segment's largest: time retention uses the index",
+                    )
+                    .evidence(format!("index last timestamp: {index_last}"))
+                    .evidence(format!("largest batch timestamp: {log_max}"))
+                    .fix("rebuild the time index with the broker stopped"),
+                );
+            }
+        }
+    }
+}

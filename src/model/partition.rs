@@ -1,0 +1,162 @@
+//! A partition replica's dir: its segments, producer snapshots, leader epochs, topic id, and the
+//! per-partition entries of the log dir's root checkpoints.
+
+use std::path::PathBuf;
+
+use crate::formats::checkpoint::CheckpointFile;
+use crate::formats::leader_epoch::{parse_leader_epoch_checkpoint, EpochEntry};
+use crate::formats::partition_metadata::{parse_partition_metadata, PartitionMetadata};
+use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, ProducerSnapshot};
+
+use super::file_bytes::read_small_file;
+use super::listing::{FileInfo, PartitionEntry, PartitionListing};
+use super::names::PartitionDirName;
+use super::problem::{FileProblem, Parsed};
+use super::segment::{load_segment, LoadOptions, Segment};
+
+/// Cap for the small text files of a partition dir.
+const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
+
+/// This partition's entries in the root checkpoint files (`None`: no entry).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartitionCheckpoints {
+    /// `recovery-point-offset-checkpoint`
+    pub recovery_point: Option<i64>,
+    /// `log-start-offset-checkpoint`
+    pub log_start_offset: Option<i64>,
+    /// `replication-offset-checkpoint` (high watermark)
+    pub high_watermark: Option<i64>,
+    /// `cleaner-offset-checkpoint` (first dirty offset)
+    pub cleaner_offset: Option<i64>,
+}
+
+/// A producer-state snapshot.
+#[derive(Debug, Clone)]
+pub struct SnapshotFile {
+    /// Offset in its name.
+    pub offset: i64,
+    /// The file.
+    pub file: FileInfo,
+    /// Its contents (CRC checked by the caller through `crc_ok`).
+    pub parsed: Parsed<ProducerSnapshot>,
+}
+
+/// One partition dir, loaded.
+#[derive(Debug, Clone)]
+pub struct Partition {
+    /// The dir.
+    pub path: PathBuf,
+    /// The dir's file name.
+    pub dir_name: String,
+    /// Parsed name; `None` where the broker could not parse it (its startup would fail).
+    pub name: Option<PartitionDirName>,
+    /// Everything found by name (leftovers, unknown files, read problems).
+    pub listing: PartitionListing,
+    /// Segments, ascending by base offset.
+    pub segments: Vec<Segment>,
+    /// Producer-state snapshots, ascending.
+    pub snapshots: Vec<SnapshotFile>,
+    /// `partition.metadata`.
+    pub metadata: Option<Parsed<PartitionMetadata>>,
+    /// `leader-epoch-checkpoint`.
+    pub leader_epochs: Option<Parsed<CheckpointFile<EpochEntry>>>,
+    /// Root checkpoint entries for this partition.
+    pub checkpoints: PartitionCheckpoints,
+}
+
+impl Partition {
+    /// The log start offset the broker would load: the checkpoint value raised to the first
+    /// segment's base offset (spec formats §2.2; `LogLoader`).
+    pub fn log_start_offset(&self) -> Option<i64> {
+        let first = self.segments.first()?.base_offset;
+        Some(
+            self.checkpoints
+                .log_start_offset
+                .map_or(first, |c| c.max(first)),
+        )
+    }
+
+    /// The log end offset: the active segment's next offset.
+    pub fn log_end_offset(&self) -> Option<i64> {
+        let last = self.segments.last()?;
+        Some(
+            last.log_summary()
+                .map_or(last.base_offset, |l| l.next_offset),
+        )
+    }
+
+    /// Total bytes of `.log` files.
+    pub fn size(&self) -> u64 {
+        self.segments.iter().map(Segment::size).sum()
+    }
+
+    /// Topic name, or the raw dir name when it does not parse.
+    pub fn display_name(&self) -> &str {
+        &self.dir_name
+    }
+}
+
+/// Load a listed partition dir. `only_segment` restricts segments to one base offset.
+pub fn load_partition(
+    entry: &PartitionEntry,
+    checkpoints: PartitionCheckpoints,
+    only_segment: Option<i64>,
+    opts: &LoadOptions,
+) -> Partition {
+    let listing = &entry.listing;
+    let count = listing.segments.len();
+    let segments = listing
+        .segments
+        .values()
+        .enumerate()
+        .filter(|(_, files)| only_segment.is_none_or(|b| b == files.base_offset))
+        .map(|(i, files)| load_segment(files, i + 1 == count, opts))
+        .collect();
+    let snapshots = listing
+        .snapshots
+        .iter()
+        .map(|(offset, file)| SnapshotFile {
+            offset: *offset,
+            file: file.clone(),
+            parsed: read_small_file(&file.path, SMALL_FILE_CAP)
+                .map_err(|e| FileProblem::io(&file.path, &e))
+                .and_then(|b| {
+                    parse_producer_snapshot_unverified(&b)
+                        .map_err(|e| FileProblem::format(&file.path, e))
+                }),
+        })
+        .collect();
+    let metadata = listing
+        .partition_metadata
+        .as_ref()
+        .map(|f| parse_small(f, parse_partition_metadata));
+    let leader_epochs = listing
+        .leader_epoch_checkpoint
+        .as_ref()
+        .map(|f| parse_small(f, parse_leader_epoch_checkpoint));
+    Partition {
+        path: listing.path.clone(),
+        dir_name: listing
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        name: entry.name.clone(),
+        listing: listing.clone(),
+        segments,
+        snapshots,
+        metadata,
+        leader_epochs,
+        checkpoints,
+    }
+}
+
+/// Read a small file and parse it.
+pub(crate) fn parse_small<T>(
+    file: &FileInfo,
+    parse: impl FnOnce(&[u8]) -> crate::formats::FormatResult<T>,
+) -> Parsed<T> {
+    let bytes =
+        read_small_file(&file.path, SMALL_FILE_CAP).map_err(|e| FileProblem::io(&file.path, &e))?;
+    parse(&bytes).map_err(|e| FileProblem::format(&file.path, e))
+}

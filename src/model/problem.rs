@@ -1,0 +1,50 @@
+//! A file that could not be used: an I/O error, or bytes that break their format.
+
+use std::path::{Path, PathBuf};
+
+use crate::formats::FormatError;
+
+/// Why a file's content is unavailable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileProblem {
+    /// The OS refused or failed the read (permission, I/O error): an operational error.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error, as text.
+        message: String,
+    },
+    /// The bytes break the file's format.
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        error: FormatError,
+    },
+}
+
+impl FileProblem {
+    pub(crate) fn io(path: &Path, err: &std::io::Error) -> Self {
+        FileProblem::Io {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        }
+    }
+
+    pub(crate) fn format(path: &Path, error: FormatError) -> Self {
+        FileProblem::Format {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+
+    /// The file concerned.
+    pub fn path(&self) -> &Path {
+        match self {
+            FileProblem::Io { path, .. } | FileProblem::Format { path, .. } => path,
+        }
+    }
+}
+
+/// A parsed file, or why it could not be parsed.
+pub type Parsed<T> = Result<T, FileProblem>;

@@ -1,0 +1,12 @@
+//! Reports: serialise-only wire types and small renderers (table for people, JSON for tools).
+
+pub mod table;
+pub mod wire;
+
+use std::io::{self, Write};
+
+/// Write any wire document as pretty JSON with a trailing newline.
+pub fn render_json<T: serde::Serialize>(doc: &T, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc)?;
+    writeln!(out)
+}

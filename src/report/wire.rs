@@ -1,0 +1,334 @@
+//! The JSON wire format of `inspect` (schema version 1), kept apart from the model so internal
+//! changes do not break consumers. Documented in README.md ("JSON output").
+
+use serde::Serialize;
+
+use crate::checks::finding::{Finding, Severity};
+use crate::formats::walk::WalkEnd;
+use crate::model::log_dir::LogDir;
+use crate::model::names::PartitionDirState;
+use crate::model::partition::Partition;
+use crate::model::segment::{Segment, TimestampSource};
+
+/// Version of the JSON schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Top-level `inspect` document.
+#[derive(Debug, Serialize)]
+pub struct InspectDoc {
+    /// Schema version.
+    pub schema_version: u32,
+    /// `logclean <version>`.
+    pub tool: String,
+    /// Always `inspect`.
+    pub command: &'static str,
+    /// The time ages were judged against, ms since the epoch.
+    pub now_ms: i64,
+    /// Log dirs.
+    pub log_dirs: Vec<LogDirDoc>,
+    /// Findings, sorted by location.
+    pub findings: Vec<Finding>,
+    /// Totals.
+    pub summary: SummaryDoc,
+}
+
+/// One log dir.
+#[derive(Debug, Serialize)]
+pub struct LogDirDoc {
+    /// Path as given.
+    pub path: String,
+    /// `cluster.id` from meta.properties.
+    pub cluster_id: Option<String>,
+    /// `node.id` from meta.properties.
+    pub node_id: Option<i32>,
+    /// `directory.id` from meta.properties.
+    pub directory_id: Option<String>,
+    /// Whether `.kafka_cleanshutdown` exists.
+    pub clean_shutdown: bool,
+    /// Whether a `.lock` file exists (a running or crashed broker).
+    pub lock_file: bool,
+    /// Partitions.
+    pub partitions: Vec<PartitionDoc>,
+}
+
+/// One partition dir.
+#[derive(Debug, Serialize)]
+pub struct PartitionDoc {
+    /// Dir name.
+    pub dir: String,
+    /// Topic (None when the dir name does not parse).
+    pub topic: Option<String>,
+    /// Partition number.
+    pub partition: Option<i32>,
+    /// `live`, `delete`, `future`, `stray` or `unparseable`.
+    pub state: &'static str,
+    /// Topic id from partition.metadata.
+    pub topic_id: Option<String>,
+    /// Log start offset as the broker would load it.
+    pub log_start_offset: Option<i64>,
+    /// Log end offset.
+    pub log_end_offset: Option<i64>,
+    /// Bytes of `.log` files.
+    pub size_bytes: u64,
+    /// recovery-point-offset-checkpoint entry.
+    pub recovery_point: Option<i64>,
+    /// replication-offset-checkpoint entry.
+    pub high_watermark: Option<i64>,
+    /// log-start-offset-checkpoint entry.
+    pub log_start_offset_checkpoint: Option<i64>,
+    /// cleaner-offset-checkpoint entry.
+    pub cleaner_offset: Option<i64>,
+    /// leader-epoch-checkpoint entries as `[epoch, start_offset]`.
+    pub leader_epochs: Vec<[i64; 2]>,
+    /// Segments, ascending.
+    pub segments: Vec<SegmentDoc>,
+    /// Producer snapshots, ascending.
+    pub snapshots: Vec<SnapshotDoc>,
+    /// With `--records`: batches and records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batches: Option<Vec<crate::model::records::BatchDump>>,
+}
+
+/// One segment.
+#[derive(Debug, Serialize)]
+pub struct SegmentDoc {
+    /// Base offset.
+    pub base_offset: i64,
+    /// Whether it is the active (last) segment.
+    pub active: bool,
+    /// `.log` bytes.
+    pub size_bytes: u64,
+    /// First batch's base offset.
+    pub first_offset: Option<i64>,
+    /// Offset after the last batch.
+    pub next_offset: Option<i64>,
+    /// First batch's first timestamp.
+    pub first_timestamp_ms: Option<i64>,
+    /// First batch's max timestamp (what time-based rolling counts from).
+    pub first_batch_max_timestamp_ms: Option<i64>,
+    /// Largest timestamp as the broker computes it.
+    pub largest_timestamp_ms: Option<i64>,
+    /// `time_index` or `log_mtime`.
+    pub largest_timestamp_source: Option<TimestampSource>,
+    /// Batches (depth headers and up).
+    pub batches: Option<u64>,
+    /// Records (depth headers and up).
+    pub records: Option<u64>,
+    /// Codecs seen.
+    pub codecs: Vec<String>,
+    /// `clean`, `partial_batch`, `zero_filled`, `corrupt` or `unread`.
+    pub log_end: &'static str,
+    /// Offset index state.
+    pub index: Option<IndexDoc>,
+    /// Time index state.
+    pub time_index: Option<IndexDoc>,
+    /// Aborted transactions in the txn index (None: no file).
+    pub aborted_transactions: Option<usize>,
+}
+
+/// An index's shape.
+#[derive(Debug, Serialize)]
+pub struct IndexDoc {
+    /// File bytes.
+    pub file_bytes: u64,
+    /// Slots as Kafka counts them.
+    pub slots: usize,
+    /// Valid entries.
+    pub valid_entries: usize,
+    /// Zero-filled tail slots.
+    pub zero_tail: usize,
+}
+
+/// One producer snapshot.
+#[derive(Debug, Serialize)]
+pub struct SnapshotDoc {
+    /// Offset in its name.
+    pub offset: i64,
+    /// Producers recorded (None when unreadable).
+    pub producers: Option<usize>,
+    /// Producers with an open transaction.
+    pub open_transactions: Option<usize>,
+    /// Whether the CRC matches.
+    pub crc_ok: bool,
+}
+
+/// Totals.
+#[derive(Debug, Serialize)]
+pub struct SummaryDoc {
+    /// Log dirs read.
+    pub log_dirs: usize,
+    /// Partition dirs.
+    pub partitions: usize,
+    /// Segments.
+    pub segments: usize,
+    /// Bytes of `.log` files.
+    pub log_bytes: u64,
+    /// Findings at severity info.
+    pub info: usize,
+    /// Findings at severity warning.
+    pub warning: usize,
+    /// Findings at severity error.
+    pub error: usize,
+    /// The process exit code.
+    pub exit_code: u8,
+}
+
+impl SummaryDoc {
+    /// Totals over dirs and findings.
+    pub fn new(dirs: &[LogDir], findings: &[Finding], exit_code: u8) -> Self {
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        SummaryDoc {
+            log_dirs: dirs.len(),
+            partitions: dirs.iter().map(|d| d.partitions.len()).sum(),
+            segments: dirs
+                .iter()
+                .flat_map(|d| &d.partitions)
+                .map(|p| p.segments.len())
+                .sum(),
+            log_bytes: dirs
+                .iter()
+                .flat_map(|d| &d.partitions)
+                .map(Partition::size)
+                .sum(),
+            info: count(Severity::Info),
+            warning: count(Severity::Warning),
+            error: count(Severity::Error),
+            exit_code,
+        }
+    }
+}
+
+impl LogDirDoc {
+    /// Wire form of a loaded log dir.
+    pub fn new(d: &LogDir) -> Self {
+        let meta = d.meta.as_ref().and_then(|m| m.as_ref().ok());
+        LogDirDoc {
+            path: d.path.display().to_string(),
+            cluster_id: meta.and_then(|m| m.cluster_id.clone()),
+            node_id: meta.and_then(|m| m.node_id),
+            directory_id: meta.and_then(|m| m.directory_id).map(|u| u.to_string()),
+            clean_shutdown: d.clean_shutdown.is_some(),
+            lock_file: d.listing.root.lock.is_some(),
+            partitions: d.partitions.iter().map(PartitionDoc::new).collect(),
+        }
+    }
+}
+
+impl PartitionDoc {
+    /// Wire form of a loaded partition.
+    pub fn new(p: &Partition) -> Self {
+        let state = match p.name.as_ref().map(|n| &n.state) {
+            None => "unparseable",
+            Some(PartitionDirState::Live) => "live",
+            Some(PartitionDirState::Delete(_)) => "delete",
+            Some(PartitionDirState::Future(_)) => "future",
+            Some(PartitionDirState::Stray(_)) => "stray",
+        };
+        let leader_epochs = p
+            .leader_epochs
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .map(|f| {
+                f.values()
+                    .map(|e| [i64::from(e.epoch), e.start_offset])
+                    .collect()
+            })
+            .unwrap_or_default();
+        PartitionDoc {
+            dir: p.dir_name.clone(),
+            topic: p.name.as_ref().map(|n| n.topic.clone()),
+            partition: p.name.as_ref().map(|n| n.partition),
+            state,
+            topic_id: p
+                .metadata
+                .as_ref()
+                .and_then(|m| m.as_ref().ok())
+                .map(|m| m.topic_id.to_string()),
+            log_start_offset: p.log_start_offset(),
+            log_end_offset: p.log_end_offset(),
+            size_bytes: p.size(),
+            recovery_point: p.checkpoints.recovery_point,
+            high_watermark: p.checkpoints.high_watermark,
+            log_start_offset_checkpoint: p.checkpoints.log_start_offset,
+            cleaner_offset: p.checkpoints.cleaner_offset,
+            leader_epochs,
+            segments: p.segments.iter().map(SegmentDoc::new).collect(),
+            snapshots: p
+                .snapshots
+                .iter()
+                .map(|s| {
+                    let ok = s.parsed.as_ref().ok();
+                    SnapshotDoc {
+                        offset: s.offset,
+                        producers: ok.map(|s| s.entries.len()),
+                        open_transactions: ok.map(|s| {
+                            s.entries
+                                .iter()
+                                .filter(|e| e.open_txn_first_offset().is_some())
+                                .count()
+                        }),
+                        crc_ok: ok.is_some_and(|s| s.crc_ok()),
+                    }
+                })
+                .collect(),
+            batches: None,
+        }
+    }
+}
+
+impl SegmentDoc {
+    /// Wire form of a loaded segment.
+    pub fn new(s: &Segment) -> Self {
+        let log = s.log_summary();
+        let stats = log.and_then(|l| l.stats.as_ref());
+        let log_end = match log {
+            None => "unread",
+            Some(l) if l.walk_error.is_some() => "corrupt",
+            Some(l) => match &l.end {
+                Some(WalkEnd::PartialBatch { .. }) => "partial_batch",
+                Some(WalkEnd::ZeroFilled { .. }) => "zero_filled",
+                _ => "clean",
+            },
+        };
+        SegmentDoc {
+            base_offset: s.base_offset,
+            active: s.active,
+            size_bytes: s.size(),
+            first_offset: log.and_then(|l| l.first_batch).map(|b| b.base_offset),
+            next_offset: log.map(|l| l.next_offset),
+            first_timestamp_ms: log.and_then(|l| l.first_batch).map(|b| b.first_timestamp),
+            first_batch_max_timestamp_ms: log.and_then(|l| l.first_batch).map(|b| b.max_timestamp),
+            largest_timestamp_ms: s.largest_timestamp.map(|t| t.0),
+            largest_timestamp_source: s.largest_timestamp.map(|t| t.1),
+            batches: stats.map(|s| s.batches),
+            records: stats.map(|s| s.records),
+            codecs: stats.map(|s| s.codecs.clone()).unwrap_or_default(),
+            log_end,
+            index: s
+                .index
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .map(|i| IndexDoc {
+                    file_bytes: i.file_len,
+                    slots: i.slots,
+                    valid_entries: i.valid_entries,
+                    zero_tail: i.zero_tail,
+                }),
+            time_index: s
+                .time_index
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .map(|i| IndexDoc {
+                    file_bytes: i.file_len,
+                    slots: i.slots,
+                    valid_entries: i.valid_entries,
+                    zero_tail: i.zero_tail,
+                }),
+            aborted_transactions: s
+                .txn_index
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .map(|t| t.entries),
+        }
+    }
+}
