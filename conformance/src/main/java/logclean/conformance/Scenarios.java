@@ -400,6 +400,15 @@ public final class Scenarios {
         c.createTopic("kt-alpha", 3, cfg("retention.ms", String.valueOf(H), "cleanup.policy", "delete"));
         c.createTopic("kt-beta", 1, cfg("cleanup.policy", "compact", "min.cleanable.dirty.ratio", "0.1"));
         c.createTopic("kt-gamma", 1, cfg("retention.bytes", "123456"));
+        // Probe the topic-level segment.bytes minimum (KIP-1030 raised it to 1 MiB in 4.0).
+        try {
+            c.admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("kt-small-segments", 1, (short) 1)
+                .configs(cfg("segment.bytes", String.valueOf(1024 * 1024 - 1))))).all().get();
+            c.step("create topic kt-small-segments with segment.bytes=1048575: ACCEPTED");
+        } catch (java.util.concurrent.ExecutionException e) {
+            c.step("create topic kt-small-segments with segment.bytes=1048575: rejected with "
+                + e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage());
+        }
         c.alterTopicConfigs("kt-alpha", cfg("retention.ms", String.valueOf(2 * H), "segment.ms", String.valueOf(10 * M),
             "max.message.bytes", "2000000"), List.of());
         c.alterTopicConfigs("kt-alpha", cfg(), List.of("max.message.bytes"));

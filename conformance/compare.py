@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Compare committed fixture manifests with freshly generated ones.
+
+Usage: compare.py COMMITTED_DIR FRESH_DIR
+
+Compares the structural facts a manifest records: scenario set, shutdown kind, log dirs, static broker
+config (minus ports), dynamic broker configs, topics (partition counts and every config value + source),
+per-partition log dir / log start offset / high watermark / last stable offset / log end offset /
+segment, .txnindex and producer-snapshot base offsets, data-topic sizes, consumer group offsets,
+top-level log-dir files, metadata-log segments and whether a runtime snapshot exists.
+Ignores volatile fields: topic ids, times, internal-topic sizes, ports, snapshot offsets, steps text.
+Exits 1 and prints a diff on any mismatch.
+"""
+import json
+import os
+import sys
+
+VOLATILE_BROKER_KEYS = {"listeners", "advertised.listeners", "controller.quorum.bootstrap.servers"}
+BOOTSTRAP_SNAPSHOT = "00000000000000000000-0000000000.checkpoint"
+
+
+def normalize(m):
+    out = {}
+    for k in ("scenario", "kafka_version", "shutdown", "cluster_id", "node_id", "log_dirs", "metadata_log_dir"):
+        out[k] = m.get(k)
+    out["broker_config"] = {k: v for k, v in m.get("broker_config", {}).items() if k not in VOLATILE_BROKER_KEYS}
+    out["dynamic_broker_configs"] = m.get("dynamic_broker_configs", {})
+    topics = {}
+    internal = set()
+    for t in m.get("topics", []):
+        if t.get("internal"):
+            internal.add(t["name"])
+        topics[t["name"]] = {
+            "partitions": t["partitions"],
+            "internal": t.get("internal"),
+            "configs": {k: [v.get("value"), v.get("source")] for k, v in t.get("configs", {}).items()},
+        }
+    out["topics"] = topics
+    parts = {}
+    for p in m.get("partitions", []):
+        key = "%s-%d" % (p["topic"], p["partition"])
+        d = {k: p.get(k) for k in ("log_dir", "log_start_offset", "high_watermark", "last_stable_offset",
+                                   "log_end_offset", "segments_on_disk", "txnindex_on_disk",
+                                   "producer_snapshots_on_disk")}
+        if p["topic"] not in internal and not p["topic"].startswith("__"):
+            d["size_bytes"] = p.get("size_bytes")
+        parts[key] = d
+    out["partitions"] = parts
+    out["groups"] = {g["group"]: {"%s-%d" % (o["topic"], o["partition"]): o["offset"] for o in g.get("offsets", [])}
+                     for g in m.get("groups", [])}
+    out["log_dir_files"] = m.get("log_dir_files", {})
+    ml = m.get("metadata_log", {})
+    snaps = ml.get("snapshots_on_disk", [])
+    out["metadata_log"] = {
+        "segments_on_disk": ml.get("segments_on_disk"),
+        "bootstrap_snapshot": BOOTSTRAP_SNAPSHOT in snaps,
+        "runtime_snapshot": any(s != BOOTSTRAP_SNAPSHOT for s in snaps),
+    }
+    return out
+
+
+def diff(a, b, path, out):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            p = "%s.%s" % (path, k) if path else str(k)
+            if k not in a:
+                out.append("  + %s: only in fresh: %s" % (p, json.dumps(b[k])[:200]))
+            elif k not in b:
+                out.append("  - %s: only in committed: %s" % (p, json.dumps(a[k])[:200]))
+            else:
+                diff(a[k], b[k], p, out)
+    elif a != b:
+        out.append("  ~ %s: committed=%s fresh=%s" % (path, json.dumps(a), json.dumps(b)))
+
+
+def scenarios(d):
+    return sorted(x for x in os.listdir(d) if os.path.isfile(os.path.join(d, x, "manifest.json")))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    committed, fresh = sys.argv[1], sys.argv[2]
+    sc, sf = scenarios(committed), scenarios(fresh)
+    bad = 0
+    if sc != sf:
+        print("scenario sets differ: committed=%s fresh=%s" % (sc, sf))
+        bad += 1
+    for s in sorted(set(sc) & set(sf)):
+        with open(os.path.join(committed, s, "manifest.json")) as f:
+            a = normalize(json.load(f))
+        with open(os.path.join(fresh, s, "manifest.json")) as f:
+            b = normalize(json.load(f))
+        out = []
+        diff(a, b, "", out)
+        if out:
+            bad += 1
+            print("MISMATCH %s (%d differences):" % (s, len(out)))
+            print("\n".join(out))
+        else:
+            print("match    %s" % s)
+    if bad:
+        print("conformance: %d scenario(s) differ from the committed fixtures" % bad)
+        return 1
+    print("conformance: all %d scenarios match" % len(sc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
