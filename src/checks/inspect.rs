@@ -774,7 +774,9 @@ fn time_index_findings(
     }
     // With every header read, the index's last timestamp must be the log's largest one (Kafka
     // appends it on roll and close). Only checked where the broker finished the segment.
-    let finished = !seg.active || !unclean;
+    // The metadata log's Raft layer does not append the final time-index entry on close.
+    let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
+    let finished = (!seg.active || !unclean) && !metadata_log;
     if depth >= ScanDepth::Headers && finished && ti.garbage == 0 && ti.zero_tail == 0 {
         let log_max = seg
             .log_summary()

@@ -1,0 +1,128 @@
+//! Every fixture under `fixtures/` (real Kafka 4.4 output, see `conformance/README.md`) parses
+//! with no corruption or I/O findings, and logclean's figures equal what the broker reported
+//! through its admin API (`manifest.json`). `LOGCLEAN_FIXTURES_DIR` points the same checks at
+//! freshly made fixtures (`conformance/run` does this).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use logclean::checks::finding::{FindingClass, Severity};
+use logclean::checks::inspect::inspect_findings;
+use logclean::model::log_dir::{load_log_dir, LogDir, Selection};
+use logclean::model::segment::{LoadOptions, ScanDepth};
+use serde_json::Value;
+
+fn fixtures_root() -> PathBuf {
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_root())
+        .expect("fixtures dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    out.sort();
+    assert!(out.len() >= 10, "expected the 10 scenarios, found {}", out.len());
+    out
+}
+
+fn manifest(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+fn load(dir: &Path, m: &Value, depth: ScanDepth) -> Vec<LogDir> {
+    let opts = LoadOptions { depth, ..Default::default() };
+    m["log_dirs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| load_log_dir(&dir.join(d.as_str().unwrap()), &Selection::default(), &opts, &|| {}).unwrap())
+        .collect()
+}
+
+#[test]
+fn fixtures_have_no_corruption_or_io_findings() {
+    for dir in scenarios() {
+        let m = manifest(&dir);
+        let dirs = load(&dir, &m, ScanDepth::Verify);
+        let findings = inspect_findings(&dirs, ScanDepth::Verify);
+        let bad: Vec<_> = findings
+            .iter()
+            .filter(|f| f.class != FindingClass::Condition || f.severity >= Severity::Warning)
+            .collect();
+        assert!(bad.is_empty(), "{}: unexpected findings: {bad:#?}", dir.display());
+        // Unclean shutdown is the only thing an info finding may say about the dir itself.
+        let codes: BTreeSet<_> = findings.iter().map(|f| f.code).collect();
+        let crashed = m["shutdown"] == "crash";
+        assert_eq!(codes.contains("dir.unclean_shutdown"), crashed, "{}: {codes:?}", dir.display());
+    }
+}
+
+#[test]
+fn figures_match_what_the_broker_reported() {
+    let mut checked = 0;
+    for dir in scenarios() {
+        let m = manifest(&dir);
+        let dirs = load(&dir, &m, ScanDepth::Headers);
+        let clean = m["shutdown"] == "clean";
+        for p in m["partitions"].as_array().unwrap() {
+            let topic = p["topic"].as_str().unwrap();
+            let partition = p["partition"].as_i64().unwrap() as i32;
+            let log_dir = dir.join(p["log_dir"].as_str().unwrap());
+            let ours = dirs
+                .iter()
+                .filter(|d| d.path == log_dir)
+                .flat_map(|d| &d.partitions)
+                .find(|q| q.name.as_ref().is_some_and(|n| n.topic == topic && n.partition == partition && n.state == logclean::model::names::PartitionDirState::Live))
+                .unwrap_or_else(|| panic!("{}: {topic}-{partition} not found in {}", dir.display(), log_dir.display()));
+            let what = format!("{} {topic}-{partition}", dir.display());
+            let bases: Vec<i64> = ours.segments.iter().map(|s| s.base_offset).collect();
+            let expected: Vec<i64> =
+                p["segments_on_disk"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+            assert_eq!(bases, expected, "{what}: segment base offsets");
+            assert_eq!(ours.log_end_offset(), p["log_end_offset"].as_i64(), "{what}: log end offset");
+            if clean {
+                assert_eq!(ours.log_start_offset(), p["log_start_offset"].as_i64(), "{what}: log start offset");
+                assert_eq!(ours.checkpoints.high_watermark, p["high_watermark"].as_i64(), "{what}: high watermark");
+                assert_eq!(Some(ours.size() as i64), p["size_bytes"].as_i64(), "{what}: size");
+            }
+            if let Some(snaps) = p["producer_snapshots_on_disk"].as_array() {
+                let ours_snaps: Vec<i64> = ours.snapshots.iter().map(|s| s.offset).collect();
+                let expected: Vec<i64> = snaps.iter().map(|v| v.as_i64().unwrap()).collect();
+                assert_eq!(ours_snaps, expected, "{what}: producer snapshots");
+            }
+            if let Some(txn) = p["txnindex_on_disk"].as_array() {
+                let ours_txn: Vec<i64> =
+                    ours.segments.iter().filter(|s| s.files.txn_index.is_some()).map(|s| s.base_offset).collect();
+                let expected: Vec<i64> = txn.iter().map(|v| v.as_i64().unwrap()).collect();
+                assert_eq!(ours_txn, expected, "{what}: txn indexes");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "only {checked} partitions checked");
+}
+
+#[test]
+fn tail_scan_agrees_with_full_scan() {
+    for dir in scenarios() {
+        let m = manifest(&dir);
+        let tail = load(&dir, &m, ScanDepth::Tail);
+        let full = load(&dir, &m, ScanDepth::Headers);
+        for (t, f) in tail.iter().zip(&full) {
+            for (tp, fp) in t.partitions.iter().zip(&f.partitions) {
+                assert_eq!(tp.log_end_offset(), fp.log_end_offset(), "{}", tp.path.display());
+                for (ts, fs) in tp.segments.iter().zip(&fp.segments) {
+                    let (tl, fl) = (ts.log_summary().unwrap(), fs.log_summary().unwrap());
+                    assert_eq!(tl.next_offset, fl.next_offset, "{}", ts.base_offset);
+                    assert_eq!(tl.first_batch, fl.first_batch);
+                    assert_eq!(tl.last_batch, fl.last_batch);
+                    assert_eq!(ts.largest_timestamp, fs.largest_timestamp);
+                }
+            }
+        }
+    }
+}
