@@ -1,0 +1,393 @@
+//! The `logclean` binary on copies of real broker fixtures, damaged on purpose: each damage gives
+//! a precise finding (file, byte offset, code) and the documented exit code, and nothing panics.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const PARTITION: &str = "orders-0";
+const SEGMENT: &str = "00000000000000000004";
+
+/// A private copy of the `basic-delete` fixture's first log dir.
+struct Copy {
+    _tmp: tempfile::TempDir,
+    log_dir: PathBuf,
+}
+
+impl Copy {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
+        let log_dir = tmp.path().join("logs-0");
+        copy_dir(&src, &log_dir);
+        Copy { _tmp: tmp, log_dir }
+    }
+
+    fn file(&self, suffix: &str) -> PathBuf {
+        self.log_dir
+            .join(PARTITION)
+            .join(format!("{SEGMENT}{suffix}"))
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+fn logclean() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_logclean"))
+}
+
+/// Run `logclean --format json inspect <args>`; return the exit code and the document.
+fn inspect_json(args: &[&str]) -> (i32, Value) {
+    let out = logclean()
+        .args(["--format", "json", "inspect"])
+        .args(args)
+        .output()
+        .unwrap();
+    let code = out.status.code().expect("exited by signal (panic abort?)");
+    assert_ne!(
+        code,
+        101,
+        "logclean panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "bad JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (code, doc)
+}
+
+fn findings<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+/// Byte positions of the batches of a `.log` (offset i64, length i32, then `length` bytes).
+fn batch_positions(log: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p + 12 <= log.len() {
+        out.push(p);
+        let len = i32::from_be_bytes(log[p + 8..p + 12].try_into().unwrap()) as usize;
+        p += 12 + len;
+    }
+    out
+}
+
+#[test]
+fn healthy_copy_is_clean_and_untouched() {
+    let c = Copy::new();
+    let before = snapshot(&c.log_dir);
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap(), "--verify"]);
+    assert_eq!(code, 0, "{:#}", doc["findings"]);
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(snapshot(&c.log_dir), before, "inspect changed the log dir");
+}
+
+/// Every path with its bytes and mode: read-only commands must leave all of it as it was.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            let bytes = if e.file_type().is_file() {
+                fs::read(e.path()).unwrap()
+            } else {
+                Vec::new()
+            };
+            (
+                e.path().to_path_buf(),
+                bytes,
+                e.metadata().unwrap().permissions().mode(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn truncated_log_tail() {
+    let c = Copy::new();
+    let log = fs::read(c.file(".log")).unwrap();
+    let last = *batch_positions(&log).last().unwrap();
+    fs::write(c.file(".log"), &log[..log.len() - 10]).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let f = findings(&doc, "log.truncated_tail");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(f[0]["location"]["byte_offset"], last as u64);
+    assert!(f[0]["location"]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("{SEGMENT}.log")));
+}
+
+#[test]
+fn flipped_byte_is_a_crc_mismatch_under_verify() {
+    let c = Copy::new();
+    let mut log = fs::read(c.file(".log")).unwrap();
+    let second = batch_positions(&log)[1];
+    log[second + 70] ^= 0x40; // inside the records, covered by the CRC
+    fs::write(c.file(".log"), &log).unwrap();
+    // Headers alone cannot see it ...
+    let (code, _) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    // ... --verify does, at the batch.
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap(), "--verify"]);
+    assert_eq!(code, 2);
+    let f = findings(&doc, "log.verify_failed");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    // The finding points at the stored CRC field of that batch (batch start + 17).
+    assert_eq!(f[0]["location"]["byte_offset"], (second + 17) as u64);
+    assert!(
+        f[0]["message"].as_str().unwrap().contains("crc mismatch"),
+        "{}",
+        f[0]["message"]
+    );
+}
+
+#[test]
+fn zero_filled_index_tail_on_a_rolled_segment() {
+    let c = Copy::new();
+    let mut index = fs::read(c.file(".index")).unwrap();
+    let entries = index.len() / 8;
+    index.extend_from_slice(&[0u8; 80]);
+    fs::write(c.file(".index"), &index).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let f = findings(&doc, "index.zero_tail");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(f[0]["location"]["byte_offset"], (entries * 8) as u64);
+}
+
+#[test]
+fn index_entry_pointing_past_the_log() {
+    let c = Copy::new();
+    let mut entry = Vec::new();
+    entry.extend_from_slice(&2i32.to_be_bytes());
+    entry.extend_from_slice(&5000i32.to_be_bytes());
+    fs::write(c.file(".index"), &entry).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let f = findings(&doc, "index.disagrees_with_log");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(f[0]["location"]["byte_offset"], 0);
+    assert!(f[0]["message"].as_str().unwrap().contains("past the end"));
+}
+
+#[test]
+fn time_index_out_of_order() {
+    let c = Copy::new();
+    let mut ti = fs::read(c.file(".timeindex")).unwrap();
+    assert_eq!(
+        ti.len(),
+        12,
+        "fixture changed: expected one time-index entry"
+    );
+    let ts = i64::from_be_bytes(ti[..8].try_into().unwrap());
+    ti.extend_from_slice(&(ts - 60_000).to_be_bytes());
+    ti.extend_from_slice(&3i32.to_be_bytes());
+    fs::write(c.file(".timeindex"), &ti).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let bad = findings(&doc, "timeindex.bad_entries");
+    assert_eq!(bad.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(bad[0]["location"]["byte_offset"], 12);
+    // Kafka's own check (last timestamp below the first) fails too.
+    assert_eq!(findings(&doc, "timeindex.sanity_failed").len(), 1);
+}
+
+#[test]
+fn missing_index_files() {
+    let c = Copy::new();
+    fs::remove_file(c.file(".index")).unwrap();
+    fs::remove_file(c.file(".timeindex")).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "missing indexes are findings, not corruption");
+    assert_eq!(findings(&doc, "index.missing").len(), 1);
+    let t = findings(&doc, "timeindex.missing");
+    assert_eq!(t.len(), 1);
+    assert!(t[0]["location"]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("{SEGMENT}.log")));
+    // With the time index gone the broker falls back to the .log mtime for retention.
+    let seg = &doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dir"] == PARTITION)
+        .unwrap()["segments"][1];
+    assert_eq!(seg["largest_timestamp_source"], "log_mtime");
+}
+
+#[test]
+fn garbage_in_a_checkpoint_file() {
+    let c = Copy::new();
+    let path = c.log_dir.join("recovery-point-offset-checkpoint");
+    fs::write(&path, "0\n2\norders 0 36\norders one 12\n").unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let f = findings(&doc, "file.corrupt");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(f[0]["location"]["file"], path.to_str().unwrap());
+    assert_eq!(
+        f[0]["location"]["byte_offset"],
+        "0\n2\norders 0 36\n".len() as u64
+    );
+}
+
+#[test]
+fn garbage_segment_does_not_panic() {
+    let c = Copy::new();
+    let mut noise = Vec::new();
+    let mut x: u32 = 0x1234_5678;
+    for _ in 0..4096 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        noise.push(x as u8);
+    }
+    fs::write(c.file(".log"), &noise).unwrap();
+    fs::write(c.file(".index"), &noise[..1000]).unwrap();
+    fs::write(c.file(".timeindex"), &noise[..1001]).unwrap();
+    fs::write(c.file(".snapshot"), &noise[..333]).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap(), "--verify", "--records"]);
+    assert_eq!(code, 2, "{:#}", doc["findings"]);
+}
+
+#[test]
+fn unreadable_file_is_an_io_error() {
+    let c = Copy::new();
+    // Let an unprivileged user walk the copy, then take read access away from one segment.
+    for p in [
+        c._tmp.path(),
+        c.log_dir.as_path(),
+        &c.log_dir.join(PARTITION),
+    ] {
+        fs::set_permissions(p, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    fs::set_permissions(c.file(".log"), fs::Permissions::from_mode(0o000)).unwrap();
+    // Root reads any file, so as root run logclean as `nobody`.
+    let is_root = euid_is_root();
+    let mut cmd = if is_root {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_logclean"),
+        ]);
+        c
+    } else {
+        logclean()
+    };
+    let out = cmd
+        .args(["--format", "json", "inspect", c.log_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = findings(&doc, "file.unreadable");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert!(f[0]["location"]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("{SEGMENT}.log")));
+}
+
+fn euid_is_root() -> bool {
+    let out = Command::new("id").arg("-u").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+#[test]
+fn a_partition_dir_and_a_segment_file_can_be_inspected() {
+    let c = Copy::new();
+    let (code, doc) = inspect_json(&[c.log_dir.join(PARTITION).to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let parts = doc["log_dirs"][0]["partitions"].as_array().unwrap();
+    assert_eq!(parts.len(), 1);
+    assert_eq!(
+        parts[0]["high_watermark"], 36,
+        "root checkpoints are read for a partition dir"
+    );
+    let (code, doc) = inspect_json(&[c.file(".log").to_str().unwrap(), "--records"]);
+    assert_eq!(code, 0);
+    let p = &doc["log_dirs"][0]["partitions"][0];
+    assert_eq!(p["segments"].as_array().unwrap().len(), 1);
+    assert_eq!(p["segments"][0]["base_offset"], 4);
+    assert_eq!(p["batches"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn usage_and_missing_paths_exit_3() {
+    let out = logclean().arg("inspect").output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let out = logclean()
+        .args(["inspect", "/nonexistent/logclean-test"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("logclean: error: "));
+    let out = logclean().arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn broken_pipe_is_quiet() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
+    let mut child = logclean()
+        .args(["inspect", "--records", src.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(err.is_empty(), "stderr: {err}");
+    assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
+}
