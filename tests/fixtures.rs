@@ -3,6 +3,8 @@
 //! through its admin API (`manifest.json`). `LOGCLEAN_FIXTURES_DIR` points the same checks at
 //! freshly made fixtures (`conformance/run` does this).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +27,11 @@ fn scenarios() -> Vec<PathBuf> {
         .filter(|p| p.join("manifest.json").is_file())
         .collect();
     out.sort();
-    assert!(out.len() >= 10, "expected the 10 scenarios, found {}", out.len());
+    assert!(
+        out.len() >= 10,
+        "expected the 10 scenarios, found {}",
+        out.len()
+    );
     out
 }
 
@@ -34,12 +40,23 @@ fn manifest(dir: &Path) -> Value {
 }
 
 fn load(dir: &Path, m: &Value, depth: ScanDepth) -> Vec<LogDir> {
-    let opts = LoadOptions { depth, ..Default::default() };
+    let opts = LoadOptions {
+        depth,
+        ..Default::default()
+    };
     m["log_dirs"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| load_log_dir(&dir.join(d.as_str().unwrap()), &Selection::default(), &opts, &|| {}).unwrap())
+        .map(|d| {
+            load_log_dir(
+                &dir.join(d.as_str().unwrap()),
+                &Selection::default(),
+                &opts,
+                &|| {},
+            )
+            .unwrap()
+        })
         .collect()
 }
 
@@ -53,11 +70,20 @@ fn fixtures_have_no_corruption_or_io_findings() {
             .iter()
             .filter(|f| f.class != FindingClass::Condition || f.severity >= Severity::Warning)
             .collect();
-        assert!(bad.is_empty(), "{}: unexpected findings: {bad:#?}", dir.display());
+        assert!(
+            bad.is_empty(),
+            "{}: unexpected findings: {bad:#?}",
+            dir.display()
+        );
         // Unclean shutdown is the only thing an info finding may say about the dir itself.
         let codes: BTreeSet<_> = findings.iter().map(|f| f.code).collect();
         let crashed = m["shutdown"] == "crash";
-        assert_eq!(codes.contains("dir.unclean_shutdown"), crashed, "{}: {codes:?}", dir.display());
+        assert_eq!(
+            codes.contains("dir.unclean_shutdown"),
+            crashed,
+            "{}: {codes:?}",
+            dir.display()
+        );
     }
 }
 
@@ -76,18 +102,50 @@ fn figures_match_what_the_broker_reported() {
                 .iter()
                 .filter(|d| d.path == log_dir)
                 .flat_map(|d| &d.partitions)
-                .find(|q| q.name.as_ref().is_some_and(|n| n.topic == topic && n.partition == partition && n.state == logclean::model::names::PartitionDirState::Live))
-                .unwrap_or_else(|| panic!("{}: {topic}-{partition} not found in {}", dir.display(), log_dir.display()));
+                .find(|q| {
+                    q.name.as_ref().is_some_and(|n| {
+                        n.topic == topic
+                            && n.partition == partition
+                            && n.state == logclean::model::names::PartitionDirState::Live
+                    })
+                })
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: {topic}-{partition} not found in {}",
+                        dir.display(),
+                        log_dir.display()
+                    )
+                });
             let what = format!("{} {topic}-{partition}", dir.display());
             let bases: Vec<i64> = ours.segments.iter().map(|s| s.base_offset).collect();
-            let expected: Vec<i64> =
-                p["segments_on_disk"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+            let expected: Vec<i64> = p["segments_on_disk"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .collect();
             assert_eq!(bases, expected, "{what}: segment base offsets");
-            assert_eq!(ours.log_end_offset(), p["log_end_offset"].as_i64(), "{what}: log end offset");
+            assert_eq!(
+                ours.log_end_offset(),
+                p["log_end_offset"].as_i64(),
+                "{what}: log end offset"
+            );
             if clean {
-                assert_eq!(ours.log_start_offset(), p["log_start_offset"].as_i64(), "{what}: log start offset");
-                assert_eq!(ours.checkpoints.high_watermark, p["high_watermark"].as_i64(), "{what}: high watermark");
-                assert_eq!(Some(ours.size() as i64), p["size_bytes"].as_i64(), "{what}: size");
+                assert_eq!(
+                    ours.log_start_offset(),
+                    p["log_start_offset"].as_i64(),
+                    "{what}: log start offset"
+                );
+                assert_eq!(
+                    ours.checkpoints.high_watermark,
+                    p["high_watermark"].as_i64(),
+                    "{what}: high watermark"
+                );
+                assert_eq!(
+                    Some(ours.size() as i64),
+                    p["size_bytes"].as_i64(),
+                    "{what}: size"
+                );
             }
             if let Some(snaps) = p["producer_snapshots_on_disk"].as_array() {
                 let ours_snaps: Vec<i64> = ours.snapshots.iter().map(|s| s.offset).collect();
@@ -95,8 +153,12 @@ fn figures_match_what_the_broker_reported() {
                 assert_eq!(ours_snaps, expected, "{what}: producer snapshots");
             }
             if let Some(txn) = p["txnindex_on_disk"].as_array() {
-                let ours_txn: Vec<i64> =
-                    ours.segments.iter().filter(|s| s.files.txn_index.is_some()).map(|s| s.base_offset).collect();
+                let ours_txn: Vec<i64> = ours
+                    .segments
+                    .iter()
+                    .filter(|s| s.files.txn_index.is_some())
+                    .map(|s| s.base_offset)
+                    .collect();
                 let expected: Vec<i64> = txn.iter().map(|v| v.as_i64().unwrap()).collect();
                 assert_eq!(ours_txn, expected, "{what}: txn indexes");
             }
@@ -114,7 +176,12 @@ fn tail_scan_agrees_with_full_scan() {
         let full = load(&dir, &m, ScanDepth::Headers);
         for (t, f) in tail.iter().zip(&full) {
             for (tp, fp) in t.partitions.iter().zip(&f.partitions) {
-                assert_eq!(tp.log_end_offset(), fp.log_end_offset(), "{}", tp.path.display());
+                assert_eq!(
+                    tp.log_end_offset(),
+                    fp.log_end_offset(),
+                    "{}",
+                    tp.path.display()
+                );
                 for (ts, fs) in tp.segments.iter().zip(&fp.segments) {
                     let (tl, fl) = (ts.log_summary().unwrap(), fs.log_summary().unwrap());
                     assert_eq!(tl.next_offset, fl.next_offset, "{}", ts.base_offset);

@@ -1,11 +1,15 @@
 //! `man/*.1` are generated from the clap definitions; this test keeps them current.
 //! Regenerate with `LOGCLEAN_UPDATE_MAN=1 cargo test --test man_page`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+
 use std::path::PathBuf;
 
 fn render(cmd: clap::Command) -> Vec<u8> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(cmd).render(&mut out).expect("render man page");
+    clap_mangen::Man::new(cmd)
+        .render(&mut out)
+        .expect("render man page");
     out
 }
 
@@ -43,10 +47,19 @@ fn man_pages_are_current() {
 #[test]
 fn completions_generate_for_every_shell() {
     use clap_complete::Shell;
-    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish, Shell::Elvish, Shell::PowerShell] {
+    for shell in [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Fish,
+        Shell::Elvish,
+        Shell::PowerShell,
+    ] {
         let mut out = Vec::new();
         clap_complete::generate(shell, &mut logclean::cli::command(), "logclean", &mut out);
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("inspect"), "{shell:?} completion lacks the inspect command");
+        assert!(
+            text.contains("inspect"),
+            "{shell:?} completion lacks the inspect command"
+        );
     }
 }

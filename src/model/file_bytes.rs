@@ -50,9 +50,8 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
             return Ok(FileBytes::Mapped(map));
         }
     }
-    let mut buf = Vec::new();
     // The length is only a hint for the allocation: cap it, the read decides the real size.
-    buf.reserve(usize::try_from(len.min(1 << 30)).unwrap_or(0));
+    let mut buf = Vec::with_capacity(usize::try_from(len.min(1 << 30)).unwrap_or(0));
     (&file).read_to_end(&mut buf)?;
     Ok(FileBytes::Owned(buf))
 }
