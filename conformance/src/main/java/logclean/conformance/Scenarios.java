@@ -31,7 +31,7 @@ public final class Scenarios {
         ALL.put("basic-delete", new Scenario(2, cfg(), false, Scenarios::basicDelete));
         ALL.put("idle-active-segment", new Scenario(1, cfg(), false, Scenarios::idleActive));
         ALL.put("future-timestamps", new Scenario(1, cfg(), false, Scenarios::futureTimestamps));
-        ALL.put("compacted", new Scenario(1, cfg("log.cleaner.backoff.ms", "500"), false, Scenarios::compacted));
+        ALL.put("compacted", new Scenario(1, cfg("log.cleaner.backoff.ms", "3600000"), false, Scenarios::compacted));
         ALL.put("consumer-groups", new Scenario(1, cfg(), false, Scenarios::consumerGroups));
         ALL.put("transactions", new Scenario(1, cfg(), false, Scenarios::transactions));
         ALL.put("compression", new Scenario(1, cfg(), false, Scenarios::compression));
@@ -126,31 +126,25 @@ public final class Scenarios {
         for (int p = 0; p < 2; p++) {
             for (int i = 0; i < 36; i++) {
                 String key = String.format("k%02d", i % 20);
-                boolean tomb = i >= 30 && (i % 20) >= 16;
+                boolean tomb = i >= 32 && i <= 34;
                 String val = tomb ? null : Ctx.value("compacted", p, i, 40);
                 c.batch("compacted", p, List.of(new Ctx.Rec(c.t(-12 * H + i * 10 * M), key, val)), "none");
             }
-            c.step("produce 36 records to compacted-" + p + ", one per batch, 20 distinct keys k00..k19, records 36,37,"
-                + "38,39-ish (i>=30 with key index>=16) are tombstones, timestamps base-12h .. base-6h10min step 10min");
+            c.step("produce 36 records to compacted-" + p + ", one per batch, 20 distinct keys k00..k19 (key of record i "
+                + "is k(i mod 20)); records 32, 33, 34 (keys k12, k13, k14) are tombstones; timestamps base-12h .. "
+                + "base-6h10min step 10min");
         }
-        c.step("wait for the log cleaner to clean compacted-0 and compacted-1 (log.cleaner.backoff.ms=500)");
+        // The cleaner is parked (static log.cleaner.backoff.ms=1h; its first pass ran at startup, before any topic
+        // existed). Wake it with a dynamic backoff so it cleans each partition once, up to its active segment.
+        setCleanerBackoff(c, "500");
+        c.step("wait for the log cleaner to clean compacted-0 and compacted-1");
         c.waitFor("cleaner-offset-checkpoint for compacted-0/1", java.time.Duration.ofSeconds(90), () -> {
             List<String> l = c.checkpoint(0, "cleaner-offset-checkpoint");
             return l.stream().anyMatch(x -> x.startsWith("compacted 0 ")) && l.stream().anyMatch(x -> x.startsWith("compacted 1 "));
         });
         c.step("cleaner-offset-checkpoint now: " + c.checkpoint(0, "cleaner-offset-checkpoint"));
-        // Park the cleaner so the dirty sections produced next stay dirty until capture.
-        c.alterBrokerConfig("", cfg("log.cleaner.backoff.ms", "3600000"));
-        c.waitFor("dynamic log.cleaner.backoff.ms applied", java.time.Duration.ofSeconds(30), () -> {
-            try {
-                var r = new org.apache.kafka.common.config.ConfigResource(
-                    org.apache.kafka.common.config.ConfigResource.Type.BROKER, "1");
-                var e = c.admin.describeConfigs(List.of(r)).all().get().get(r).get("log.cleaner.backoff.ms");
-                return e != null && "3600000".equals(e.value());
-            } catch (Exception ex) {
-                return false;
-            }
-        });
+        // Park the cleaner again so the dirty sections produced next stay dirty until capture.
+        setCleanerBackoff(c, "3600000");
         Thread.sleep(3000);
         // partition 0: lots of new dirty data (dirty ratio of the cleanable section well above 0.5)
         for (int i = 0; i < 40; i++) {
@@ -176,15 +170,31 @@ public final class Scenarios {
         c.step("produce 24 records to compact-delete-0 (6 distinct keys): 18 at base-40h .. base-34h20min step 20min, "
             + "6 at base-2h .. base-45min step 15min");
         c.note("compacted: cleanup.policy=compact, segment.ms=1h, min.cleanable.dirty.ratio=0.5, delete.retention.ms=1d. "
-            + "Phase 1 (cleaner running with backoff 500 ms): 36 records per partition, 20 distinct keys, tombstones for "
-            + "keys k16..k19 near the end; the cleaner cleaned both partitions (see steps for the cleaner-offset-checkpoint "
-            + "content). Then the cleaner was parked by a dynamic cluster-default log.cleaner.backoff.ms=3600000 (cleaner "
-            + "threads restart on this reconfiguration and then sleep). Phase 2: compacted-0 got 40 more records "
+            + "The broker starts with log.cleaner.backoff.ms=1h, so the cleaner is parked while data is produced. Phase 1: 36 "
+            + "records per partition, 20 distinct keys, tombstones (null values) for keys k12..k14 at offsets 32..34; then a dynamic "
+            + "cluster-default log.cleaner.backoff.ms=500 restarts the cleaner threads, which clean both partitions up "
+            + "to their active segments (see steps for the cleaner-offset-checkpoint content); then "
+            + "log.cleaner.backoff.ms=3600000 parks them again (cleaner threads restart on this reconfiguration, find "
+            + "nothing dirty enough and sleep). Phase 2: compacted-0 got 40 more records "
             + "(the cleanable dirty section is well above the 0.5 ratio), compacted-1 got 2 records (the old active segment "
             + "became cleanable; dirty ratio below 0.5).");
         c.note("compact-delete: cleanup.policy=compact,delete, retention.ms=1d, segment.ms=1h, produced after the cleaner "
             + "was parked, so it was never cleaned; segments with records from base-40h are expired by time. Note that "
             + "for compact,delete topics Kafka runs time/size retention from the cleaner threads, not the retention task.");
+    }
+
+    static void setCleanerBackoff(Ctx c, String ms) throws Exception {
+        c.alterBrokerConfig("", cfg("log.cleaner.backoff.ms", ms));
+        c.waitFor("dynamic log.cleaner.backoff.ms=" + ms + " applied", java.time.Duration.ofSeconds(30), () -> {
+            try {
+                var r = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.BROKER, "1");
+                var e = c.admin.describeConfigs(List.of(r)).all().get().get(r).get("log.cleaner.backoff.ms");
+                return e != null && ms.equals(e.value());
+            } catch (Exception ex) {
+                return false;
+            }
+        });
     }
 
     // ---------------------------------------------------------------------------------------------
