@@ -393,3 +393,14 @@ fn broken_pipe_is_quiet() {
     assert!(err.is_empty(), "stderr: {err}");
     assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
 }
+
+#[test]
+fn same_partition_live_in_two_log_dirs() {
+    let a = Copy::new();
+    let b = Copy::new();
+    let (code, doc) = inspect_json(&[a.log_dir.to_str().unwrap(), b.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let dups = findings(&doc, "partition.duplicate");
+    // orders-0, orders-2, sized-0 and the metadata log are each in both copies.
+    assert_eq!(dups.len(), 4, "{:#}", doc["findings"]);
+}

@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use crate::formats::walk::WalkEnd;
-use crate::model::log_dir::{LogDir, OffsetCheckpoint};
+use crate::model::log_dir::{partitions_by_name, LogDir, OffsetCheckpoint};
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
 use crate::model::problem::FileProblem;
-use crate::model::segment::{IndexLogMismatch, ScanDepth, Segment};
+use crate::model::segment::{IndexLogMismatch, IndexShape, ScanDepth, Segment};
 
 use super::finding::{Finding, FindingClass, Location, Severity};
 
@@ -22,8 +22,45 @@ pub fn inspect_findings(dirs: &[LogDir], depth: ScanDepth) -> Vec<Finding> {
             partition_findings(dir, p, unclean, depth, &mut out);
         }
     }
+    duplicate_partition_findings(dirs, &mut out);
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     out
+}
+
+/// The same live partition in two log dirs of one run: the broker refuses to start
+/// ("Duplicate log directories", `LogManager.loadLog`).
+fn duplicate_partition_findings(dirs: &[LogDir], out: &mut Vec<Finding>) {
+    for ((topic, partition), copies) in partitions_by_name(dirs) {
+        let live: Vec<_> = copies
+            .iter()
+            .filter(|(_, p)| {
+                p.name
+                    .as_ref()
+                    .is_some_and(|n| n.state == PartitionDirState::Live)
+            })
+            .collect();
+        if let [(first_dir, first), rest @ ..] = live.as_slice() {
+            if rest.is_empty() {
+                continue;
+            }
+            let mut f = Finding::new(
+                "partition.duplicate",
+                Severity::Error,
+                FindingClass::Condition,
+                at_partition(first_dir, first),
+                format!(
+                    "{topic}-{partition} is live in {} log dirs: the broker refuses to start",
+                    live.len()
+                ),
+            );
+            for (d, _) in &live {
+                f = f.evidence(format!("in: {}", d.path.display()));
+            }
+            out.push(f.fix(
+                "keep the copy with the higher log end offset; move the other out of the log dir",
+            ));
+        }
+    }
 }
 
 fn at_dir(dir: &LogDir) -> Location {
@@ -570,6 +607,135 @@ fn zero_tail_expected(p: &Partition, seg: &Segment, unclean: bool) -> bool {
     set_aside || (seg.active && (unclean || p.name.as_ref().is_some_and(|n| n.is_metadata_log())))
 }
 
+/// What differs between the offset index and the time index in their findings.
+struct IndexKind {
+    name: &'static str,
+    entry_size: u64,
+    missing: &'static str,
+    sanity_failed: &'static str,
+    zero_tail: &'static str,
+    bad_entries: &'static str,
+    zero_tail_effect: &'static str,
+    fix: &'static str,
+}
+
+const OFFSET_INDEX: IndexKind = IndexKind {
+    name: "offset index",
+    entry_size: 8,
+    missing: "index.missing",
+    sanity_failed: "index.sanity_failed",
+    zero_tail: "index.zero_tail",
+    bad_entries: "index.bad_entries",
+    zero_tail_effect: "Kafka counts those slots as entries and lookups go wrong",
+    fix: "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it",
+};
+
+const TIME_INDEX: IndexKind = IndexKind {
+    name: "time index",
+    entry_size: 12,
+    missing: "timeindex.missing",
+    sanity_failed: "timeindex.sanity_failed",
+    zero_tail: "timeindex.zero_tail",
+    bad_entries: "timeindex.bad_entries",
+    zero_tail_effect: "Kafka reads its last slot, so it sees a largest timestamp of 0",
+    fix: "rebuild the time index with the broker stopped (or delete the .index too, so the broker \
+          recovers the segment and rebuilds both)",
+};
+
+fn path_of(f: &Option<crate::model::listing::FileInfo>) -> std::path::PathBuf {
+    f.as_ref().map(|f| f.path.clone()).unwrap_or_default()
+}
+
+/// Findings every index shares: Kafka's sanity check, a zero tail where Kafka would read it, and
+/// entries out of order. `expected_zero_tail`: the broker itself leaves this tail (see
+/// [`zero_tail_expected`]); its sanity failure is then expected too.
+fn index_shape_findings(
+    kind: &IndexKind,
+    shape: &IndexShape,
+    loc: &Location,
+    active: bool,
+    expected_zero_tail: bool,
+    out: &mut Vec<Finding>,
+) {
+    let at = |slot: usize| Location {
+        byte_offset: Some(slot as u64 * kind.entry_size),
+        ..loc.clone()
+    };
+    if let Some(first) = shape
+        .sanity
+        .first()
+        .filter(|_| !(expected_zero_tail && shape.zero_tail > 0))
+    {
+        let mut f = Finding::new(
+            kind.sanity_failed,
+            Severity::Error,
+            FindingClass::Corruption,
+            Location {
+                byte_offset: Some(first.offset()),
+                ..loc.clone()
+            },
+            format!("{} fails Kafka's sanity check", kind.name),
+        );
+        for s in &shape.sanity {
+            f = f.evidence(format!("{s:?}"));
+        }
+        out.push(f.fix(kind.fix));
+    }
+    if shape.zero_tail > 0 && !expected_zero_tail {
+        let mut f = Finding::new(
+            kind.zero_tail,
+            if active {
+                Severity::Warning
+            } else {
+                Severity::Error
+            },
+            FindingClass::Corruption,
+            at(shape.slots - shape.zero_tail),
+            format!(
+                "{} has a zero-filled tail; {}",
+                kind.name, kind.zero_tail_effect
+            ),
+        )
+        .evidence(format!(
+            "slots: {}, valid: {}, zero: {}",
+            shape.slots, shape.valid_entries, shape.zero_tail
+        ));
+        if !active && kind.entry_size == 12 {
+            f = f.evidence("time retention will treat this segment as expired at once");
+        }
+        out.push(f.fix(kind.fix));
+    }
+    if shape.garbage > 0 || !shape.entry_problems.is_empty() {
+        let mut f = Finding::new(
+            kind.bad_entries,
+            Severity::Error,
+            FindingClass::Corruption,
+            at(shape.valid_entries),
+            format!("{} holds entries that break its ordering", kind.name),
+        )
+        .evidence(format!(
+            "slots: {}, valid prefix: {}, garbage: {}",
+            shape.slots, shape.valid_entries, shape.garbage
+        ));
+        for e in &shape.entry_problems {
+            f = f.evidence(format!("{e:?}"));
+        }
+        out.push(f.fix(kind.fix));
+    }
+}
+
+/// A finding for a missing index file.
+fn missing_index(kind: &IndexKind, loc: Location, why: &str, fix: &str) -> Finding {
+    Finding::new(
+        kind.missing,
+        Severity::Warning,
+        FindingClass::Condition,
+        loc,
+        why,
+    )
+    .fix(fix)
+}
+
 fn index_findings(
     dir: &LogDir,
     p: &Partition,
@@ -577,96 +743,65 @@ fn index_findings(
     unclean: bool,
     out: &mut Vec<Finding>,
 ) {
-    let log_path = seg
-        .files
-        .log
-        .as_ref()
-        .map(|f| f.path.clone())
-        .unwrap_or_default();
-    let Some(index) = &seg.index else {
-        out.push(
-            Finding::new(
-                "index.missing",
-                Severity::Warning,
-                FindingClass::Condition,
+    let log_path = path_of(&seg.files.log);
+    let ix = match &seg.index {
+        None => {
+            out.push(missing_index(
+                &OFFSET_INDEX,
                 at_file(dir, p, &log_path, None),
                 "no .index: the broker recovers (re-reads and re-indexes) this segment on start",
-            )
-            .fix("none needed; or `logclean` index rebuild to avoid the recovery time"),
-        );
-        return;
-    };
-    let path = seg
-        .files
-        .index
-        .as_ref()
-        .map(|f| f.path.clone())
-        .unwrap_or_default();
-    let ix = match index {
-        Err(e) => {
-            out.push(problem_finding(
-                at_partition(dir, p),
-                "offset index",
-                e,
-                "delete it with the broker stopped: the broker rebuilds it",
+                "none needed; the broker rebuilds it at the cost of reading the segment",
             ));
             return;
         }
-        Ok(ix) => ix,
+        Some(Err(e)) => {
+            out.push(problem_finding(
+                at_partition(dir, p),
+                OFFSET_INDEX.name,
+                e,
+                OFFSET_INDEX.fix,
+            ));
+            return;
+        }
+        Some(Ok(ix)) => ix,
     };
-    if let Some(first) = ix.sanity.first() {
-        let mut f = Finding::new(
-            "index.sanity_failed",
-            Severity::Error,
-            FindingClass::Corruption,
-            at_file(dir, p, &path, Some(first.offset())),
-            "offset index fails Kafka's sanity check",
-        );
-        for s in &ix.sanity {
-            f = f.evidence(format!("{s:?}"));
-        }
-        out.push(f.fix("delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it"));
-    }
-    if ix.zero_tail > 0 && !zero_tail_expected(p, seg, unclean) {
-        out.push(
-            Finding::new(
-                "index.zero_tail",
-                if seg.active { Severity::Warning } else { Severity::Error },
-                FindingClass::Corruption,
-                at_file(dir, p, &path, Some((ix.slots - ix.zero_tail) as u64 * 8)),
-                "offset index has a zero-filled tail; Kafka counts those slots as entries and lookups go wrong",
-            )
-            .evidence(format!("slots: {}, valid: {}, zero: {}", ix.slots, ix.valid_entries, ix.zero_tail))
-            .fix("delete the .index with the broker stopped so the broker rebuilds it"),
-        );
-    }
-    if ix.garbage > 0 || !ix.entry_problems.is_empty() {
-        let mut f = Finding::new(
-            "index.bad_entries",
-            Severity::Error,
-            FindingClass::Corruption,
-            at_file(dir, p, &path, Some(ix.valid_entries as u64 * 8)),
-            "offset index holds entries that break its ordering",
-        )
-        .evidence(format!(
-            "slots: {}, valid prefix: {}, garbage: {}",
-            ix.slots, ix.valid_entries, ix.garbage
-        ));
-        for e in &ix.entry_problems {
-            f = f.evidence(format!("{e:?}"));
-        }
-        out.push(f.fix("delete the .index with the broker stopped so the broker rebuilds it"));
-    }
+    let path = path_of(&seg.files.index);
+    let loc = at_file(dir, p, &path, None);
+    index_shape_findings(
+        &OFFSET_INDEX,
+        &ix.shape,
+        &loc,
+        seg.active,
+        zero_tail_expected(p, seg, unclean),
+        out,
+    );
     for m in &ix.log_mismatches {
         let (slot, entry, what) = match m {
-            IndexLogMismatch::PositionPastLog { slot, entry, log_valid_end } => {
-                (slot, entry, format!("points past the end of the log data ({log_valid_end} bytes)"))
-            }
-            IndexLogMismatch::NotABatchStart { slot, entry } => (slot, entry, "does not point at the start of a batch".to_string()),
-            IndexLogMismatch::OffsetDisagrees { slot, entry, batch_last_offset } => (
+            IndexLogMismatch::PositionPastLog {
                 slot,
                 entry,
-                format!("names an offset the log does not put there (batch at that position ends at {batch_last_offset})"),
+                log_valid_end,
+            } => (
+                slot,
+                entry,
+                format!("points past the end of the log data ({log_valid_end} bytes)"),
+            ),
+            IndexLogMismatch::NotABatchStart { slot, entry } => (
+                slot,
+                entry,
+                "does not point at the start of a batch".to_string(),
+            ),
+            IndexLogMismatch::OffsetDisagrees {
+                slot,
+                entry,
+                batch_last_offset,
+            } => (
+                slot,
+                entry,
+                format!(
+                    "names an offset the log does not put there (batch at that position ends at \
+                     {batch_last_offset})"
+                ),
             ),
         };
         out.push(
@@ -674,13 +809,16 @@ fn index_findings(
                 "index.disagrees_with_log",
                 Severity::Error,
                 FindingClass::Corruption,
-                at_file(dir, p, &path, Some(*slot as u64 * 8)),
+                Location {
+                    byte_offset: Some(*slot as u64 * 8),
+                    ..loc.clone()
+                },
                 format!(
                     "offset index entry {slot} (offset {}, position {}) {what}",
                     entry.offset, entry.position
                 ),
             )
-            .fix("delete the .index with the broker stopped so the broker rebuilds it"),
+            .fix(OFFSET_INDEX.fix),
         );
     }
 }
@@ -693,112 +831,69 @@ fn time_index_findings(
     depth: ScanDepth,
     out: &mut Vec<Finding>,
 ) {
-    let log_path = seg
-        .files
-        .log
-        .as_ref()
-        .map(|f| f.path.clone())
-        .unwrap_or_default();
-    let Some(ti) = &seg.time_index else {
-        out.push(
-            Finding::new(
-                "timeindex.missing",
-                Severity::Warning,
-                FindingClass::Condition,
-                at_file(dir, p, &log_path, None),
-                "no .timeindex: the broker creates an empty one and does not rebuild it, so time retention \
-                 falls back to the .log file's mtime",
-            )
-            .fix("rebuild the time index (or delete the .index too so the broker recovers the segment)"),
-        );
-        return;
-    };
-    let path = seg
-        .files
-        .time_index
-        .as_ref()
-        .map(|f| f.path.clone())
-        .unwrap_or_default();
-    let ti = match ti {
-        Err(e) => {
-            out.push(problem_finding(at_partition(dir, p), "time index", e, ""));
+    let ti = match &seg.time_index {
+        None => {
+            out.push(missing_index(
+                &TIME_INDEX,
+                at_file(dir, p, &path_of(&seg.files.log), None),
+                "no .timeindex: the broker creates an empty one and does not rebuild it, so time \
+                 retention falls back to the .log file's mtime",
+                TIME_INDEX.fix,
+            ));
             return;
         }
-        Ok(t) => t,
+        Some(Err(e)) => {
+            out.push(problem_finding(
+                at_partition(dir, p),
+                TIME_INDEX.name,
+                e,
+                TIME_INDEX.fix,
+            ));
+            return;
+        }
+        Some(Ok(t)) => t,
     };
-    // A crashed broker's active time index fails the check on its zero tail; recovery rebuilds it.
-    let rebuilt_on_start = zero_tail_expected(p, seg, unclean) && ti.zero_tail > 0;
-    if let Some(first) = ti.sanity.first().filter(|_| !rebuilt_on_start) {
-        let mut f = Finding::new(
-            "timeindex.sanity_failed",
-            Severity::Error,
-            FindingClass::Corruption,
-            at_file(dir, p, &path, Some(first.offset())),
-            "time index fails Kafka's sanity check",
-        );
-        for s in &ti.sanity {
-            f = f.evidence(format!("{s:?}"));
-        }
-        out.push(f);
-    }
-    if ti.zero_tail > 0 && !zero_tail_expected(p, seg, unclean) {
-        let mut f = Finding::new(
-            "timeindex.zero_tail",
-            if seg.active { Severity::Warning } else { Severity::Error },
-            FindingClass::Corruption,
-            at_file(dir, p, &path, Some((ti.slots - ti.zero_tail) as u64 * 12)),
-            "time index has a zero-filled tail; Kafka reads its last slot, so it sees a largest timestamp of 0",
-        )
-        .evidence(format!("slots: {}, valid: {}, zero: {}", ti.slots, ti.valid_entries, ti.zero_tail));
-        if !seg.active {
-            f = f.evidence("time retention will treat this segment as expired at once".to_string());
-        }
-        out.push(f.fix("rebuild the time index with the broker stopped"));
-    }
-    if ti.garbage > 0 || !ti.entry_problems.is_empty() {
-        let mut f = Finding::new(
-            "timeindex.bad_entries",
-            Severity::Error,
-            FindingClass::Corruption,
-            at_file(dir, p, &path, Some(ti.valid_entries as u64 * 12)),
-            "time index entries are out of order",
-        )
-        .evidence(format!(
-            "slots: {}, valid prefix: {}, garbage: {}",
-            ti.slots, ti.valid_entries, ti.garbage
-        ));
-        for e in &ti.entry_problems {
-            f = f.evidence(format!("{e:?}"));
-        }
-        out.push(f.fix("rebuild the time index with the broker stopped"));
-    }
+    let loc = at_file(dir, p, &path_of(&seg.files.time_index), None);
+    index_shape_findings(
+        &TIME_INDEX,
+        &ti.shape,
+        &loc,
+        seg.active,
+        zero_tail_expected(p, seg, unclean),
+        out,
+    );
     // With every header read, the index's last timestamp must be the log's largest one (Kafka
-    // appends it on roll and close). Only checked where the broker finished the segment.
-    // The metadata log's Raft layer does not append the final time-index entry on close.
+    // appends it on roll and close). Only checked where the broker finished the segment; the
+    // metadata log's Raft layer does not append the final entry on close.
     let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
     let finished = (!seg.active || !unclean) && !metadata_log;
-    if depth >= ScanDepth::Headers && finished && ti.garbage == 0 && ti.zero_tail == 0 {
-        let log_max = seg
-            .log_summary()
-            .and_then(|l| l.stats.as_ref())
-            .and_then(|s| s.max_timestamp)
-            .filter(|t| *t >= 0);
-        let index_last = ti.last_valid.map(|e| e.timestamp);
-        if let (Some(log_max), Some(index_last)) = (log_max, index_last) {
-            if index_last != log_max {
-                out.push(
-                    Finding::new(
-                        "timeindex.disagrees_with_log",
-                        Severity::Warning,
-                        FindingClass::Corruption,
-                        at_file(dir, p, &path, Some(ti.valid_entries.saturating_sub(1) as u64 * 12)),
-                        "time index's last timestamp is not the segment's largest: time retention uses the index",
-                    )
-                    .evidence(format!("index last timestamp: {index_last}"))
-                    .evidence(format!("largest batch timestamp: {log_max}"))
-                    .fix("rebuild the time index with the broker stopped"),
-                );
-            }
+    let tidy = ti.shape.garbage == 0 && ti.shape.zero_tail == 0;
+    if depth < ScanDepth::Headers || !finished || !tidy {
+        return;
+    }
+    let log_max = seg
+        .log_summary()
+        .and_then(|l| l.stats.as_ref())
+        .and_then(|s| s.max_timestamp)
+        .filter(|t| *t >= 0);
+    let index_last = ti.last_valid.map(|e| e.timestamp);
+    if let (Some(log_max), Some(index_last)) = (log_max, index_last) {
+        if index_last != log_max {
+            out.push(
+                Finding::new(
+                    "timeindex.disagrees_with_log",
+                    Severity::Warning,
+                    FindingClass::Corruption,
+                    Location {
+                        byte_offset: Some(ti.shape.valid_entries.saturating_sub(1) as u64 * 12),
+                        ..loc
+                    },
+                    "time index's last timestamp is not the segment's largest: time retention uses the index",
+                )
+                .evidence(format!("index last timestamp: {index_last}"))
+                .evidence(format!("largest batch timestamp: {log_max}"))
+                .fix(TIME_INDEX.fix),
+            );
         }
     }
 }

@@ -89,11 +89,6 @@ impl Partition {
     pub fn size(&self) -> u64 {
         self.segments.iter().map(Segment::size).sum()
     }
-
-    /// Topic name, or the raw dir name when it does not parse.
-    pub fn display_name(&self) -> &str {
-        &self.dir_name
-    }
 }
 
 /// Load a listed partition dir. `only_segment` restricts segments to one base offset.

@@ -148,12 +148,12 @@ pub enum IndexLogMismatch {
     },
 }
 
-/// What the `.index` says.
+/// The layout of an offset or time index file, common to both.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OffsetIndexSummary {
+pub struct IndexShape {
     /// File length.
     pub file_len: u64,
-    /// Slots as Kafka counts them (length / 8).
+    /// Slots as Kafka counts them (length / entry size).
     pub slots: usize,
     /// Valid entries (strictly increasing prefix before the zero tail).
     pub valid_entries: usize,
@@ -161,12 +161,19 @@ pub struct OffsetIndexSummary {
     pub zero_tail: usize,
     /// Non-zero slots after the valid prefix.
     pub garbage: usize,
-    /// The last valid entry.
-    pub last_valid: Option<OffsetPosition>,
     /// Kafka's own `sanityCheck` result (empty: Kafka accepts the file).
     pub sanity: Vec<IndexSanityProblem>,
     /// Stricter entry checks.
     pub entry_problems: Vec<IndexEntryProblem>,
+}
+
+/// What the `.index` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetIndexSummary {
+    /// Layout and checks.
+    pub shape: IndexShape,
+    /// The last valid entry.
+    pub last_valid: Option<OffsetPosition>,
     /// Entries that disagree with the log (the last one at depth `Tail`, all at `Verify`).
     pub log_mismatches: Vec<IndexLogMismatch>,
 }
@@ -174,24 +181,12 @@ pub struct OffsetIndexSummary {
 /// What the `.timeindex` says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeIndexSummary {
-    /// File length.
-    pub file_len: u64,
-    /// Slots as Kafka counts them (length / 12).
-    pub slots: usize,
-    /// Valid entries.
-    pub valid_entries: usize,
-    /// Slots in the zero-filled tail.
-    pub zero_tail: usize,
-    /// Non-zero slots after the valid prefix.
-    pub garbage: usize,
+    /// Layout and checks.
+    pub shape: IndexShape,
     /// Kafka's `lastEntry` (the last slot by count; a zero-tail slot reads as timestamp 0).
     pub kafka_last_entry: TimestampOffset,
     /// The last valid entry.
     pub last_valid: Option<TimestampOffset>,
-    /// Kafka's own `sanityCheck` result.
-    pub sanity: Vec<IndexSanityProblem>,
-    /// Stricter entry checks.
-    pub entry_problems: Vec<IndexEntryProblem>,
 }
 
 /// What the `.txnindex` says.
@@ -305,7 +300,7 @@ fn largest_timestamp(
 ) -> Option<(i64, TimestampSource)> {
     let from_index = time_index
         .and_then(|r| r.as_ref().ok())
-        .filter(|t| t.slots > 0)
+        .filter(|t| t.shape.slots > 0)
         .map(|t| t.kafka_last_entry.timestamp)
         .filter(|ts| *ts >= 0);
     match from_index {
@@ -459,14 +454,16 @@ fn summarize_offset_index(
 ) -> OffsetIndexSummary {
     let valid = view.valid_entries();
     let mut summary = OffsetIndexSummary {
-        file_len: view.file_len(),
-        slots: view.slot_count(),
-        valid_entries: valid,
-        zero_tail: view.zero_tail().len(),
-        garbage: view.garbage_slots().len(),
+        shape: IndexShape {
+            file_len: view.file_len(),
+            slots: view.slot_count(),
+            valid_entries: valid,
+            zero_tail: view.zero_tail().len(),
+            garbage: view.garbage_slots().len(),
+            sanity: view.sanity_check(),
+            entry_problems: view.entry_problems(),
+        },
         last_valid: (valid > 0).then(|| view.last_valid_entry()),
-        sanity: view.sanity_check(),
-        entry_problems: view.entry_problems(),
         log_mismatches: Vec::new(),
     };
     if let Some((log, positions)) = log {
@@ -538,15 +535,17 @@ fn load_time_index(file: &FileInfo, base: i64, opts: &LoadOptions) -> Parsed<Tim
     let view = TimeIndex::parse(&bytes, base).map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
     Ok(TimeIndexSummary {
-        file_len: view.file_len(),
-        slots: view.slot_count(),
-        valid_entries: valid,
-        zero_tail: view.zero_tail().len(),
-        garbage: view.garbage_slots().len(),
+        shape: IndexShape {
+            file_len: view.file_len(),
+            slots: view.slot_count(),
+            valid_entries: valid,
+            zero_tail: view.zero_tail().len(),
+            garbage: view.garbage_slots().len(),
+            sanity: view.sanity_check(),
+            entry_problems: view.entry_problems(),
+        },
         kafka_last_entry: view.last_entry(),
         last_valid: (valid > 0).then(|| view.last_valid_entry()),
-        sanity: view.sanity_check(),
-        entry_problems: view.entry_problems(),
     })
 }
 

@@ -8,7 +8,7 @@ use crate::formats::walk::WalkEnd;
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
 use crate::model::partition::Partition;
-use crate::model::segment::{Segment, TimestampSource};
+use crate::model::segment::{IndexShape, Segment, TimestampSource};
 
 /// Version of the JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -137,6 +137,17 @@ pub struct IndexDoc {
     pub valid_entries: usize,
     /// Zero-filled tail slots.
     pub zero_tail: usize,
+}
+
+impl IndexDoc {
+    fn new(shape: &IndexShape) -> Self {
+        IndexDoc {
+            file_bytes: shape.file_len,
+            slots: shape.slots,
+            valid_entries: shape.valid_entries,
+            zero_tail: shape.zero_tail,
+        }
+    }
 }
 
 /// One producer snapshot.
@@ -308,22 +319,12 @@ impl SegmentDoc {
                 .index
                 .as_ref()
                 .and_then(|r| r.as_ref().ok())
-                .map(|i| IndexDoc {
-                    file_bytes: i.file_len,
-                    slots: i.slots,
-                    valid_entries: i.valid_entries,
-                    zero_tail: i.zero_tail,
-                }),
+                .map(|i| IndexDoc::new(&i.shape)),
             time_index: s
                 .time_index
                 .as_ref()
                 .and_then(|r| r.as_ref().ok())
-                .map(|i| IndexDoc {
-                    file_bytes: i.file_len,
-                    slots: i.slots,
-                    valid_entries: i.valid_entries,
-                    zero_tail: i.zero_tail,
-                }),
+                .map(|i| IndexDoc::new(&i.shape)),
             aborted_transactions: s
                 .txn_index
                 .as_ref()
