@@ -19,6 +19,9 @@ pub mod legacy;
 pub mod record;
 pub mod walk;
 
+// KRaft metadata records.
+pub mod metadata_record;
+
 // Indexes.
 pub mod offset_index;
 pub mod time_index;
