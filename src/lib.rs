@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod config;
 pub mod exit_codes;
 pub mod formats;
 pub mod model;

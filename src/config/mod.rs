@@ -1,0 +1,225 @@
+//! Effective configuration offline: for each topic, the value of each config the broker would
+//! use and where it came from, computed from the files (server.properties, the KRaft metadata
+//! log's topic and broker configs, a saved `kafka-configs.sh --describe` output, `--config`
+//! overrides) with the broker down.
+//!
+//! * [`defaults`]: Kafka 4.4.0's topic configs (type, default, validator, broker synonyms) and
+//!   the broker-only configs the cleanup rules read.
+//! * [`value`]: Kafka's parse / validate / render of one value.
+//! * [`sources`]: the inputs, as plain maps ([`ConfigSources`]).
+//! * [`describe_file`]: the `kafka-configs.sh --describe` output parser.
+//! * [`resolve`]: the broker's precedence and synonym rules ([`resolve_topic`]).
+//!
+//! Spec: `kafka-cleanup-rules.md` §E; where it and a real 4.4.0 broker disagree the broker
+//! wins (see the module docs of [`resolve`]).
+
+pub mod defaults;
+pub mod describe_file;
+pub mod resolve;
+pub mod sources;
+pub mod value;
+
+use std::fmt;
+
+pub use describe_file::{parse_describe_file, DescribeFile};
+pub use resolve::{
+    resolve_all, resolve_broker, resolve_topic, BrokerEffectiveConfig, EffectiveConfig,
+    ResolvedValue,
+};
+pub use sources::{
+    from_metadata_maps, parse_config_override, parse_server_properties, ConfigSources,
+};
+
+/// A `DescribeConfigsResponse.ConfigSource` as Kafka names it (the five a topic or broker config
+/// can have, plus the others `kafka-configs.sh` may print).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KafkaSource {
+    /// `DYNAMIC_TOPIC_CONFIG`: a topic override.
+    DynamicTopicConfig,
+    /// `DYNAMIC_BROKER_CONFIG`: dynamic config of this broker.
+    DynamicBrokerConfig,
+    /// `DYNAMIC_DEFAULT_BROKER_CONFIG`: dynamic cluster-wide default.
+    DynamicDefaultBrokerConfig,
+    /// `STATIC_BROKER_CONFIG`: server.properties.
+    StaticBrokerConfig,
+    /// `DEFAULT_CONFIG`: Kafka's built-in default.
+    DefaultConfig,
+    /// `DYNAMIC_BROKER_LOGGER_CONFIG`.
+    DynamicBrokerLoggerConfig,
+    /// `DYNAMIC_CLIENT_METRICS_CONFIG`.
+    DynamicClientMetricsConfig,
+    /// `DYNAMIC_GROUP_CONFIG`.
+    DynamicGroupConfig,
+    /// `UNKNOWN`.
+    Unknown,
+}
+
+impl KafkaSource {
+    const ALL: [KafkaSource; 9] = [
+        KafkaSource::DynamicTopicConfig,
+        KafkaSource::DynamicBrokerConfig,
+        KafkaSource::DynamicDefaultBrokerConfig,
+        KafkaSource::StaticBrokerConfig,
+        KafkaSource::DefaultConfig,
+        KafkaSource::DynamicBrokerLoggerConfig,
+        KafkaSource::DynamicClientMetricsConfig,
+        KafkaSource::DynamicGroupConfig,
+        KafkaSource::Unknown,
+    ];
+
+    /// Kafka's name, e.g. `DYNAMIC_TOPIC_CONFIG`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KafkaSource::DynamicTopicConfig => "DYNAMIC_TOPIC_CONFIG",
+            KafkaSource::DynamicBrokerConfig => "DYNAMIC_BROKER_CONFIG",
+            KafkaSource::DynamicDefaultBrokerConfig => "DYNAMIC_DEFAULT_BROKER_CONFIG",
+            KafkaSource::StaticBrokerConfig => "STATIC_BROKER_CONFIG",
+            KafkaSource::DefaultConfig => "DEFAULT_CONFIG",
+            KafkaSource::DynamicBrokerLoggerConfig => "DYNAMIC_BROKER_LOGGER_CONFIG",
+            KafkaSource::DynamicClientMetricsConfig => "DYNAMIC_CLIENT_METRICS_CONFIG",
+            KafkaSource::DynamicGroupConfig => "DYNAMIC_GROUP_CONFIG",
+            KafkaSource::Unknown => "UNKNOWN",
+        }
+    }
+
+    /// The source named `name` (Kafka's spelling).
+    pub fn from_name(name: &str) -> Option<KafkaSource> {
+        KafkaSource::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+impl fmt::Display for KafkaSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a resolved value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ConfigSource {
+    /// A `--config TOPIC:KEY=VALUE` override given to logclean (highest precedence).
+    Override,
+    /// A `kafka-configs.sh --describe` file given to logclean (the broker's own answer).
+    DescribeFile,
+    /// `DYNAMIC_TOPIC_CONFIG`: the topic's override in the KRaft metadata.
+    DynamicTopicConfig,
+    /// `DYNAMIC_BROKER_CONFIG`: dynamic config of the broker (`--broker-id`).
+    DynamicBrokerConfig,
+    /// `DYNAMIC_DEFAULT_BROKER_CONFIG`: dynamic cluster-wide default.
+    DynamicDefaultBrokerConfig,
+    /// `STATIC_BROKER_CONFIG`: server.properties.
+    StaticBrokerConfig,
+    /// `DEFAULT_CONFIG`: Kafka's built-in default.
+    DefaultConfig,
+}
+
+impl ConfigSource {
+    /// Kafka's name for the five Kafka levels; `OVERRIDE` and `DESCRIBE_FILE` for logclean's.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigSource::Override => "OVERRIDE",
+            ConfigSource::DescribeFile => "DESCRIBE_FILE",
+            ConfigSource::DynamicTopicConfig => "DYNAMIC_TOPIC_CONFIG",
+            ConfigSource::DynamicBrokerConfig => "DYNAMIC_BROKER_CONFIG",
+            ConfigSource::DynamicDefaultBrokerConfig => "DYNAMIC_DEFAULT_BROKER_CONFIG",
+            ConfigSource::StaticBrokerConfig => "STATIC_BROKER_CONFIG",
+            ConfigSource::DefaultConfig => "DEFAULT_CONFIG",
+        }
+    }
+
+    /// The Kafka source this is, if it is one of Kafka's five.
+    pub fn kafka(self) -> Option<KafkaSource> {
+        match self {
+            ConfigSource::Override | ConfigSource::DescribeFile => None,
+            ConfigSource::DynamicTopicConfig => Some(KafkaSource::DynamicTopicConfig),
+            ConfigSource::DynamicBrokerConfig => Some(KafkaSource::DynamicBrokerConfig),
+            ConfigSource::DynamicDefaultBrokerConfig => {
+                Some(KafkaSource::DynamicDefaultBrokerConfig)
+            }
+            ConfigSource::StaticBrokerConfig => Some(KafkaSource::StaticBrokerConfig),
+            ConfigSource::DefaultConfig => Some(KafkaSource::DefaultConfig),
+        }
+    }
+
+    /// The logclean source for a Kafka source (`None` for the non-log ones).
+    pub fn from_kafka(k: KafkaSource) -> Option<ConfigSource> {
+        match k {
+            KafkaSource::DynamicTopicConfig => Some(ConfigSource::DynamicTopicConfig),
+            KafkaSource::DynamicBrokerConfig => Some(ConfigSource::DynamicBrokerConfig),
+            KafkaSource::DynamicDefaultBrokerConfig => {
+                Some(ConfigSource::DynamicDefaultBrokerConfig)
+            }
+            KafkaSource::StaticBrokerConfig => Some(ConfigSource::StaticBrokerConfig),
+            KafkaSource::DefaultConfig => Some(ConfigSource::DefaultConfig),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ConfigSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A configuration problem. Resolution never stops on one: a bad value is skipped (the next
+/// source is used, as the broker ignores an invalid dynamic value) and the problem is recorded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A value that fails its type or validator.
+    #[error("invalid value `{value}` for `{key}` from {level}: {reason}")]
+    InvalidValue {
+        /// The key as written at that level (a broker key for a broker synonym).
+        key: String,
+        /// The value as written.
+        value: String,
+        /// The level it was found at.
+        level: ConfigSource,
+        /// Why Kafka rejects it.
+        reason: String,
+    },
+    /// A broker key Kafka does not accept dynamically, found in a dynamic source: the broker
+    /// ignores it (`DynamicBrokerConfig.nonDynamicConfigs`).
+    #[error("`{key}={value}` from {level} is ignored: `{key}` cannot be set dynamically")]
+    NotDynamic {
+        /// The broker key.
+        key: String,
+        /// The value as written.
+        value: String,
+        /// The dynamic level it was found at.
+        level: ConfigSource,
+    },
+    /// A topic-level key that is not a Kafka 4.4.0 topic config.
+    #[error("unknown topic config `{key}` for topic `{topic}` from {level}")]
+    UnknownTopicConfig {
+        /// The topic.
+        topic: String,
+        /// The key.
+        key: String,
+        /// Where it was found.
+        level: ConfigSource,
+    },
+    /// A malformed `--config` argument.
+    #[error("bad --config `{arg}`: {reason}")]
+    BadOverride {
+        /// The argument.
+        arg: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A malformed describe-file line.
+    #[error("describe file, line {line}: {reason}")]
+    DescribeFile {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An unreadable server.properties.
+    #[error("server.properties: {reason}")]
+    Properties {
+        /// What is wrong.
+        reason: String,
+    },
+}

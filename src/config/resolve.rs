@@ -1,0 +1,479 @@
+//! The value a Kafka 4.4.0 broker uses for each topic config, and its source, from
+//! [`ConfigSources`].
+//!
+//! Precedence (`ConfigHelper.describeConfigs` → `LogConfig.fromProps(config.extractLogConfigMap,
+//! topicProps)`; `DynamicBrokerConfig` merges the broker levels key by key):
+//!
+//! 1. `--config` override ([`ConfigSource::Override`]), then a describe file's topic entry
+//!    ([`ConfigSource::DescribeFile`]), then the topic override (`DYNAMIC_TOPIC_CONFIG`);
+//! 2. else the broker value of the topic's synonyms: synonyms in Kafka's order (outer loop),
+//!    levels dynamic-per-broker > dynamic-cluster-default > static (inner loop). The first
+//!    synonym found at any level wins: a static `log.retention.ms` beats a dynamic
+//!    `log.retention.hours` (which the broker ignores anyway: only the first synonym of each
+//!    topic config is dynamically settable). Unit conversion: minutes × 60 000, hours ×
+//!    3 600 000; for `retention.ms` any negative broker value becomes −1
+//!    (`KafkaConfig.logRetentionTimeMillis`).
+//! 3. else the default of the last synonym (`log.retention.hours=168` → 604800000), or the
+//!    topic config's own default when it has no synonym (`DEFAULT_CONFIG`).
+//!
+//! A value failing its type or validator is skipped with a [`ConfigError`] recorded, and the
+//! next candidate is used (the broker drops an invalid dynamic value the same way).
+//!
+//! [`ResolvedValue::reported_source`] reproduces what `describeConfigs` reports, including its
+//! quirk: the broker-level synonym list is built level by level and then everything before the
+//! first entry named like the *first* synonym is dropped (`configSynonyms`' `dropWhile`), so a
+//! `retention.ms` that comes from `log.retention.hours` or `.minutes` (static) is reported as
+//! `DEFAULT_CONFIG`, though its value is the converted broker value.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::defaults::{self, BrokerConfigDef, Synonym, TopicConfigDef, TOPIC_CONFIGS};
+use super::sources::{ConfigMap, ConfigSources};
+use super::value::{self, Typed};
+use super::{ConfigError, ConfigSource};
+
+/// One resolved config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedValue {
+    /// The value, rendered as Kafka renders it in `describeConfigs`.
+    pub value: String,
+    /// Where it came from.
+    pub source: ConfigSource,
+    /// The broker key whose value was used (with unit conversion), for a broker-level source
+    /// or a synonym default; `None` for a topic-level value or a synonym-less default.
+    pub synonym_key_used: Option<String>,
+    /// The source `describeConfigs` would report (see the module docs for where it differs).
+    pub reported_source: ConfigSource,
+}
+
+impl ResolvedValue {
+    /// The value as a Java `long` / `int`.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.value.parse().ok()
+    }
+
+    /// The value as a Java `double`.
+    pub fn as_f64(&self) -> Option<f64> {
+        self.value.parse().ok()
+    }
+
+    /// The value as a boolean.
+    pub fn as_bool(&self) -> Option<bool> {
+        self.value.parse().ok()
+    }
+
+    /// The value as a list (empty for an empty value).
+    pub fn as_list(&self) -> Vec<&str> {
+        if self.value.is_empty() {
+            Vec::new()
+        } else {
+            self.value.split(',').collect()
+        }
+    }
+}
+
+/// A topic's effective configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectiveConfig {
+    /// The topic.
+    pub topic: String,
+    /// Every Kafka 4.4.0 topic config, by key.
+    pub values: BTreeMap<String, ResolvedValue>,
+    /// Problems met on the way (bad values skipped, ignored keys).
+    pub problems: Vec<ConfigError>,
+}
+
+impl EffectiveConfig {
+    /// The resolved `key`.
+    pub fn get(&self, key: &str) -> Option<&ResolvedValue> {
+        self.values.get(key)
+    }
+
+    /// The resolved `key` as an integer.
+    pub fn get_i64(&self, key: &str) -> Option<i64> {
+        self.get(key).and_then(ResolvedValue::as_i64)
+    }
+}
+
+/// The broker-only configs' effective values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerEffectiveConfig {
+    /// Each broker-only config with a value (`log.dirs` and `metadata.log.dir` are absent when
+    /// unset, their default being null).
+    pub values: BTreeMap<String, ResolvedValue>,
+    /// Problems met on the way.
+    pub problems: Vec<ConfigError>,
+}
+
+impl BrokerEffectiveConfig {
+    /// The resolved `key`.
+    pub fn get(&self, key: &str) -> Option<&ResolvedValue> {
+        self.values.get(key)
+    }
+
+    /// The log dirs the broker uses: `log.dirs` if set, else `log.dir` (`KafkaConfig.logDirs`).
+    pub fn log_dirs(&self) -> Vec<String> {
+        self.get("log.dirs")
+            .or_else(|| self.get("log.dir"))
+            .map(|v| v.as_list().into_iter().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The broker levels, highest precedence first.
+fn broker_levels(sources: &ConfigSources) -> [(ConfigSource, Option<&ConfigMap>); 3] {
+    [
+        (
+            ConfigSource::DynamicBrokerConfig,
+            Some(&sources.dynamic_broker),
+        ),
+        (
+            ConfigSource::DynamicDefaultBrokerConfig,
+            Some(&sources.dynamic_cluster_default),
+        ),
+        (
+            ConfigSource::StaticBrokerConfig,
+            sources.static_props.as_ref(),
+        ),
+    ]
+}
+
+fn is_dynamic(level: ConfigSource) -> bool {
+    matches!(
+        level,
+        ConfigSource::DynamicBrokerConfig | ConfigSource::DynamicDefaultBrokerConfig
+    )
+}
+
+/// A topic-level value: parse and validate as the topic config.
+fn topic_level(
+    def: &TopicConfigDef,
+    raw: &str,
+    level: ConfigSource,
+) -> Result<String, ConfigError> {
+    value::parse(def.config_type, raw)
+        .and_then(|v| value::validate(def.validator, &v).map(|()| value::render(&v)))
+        .map_err(|reason| ConfigError::InvalidValue {
+            key: def.name.into(),
+            value: raw.into(),
+            level,
+            reason,
+        })
+}
+
+/// A broker synonym's value converted into the topic config's value.
+fn broker_level(
+    def: &TopicConfigDef,
+    syn: &Synonym,
+    raw: &str,
+    level: ConfigSource,
+) -> Result<String, ConfigError> {
+    let invalid = |reason: String| ConfigError::InvalidValue {
+        key: syn.name.into(),
+        value: raw.into(),
+        level,
+        reason,
+    };
+    if is_dynamic(level) && !syn.dynamic {
+        return Err(ConfigError::NotDynamic {
+            key: syn.name.into(),
+            value: raw.into(),
+            level,
+        });
+    }
+    let parsed = value::parse(syn.config_type, raw).map_err(invalid)?;
+    value::validate(syn.validator, &parsed).map_err(invalid)?;
+    let converted = match parsed {
+        Typed::Integer(n) => {
+            let ms = n
+                .checked_mul(syn.unit.factor())
+                .ok_or_else(|| invalid("value overflows a long after unit conversion".into()))?;
+            // KafkaConfig.logRetentionTimeMillis: any negative broker retention means "no limit".
+            Typed::Integer(if def.name == "retention.ms" && ms < 0 {
+                -1
+            } else {
+                ms
+            })
+        }
+        other => other,
+    };
+    value::validate(def.validator, &converted)
+        .map_err(|r| invalid(format!("as `{}`: {r}", def.name)))?;
+    Ok(value::render(&converted))
+}
+
+/// Kafka's default for a synonym (its default converted), for the last synonym only.
+fn synonym_default(def: &TopicConfigDef) -> Option<(&'static Synonym, String)> {
+    let syn = def.synonyms.last()?;
+    let raw = syn.default?;
+    broker_level(def, syn, raw, ConfigSource::DefaultConfig)
+        .ok()
+        .map(|v| (syn, v))
+}
+
+/// What `describeConfigs` reports for a topic config resolved at broker level or default:
+/// synonyms present level by level, then `dropWhile(name != first synonym)`.
+fn kafka_reported_broker_source(def: &TopicConfigDef, sources: &ConfigSources) -> ConfigSource {
+    let Some(primary) = def.synonyms.first() else {
+        return ConfigSource::DefaultConfig;
+    };
+    let mut list: Vec<(ConfigSource, &str)> = Vec::new();
+    for (level, map) in broker_levels(sources) {
+        let Some(map) = map else { continue };
+        for syn in def.synonyms {
+            if let Some(raw) = map.get(syn.name) {
+                if broker_level(def, syn, raw, level).is_ok() {
+                    list.push((level, syn.name));
+                }
+            }
+        }
+    }
+    for syn in def.synonyms {
+        if syn.default.is_some() {
+            list.push((ConfigSource::DefaultConfig, syn.name));
+        }
+    }
+    list.into_iter()
+        .find(|(_, name)| *name == primary.name)
+        .map_or(ConfigSource::DefaultConfig, |(level, _)| level)
+}
+
+fn resolve_key(
+    def: &TopicConfigDef,
+    topic: &str,
+    sources: &ConfigSources,
+    problems: &mut Vec<ConfigError>,
+) -> ResolvedValue {
+    let topic_value = |value: String, source: ConfigSource, reported: ConfigSource| ResolvedValue {
+        value,
+        source,
+        synonym_key_used: None,
+        reported_source: reported,
+    };
+    // 1. Topic-level candidates.
+    let cli = [topic, "*"]
+        .into_iter()
+        .find_map(|t| sources.cli_overrides.get(t).and_then(|m| m.get(def.name)));
+    if let Some(raw) = cli {
+        match topic_level(def, raw, ConfigSource::Override) {
+            Ok(v) => return topic_value(v, ConfigSource::Override, ConfigSource::Override),
+            Err(e) => problems.push(e),
+        }
+    }
+    let described = sources
+        .describe_file
+        .as_ref()
+        .and_then(|f| f.topic(topic))
+        .and_then(|e| e.configs.iter().rev().find(|c| c.name == def.name));
+    if let Some(entry) = described {
+        if let Some(raw) = &entry.value {
+            match topic_level(def, raw, ConfigSource::DescribeFile) {
+                Ok(v) => {
+                    let reported = ConfigSource::from_kafka(entry.source())
+                        .unwrap_or(ConfigSource::DescribeFile);
+                    let used = entry
+                        .synonyms
+                        .first()
+                        .filter(|s| s.name != def.name)
+                        .map(|s| s.name.clone());
+                    return ResolvedValue {
+                        value: v,
+                        source: ConfigSource::DescribeFile,
+                        synonym_key_used: used,
+                        reported_source: reported,
+                    };
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+    }
+    if let Some(raw) = sources
+        .topic_overrides
+        .get(topic)
+        .and_then(|m| m.get(def.name))
+    {
+        match topic_level(def, raw, ConfigSource::DynamicTopicConfig) {
+            Ok(v) => {
+                let s = ConfigSource::DynamicTopicConfig;
+                return topic_value(v, s, s);
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    // 2. Broker synonyms: synonym order outside, level order inside.
+    let reported = kafka_reported_broker_source(def, sources);
+    for syn in def.synonyms {
+        for (level, map) in broker_levels(sources) {
+            let Some(raw) = map.and_then(|m| m.get(syn.name)) else {
+                continue;
+            };
+            match broker_level(def, syn, raw, level) {
+                Ok(v) => {
+                    return ResolvedValue {
+                        value: v,
+                        source: level,
+                        synonym_key_used: Some(syn.name.into()),
+                        reported_source: reported,
+                    }
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+    }
+    // 3. Defaults.
+    if let Some((syn, v)) = synonym_default(def) {
+        return ResolvedValue {
+            value: v,
+            source: ConfigSource::DefaultConfig,
+            synonym_key_used: Some(syn.name.into()),
+            reported_source: reported,
+        };
+    }
+    topic_value(
+        def.default.into(),
+        ConfigSource::DefaultConfig,
+        ConfigSource::DefaultConfig,
+    )
+}
+
+/// The effective configuration of `topic`: every Kafka 4.4.0 topic config.
+pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
+    let mut problems = Vec::new();
+    let mut values = BTreeMap::new();
+    for def in TOPIC_CONFIGS {
+        values.insert(
+            def.name.to_string(),
+            resolve_key(def, topic, sources, &mut problems),
+        );
+    }
+    if let Some(over) = sources.topic_overrides.get(topic) {
+        for key in over.keys().filter(|k| defaults::topic_config(k).is_none()) {
+            problems.push(ConfigError::UnknownTopicConfig {
+                topic: topic.into(),
+                key: key.clone(),
+                level: ConfigSource::DynamicTopicConfig,
+            });
+        }
+    }
+    EffectiveConfig {
+        topic: topic.into(),
+        values,
+        problems,
+    }
+}
+
+/// The effective configuration of every topic the sources name (topic overrides, `--config`
+/// other than `*`, describe-file topic sections). Topics known only from the log dirs need
+/// [`resolve_topic`].
+pub fn resolve_all(sources: &ConfigSources) -> BTreeMap<String, EffectiveConfig> {
+    let mut topics: BTreeSet<&str> = sources.topic_overrides.keys().map(String::as_str).collect();
+    topics.extend(
+        sources
+            .cli_overrides
+            .keys()
+            .map(String::as_str)
+            .filter(|t| *t != "*"),
+    );
+    if let Some(f) = &sources.describe_file {
+        topics.extend(f.topics());
+    }
+    topics
+        .into_iter()
+        .map(|t| (t.to_string(), resolve_topic(sources, t)))
+        .collect()
+}
+
+fn resolve_broker_key(
+    def: &BrokerConfigDef,
+    sources: &ConfigSources,
+    problems: &mut Vec<ConfigError>,
+) -> Option<ResolvedValue> {
+    let check = |raw: &str, level: ConfigSource| {
+        value::parse(def.config_type, raw)
+            .and_then(|v| value::validate(def.validator, &v).map(|()| value::render(&v)))
+            .map_err(|reason| ConfigError::InvalidValue {
+                key: def.name.into(),
+                value: raw.into(),
+                level,
+                reason,
+            })
+    };
+    for (level, map) in broker_levels(sources) {
+        let Some(raw) = map.and_then(|m| m.get(def.name)) else {
+            continue;
+        };
+        if is_dynamic(level) && !def.dynamic {
+            problems.push(ConfigError::NotDynamic {
+                key: def.name.into(),
+                value: raw.clone(),
+                level,
+            });
+            continue;
+        }
+        match check(raw, level) {
+            Ok(v) => {
+                return Some(ResolvedValue {
+                    value: v,
+                    source: level,
+                    synonym_key_used: None,
+                    reported_source: level,
+                })
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    def.default.map(|d| ResolvedValue {
+        value: d.into(),
+        source: ConfigSource::DefaultConfig,
+        synonym_key_used: None,
+        reported_source: ConfigSource::DefaultConfig,
+    })
+}
+
+/// The effective broker-only configs (spec §E2) of the broker the sources describe.
+pub fn resolve_broker(sources: &ConfigSources) -> BrokerEffectiveConfig {
+    let mut problems = Vec::new();
+    let values = defaults::BROKER_CONFIGS
+        .iter()
+        .filter_map(|d| {
+            resolve_broker_key(d, sources, &mut problems).map(|v| (d.name.to_string(), v))
+        })
+        .collect();
+    BrokerEffectiveConfig { values, problems }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(kv: &[(&str, &str)]) -> ConfigMap {
+        kv.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn empty_sources_give_defaults() {
+        let e = resolve_topic(&ConfigSources::default(), "t");
+        assert_eq!(e.values.len(), TOPIC_CONFIGS.len());
+        let r = e.get("retention.ms").unwrap();
+        assert_eq!(r.value, "604800000");
+        assert_eq!(r.source, ConfigSource::DefaultConfig);
+        assert_eq!(r.synonym_key_used.as_deref(), Some("log.retention.hours"));
+        assert!(e.problems.is_empty());
+    }
+
+    #[test]
+    fn broker_log_dirs() {
+        let mut s = ConfigSources::default();
+        assert_eq!(
+            resolve_broker(&s).log_dirs(),
+            vec!["/tmp/kafka-logs".to_string()]
+        );
+        s.static_props = Some(map(&[("log.dirs", "a, b")]));
+        assert_eq!(
+            resolve_broker(&s).log_dirs(),
+            vec!["a".to_string(), "b".to_string()]
+        );
+    }
+}

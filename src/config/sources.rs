@@ -1,0 +1,172 @@
+//! The inputs of config resolution, as plain maps: server.properties, the dynamic broker
+//! configs and topic overrides from the KRaft metadata (filled by the caller, e.g. from
+//! `model::metadata_log`, through [`from_metadata_maps`]), `--config TOPIC:KEY=VALUE`
+//! overrides, and a parsed describe file.
+
+use std::collections::BTreeMap;
+
+use super::describe_file::DescribeFile;
+use super::ConfigError;
+use crate::formats::meta_properties::parse_properties;
+
+/// A `key → value` map.
+pub type ConfigMap = BTreeMap<String, String>;
+
+/// Everything resolution reads. Kafka's built-in defaults are the tables in
+/// [`super::defaults`] and need no field.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConfigSources {
+    /// server.properties (`None`: not available; then static values count as unset).
+    pub static_props: Option<ConfigMap>,
+    /// Dynamic cluster-wide default broker config (BROKER resource `""`).
+    pub dynamic_cluster_default: ConfigMap,
+    /// Dynamic config of the broker whose view is computed (BROKER resource `<id>`).
+    pub dynamic_broker: ConfigMap,
+    /// Topic overrides (`DYNAMIC_TOPIC_CONFIG`), topic → key → value.
+    pub topic_overrides: BTreeMap<String, ConfigMap>,
+    /// `--config` overrides, topic → key → value (topic `*`: every topic).
+    pub cli_overrides: BTreeMap<String, ConfigMap>,
+    /// A parsed `kafka-configs.sh --describe` output.
+    pub describe_file: Option<DescribeFile>,
+}
+
+impl ConfigSources {
+    /// Add `--config` arguments (each `TOPIC:KEY=VALUE`).
+    pub fn add_cli_overrides<'a>(
+        &mut self,
+        args: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), ConfigError> {
+        for arg in args {
+            let (topic, key, value) = parse_config_override(arg)?;
+            self.cli_overrides
+                .entry(topic)
+                .or_default()
+                .insert(key, value);
+        }
+        Ok(())
+    }
+
+    /// Fill the broker levels (dynamic per broker, dynamic default, static) from the describe
+    /// file where the maps lack a key; values already present (from the files) win.
+    pub fn merge_describe_broker_layers(&mut self, broker_id: Option<&str>) {
+        let Some(file) = &self.describe_file else {
+            return;
+        };
+        let layers = file.broker_layers(broker_id);
+        for (k, v) in layers.dynamic_broker {
+            self.dynamic_broker.entry(k).or_insert(v);
+        }
+        for (k, v) in layers.dynamic_cluster_default {
+            self.dynamic_cluster_default.entry(k).or_insert(v);
+        }
+        if !layers.static_props.is_empty() {
+            let s = self.static_props.get_or_insert_with(BTreeMap::new);
+            for (k, v) in layers.static_props {
+                s.entry(k).or_insert(v);
+            }
+        }
+    }
+}
+
+/// Sources from the KRaft metadata image's maps: `topic_configs` (topic → overrides) and
+/// `broker_configs` (`""` → cluster default, `"<id>"` → that node), keeping the dynamic config
+/// of `broker_id` only. Static props, overrides and describe file are left empty.
+pub fn from_metadata_maps(
+    topic_configs: &BTreeMap<String, BTreeMap<String, String>>,
+    broker_configs: &BTreeMap<String, BTreeMap<String, String>>,
+    broker_id: Option<i32>,
+) -> ConfigSources {
+    ConfigSources {
+        topic_overrides: topic_configs.clone(),
+        dynamic_cluster_default: broker_configs.get("").cloned().unwrap_or_default(),
+        dynamic_broker: broker_id
+            .and_then(|id| broker_configs.get(&id.to_string()).cloned())
+            .unwrap_or_default(),
+        ..ConfigSources::default()
+    }
+}
+
+/// Parse server.properties (Java `Properties.load`; a duplicate key keeps its last value).
+pub fn parse_server_properties(bytes: &[u8]) -> Result<ConfigMap, ConfigError> {
+    let props = parse_properties(bytes).map_err(|e| ConfigError::Properties {
+        reason: e.to_string(),
+    })?;
+    Ok(props.into_iter().map(|p| (p.key, p.value)).collect())
+}
+
+/// Parse one `--config TOPIC:KEY=VALUE` (the topic ends at the first `:`, which no topic name
+/// contains; the key at the first `=`). Returns `(topic, key, value)`.
+pub fn parse_config_override(arg: &str) -> Result<(String, String, String), ConfigError> {
+    let err = |reason: &str| ConfigError::BadOverride {
+        arg: arg.into(),
+        reason: reason.into(),
+    };
+    let (topic, rest) = arg
+        .split_once(':')
+        .ok_or_else(|| err("expected TOPIC:KEY=VALUE"))?;
+    let (key, value) = rest
+        .split_once('=')
+        .ok_or_else(|| err("expected TOPIC:KEY=VALUE"))?;
+    let (topic, key) = (topic.trim(), key.trim());
+    if topic.is_empty() {
+        return Err(err("empty topic"));
+    }
+    if key.is_empty() {
+        return Err(err("empty key"));
+    }
+    if super::defaults::topic_config(key).is_none() {
+        return Err(err(&format!("`{key}` is not a Kafka 4.4.0 topic config")));
+    }
+    Ok((topic.to_string(), key.to_string(), value.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn override_parsing() {
+        assert_eq!(
+            parse_config_override("orders:retention.ms=3600000").ok(),
+            Some(("orders".into(), "retention.ms".into(), "3600000".into()))
+        );
+        assert_eq!(
+            parse_config_override("t:cleanup.policy=compact,delete").ok(),
+            Some(("t".into(), "cleanup.policy".into(), "compact,delete".into()))
+        );
+        assert!(parse_config_override("orders=retention.ms").is_err());
+        assert!(parse_config_override(":retention.ms=1").is_err());
+        assert!(parse_config_override("t:retention.hours=1").is_err());
+    }
+
+    #[test]
+    fn metadata_maps() {
+        let mut b = BTreeMap::new();
+        b.insert(
+            "".to_string(),
+            BTreeMap::from([("a".to_string(), "1".to_string())]),
+        );
+        b.insert(
+            "1".to_string(),
+            BTreeMap::from([("b".to_string(), "2".to_string())]),
+        );
+        b.insert(
+            "2".to_string(),
+            BTreeMap::from([("c".to_string(), "3".to_string())]),
+        );
+        let s = from_metadata_maps(&BTreeMap::new(), &b, Some(1));
+        assert_eq!(
+            s.dynamic_cluster_default.get("a").map(String::as_str),
+            Some("1")
+        );
+        assert_eq!(s.dynamic_broker.len(), 1);
+        assert_eq!(s.dynamic_broker.get("b").map(String::as_str), Some("2"));
+    }
+
+    #[test]
+    fn server_properties() {
+        let m = parse_server_properties(b"# c\nlog.retention.hours = 24\nlog.retention.hours=12\n")
+            .unwrap();
+        assert_eq!(m.get("log.retention.hours").map(String::as_str), Some("12"));
+    }
+}
