@@ -193,3 +193,46 @@ fn tail_scan_agrees_with_full_scan() {
         }
     }
 }
+
+/// The largest timestamp logclean reports (Kafka's rule: last time-index entry, else mtime) is the
+/// largest batch timestamp of every data segment the broker wrote, crashed active ones included.
+#[test]
+fn largest_timestamp_is_the_largest_batch_timestamp() {
+    let mut checked = 0;
+    for dir in scenarios() {
+        let m = manifest(&dir);
+        for d in load(&dir, &m, ScanDepth::Headers) {
+            for p in d
+                .partitions
+                .iter()
+                .filter(|p| p.name.as_ref().is_some_and(|n| !n.is_metadata_log()))
+            {
+                if p.name
+                    .as_ref()
+                    .is_some_and(|n| n.state != logclean::model::names::PartitionDirState::Live)
+                {
+                    continue;
+                }
+                for s in &p.segments {
+                    let Some(max) = s
+                        .log_summary()
+                        .and_then(|l| l.stats.as_ref())
+                        .and_then(|st| st.max_timestamp)
+                    else {
+                        continue;
+                    };
+                    let (ts, source) = s.largest_timestamp.unwrap();
+                    assert_eq!(
+                        source,
+                        logclean::model::segment::TimestampSource::TimeIndex,
+                        "{}",
+                        p.path.display()
+                    );
+                    assert_eq!(ts, max, "{} segment {}", p.path.display(), s.base_offset);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

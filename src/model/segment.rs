@@ -279,7 +279,7 @@ pub fn load_segment(files: &SegmentFiles, active: bool, opts: &LoadOptions) -> S
         .as_ref()
         .map(|f| load_txn_index(f, base, opts));
 
-    let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref());
+    let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref(), active);
     Segment {
         base_offset: base,
         files: files.clone(),
@@ -293,15 +293,26 @@ pub fn load_segment(files: &SegmentFiles, active: bool, opts: &LoadOptions) -> S
 }
 
 /// Kafka's rule: the last time-index entry's timestamp if it is ≥ 0, else the `.log` mtime.
-/// Kafka reads the last slot by count, so a zero tail yields 0 here, as it does in the broker.
+///
+/// Kafka reads the last slot by count, so a zero tail on a rolled segment yields 0 here, as it
+/// does in the broker. The active segment's zero tail is preallocation: the running broker knows
+/// its real last entry and a restart resizes or recovers the index, so the last valid entry is
+/// what counts there.
 fn largest_timestamp(
     time_index: Option<&Parsed<TimeIndexSummary>>,
     log: Option<&FileInfo>,
+    active: bool,
 ) -> Option<(i64, TimestampSource)> {
     let from_index = time_index
         .and_then(|r| r.as_ref().ok())
         .filter(|t| t.shape.slots > 0)
-        .map(|t| t.kafka_last_entry.timestamp)
+        .and_then(|t| {
+            if active && t.shape.zero_tail > 0 {
+                t.last_valid.map(|e| e.timestamp)
+            } else {
+                Some(t.kafka_last_entry.timestamp)
+            }
+        })
         .filter(|ts| *ts >= 0);
     match from_index {
         Some(ts) => Some((ts, TimestampSource::TimeIndex)),
