@@ -316,6 +316,8 @@ fn resolve_key(
                         reported_source: reported,
                     }
                 }
+                // Reported once per topic by `ignored_dynamic_keys`.
+                Err(ConfigError::NotDynamic { .. }) => {}
                 Err(e) => problems.push(e),
             }
         }
@@ -336,6 +338,26 @@ fn resolve_key(
     )
 }
 
+/// Broker synonyms of topic configs that sit in a dynamic source but cannot be set
+/// dynamically (`log.retention.hours`, `log.roll.hours`...): the broker ignores them.
+fn ignored_dynamic_keys(sources: &ConfigSources) -> Vec<ConfigError> {
+    let mut out = Vec::new();
+    for (level, map) in broker_levels(sources).into_iter().take(2) {
+        for (key, value) in map.into_iter().flatten() {
+            if let Some((_, syn)) = defaults::synonym_of(key) {
+                if !syn.dynamic {
+                    out.push(ConfigError::NotDynamic {
+                        key: key.clone(),
+                        value: value.clone(),
+                        level,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The effective configuration of `topic`: every Kafka 4.4.0 topic config.
 pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
     let mut problems = Vec::new();
@@ -346,6 +368,7 @@ pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
             resolve_key(def, topic, sources, &mut problems),
         );
     }
+    problems.extend(ignored_dynamic_keys(sources));
     if let Some(over) = sources.topic_overrides.get(topic) {
         for key in over.keys().filter(|k| defaults::topic_config(k).is_none()) {
             problems.push(ConfigError::UnknownTopicConfig {

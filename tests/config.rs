@@ -1,0 +1,601 @@
+//! Effective configuration against a real Kafka 4.4.0 broker: for every fixture and every topic,
+//! sources built from `server.properties`, the manifest's `DYNAMIC_TOPIC_CONFIG` values (the
+//! topic overrides) and `dynamic_broker_configs` resolve to exactly the value and source the
+//! broker's `describeConfigs` returned for every key. Plus unit cases for synonyms, precedence,
+//! invalid values and the describe-file parser. `LOGCLEAN_FIXTURES_DIR` points at another tree.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use logclean::config::describe_file::Entity;
+use logclean::config::{
+    defaults, from_metadata_maps, parse_describe_file, parse_server_properties, resolve_all,
+    resolve_broker, resolve_topic, ConfigError, ConfigSource, ConfigSources, KafkaSource,
+};
+use serde_json::Value;
+
+fn fixtures_dir() -> PathBuf {
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn map(kv: &[(&str, &str)]) -> BTreeMap<String, String> {
+    kv.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn str_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Sources as logclean would build them offline for one fixture. The controller's ELR safety
+/// record (`ConfigurationControlManager.maybeGenerateElrSafetyRecords`: a cluster-level
+/// `min.insync.replicas` equal to the static value, written when ELR is enabled, which 4.x
+/// does for a new cluster) is in the metadata log on disk but not in the manifest's
+/// `dynamic_broker_configs` (which lists what the harness set), so it is added here.
+fn fixture_sources(dir: &std::path::Path, manifest: &Value) -> ConfigSources {
+    let static_props =
+        parse_server_properties(&std::fs::read(dir.join("server.properties")).unwrap()).unwrap();
+    assert_eq!(
+        static_props,
+        str_map(&manifest["broker_config"]),
+        "{}",
+        dir.display()
+    );
+    let mut topic_configs = BTreeMap::new();
+    for t in manifest["topics"].as_array().unwrap() {
+        let overrides: BTreeMap<String, String> = t["configs"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, c)| c["source"] == "DYNAMIC_TOPIC_CONFIG")
+            .map(|(k, c)| (k.clone(), c["value"].as_str().unwrap().to_string()))
+            .collect();
+        topic_configs.insert(t["name"].as_str().unwrap().to_string(), overrides);
+    }
+    let dynamic = &manifest["dynamic_broker_configs"];
+    let mut broker_configs = BTreeMap::new();
+    let mut cluster = str_map(&dynamic["cluster_default"]);
+    let min_isr = static_props
+        .get("min.insync.replicas")
+        .cloned()
+        .unwrap_or("1".into());
+    cluster
+        .entry("min.insync.replicas".to_string())
+        .or_insert(min_isr);
+    broker_configs.insert(String::new(), cluster);
+    let node = manifest["node_id"].as_i64().unwrap();
+    broker_configs.insert(
+        node.to_string(),
+        str_map(&dynamic[format!("broker_{node}").as_str()]),
+    );
+    let mut s = from_metadata_maps(&topic_configs, &broker_configs, Some(node as i32));
+    s.static_props = Some(static_props);
+    s
+}
+
+#[test]
+fn every_fixture_topic_config_matches_the_broker() {
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for dir in scenarios() {
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["kafka_version"], "4.4.0");
+        let sources = fixture_sources(&dir, &manifest);
+        let all = resolve_all(&sources);
+        for t in manifest["topics"].as_array().unwrap() {
+            let name = t["name"].as_str().unwrap();
+            let eff = resolve_topic(&sources, name);
+            assert_eq!(all.get(name), Some(&eff));
+            assert!(eff.problems.is_empty(), "{name}: {:?}", eff.problems);
+            let expected = t["configs"].as_object().unwrap();
+            let got: Vec<&String> = eff.values.keys().collect();
+            let want: Vec<&String> = expected.keys().collect();
+            assert_eq!(got, want, "{}: {name}: key set", dir.display());
+            for (key, c) in expected {
+                let r = &eff.values[key];
+                let (value, source) = (c["value"].as_str().unwrap(), c["source"].as_str().unwrap());
+                if r.value != value
+                    || r.reported_source.name() != source
+                    || r.source.name() != source
+                {
+                    mismatches.push(format!(
+                        "{}/{name}/{key}: got {}={} ({}), broker said {value} ({source})",
+                        dir.file_name().unwrap().to_string_lossy(),
+                        r.value,
+                        r.source,
+                        r.reported_source
+                    ));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    assert!(checked >= 37 * 20, "only {checked} configs checked");
+}
+
+#[test]
+fn fixture_broker_configs() {
+    for dir in scenarios() {
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        let sources = fixture_sources(&dir, &manifest);
+        let b = resolve_broker(&sources);
+        assert!(b.problems.is_empty(), "{:?}", b.problems);
+        let dirs: Vec<String> = manifest["broker_config"]["log.dirs"]
+            .as_str()
+            .unwrap()
+            .split(',')
+            .map(Into::into)
+            .collect();
+        assert_eq!(b.log_dirs(), dirs);
+        let backoff = b.get("log.cleaner.backoff.ms").unwrap();
+        match manifest["dynamic_broker_configs"]["cluster_default"]["log.cleaner.backoff.ms"]
+            .as_str()
+        {
+            Some(v) => {
+                assert_eq!(backoff.value, v);
+                assert_eq!(backoff.source, ConfigSource::DynamicDefaultBrokerConfig);
+            }
+            None => assert_eq!(backoff.source, ConfigSource::StaticBrokerConfig),
+        }
+        // Static-only key: its static value, whatever a dynamic source says.
+        let check = b.get("log.retention.check.interval.ms").unwrap();
+        assert_eq!(check.value, "3600000");
+        assert_eq!(b.get("offsets.retention.minutes").unwrap().value, "10080");
+    }
+}
+
+fn static_only(kv: &[(&str, &str)]) -> ConfigSources {
+    ConfigSources {
+        static_props: Some(map(kv)),
+        ..ConfigSources::default()
+    }
+}
+
+#[test]
+fn retention_synonyms_with_unit_conversion() {
+    let r = |s: &ConfigSources| resolve_topic(s, "t").values["retention.ms"].clone();
+
+    let v = r(&static_only(&[("log.retention.hours", "24")]));
+    assert_eq!(
+        (v.value.as_str(), v.source),
+        ("86400000", ConfigSource::StaticBrokerConfig)
+    );
+    assert_eq!(v.synonym_key_used.as_deref(), Some("log.retention.hours"));
+    // describeConfigs' dropWhile quirk: only a `log.retention.ms` entry survives.
+    assert_eq!(v.reported_source, ConfigSource::DefaultConfig);
+
+    let v = r(&static_only(&[
+        ("log.retention.hours", "24"),
+        ("log.retention.minutes", "30"),
+    ]));
+    assert_eq!(v.value, "1800000");
+    assert_eq!(v.synonym_key_used.as_deref(), Some("log.retention.minutes"));
+
+    let v = r(&static_only(&[
+        ("log.retention.hours", "24"),
+        ("log.retention.minutes", "30"),
+        ("log.retention.ms", "5000"),
+    ]));
+    assert_eq!(
+        (v.value.as_str(), v.reported_source),
+        ("5000", ConfigSource::StaticBrokerConfig)
+    );
+
+    // Any negative broker retention becomes -1; -1 stays -1.
+    assert_eq!(r(&static_only(&[("log.retention.ms", "-1")])).value, "-1");
+    assert_eq!(r(&static_only(&[("log.retention.ms", "-5")])).value, "-1");
+    assert_eq!(
+        r(&static_only(&[("log.retention.hours", "-1")])).value,
+        "-1"
+    );
+
+    let seg =
+        |kv: &[(&str, &str)], key: &str| resolve_topic(&static_only(kv), "t").values[key].clone();
+    assert_eq!(
+        seg(&[("log.roll.hours", "1")], "segment.ms").value,
+        "3600000"
+    );
+    assert_eq!(
+        seg(
+            &[("log.roll.hours", "1"), ("log.roll.ms", "42")],
+            "segment.ms"
+        )
+        .value,
+        "42"
+    );
+    assert_eq!(
+        seg(&[("log.roll.jitter.hours", "2")], "segment.jitter.ms").value,
+        "7200000"
+    );
+    assert_eq!(
+        seg(&[("log.flush.scheduler.interval.ms", "9")], "flush.ms").value,
+        "9"
+    );
+    let v = seg(
+        &[("log.cleaner.min.cleanable.ratio", "1")],
+        "min.cleanable.dirty.ratio",
+    );
+    assert_eq!(
+        (v.value.as_str(), v.reported_source),
+        ("1.0", ConfigSource::StaticBrokerConfig)
+    );
+    assert_eq!(
+        seg(
+            &[("log.cleanup.policy", "compact, delete")],
+            "cleanup.policy"
+        )
+        .value,
+        "compact,delete"
+    );
+}
+
+#[test]
+fn precedence_order() {
+    let mut s = static_only(&[("log.retention.ms", "4")]);
+    s.dynamic_cluster_default = map(&[("log.retention.ms", "3")]);
+    s.dynamic_broker = map(&[("log.retention.ms", "2")]);
+    s.topic_overrides
+        .insert("t".into(), map(&[("retention.ms", "1")]));
+    s.add_cli_overrides(["t:retention.ms=0"]).unwrap();
+    let steps = [
+        ("0", ConfigSource::Override),
+        ("1", ConfigSource::DynamicTopicConfig),
+        ("2", ConfigSource::DynamicBrokerConfig),
+        ("3", ConfigSource::DynamicDefaultBrokerConfig),
+        ("4", ConfigSource::StaticBrokerConfig),
+        ("604800000", ConfigSource::DefaultConfig),
+    ];
+    for (i, (value, source)) in steps.iter().enumerate() {
+        let v = resolve_topic(&s, "t").values["retention.ms"].clone();
+        assert_eq!((v.value.as_str(), v.source), (*value, *source), "step {i}");
+        assert_eq!(v.reported_source, *source);
+        match i {
+            0 => s.cli_overrides.clear(),
+            1 => s.topic_overrides.clear(),
+            2 => s.dynamic_broker.clear(),
+            3 => s.dynamic_cluster_default.clear(),
+            4 => s.static_props = None,
+            _ => {}
+        }
+    }
+    // Another topic does not see t's override; `*` overrides reach every topic.
+    let mut s = ConfigSources::default();
+    s.topic_overrides
+        .insert("t".into(), map(&[("retention.ms", "1")]));
+    assert_eq!(
+        resolve_topic(&s, "u").values["retention.ms"].source,
+        ConfigSource::DefaultConfig
+    );
+    s.add_cli_overrides(["*:segment.ms=60000"]).unwrap();
+    assert_eq!(resolve_topic(&s, "u").values["segment.ms"].value, "60000");
+}
+
+#[test]
+fn first_synonym_wins_over_higher_level() {
+    // A static log.retention.ms beats a dynamic log.retention.hours, which the broker ignores
+    // anyway (not dynamically settable).
+    let mut s = static_only(&[("log.retention.ms", "5000")]);
+    s.dynamic_broker = map(&[("log.retention.hours", "1")]);
+    let e = resolve_topic(&s, "t");
+    let v = &e.values["retention.ms"];
+    assert_eq!(
+        (v.value.as_str(), v.source),
+        ("5000", ConfigSource::StaticBrokerConfig)
+    );
+    assert!(e.problems.iter().any(|p| matches!(p,
+        ConfigError::NotDynamic { key, level: ConfigSource::DynamicBrokerConfig, .. }
+            if key == "log.retention.hours")));
+    // A dynamic log.retention.ms beats a static one and shows as DYNAMIC_BROKER_CONFIG.
+    s.dynamic_broker = map(&[("log.retention.ms", "172800000")]);
+    let v = resolve_topic(&s, "t").values["retention.ms"].clone();
+    assert_eq!(v.value, "172800000");
+    assert_eq!(v.source, ConfigSource::DynamicBrokerConfig);
+    assert_eq!(v.reported_source, ConfigSource::DynamicBrokerConfig);
+}
+
+#[test]
+fn invalid_values_are_named_and_skipped() {
+    let mut s = static_only(&[("log.segment.bytes", "1048575"), ("log.roll.ms", "0")]);
+    s.dynamic_cluster_default = map(&[("log.retention.ms", "3days")]);
+    s.topic_overrides.insert(
+        "t".into(),
+        map(&[
+            ("retention.ms", "-2"),
+            ("min.cleanable.dirty.ratio", "1.5"),
+            ("cleanup.policy", "compact,erase"),
+            ("compression.type", "ZSTD"),
+            ("max.message.bytes", "3000000000"),
+            ("no.such.config", "1"),
+        ]),
+    );
+    s.static_props
+        .as_mut()
+        .unwrap()
+        .insert("log.retention.ms".into(), "100".into());
+    let e = resolve_topic(&s, "t");
+    let v = |k: &str| (e.values[k].value.clone(), e.values[k].source);
+    assert_eq!(
+        v("retention.ms"),
+        ("100".into(), ConfigSource::StaticBrokerConfig)
+    );
+    assert_eq!(
+        v("segment.bytes"),
+        ("1073741824".into(), ConfigSource::DefaultConfig)
+    );
+    assert_eq!(
+        v("segment.ms"),
+        ("604800000".into(), ConfigSource::DefaultConfig)
+    );
+    assert_eq!(
+        v("min.cleanable.dirty.ratio"),
+        ("0.5".into(), ConfigSource::DefaultConfig)
+    );
+    assert_eq!(
+        v("cleanup.policy"),
+        ("delete".into(), ConfigSource::DefaultConfig)
+    );
+    assert_eq!(
+        v("compression.type"),
+        ("producer".into(), ConfigSource::DefaultConfig)
+    );
+    assert_eq!(
+        v("max.message.bytes"),
+        ("1048588".into(), ConfigSource::DefaultConfig)
+    );
+
+    let invalid: Vec<(String, String, ConfigSource)> = e
+        .problems
+        .iter()
+        .filter_map(|p| match p {
+            ConfigError::InvalidValue {
+                key, value, level, ..
+            } => Some((key.clone(), value.clone(), *level)),
+            _ => None,
+        })
+        .collect();
+    for (key, value, level) in [
+        ("retention.ms", "-2", ConfigSource::DynamicTopicConfig),
+        (
+            "log.retention.ms",
+            "3days",
+            ConfigSource::DynamicDefaultBrokerConfig,
+        ),
+        (
+            "log.segment.bytes",
+            "1048575",
+            ConfigSource::StaticBrokerConfig,
+        ),
+        ("log.roll.ms", "0", ConfigSource::StaticBrokerConfig),
+        (
+            "min.cleanable.dirty.ratio",
+            "1.5",
+            ConfigSource::DynamicTopicConfig,
+        ),
+        (
+            "cleanup.policy",
+            "compact,erase",
+            ConfigSource::DynamicTopicConfig,
+        ),
+        ("compression.type", "ZSTD", ConfigSource::DynamicTopicConfig),
+        (
+            "max.message.bytes",
+            "3000000000",
+            ConfigSource::DynamicTopicConfig,
+        ),
+    ] {
+        assert!(
+            invalid.contains(&(key.into(), value.into(), level)),
+            "{key}={value} ({level}) not reported in {invalid:?}"
+        );
+    }
+    let msg = e
+        .problems
+        .iter()
+        .find(|p| matches!(p, ConfigError::InvalidValue { key, .. } if key == "log.segment.bytes"))
+        .unwrap()
+        .to_string();
+    assert!(
+        msg.contains("log.segment.bytes") && msg.contains("1048575"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("STATIC_BROKER_CONFIG") && msg.contains("at least 1048576"),
+        "{msg}"
+    );
+    assert!(e.problems.iter().any(|p| matches!(p,
+        ConfigError::UnknownTopicConfig { key, .. } if key == "no.such.config")));
+
+    // A bad --config is refused when parsed, and a bad value falls through with a problem.
+    let mut s = ConfigSources::default();
+    assert!(matches!(
+        s.add_cli_overrides(["t-retention.ms=1"]),
+        Err(ConfigError::BadOverride { .. })
+    ));
+    s.add_cli_overrides(["t:segment.ms=abc"]).unwrap();
+    let e = resolve_topic(&s, "t");
+    assert_eq!(e.values["segment.ms"].source, ConfigSource::DefaultConfig);
+    assert!(matches!(&e.problems[0],
+        ConfigError::InvalidValue { key, value, level: ConfigSource::Override, .. }
+            if key == "segment.ms" && value == "abc"));
+}
+
+const DESCRIBE: &str = "\
+All configs for topic orders are:
+  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, DEFAULT_CONFIG:log.cleanup.policy=delete}
+  retention.ms=172800000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.ms=172800000, DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=259200000, DEFAULT_CONFIG:log.retention.hours=168}
+  segment.index.bytes=65536 sensitive=false synonyms={STATIC_BROKER_CONFIG:log.index.size.max.bytes=65536, DEFAULT_CONFIG:log.index.size.max.bytes=10485760}
+  segment.ms=604800000 sensitive=false synonyms={}
+Dynamic configs for topic quiet are:
+  retention.ms=3600000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000}
+Dynamic configs for broker 1 are:
+  log.retention.bytes=1073741824 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.bytes=1073741824}
+  ssl.keystore.password=null sensitive=true synonyms={DYNAMIC_BROKER_CONFIG:ssl.keystore.password=null}
+Default configs for brokers in the cluster are:
+  log.cleaner.backoff.ms=20000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.cleaner.backoff.ms=20000}
+The topic 'gone' doesn't exist and doesn't have dynamic config.
+";
+
+#[test]
+fn describe_file_parsing() {
+    let f = parse_describe_file(DESCRIBE).unwrap();
+    assert_eq!(f.entities.len(), 4);
+    assert_eq!(f.entities[0].entity, Entity::Topic("orders".into()));
+    assert!(f.entities[0].all);
+    assert!(!f.entities[1].all);
+    assert_eq!(f.entities[2].entity, Entity::Broker("1".into()));
+    assert_eq!(f.entities[3].entity, Entity::BrokerDefault);
+    assert_eq!(f.skipped.len(), 1);
+    let policy = &f.entities[0].configs[0];
+    assert_eq!(policy.value.as_deref(), Some("compact,delete"));
+    assert_eq!(policy.synonyms.len(), 2);
+    assert_eq!(policy.synonyms[1].source, KafkaSource::DefaultConfig);
+    assert_eq!(policy.synonyms[1].name, "log.cleanup.policy");
+    assert_eq!(
+        f.entities[0].configs[3].source(),
+        KafkaSource::DefaultConfig
+    );
+    let pw = &f.entities[2].configs[1];
+    assert!(pw.sensitive);
+    assert_eq!(pw.value, None);
+
+    let layers = f.broker_layers(Some("1"));
+    assert_eq!(
+        layers
+            .dynamic_broker
+            .get("log.retention.ms")
+            .map(String::as_str),
+        Some("172800000")
+    );
+    assert_eq!(
+        layers
+            .dynamic_broker
+            .get("log.retention.bytes")
+            .map(String::as_str),
+        Some("1073741824")
+    );
+    assert!(!layers.dynamic_broker.contains_key("ssl.keystore.password"));
+    assert_eq!(
+        layers
+            .dynamic_cluster_default
+            .get("log.retention.ms")
+            .map(String::as_str),
+        Some("259200000")
+    );
+    assert_eq!(
+        layers
+            .static_props
+            .get("log.index.size.max.bytes")
+            .map(String::as_str),
+        Some("65536")
+    );
+
+    // Resolution: the file's topic entries come right after --config.
+    let mut s = ConfigSources {
+        describe_file: Some(f),
+        ..ConfigSources::default()
+    };
+    s.topic_overrides
+        .insert("orders".into(), map(&[("retention.ms", "1")]));
+    let e = resolve_topic(&s, "orders");
+    let r = &e.values["retention.ms"];
+    assert_eq!(
+        (r.value.as_str(), r.source),
+        ("172800000", ConfigSource::DescribeFile)
+    );
+    assert_eq!(r.reported_source, ConfigSource::DynamicBrokerConfig);
+    assert_eq!(r.synonym_key_used.as_deref(), Some("log.retention.ms"));
+    assert_eq!(
+        e.values["cleanup.policy"].reported_source,
+        ConfigSource::DynamicTopicConfig
+    );
+    // Keys the file does not list come from the other sources.
+    assert_eq!(
+        e.values["retention.bytes"].source,
+        ConfigSource::DefaultConfig
+    );
+    s.merge_describe_broker_layers(Some("1"));
+    let e = resolve_topic(&s, "quiet");
+    assert_eq!(e.values["retention.ms"].source, ConfigSource::DescribeFile);
+    assert_eq!(e.values["retention.bytes"].value, "1073741824");
+    assert_eq!(
+        e.values["retention.bytes"].source,
+        ConfigSource::DynamicBrokerConfig
+    );
+    assert_eq!(
+        e.values["segment.index.bytes"].source,
+        ConfigSource::StaticBrokerConfig
+    );
+    assert_eq!(
+        resolve_all(&s).keys().collect::<Vec<_>>(),
+        ["orders", "quiet"]
+    );
+
+    // Malformed entries name their line.
+    let err = parse_describe_file("  a=b sensitive=false synonyms={}\n").unwrap_err();
+    assert!(matches!(err, ConfigError::DescribeFile { line: 1, .. }));
+    let err =
+        parse_describe_file("All configs for topic t are:\n  a=b sensitive=maybe synonyms={}\n")
+            .unwrap_err();
+    assert!(matches!(err, ConfigError::DescribeFile { line: 2, .. }));
+    let err = parse_describe_file(
+        "All configs for topic t are:\n  a=b sensitive=false synonyms={X:a=b}\n",
+    )
+    .unwrap_err();
+    assert!(matches!(err, ConfigError::DescribeFile { line: 2, .. }));
+}
+
+#[test]
+fn describe_file_value_with_spaces_and_equals() {
+    let f = parse_describe_file(
+        "All configs for broker 1 are:\n  \
+         listener.security.protocol.map=A:B, C=D sensitive=false synonyms={STATIC_BROKER_CONFIG:listener.security.protocol.map=A:B, C=D, DEFAULT_CONFIG:listener.security.protocol.map=x}\n",
+    )
+    .unwrap();
+    let c = &f.entities[0].configs[0];
+    assert_eq!(c.value.as_deref(), Some("A:B, C=D"));
+    assert_eq!(c.synonyms.len(), 2);
+    assert_eq!(c.synonyms[0].value.as_deref(), Some("A:B, C=D"));
+}
+
+#[test]
+fn every_topic_config_default_renders_as_kafka() {
+    // Defaults straight from the table equal a fresh resolution with nothing set.
+    let e = resolve_topic(&ConfigSources::default(), "t");
+    for d in defaults::TOPIC_CONFIGS {
+        assert_eq!(e.values[d.name].value, d.default, "{}", d.name);
+        assert_eq!(
+            e.values[d.name].reported_source,
+            ConfigSource::DefaultConfig,
+            "{}",
+            d.name
+        );
+    }
+}
