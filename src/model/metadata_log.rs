@@ -326,31 +326,44 @@ fn decode_batch(
     from: i64,
 ) -> Result<Vec<Decoded>, (i64, FormatError)> {
     let mut out = Vec::new();
-    let mut failed_at = info.base_offset;
+    // The record whose value failed to decode; a framing error inside the batch is reported at
+    // the batch's base offset.
+    let mut failed_at = None;
     for_each_record(file, info, DEFAULT_MAX_DECOMPRESSED, |rec| {
-        failed_at = rec.offset;
         if rec.offset < from {
             return Ok(());
         }
-        let value = rec.value.ok_or_else(|| {
-            FormatError::new(
-                ErrorKind::InvalidField {
-                    field: "value",
-                    reason: "metadata record with a null value".into(),
-                },
-                0,
-            )
-        })?;
-        let at_batch = |e: FormatError| FormatError {
-            offset: info.position,
-            ..e
-        };
-        let frame = decode_frame(value).map_err(at_batch)?;
-        let record = decode_metadata_record(value).map_err(at_batch)?;
-        out.push((rec.offset, (frame.api_key, frame.version), record));
-        Ok(())
+        let decoded = rec
+            .value
+            .ok_or_else(|| {
+                FormatError::new(
+                    ErrorKind::InvalidField {
+                        field: "value",
+                        reason: "metadata record with a null value".into(),
+                    },
+                    0,
+                )
+            })
+            .and_then(|value| {
+                let frame = decode_frame(value)?;
+                Ok((frame, decode_metadata_record(value)?))
+            });
+        match decoded {
+            Ok((frame, record)) => {
+                out.push((rec.offset, (frame.api_key, frame.version), record));
+                Ok(())
+            }
+            Err(e) => {
+                failed_at = Some(rec.offset);
+                // Value-relative positions mean nothing in the file: point at the batch.
+                Err(FormatError {
+                    offset: info.position,
+                    ..e
+                })
+            }
+        }
     })
-    .map_err(|e| (failed_at, e))?;
+    .map_err(|e| (failed_at.unwrap_or(info.base_offset), e))?;
     Ok(out)
 }
 
@@ -1327,6 +1340,60 @@ mod tests {
         ));
         assert_eq!(img.topics.keys().collect::<Vec<_>>(), ["a"]);
         assert_eq!(img.complete_up_to, Some(0));
+    }
+
+    #[test]
+    fn a_bad_record_drops_its_whole_batch() {
+        // Offset 1 is fine, offset 2 has a null value: the batch is not applied.
+        let record = |offset, value| Record {
+            offset,
+            timestamp: 1000,
+            key: None,
+            value,
+            headers: vec![],
+            control: None,
+        };
+        let bad = encode_batch(
+            &BatchSpec {
+                base_offset: 1,
+                ..BatchSpec::default()
+            },
+            &[record(1, Some(md::topic("b", id(2)))), record(2, None)],
+        );
+        let mut full = data_batch(0, &[md::topic("a", id(1))]);
+        let first_len = full.len();
+        full.extend(&bad);
+        full.extend(data_batch(3, &[md::topic("d", id(4))]));
+        let (_tmp, dir) = synthetic(None, 0, &full);
+        let img = load_metadata_image(&dir, ReadMode::Buffered);
+        assert_eq!(img.problems.len(), 1, "{:#?}", img.problems);
+        assert_eq!(img.problems[0].offset, Some(2));
+        assert_eq!(img.problems[0].byte_offset, Some(first_len as u64));
+        assert_eq!(img.topics.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(img.complete_up_to, Some(0));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+        #[test]
+        fn arbitrary_log_and_snapshot_bytes_never_panic(
+            log in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+            snap in proptest::collection::vec(proptest::num::u8::ANY, 0..300),
+            cut in 0usize..2000,
+        ) {
+            // Arbitrary bytes, and a valid log with arbitrary bytes spliced in.
+            let mut valid = data_batch(0, &[md::topic("a", id(1)), md::feature("x", 1)]);
+            valid.extend(data_batch(2, &[md::remove_topic(id(1))]));
+            let at = cut.min(valid.len());
+            valid.splice(at..at, log.iter().copied().take(40));
+            for bytes in [&log, &valid] {
+                let (_tmp, dir) = synthetic(None, 0, bytes);
+                fs::write(dir.join("00000000000000000001-0000000001.checkpoint"), &snap).unwrap();
+                let img = load_metadata_image(&dir, ReadMode::Buffered);
+                // A garbage snapshot is never used.
+                proptest::prop_assert!(img.snapshot_used.is_none());
+            }
+        }
     }
 
     #[test]
