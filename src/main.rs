@@ -47,6 +47,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
     };
     let outcome = match &cli.command {
         Command::Inspect(args) => cli::inspect::run(args, output, &mut out)?,
+        Command::Config(args) => cli::config::run(args, output, &mut out)?,
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
             Outcome::Clean

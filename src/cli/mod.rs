@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::checks::finding::Severity;
 
+pub mod config;
 pub mod inspect;
 pub mod progress;
 pub mod time_arg;
@@ -66,6 +67,10 @@ pub enum Command {
     /// Show what is in log dirs, partition dirs or segment files: segments, offsets, times,
     /// indexes, checkpoints; with --verify, check every batch and index against the log.
     Inspect(InspectArgs),
+    /// Effective value and source of each cleanup-relevant config, per topic, as the broker would
+    /// resolve it: topic override > dynamic per-broker > dynamic cluster default >
+    /// server.properties > default, read from the KRaft metadata log on disk.
+    Config(ConfigArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -101,6 +106,42 @@ pub struct InspectArgs {
     /// The time to judge ages against (RFC 3339, or ms since the epoch); default: now.
     #[arg(long, value_name = "TIME", value_parser = time_arg::parse_time_ms)]
     pub now: Option<i64>,
+}
+
+/// Arguments of `logclean config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Log dirs (the one holding `__cluster_metadata-0` gives topic overrides and dynamic
+    /// configs). Default: `log.dirs` of --server-properties.
+    #[arg(value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// The broker's static `server.properties`.
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// Only these topics (repeatable). Default: every topic in the metadata log.
+    #[arg(long = "topic", value_name = "TOPIC")]
+    pub topics: Vec<String>,
+    /// Whose dynamic per-broker configs apply. Default: node.id in meta.properties.
+    #[arg(long, value_name = "N")]
+    pub broker_id: Option<i32>,
+    /// Override a value, as a proposed change would (repeatable; topic `*` = every topic).
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    pub overrides: Vec<String>,
+    /// Output of `kafka-configs.sh --describe --all` from a live cluster, used as a source.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Only values that are not Kafka's defaults.
+    #[arg(long)]
+    pub diff: bool,
+    /// Every topic config, not only those that decide rolling, retention and compaction.
+    #[arg(long)]
+    pub all_keys: bool,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = Severity::Warning)]
+    pub fail_on: Severity,
 }
 
 /// The clap command tree (for the man page and completions).

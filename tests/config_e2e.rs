@@ -1,0 +1,234 @@
+//! `logclean config` end to end on every fixture: reading the stopped broker's files (the KRaft
+//! metadata log on disk plus `server.properties`), every topic config's value and source equal
+//! what the running broker's `describeConfigs` reported (`manifest.json`), key by key.
+//! `LOGCLEAN_FIXTURES_DIR` points it at freshly made fixtures (`conformance/run`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixtures_root() -> PathBuf {
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+}
+
+#[test]
+fn effective_topic_configs_equal_the_brokers_describe_configs() {
+    let mut scenarios: Vec<PathBuf> = std::fs::read_dir(fixtures_root())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    scenarios.sort();
+    assert!(scenarios.len() >= 10);
+    let mut compared = 0;
+    for dir in scenarios {
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_logclean"));
+        cmd.args([
+            "--format",
+            "json",
+            "config",
+            "--all-keys",
+            "--server-properties",
+        ]);
+        cmd.arg(dir.join("server.properties"));
+        for d in m["log_dirs"].as_array().unwrap() {
+            cmd.arg(dir.join(d.as_str().unwrap()));
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0)),
+            "{}: exit {:?}: {}",
+            dir.display(),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            doc["metadata"]["dir"].is_string(),
+            "{}: no metadata log found",
+            dir.display()
+        );
+        for topic in m["topics"].as_array().unwrap() {
+            let name = topic["name"].as_str().unwrap();
+            let ours = doc["topics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["topic"] == name)
+                .unwrap_or_else(|| panic!("{}: topic {name} missing from `config`", dir.display()));
+            assert_eq!(
+                ours["topic_id"],
+                topic["topic_id"],
+                "{}: {name} topic id",
+                dir.display()
+            );
+            for (key, expected) in topic["configs"].as_object().unwrap() {
+                let got = &ours["configs"][key];
+                assert_eq!(
+                    got["value"],
+                    expected["value"],
+                    "{}: {name} {key}",
+                    dir.display()
+                );
+                assert_eq!(
+                    got["reported_source"],
+                    expected["source"],
+                    "{}: {name} {key} source",
+                    dir.display()
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 500, "only {compared} values compared");
+}
+
+fn kraft_fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/kraft-metadata")
+}
+
+fn run_config(args: &[&str]) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .args(["--format", "json", "config"])
+        .args(args)
+        .output()
+        .unwrap();
+    let code = out.status.code().unwrap();
+    assert_ne!(code, 101, "panic: {}", String::from_utf8_lossy(&out.stderr));
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (code, doc)
+}
+
+fn topic<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["topic"] == name)
+        .unwrap()
+}
+
+#[test]
+fn invalid_override_names_key_value_and_source_and_falls_back() {
+    let dir = kraft_fixture();
+    let (code, doc) = run_config(&[
+        dir.join("logs-0").to_str().unwrap(),
+        "--server-properties",
+        dir.join("server.properties").to_str().unwrap(),
+        "--config",
+        "kt-alpha:retention.ms=soon",
+        "--topic",
+        "kt-alpha",
+    ]);
+    assert_eq!(code, 1);
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "config.invalid_value")
+        .unwrap();
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("retention.ms") && msg.contains("soon") && msg.contains("OVERRIDE"),
+        "{msg}"
+    );
+    let v = &topic(&doc, "kt-alpha")["configs"]["retention.ms"];
+    assert_eq!(v["value"], "7200000");
+    assert_eq!(v["source"], "DYNAMIC_TOPIC_CONFIG");
+}
+
+#[test]
+fn valid_override_wins() {
+    let dir = kraft_fixture();
+    let (code, doc) = run_config(&[
+        dir.join("logs-0").to_str().unwrap(),
+        "--config",
+        "*:segment.ms=1000",
+        "--diff",
+    ]);
+    assert_eq!(code, 0);
+    for t in doc["topics"].as_array().unwrap() {
+        assert_eq!(
+            t["configs"]["segment.ms"]["source"], "OVERRIDE",
+            "{}",
+            t["topic"]
+        );
+    }
+}
+
+#[test]
+fn broken_latest_snapshot_is_a_finding_and_an_older_one_is_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = kraft_fixture().join("logs-0");
+    let copy = tmp.path().join("logs-0");
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(&src)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let meta = copy.join("__cluster_metadata-0");
+    let mut snaps: Vec<PathBuf> = std::fs::read_dir(&meta)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "checkpoint"))
+        .collect();
+    snaps.sort();
+    let latest = snaps.last().unwrap();
+    let bytes = std::fs::read(latest).unwrap();
+    std::fs::set_permissions(latest, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    std::fs::write(latest, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, doc) = run_config(&[copy.to_str().unwrap(), "--topic", "kt-beta"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert!(doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "metadata.problem"));
+    assert_ne!(
+        doc["metadata"]["snapshot"].as_str().unwrap(),
+        latest.to_str().unwrap()
+    );
+    // Replaying the older snapshot plus the log still gives the topic's overrides.
+    assert_eq!(
+        topic(&doc, "kt-beta")["configs"]["cleanup.policy"]["value"],
+        "compact,delete"
+    );
+}
+
+#[test]
+fn describe_file_is_a_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("describe.txt");
+    std::fs::write(
+        &file,
+        "All configs for topic kt-beta are:\n  retention.ms=5000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=5000, DEFAULT_CONFIG:log.retention.hours=168}\n",
+    )
+    .unwrap();
+    let dir = kraft_fixture();
+    let (code, doc) = run_config(&[
+        dir.join("logs-0").to_str().unwrap(),
+        "--config-file",
+        file.to_str().unwrap(),
+        "--topic",
+        "kt-beta",
+    ]);
+    assert_eq!(code, 0, "{doc:#}");
+    let v = &topic(&doc, "kt-beta")["configs"]["retention.ms"];
+    assert_eq!(v["value"], "5000");
+    assert_eq!(v["source"], "DESCRIBE_FILE");
+}
+
+#[test]
+fn config_needs_log_dirs() {
+    let (code, _) = run_config(&[]);
+    assert_eq!(code, 3);
+}
