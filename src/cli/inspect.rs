@@ -55,7 +55,9 @@ pub fn load_targets(
             .with_context(|| format!("failed to open `{}`", path.display()))?;
         let (log_dir, selection) = target.split();
         let count = match &target {
-            Target::LogDir(p) => std::fs::read_dir(p).map(|r| r.count()).unwrap_or(0),
+            Target::LogDir(p) => std::fs::read_dir(p)
+                .map(|r| r.filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir())).count())
+                .unwrap_or(0),
             _ => 1,
         };
         progress.add_length(count as u64);
