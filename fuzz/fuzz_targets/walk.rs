@@ -1,0 +1,75 @@
+//! Arbitrary bytes as a `.log` segment: shallow walk, per-batch CRC/deep checks, record decode,
+//! and `verify_segment` with every option combination. Must never panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use logclean::formats::batch::parse_batch_header;
+use logclean::formats::legacy::{parse_legacy_header, parse_legacy_message};
+use logclean::formats::record::{decode_records, for_each_record};
+use logclean::formats::walk::{
+    verify_batch_with_limit, verify_crc, verify_segment, ShallowWalker, VerifyOptions,
+};
+
+/// Decompression cap (small, so that bombs stay cheap).
+const CAP: usize = 1 << 20;
+
+fuzz_target!(|data: &[u8]| {
+    let len = data.len() as u64;
+    let mut walker = ShallowWalker::new(data);
+    let mut prev_end = 0u64;
+    let mut items = 0usize;
+    while let Some(item) = walker.next() {
+        items += 1;
+        assert!(items <= data.len() + 1, "walker does not terminate");
+        let Ok(info) = item else { continue };
+        assert!(info.position >= prev_end, "walker went backwards");
+        assert!(info.end() <= len, "batch past end of file");
+        prev_end = info.end();
+        if let Ok(b) = info.bytes(data) {
+            let _ = parse_batch_header(b);
+            if let Some(rec) = b.get(12..) {
+                let _ = parse_legacy_header(rec);
+                let _ = parse_legacy_message(rec);
+            }
+        }
+        let _ = verify_crc(data, &info);
+        let _ = verify_batch_with_limit(data, &info, CAP);
+        let _ = decode_records(data, &info, CAP);
+        let _ = for_each_record(data, &info, CAP, |r| {
+            let _ = r.to_owned_record();
+            Ok(())
+        });
+    }
+    assert!(walker.valid_end() <= len);
+    let _ = walker.end();
+
+    for deep in [false, true] {
+        for check_crc in [false, true] {
+            for base in [None, Some(0), Some(i64::MAX)] {
+                let v = verify_segment(
+                    data,
+                    &VerifyOptions {
+                        max_decompressed: CAP,
+                        deep,
+                        check_crc,
+                        segment_base_offset: base,
+                    },
+                );
+                assert!(v.valid_end <= len);
+                assert!(v.error.is_none() || v.end.is_none());
+            }
+        }
+    }
+
+    // A walk from an arbitrary position (as from an index entry), including past the end.
+    if let [a, b, ..] = data {
+        let pos = u64::from(u16::from_be_bytes([*a, *b])) % (len + 4);
+        let mut w = ShallowWalker::starting_at(data, pos);
+        let mut n = 0usize;
+        for _ in w.by_ref() {
+            n += 1;
+            assert!(n <= data.len() + 1);
+        }
+        let _ = (w.valid_end(), w.end());
+        let _ = ShallowWalker::starting_at(data, u64::MAX).count();
+    }
+});

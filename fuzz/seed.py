@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Seed fuzz/corpus/<target>/ from the real Kafka files under fixtures/ (not committed).
+
+Usage: seed.py FIXTURES_DIR CORPUS_DIR. Each target gets inputs in the layout its harness
+expects (see fuzz_targets/*.rs): raw files, or a small prefix (base offset, lookup target,
+selector bytes) followed by file contents.
+"""
+import hashlib
+import os
+import struct
+import sys
+
+fixtures, corpus = sys.argv[1], sys.argv[2]
+MAX_FILE = 64 * 1024
+
+
+def put(target, data):
+    d = os.path.join(corpus, target)
+    os.makedirs(d, exist_ok=True)
+    name = hashlib.sha1(data).hexdigest()
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def files():
+    for root, _, names in os.walk(fixtures):
+        for n in sorted(names):
+            p = os.path.join(root, n)
+            if os.path.getsize(p) <= MAX_FILE:
+                yield n, p
+
+
+def read(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def base_of(name):
+    try:
+        return int(name.split(".")[0])
+    except ValueError:
+        return 0
+
+
+def v2_batches(log):
+    """(attributes, header fields, records section) of each v2 batch in a .log."""
+    pos = 0
+    while pos + 61 <= len(log):
+        base, length = struct.unpack_from(">qi", log, pos)
+        if log[pos + 16] != 2 or length < 49 or pos + 12 + length > len(log):
+            return
+        (attrs, delta, base_ts, max_ts) = struct.unpack_from(">hiqq", log, pos + 21)
+        (count,) = struct.unpack_from(">i", log, pos + 57)
+        yield attrs, base, delta, base_ts, max_ts, count, log[pos + 61 : pos + 12 + length]
+        pos += 12 + length
+
+
+counts = {}
+for name, p in files():
+    data = read(p)
+    if name.endswith(".log"):
+        put("walk", data)
+        for attrs, base, delta, bts, mts, count, section in v2_batches(data):
+            mode = attrs & 0x7F
+            hdr = struct.pack(">bqiqqi", 2, base, delta, bts, mts, count)
+            put("record_decode", bytes([2]) + bytes([mode]) + hdr[1:] + section)
+            codec = attrs & 7
+            if codec:
+                put("decompress", bytes([codec, 20]) + section)
+    elif name.endswith(".index"):
+        put("offset_index", struct.pack(">qq", base_of(name), base_of(name) + 1) + data)
+    elif name.endswith(".timeindex"):
+        put("time_index", struct.pack(">qq", base_of(name), 0) + data)
+    elif name.endswith(".txnindex"):
+        put("txn_index", struct.pack(">q", base_of(name)) + data)
+    elif name.endswith(".snapshot"):
+        put("producer_snapshot", data)
+    elif "checkpoint" in name:
+        put("checkpoint", data)
+    elif name in ("partition.metadata", "meta.properties", ".kafka_cleanshutdown"):
+        put("small_files", data)
+
+for t in sorted(os.listdir(corpus)):
+    print(f"seeded {t}: {len(os.listdir(os.path.join(corpus, t)))} inputs")
