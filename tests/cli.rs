@@ -404,3 +404,187 @@ fn same_partition_live_in_two_log_dirs() {
     // orders-0, orders-2, sized-0 and the metadata log are each in both copies.
     assert_eq!(dups.len(), 4, "{:#}", doc["findings"]);
 }
+
+/// A private copy of any fixture log dir.
+fn copy_fixture(rel: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join("logs-0");
+    copy_dir(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel), &dst);
+    (tmp, dst)
+}
+
+fn segments_of<'a>(doc: &'a Value, dir: &str) -> &'a Vec<Value> {
+    doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dir"] == dir)
+        .unwrap()["segments"]
+        .as_array()
+        .unwrap()
+}
+
+#[test]
+fn recovery_marks_segments_from_the_one_holding_the_recovery_point() {
+    let (_t, dir) = copy_fixture("fixtures/unclean-shutdown/logs-0");
+    let (code, doc) = inspect_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{:#}", doc["findings"]);
+    let p = doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dir"] == "crash-0")
+        .unwrap();
+    let rp = p["recovery_point"].as_i64().unwrap();
+    let segs = p["segments"].as_array().unwrap();
+    let floor = segs
+        .iter()
+        .map(|s| s["base_offset"].as_i64().unwrap())
+        .filter(|b| *b <= rp)
+        .max()
+        .unwrap();
+    for s in segs {
+        let base = s["base_offset"].as_i64().unwrap();
+        assert_eq!(
+            s["recovered_on_start"],
+            base >= floor,
+            "segment {base}, recovery point {rp}"
+        );
+        if base >= floor {
+            assert_eq!(s["largest_timestamp_source"], "recovery");
+        }
+    }
+    assert!(
+        segs.iter().any(|s| s["recovered_on_start"] == false),
+        "fixture should have unrecovered segments"
+    );
+}
+
+#[test]
+fn orphan_index_does_not_become_the_active_segment() {
+    let (_t, dir) = copy_fixture("fixtures/unclean-shutdown/logs-0");
+    fs::write(dir.join("crash-0/00000000000000000099.timeindex"), b"").unwrap();
+    let (code, doc) = inspect_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{:#}", doc["findings"]);
+    assert_eq!(findings(&doc, "segment.orphan_index").len(), 1);
+    let segs = segments_of(&doc, "crash-0");
+    let active: Vec<_> = segs.iter().filter(|s| s["active"] == true).collect();
+    assert_eq!(active.len(), 1);
+    assert_eq!(active[0]["base_offset"], 12);
+}
+
+#[test]
+fn zero_filled_segment_in_a_cleanly_shut_down_dir_is_corruption() {
+    let c = Copy::new();
+    let len = fs::metadata(c.file(".log")).unwrap().len() as usize;
+    fs::write(c.file(".log"), vec![0u8; len]).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let f = findings(&doc, "log.zero_filled_tail");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(f[0]["class"], "corruption");
+    assert_eq!(f[0]["location"]["byte_offset"], 0);
+}
+
+#[test]
+fn relative_paths_and_overlapping_targets() {
+    let c = Copy::new();
+    let part = c.log_dir.join(PARTITION);
+    // A segment named relative to its partition dir, and `.` for the partition dir.
+    for (cwd, arg) in [(&part, format!("{SEGMENT}.log")), (&part, ".".to_string())] {
+        let out = logclean()
+            .current_dir(cwd)
+            .args(["--format", "json", "inspect", &arg])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{arg}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            doc["log_dirs"][0]["partitions"][0]["dir"], PARTITION,
+            "{arg}"
+        );
+        assert!(findings(&doc, "dir.unknown_file").is_empty(), "{arg}");
+    }
+    // The same partition reached twice is one partition, not a duplicate.
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap(), part.to_str().unwrap()]);
+    assert_eq!(code, 0, "{:#}", doc["findings"]);
+    assert_eq!(doc["log_dirs"].as_array().unwrap().len(), 1);
+    // One segment alone says nothing about the partition's start and end.
+    let (_, doc) = inspect_json(&[c.file(".log").to_str().unwrap()]);
+    assert!(doc["log_dirs"][0]["partitions"][0]["log_end_offset"].is_null());
+}
+
+#[test]
+fn fifo_in_the_log_dir_does_not_hang() {
+    let c = Copy::new();
+    fs::remove_file(c.log_dir.join("recovery-point-offset-checkpoint")).unwrap();
+    let ok = Command::new("mkfifo")
+        .arg(c.log_dir.join("recovery-point-offset-checkpoint"))
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(findings(&doc, "dir.unknown_file").len(), 1);
+}
+
+#[test]
+fn symlinked_partition_dir_is_followed() {
+    let c = Copy::new();
+    let elsewhere = c._tmp.path().join("elsewhere");
+    fs::rename(c.log_dir.join(PARTITION), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, c.log_dir.join(PARTITION)).unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{:#}", doc["findings"]);
+    assert_eq!(segments_of(&doc, PARTITION).len(), 9);
+}
+
+#[test]
+fn empty_time_index_on_a_rolled_segment() {
+    let c = Copy::new();
+    fs::write(c.file(".timeindex"), b"").unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&doc, "timeindex.empty").len(),
+        1,
+        "{:#}",
+        doc["findings"]
+    );
+    assert_eq!(
+        segments_of(&doc, PARTITION)[1]["largest_timestamp_source"],
+        "log_mtime"
+    );
+}
+
+#[test]
+fn log_start_checkpoint_beyond_the_log_end() {
+    let c = Copy::new();
+    fs::write(
+        c.log_dir.join("log-start-offset-checkpoint"),
+        "0\n1\norders 0 99\n",
+    )
+    .unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&doc, "partition.log_start_beyond_end").len(),
+        1,
+        "{:#}",
+        doc["findings"]
+    );
+}
+
+#[test]
+fn config_on_an_unreadable_dir_exits_3() {
+    let out = logclean()
+        .args(["config", "/nonexistent/logclean-test"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::formats::walk::WalkEnd;
+use crate::model::listing::IoProblem;
 use crate::model::log_dir::{partitions_by_name, LogDir, OffsetCheckpoint};
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
@@ -17,9 +18,8 @@ pub fn inspect_findings(dirs: &[LogDir], depth: ScanDepth) -> Vec<Finding> {
     let mut out = Vec::new();
     for dir in dirs {
         log_dir_findings(dir, &mut out);
-        let unclean = dir.clean_shutdown.is_none();
         for p in &dir.partitions {
-            partition_findings(dir, p, unclean, depth, &mut out);
+            partition_findings(dir, p, depth, &mut out);
         }
     }
     duplicate_partition_findings(dirs, &mut out);
@@ -99,37 +99,48 @@ fn problem_finding(loc: Location, what: &str, problem: &FileProblem, fix: &str) 
             format!("cannot read {what}: {message}"),
         )
         .fix("check permissions and the disk; the broker fails this log dir on the same error"),
-        FileProblem::Format { path, error } => Finding::new(
-            "file.corrupt",
-            Severity::Error,
-            FindingClass::Corruption,
-            Location {
-                file: Some(path.clone()),
-                byte_offset: Some(error.offset),
-                ..loc
-            },
-            format!("{what} is corrupt: {}", error.kind),
-        )
-        .fix(fix),
+        FileProblem::Format { path, error } => {
+            let f = Finding::new(
+                "file.corrupt",
+                Severity::Error,
+                FindingClass::Corruption,
+                Location {
+                    file: Some(path.clone()),
+                    byte_offset: Some(error.offset),
+                    ..loc
+                },
+                format!("{what} is corrupt: {}", error.kind),
+            );
+            if fix.is_empty() {
+                f
+            } else {
+                f.fix(fix)
+            }
+        }
     }
 }
 
-fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
-    for p in &dir.listing.io_problems {
+/// Entries that could not be read: an operational error, never a corruption finding.
+fn io_findings(problems: &[IoProblem], loc: &Location, out: &mut Vec<Finding>) {
+    for io in problems {
         out.push(
             Finding::new(
                 "file.unreadable",
                 Severity::Error,
                 FindingClass::Io,
                 Location {
-                    file: Some(p.path.clone()),
-                    ..at_dir(dir)
+                    file: Some(io.path.clone()),
+                    ..loc.clone()
                 },
-                format!("cannot read: {}", p.message),
+                format!("cannot read: {}", io.message),
             )
-            .fix("check permissions and the disk"),
+            .fix("check permissions and the disk; the broker fails this log dir on the same error"),
         );
     }
+}
+
+fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
+    io_findings(&dir.listing.io_problems, &at_dir(dir), out);
     match &dir.meta {
         None => out.push(
             Finding::new(
@@ -157,7 +168,7 @@ fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
                 FindingClass::Condition,
                 at_dir(dir),
                 "no .kafka_cleanshutdown marker: the broker did not shut down cleanly (or is running); \
-                 it will recover every segment above each partition's recovery point on start",
+                 on start it recovers each partition from the segment holding its recovery point on",
             )
             .evidence(format!("lock file present: {}", dir.listing.root.lock.is_some())),
         ),
@@ -227,13 +238,7 @@ fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
     }
 }
 
-fn partition_findings(
-    dir: &LogDir,
-    p: &Partition,
-    unclean: bool,
-    depth: ScanDepth,
-    out: &mut Vec<Finding>,
-) {
+fn partition_findings(dir: &LogDir, p: &Partition, depth: ScanDepth, out: &mut Vec<Finding>) {
     let Some(name) = &p.name else {
         out.push(
             Finding::new(
@@ -279,21 +284,7 @@ fn partition_findings(
             .fix("once you are sure no data is needed from it, delete the dir with the broker stopped"),
         ),
     }
-    for io in &p.listing.io_problems {
-        out.push(
-            Finding::new(
-                "file.unreadable",
-                Severity::Error,
-                FindingClass::Io,
-                Location {
-                    file: Some(io.path.clone()),
-                    ..loc.clone()
-                },
-                format!("cannot read: {}", io.message),
-            )
-            .fix("check permissions and the disk"),
-        );
-    }
+    io_findings(&p.listing.io_problems, &loc, out);
     match &p.metadata {
         None if name.state == PartitionDirState::Live => out.push(
             Finding::new(
@@ -397,10 +388,27 @@ fn partition_findings(
     }
     let mut prev_next: Option<i64> = None;
     for seg in &p.segments {
-        segment_findings(dir, p, seg, unclean, depth, &mut prev_next, out);
+        segment_findings(dir, p, seg, depth, &mut prev_next, out);
+    }
+    if let (Some(start), Some(leo)) = (p.checkpoints.log_start_offset, p.log_end_offset()) {
+        if start > leo {
+            out.push(
+                Finding::new(
+                    "partition.log_start_beyond_end",
+                    Severity::Error,
+                    FindingClass::Condition,
+                    loc.clone(),
+                    "checkpointed log start offset is past the log end: on start the broker deletes \
+                     every segment of this partition",
+                )
+                .evidence(format!("log-start-offset-checkpoint: {start}"))
+                .evidence(format!("log end offset: {leo}"))
+                .fix("correct the partition's line in log-start-offset-checkpoint with the broker stopped"),
+            );
+        }
     }
     if let (Some(hw), Some(leo)) = (p.checkpoints.high_watermark, p.log_end_offset()) {
-        if hw > leo && p.segments.len() == p.listing.segments.len() {
+        if hw > leo {
             out.push(
                 Finding::new(
                     "partition.hw_beyond_log_end",
@@ -420,7 +428,6 @@ fn segment_findings(
     dir: &LogDir,
     p: &Partition,
     seg: &Segment,
-    unclean: bool,
     depth: ScanDepth,
     prev_next: &mut Option<i64>,
     out: &mut Vec<Finding>,
@@ -442,76 +449,97 @@ fn segment_findings(
         }
         return;
     };
-    // Kafka recovers segments at or above the recovery point after an unclean shutdown.
-    let recovered_on_start = unclean
-        && p.checkpoints
-            .recovery_point
-            .is_none_or(|rp| seg.log_summary().is_none_or(|l| l.next_offset > rp));
+    let recovered = seg.recovered_on_start;
     match &seg.log {
         Some(Err(e)) => out.push(problem_finding(at_partition(dir, p), "segment log", e, "")),
         Some(Ok(log)) => {
             let path = &log_file.path;
+            if log.size > i32::MAX as u64 {
+                out.push(
+                    Finding::new(
+                        "log.too_large",
+                        Severity::Error,
+                        FindingClass::Condition,
+                        at_file(dir, p, path, None),
+                        "segment is larger than 2 GiB: the broker cannot open it (FileRecords)",
+                    )
+                    .evidence(format!("size: {} bytes", log.size)),
+                );
+            }
             if let Some(e) = &log.walk_error {
                 out.push(
                     Finding::new(
                         "log.corrupt_batch",
                         Severity::Error,
                         FindingClass::Corruption,
-                        at_file(dir, p, path, Some(e.offset)),
+                        at_file(dir, p, path, Some(log.valid_end)),
                         format!("corrupt batch: {}", e.kind),
                     )
-                    .evidence(format!("valid data ends at byte {}", log.valid_end))
-                    .evidence(format!("unverifiable tail: {} bytes", log.size.saturating_sub(log.valid_end)))
-                    .fix(format!(
-                        "recovery truncates this segment to {} bytes (and deletes later segments) if it runs for it; \
-                         copy the segment aside first if the tail matters",
-                        log.valid_end
-                    )),
+                    .evidence(format!("bad field at byte {}", e.offset))
+                    .evidence(format!("unverifiable from here: {} bytes", log.size.saturating_sub(log.valid_end)))
+                    .fix(if recovered {
+                        format!(
+                            "the broker's recovery on the next start truncates this segment to {} bytes and \
+                             deletes later segments; copy the partition aside first if that data matters",
+                            log.valid_end
+                        )
+                    } else {
+                        "the broker will not recover this segment (clean shutdown, below the recovery point): \
+                         reads stop at this batch; restore it from a replica, or remove .kafka_cleanshutdown to \
+                         make the broker recover (and truncate) it"
+                            .to_string()
+                    }),
                 );
             }
-            match &log.end {
+            let tail = match &log.end {
                 Some(WalkEnd::PartialBatch {
                     position,
                     declared_size,
                     available,
-                }) => out.push(
-                    Finding::new(
-                        "log.truncated_tail",
-                        if seg.active {
-                            Severity::Warning
-                        } else {
-                            Severity::Error
-                        },
-                        FindingClass::Corruption,
-                        at_file(dir, p, path, Some(*position)),
-                        "incomplete batch at the end of the segment",
-                    )
-                    .evidence(format!(
-                        "declared: {declared_size} bytes, present: {available} bytes"
-                    ))
-                    .fix(format!(
-                        "recovery truncates the segment to {position} bytes{}",
-                        if recovered_on_start {
-                            " on the next start"
-                        } else {
-                            " only if it recovers this segment"
-                        }
-                    )),
-                ),
-                Some(WalkEnd::ZeroFilled { position, len }) => out.push(
-                    Finding::new(
-                        "log.zero_filled_tail",
+                }) => Some((
+                    "log.truncated_tail",
+                    *position,
+                    "incomplete batch at the end of the segment",
+                    format!("declared: {declared_size} bytes, present: {available} bytes"),
+                )),
+                Some(WalkEnd::ZeroFilled { position, len }) => Some((
+                    "log.zero_filled_tail",
+                    *position,
+                    "zero-filled tail at the end of the segment (preallocation or a crash)",
+                    format!("zero bytes: {len}"),
+                )),
+                _ => None,
+            };
+            if let Some((code, position, what, evidence)) = tail {
+                // Recovery cuts such a tail; without recovery the broker appends after it (or reads
+                // into it), which turns it into corruption in the middle of the log.
+                let (severity, class, fix) = if recovered {
+                    (
                         Severity::Warning,
                         FindingClass::Condition,
-                        at_file(dir, p, path, Some(*position)),
-                        "zero-filled tail (preallocated segment)",
+                        format!("none needed: the broker's recovery truncates the segment to {position} bytes on the next start"),
                     )
-                    .evidence(format!("zero bytes: {len}"))
-                    .fix(format!(
-                        "recovery truncates the segment to {position} bytes"
-                    )),
-                ),
-                _ => {}
+                } else {
+                    (
+                        Severity::Error,
+                        FindingClass::Corruption,
+                        format!(
+                            "the broker will not recover this segment: truncate it to {position} bytes with the \
+                             broker stopped, or remove .kafka_cleanshutdown so its recovery does"
+                        ),
+                    )
+                };
+                out.push(
+                    Finding::new(
+                        code,
+                        severity,
+                        class,
+                        at_file(dir, p, path, Some(position)),
+                        what,
+                    )
+                    .evidence(evidence)
+                    .fix(fix),
+                );
             }
             if let Some(e) = &log.verify_error {
                 if log.walk_error.as_ref() != Some(e) {
@@ -523,7 +551,10 @@ fn segment_findings(
                             at_file(dir, p, path, Some(e.offset)),
                             format!("batch fails verification: {}", e.kind),
                         )
-                        .evidence(format!("batches verified before it: {}", log.verified_batches.unwrap_or(0)))
+                        .evidence(format!(
+                            "batches verified before it: {}",
+                            log.verified_batches.unwrap_or(0)
+                        ))
                         .fix("the broker's recovery stops at the first bad batch and truncates there"),
                     );
                 }
@@ -566,8 +597,8 @@ fn segment_findings(
         }
         None => {}
     }
-    index_findings(dir, p, seg, unclean, out);
-    time_index_findings(dir, p, seg, unclean, depth, out);
+    index_findings(dir, p, seg, out);
+    time_index_findings(dir, p, seg, depth, out);
     if let Some(t) = &seg.txn_index {
         match t {
             Err(e) => out.push(problem_finding(
@@ -594,17 +625,17 @@ fn segment_findings(
     }
 }
 
-/// Whether a zero-filled index tail is what the broker normally leaves: the active segment
-/// after a crash (recovery resizes it anyway), or the metadata log's active segment, whose
-/// indexes the Raft layer leaves preallocated even on a clean shutdown, or any segment of a
-/// `-delete` dir, renamed while its segment was active and never loaded again (both seen with
-/// Kafka 4.4).
-fn zero_tail_expected(p: &Partition, seg: &Segment, unclean: bool) -> bool {
+/// Whether a zero-filled index tail is what the broker normally leaves or repairs itself: a
+/// segment it recovers on the next start (its indexes are rebuilt), the metadata log's active
+/// segment (the Raft layer leaves its indexes preallocated even on a clean shutdown), or any
+/// segment of a `-delete` dir (renamed while active, never loaded again). Seen with Kafka 4.4.
+fn zero_tail_expected(p: &Partition, seg: &Segment) -> bool {
     let set_aside = p
         .name
         .as_ref()
         .is_some_and(|n| matches!(n.state, PartitionDirState::Delete(_)));
-    set_aside || (seg.active && (unclean || p.name.as_ref().is_some_and(|n| n.is_metadata_log())))
+    let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
+    set_aside || seg.recovered_on_start || (seg.active && metadata_log)
 }
 
 /// What differs between the offset index and the time index in their findings.
@@ -626,7 +657,8 @@ const OFFSET_INDEX: IndexKind = IndexKind {
     sanity_failed: "index.sanity_failed",
     zero_tail: "index.zero_tail",
     bad_entries: "index.bad_entries",
-    zero_tail_effect: "Kafka counts those slots as entries and lookups go wrong",
+    zero_tail_effect: "Kafka counts those slots as entries: the index reads as full, which forces a roll on \
+                       the next append, and lookups scan the log from further back",
     fix: "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it",
 };
 
@@ -674,7 +706,11 @@ fn index_shape_findings(
                 byte_offset: Some(first.offset()),
                 ..loc.clone()
             },
-            format!("{} fails Kafka's sanity check", kind.name),
+            format!(
+                "{} fails Kafka's sanity check (the broker skips it at load, but tiered storage and \
+                 DumpLogSegments reject the file)",
+                kind.name
+            ),
         );
         for s in &shape.sanity {
             f = f.evidence(format!("{s:?}"));
@@ -736,13 +772,7 @@ fn missing_index(kind: &IndexKind, loc: Location, why: &str, fix: &str) -> Findi
     .fix(fix)
 }
 
-fn index_findings(
-    dir: &LogDir,
-    p: &Partition,
-    seg: &Segment,
-    unclean: bool,
-    out: &mut Vec<Finding>,
-) {
+fn index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &mut Vec<Finding>) {
     let log_path = path_of(&seg.files.log);
     let ix = match &seg.index {
         None => {
@@ -772,7 +802,7 @@ fn index_findings(
         &ix.shape,
         &loc,
         seg.active,
-        zero_tail_expected(p, seg, unclean),
+        zero_tail_expected(p, seg),
         out,
     );
     for m in &ix.log_mismatches {
@@ -827,7 +857,6 @@ fn time_index_findings(
     dir: &LogDir,
     p: &Partition,
     seg: &Segment,
-    unclean: bool,
     depth: ScanDepth,
     out: &mut Vec<Finding>,
 ) {
@@ -859,41 +888,70 @@ fn time_index_findings(
         &ti.shape,
         &loc,
         seg.active,
-        zero_tail_expected(p, seg, unclean),
+        zero_tail_expected(p, seg),
         out,
     );
-    // With every header read, the index's last timestamp must be the log's largest one (Kafka
-    // appends it on roll and close). Only checked where the broker finished the segment; the
-    // metadata log's Raft layer does not append the final entry on close.
-    let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
-    let finished = (!seg.active || !unclean) && !metadata_log;
-    let tidy = ti.shape.garbage == 0 && ti.shape.zero_tail == 0;
-    if depth < ScanDepth::Headers || !finished || !tidy {
+    // The broker rebuilds the indexes of a recovered segment; nothing below matters for it.
+    if seg.recovered_on_start {
         return;
     }
-    let log_max = seg
-        .log_summary()
-        .and_then(|l| l.stats.as_ref())
+    let Some(log) = seg.log_summary() else { return };
+    let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
+    if ti.shape.slots == 0 && !seg.active && log.max_timestamp_seen.is_some_and(|t| t >= 0) {
+        out.push(
+            Finding::new(
+                "timeindex.empty",
+                Severity::Warning,
+                FindingClass::Condition,
+                loc.clone(),
+                "empty time index on a rolled segment with timestamps: time retention uses the .log \
+                 file's mtime instead of the records' timestamps",
+            )
+            .fix(TIME_INDEX.fix),
+        );
+    }
+    // With every header read, the index's last entry must be the log's largest timestamp (Kafka
+    // appends it on roll and close) at an offset inside the segment. The metadata log's Raft
+    // layer does not append the final entry on close; a walk that stopped early proves nothing.
+    let tidy = ti.shape.garbage == 0 && ti.shape.zero_tail == 0;
+    if depth < ScanDepth::Headers || metadata_log || !tidy || log.walk_error.is_some() {
+        return;
+    }
+    let Some(last) = ti.last_valid else { return };
+    let log_max = log
+        .stats
+        .as_ref()
         .and_then(|s| s.max_timestamp)
         .filter(|t| *t >= 0);
-    let index_last = ti.last_valid.map(|e| e.timestamp);
-    if let (Some(log_max), Some(index_last)) = (log_max, index_last) {
-        if index_last != log_max {
-            out.push(
-                Finding::new(
-                    "timeindex.disagrees_with_log",
-                    Severity::Warning,
-                    FindingClass::Corruption,
-                    Location {
-                        byte_offset: Some(ti.shape.valid_entries.saturating_sub(1) as u64 * 12),
-                        ..loc
-                    },
-                    "time index's last timestamp is not the segment's largest: time retention uses the index",
-                )
-                .evidence(format!("index last timestamp: {index_last}"))
-                .evidence(format!("largest batch timestamp: {log_max}"))
-                .fix(TIME_INDEX.fix),
-            );
-        }
+    let last_offset = log.last_batch.map(|b| b.last_offset);
+    let mut problems = Vec::new();
+    if let Some(log_max) = log_max.filter(|m| *m != last.timestamp) {
+        problems.push(format!(
+            "index last timestamp {} but largest batch timestamp {log_max}",
+            last.timestamp
+        ));
     }
+    if let Some(last_offset) = last_offset.filter(|o| last.offset > *o) {
+        problems.push(format!(
+            "index last offset {} past the segment's last offset {last_offset}",
+            last.offset
+        ));
+    }
+    if problems.is_empty() {
+        return;
+    }
+    let mut f = Finding::new(
+        "timeindex.disagrees_with_log",
+        Severity::Warning,
+        FindingClass::Corruption,
+        Location {
+            byte_offset: Some(ti.shape.valid_entries.saturating_sub(1) as u64 * 12),
+            ..loc
+        },
+        "time index's last entry disagrees with the log: time retention uses the index",
+    );
+    for e in problems {
+        f = f.evidence(e);
+    }
+    out.push(f.fix(TIME_INDEX.fix));
 }

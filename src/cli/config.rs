@@ -219,6 +219,10 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
             bail!("name the log dirs, or give --server-properties with log.dirs");
         }
     }
+    for d in &log_dirs {
+        std::fs::read_dir(d)
+            .with_context(|| format!("failed to read log dir `{}`", d.display()))?;
+    }
     let first_dir = log_dirs.first().cloned().unwrap_or_default();
     let mut findings = Vec::new();
 

@@ -9,7 +9,9 @@ use crate::checks::finding::{Finding, FindingClass, Location, Severity};
 use crate::checks::inspect::inspect_findings;
 use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
-use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Target};
+use std::collections::BTreeMap;
+
+use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection};
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::report::render_json;
@@ -43,25 +45,41 @@ pub fn outcome_of(findings: &[Finding], fail_on: Severity) -> Outcome {
     })
 }
 
-/// Load every target, grouping targets in the same log dir.
+/// Load every target, each log dir once: targets inside the same log dir are merged.
 pub fn load_targets(
     paths: &[PathBuf],
     opts: &LoadOptions,
     progress: &Progress,
 ) -> anyhow::Result<Vec<LogDir>> {
-    let mut dirs = Vec::new();
+    let mut by_dir: BTreeMap<PathBuf, Selection> = BTreeMap::new();
+    let mut order = Vec::new();
     for path in paths {
         let target = classify_target(path)
             .with_context(|| format!("failed to open `{}`", path.display()))?;
         let (log_dir, selection) = target.split();
-        let count = match &target {
-            Target::LogDir(p) => std::fs::read_dir(p)
-                .map(|r| r.filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir())).count())
+        let log_dir = log_dir.to_path_buf();
+        match by_dir.remove(&log_dir) {
+            Some(existing) => by_dir.insert(log_dir, existing.merge(selection)),
+            None => {
+                order.push(log_dir.clone());
+                by_dir.insert(log_dir, selection)
+            }
+        };
+    }
+    let mut dirs = Vec::new();
+    for log_dir in order {
+        let selection = by_dir.remove(&log_dir).unwrap_or_default();
+        let count = match &selection.partitions {
+            None => std::fs::read_dir(&log_dir)
+                .map(|r| {
+                    r.filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+                        .count()
+                })
                 .unwrap_or(0),
-            _ => 1,
+            Some(p) => p.len(),
         };
         progress.add_length(count as u64);
-        let dir = load_log_dir(log_dir, &selection, opts, &|| progress.inc())
+        let dir = load_log_dir(&log_dir, &selection, opts, &|| progress.inc())
             .with_context(|| format!("failed to read log dir `{}`", log_dir.display()))?;
         dirs.push(dir);
     }
@@ -71,9 +89,6 @@ pub fn load_targets(
 
 /// Run `inspect`.
 pub fn run(args: &InspectArgs, output: Output, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let now = args
-        .now
-        .unwrap_or_else(|| chrono::Utc::now().timestamp_millis());
     let depth = if args.verify {
         ScanDepth::Verify
     } else {
@@ -116,7 +131,7 @@ pub fn run(args: &InspectArgs, output: Output, out: &mut dyn Write) -> anyhow::R
         schema_version: SCHEMA_VERSION,
         tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
         command: "inspect",
-        now_ms: now,
+        generated_at_ms: chrono::Utc::now().timestamp_millis(),
         log_dirs,
         findings,
         summary,

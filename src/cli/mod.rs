@@ -103,9 +103,6 @@ pub struct InspectArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = Severity::Warning)]
     pub fail_on: Severity,
-    /// The time to judge ages against (RFC 3339, or ms since the epoch); default: now.
-    #[arg(long, value_name = "TIME", value_parser = time_arg::parse_time_ms)]
-    pub now: Option<i64>,
 }
 
 /// Arguments of `logclean config`.
@@ -170,8 +167,6 @@ mod tests {
             "--verify",
             "--fail-on",
             "error",
-            "--now",
-            "2026-01-01T00:00:00Z",
         ])
         .unwrap();
         assert_eq!(cli.format, OutputFormat::Json);
@@ -181,7 +176,6 @@ mod tests {
         assert_eq!(args.paths.len(), 2);
         assert!(args.verify && !args.records);
         assert_eq!(args.fail_on, Severity::Error);
-        assert_eq!(args.now, Some(1_767_225_600_000));
     }
 
     #[test]

@@ -41,9 +41,21 @@ impl Deref for FileBytes {
     }
 }
 
+/// Open a regular file read-only. Anything else (a FIFO would block the open, a device would
+/// stream forever) is refused before it is opened.
+fn open_regular(path: &Path) -> io::Result<File> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    File::open(path)
+}
+
 /// Open `path` read-only and return its bytes.
 pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
-    let file = File::open(path)?;
+    let file = open_regular(path)?;
     let len = file.metadata()?.len();
     if mode == ReadMode::Mmap && len >= MAP_THRESHOLD {
         if let Ok(map) = map_read_only(&file) {
@@ -58,7 +70,7 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
 
 /// Read a small file whole, refusing anything larger than `cap` bytes.
 pub fn read_small_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
+    let file = open_regular(path)?;
     let mut buf = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
     if buf.len() as u64 > cap {
@@ -94,6 +106,22 @@ mod tests {
         assert!(matches!(a, FileBytes::Mapped(_)));
         assert_eq!(&*a, &*b);
         assert_eq!(&*a, &data[..]);
+    }
+
+    #[test]
+    fn fifo_is_refused_not_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("recovery-point-offset-checkpoint");
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        assert_eq!(
+            read_small_file(&fifo, 100).unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
+        assert!(read_file(&fifo, ReadMode::Mmap).is_err());
     }
 
     #[test]

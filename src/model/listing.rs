@@ -15,7 +15,7 @@ use super::names::{
     SegmentFileKind, METADATA_TOPIC,
 };
 
-/// Size and modification time of a file, from `symlink_metadata` (links are not followed).
+/// Size and modification time of a file (links followed, as the broker follows them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileInfo {
     /// Full path.
@@ -173,7 +173,9 @@ fn read_dir_sorted(dir: &Path) -> io::Result<Vec<(String, PathBuf, io::Result<fs
         let entry = entry?;
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let meta = fs::symlink_metadata(&path);
+        // Follow links as the broker's File.isDirectory/isFile do (symlinked partition dirs are
+        // a real practice); a dangling link or a loop becomes a read problem.
+        let meta = fs::metadata(&path);
         out.push((name, path, meta));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -211,6 +213,14 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
             out.partitions.push(PartitionEntry {
                 name: parse_partition_dir_name(&name),
                 listing,
+            });
+            continue;
+        }
+        if !meta.is_file() {
+            // A FIFO or device named like a checkpoint would block or mislead a read.
+            out.unknown.push(UnknownEntry {
+                path,
+                is_dir: false,
             });
             continue;
         }

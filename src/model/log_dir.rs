@@ -3,7 +3,7 @@
 //! Partitions load in parallel (rayon); the result is sorted by dir name so reports do not
 //! depend on scheduling.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -74,10 +74,30 @@ pub struct LogDir {
 /// What part of a log dir to load.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
-    /// Only the partition dir with this name.
-    pub partition_dir: Option<String>,
-    /// Only the segment with this base offset (with `partition_dir`).
-    pub segment: Option<i64>,
+    /// `None`: every partition. Otherwise only these partition dirs, each whole (`None`) or only
+    /// the segment with the given base offset.
+    pub partitions: Option<BTreeMap<String, Option<i64>>>,
+}
+
+impl Selection {
+    /// The union of two selections of the same log dir.
+    pub fn merge(self, other: Selection) -> Selection {
+        let (Some(mut a), Some(b)) = (self.partitions, other.partitions) else {
+            return Selection { partitions: None };
+        };
+        for (dir, seg) in b {
+            a.entry(dir)
+                .and_modify(|s| {
+                    if *s != seg {
+                        *s = None; // two different segments, or one and the whole: load it whole
+                    }
+                })
+                .or_insert(seg);
+        }
+        Selection {
+            partitions: Some(a),
+        }
+    }
 }
 
 /// Load a log dir (or the selected part of it). `progress` is called once per partition loaded.
@@ -88,14 +108,23 @@ pub fn load_log_dir(
     progress: &(dyn Fn() + Sync),
 ) -> io::Result<LogDir> {
     let mut listing = list_log_dir(path)?;
-    if let Some(dir) = &selection.partition_dir {
-        listing.partitions.retain(|p| {
-            p.listing
-                .path
-                .file_name()
-                .is_some_and(|n| n == dir.as_str())
-        });
+    let dir_name = |p: &PartitionEntry| {
+        p.listing
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    if let Some(wanted) = &selection.partitions {
+        listing
+            .partitions
+            .retain(|p| dir_name(p).is_some_and(|n| wanted.contains_key(&n)));
     }
+    let only_segment = |p: &PartitionEntry| {
+        selection
+            .partitions
+            .as_ref()
+            .and_then(|w| dir_name(p).and_then(|n| w.get(&n).copied().flatten()))
+    };
     let root = &listing.root;
     let checkpoints = RootCheckpoints {
         recovery_point: root
@@ -132,12 +161,16 @@ pub fn load_log_dir(
                 .as_ref()
                 .map(|n| checkpoints.for_partition(&n.topic, n.partition))
                 .unwrap_or_default();
-            let p = load_partition(entry, ckpt, selection.segment, opts);
+            let p = load_partition(entry, ckpt, only_segment(entry), opts);
             progress();
             p
         })
         .collect();
     partitions.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
+    let clean = clean_shutdown.is_some();
+    for p in &mut partitions {
+        p.mark_recovery(clean);
+    }
     Ok(LogDir {
         path: path.to_path_buf(),
         listing,
@@ -174,47 +207,52 @@ pub enum Target {
 impl Target {
     /// The log dir and the selection within it.
     pub fn split(&self) -> (&Path, Selection) {
+        let only = |dir: &str, seg: Option<i64>| Selection {
+            partitions: Some(BTreeMap::from([(dir.to_string(), seg)])),
+        };
         match self {
             Target::LogDir(p) => (p, Selection::default()),
-            Target::Partition { log_dir, dir } => (
-                log_dir,
-                Selection {
-                    partition_dir: Some(dir.clone()),
-                    segment: None,
-                },
-            ),
+            Target::Partition { log_dir, dir } => (log_dir, only(dir, None)),
             Target::Segment {
                 log_dir,
                 dir,
                 base_offset,
-            } => (
-                log_dir,
-                Selection {
-                    partition_dir: Some(dir.clone()),
-                    segment: Some(*base_offset),
-                },
-            ),
+            } => (log_dir, only(dir, Some(*base_offset))),
         }
     }
 }
 
-/// Decide what `path` is: a segment file, a partition dir (its name parses as one and its parent
-/// is the log dir), or a log dir.
+/// The parent of a canonical path (the root for `/`).
+fn parent_of(path: &Path) -> PathBuf {
+    path.parent()
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
+}
+
+/// Whether a dir holds what the broker keeps in a partition dir (segment files or its metadata).
+fn looks_like_partition_dir(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        parse_segment_file_name(&name).is_some()
+            || name == "partition.metadata"
+            || name == "leader-epoch-checkpoint"
+    })
+}
+
+/// Decide what `path` is: a segment file, a partition dir, or a log dir. Paths are made absolute
+/// first so that `.` and relative segment names find their log dir. A dir counts as a partition
+/// dir when its name parses as one and it has no `meta.properties` of its own but partition
+/// files, or a parent that is a log dir.
 pub fn classify_target(path: &Path) -> io::Result<Target> {
-    let meta = std::fs::metadata(path)?;
+    let path = std::fs::canonicalize(path)?;
+    let meta = std::fs::metadata(&path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let parent = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let parent = if parent.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        parent
-    };
+    let parent = parent_of(&path);
     if meta.is_file() {
         let seg = parse_segment_file_name(&name).filter(|s| s.leftover.is_none());
         let Some(seg) = seg.filter(|s| s.kind != SegmentFileKind::Snapshot) else {
@@ -230,29 +268,22 @@ pub fn classify_target(path: &Path) -> io::Result<Target> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let log_dir = parent
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
-        let log_dir = if log_dir.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            log_dir
-        };
         return Ok(Target::Segment {
-            log_dir,
+            log_dir: parent_of(&parent),
             dir,
             base_offset: seg.offset,
         });
     }
-    let looks_like_log_dir = path.join("meta.properties").exists();
-    if !looks_like_log_dir && parse_partition_dir_name(&name).is_some() {
+    let is_partition = parse_partition_dir_name(&name).is_some()
+        && !path.join("meta.properties").exists()
+        && (looks_like_partition_dir(&path) || parent.join("meta.properties").is_file());
+    if is_partition {
         return Ok(Target::Partition {
             log_dir: parent,
             dir: name,
         });
     }
-    Ok(Target::LogDir(path.to_path_buf()))
+    Ok(Target::LogDir(path))
 }
 
 /// Index partitions of several log dirs by topic-partition (for JBOD duplicates).

@@ -10,7 +10,7 @@ use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, Prod
 
 use super::file_bytes::read_small_file;
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
-use super::names::PartitionDirName;
+use super::names::{PartitionDirName, PartitionDirState};
 use super::problem::{FileProblem, Parsed};
 use super::segment::{load_segment, LoadOptions, Segment};
 
@@ -65,29 +65,77 @@ pub struct Partition {
 }
 
 impl Partition {
-    /// The log start offset the broker would load: the checkpoint value raised to the first
-    /// segment's base offset (spec formats §2.2; `LogLoader`).
-    pub fn log_start_offset(&self) -> Option<i64> {
-        let first = self.segments.first()?.base_offset;
-        Some(
-            self.checkpoints
-                .log_start_offset
-                .map_or(first, |c| c.max(first)),
-        )
+    /// Segments with a `.log`: what the broker loads (index files without one are orphans it
+    /// deletes first, `LogLoader.loadSegmentFiles`).
+    pub fn log_segments(&self) -> impl Iterator<Item = &Segment> + '_ {
+        self.segments.iter().filter(|s| s.files.log.is_some())
     }
 
-    /// The log end offset: the active segment's next offset.
+    /// Whether every segment of the dir was loaded (a single-segment target loads one).
+    pub fn complete(&self) -> bool {
+        self.segments.len() == self.listing.segments.len()
+    }
+
+    /// The log start offset the broker would load: the checkpoint value raised to the first
+    /// segment's base offset (spec formats §2.2; `LogLoader`). `None` when not all segments
+    /// were loaded.
+    pub fn log_start_offset(&self) -> Option<i64> {
+        let first = self.log_segments().next()?.base_offset;
+        self.complete().then(|| {
+            self.checkpoints
+                .log_start_offset
+                .map_or(first, |c| c.max(first))
+        })
+    }
+
+    /// The log end offset: the active segment's next offset (`None` when not all segments were
+    /// loaded).
     pub fn log_end_offset(&self) -> Option<i64> {
-        let last = self.segments.last()?;
-        Some(
+        let last = self.segments.iter().rfind(|s| s.files.log.is_some())?;
+        self.complete().then(|| {
             last.log_summary()
-                .map_or(last.base_offset, |l| l.next_offset),
-        )
+                .map_or(last.base_offset, |l| l.next_offset)
+        })
     }
 
     /// Total bytes of `.log` files.
     pub fn size(&self) -> u64 {
         self.segments.iter().map(Segment::size).sum()
+    }
+
+    /// Mark the segments the broker recovers on its next start (`LogLoader.recoverLog`): after an
+    /// unclean shutdown, every segment from the one holding the recovery point on (`LogSegments
+    /// .values(recoveryPoint, MAX)` starts at the floor segment); the metadata log is always
+    /// recovered from 0 (`KafkaMetadataLog`); `-delete` dirs are never recovered.
+    pub fn mark_recovery(&mut self, dir_shut_down_cleanly: bool) {
+        let Some(name) = &self.name else { return };
+        let recovers = match name.state {
+            PartitionDirState::Delete(_) => false,
+            _ if name.is_metadata_log() => true,
+            _ => !dir_shut_down_cleanly,
+        };
+        if !recovers {
+            return;
+        }
+        let recovery_point = if name.is_metadata_log() {
+            0
+        } else {
+            self.checkpoints.recovery_point.unwrap_or(0)
+        };
+        let floor = self
+            .segments
+            .iter()
+            .filter(|s| s.files.log.is_some() && s.base_offset <= recovery_point)
+            .map(|s| s.base_offset)
+            .max()
+            .unwrap_or(i64::MIN);
+        for seg in self
+            .segments
+            .iter_mut()
+            .filter(|s| s.files.log.is_some() && s.base_offset >= floor)
+        {
+            seg.mark_recovered_on_start();
+        }
     }
 }
 
@@ -99,13 +147,18 @@ pub fn load_partition(
     opts: &LoadOptions,
 ) -> Partition {
     let listing = &entry.listing;
-    let count = listing.segments.len();
+    // The active segment is the last one with a `.log`; orphan index files do not count.
+    let active_base = listing
+        .segments
+        .values()
+        .filter(|f| f.log.is_some())
+        .map(|f| f.base_offset)
+        .next_back();
     let segments = listing
         .segments
         .values()
-        .enumerate()
-        .filter(|(_, files)| only_segment.is_none_or(|b| b == files.base_offset))
-        .map(|(i, files)| load_segment(files, i + 1 == count, opts))
+        .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
+        .map(|files| load_segment(files, Some(files.base_offset) == active_base, opts))
         .collect();
     let snapshots = listing
         .snapshots

@@ -78,8 +78,6 @@ pub struct BatchStats {
     pub records: u64,
     /// Largest batch max timestamp.
     pub max_timestamp: Option<i64>,
-    /// Offset of the batch holding the largest timestamp (its last offset).
-    pub offset_of_max_timestamp: Option<i64>,
     /// Transactional data batches.
     pub transactional_batches: u64,
     /// Control batches (commit/abort markers).
@@ -88,9 +86,11 @@ pub struct BatchStats {
     pub magics: Vec<i8>,
     /// Distinct codecs seen (lowercase names), sorted.
     pub codecs: Vec<String>,
-    /// Start positions of every batch, ascending (for index checks).
-    pub positions: Vec<(u64, i64, i64)>,
 }
+
+/// `(position, base offset, last offset)` of each batch read, ascending: kept only while the
+/// index entries are checked, so memory stays O(batches of one segment).
+type BatchPositions = Vec<(u64, i64, i64)>;
 
 /// What the `.log` holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +105,9 @@ pub struct LogSummary {
     pub next_offset: i64,
     /// Every-header statistics (depth `Headers` and up).
     pub stats: Option<BatchStats>,
+    /// Largest batch max timestamp among the batches read (all of them at depth `Headers`; the
+    /// first and those after the last offset-index entry at depth `Tail`).
+    pub max_timestamp_seen: Option<i64>,
     /// Where the last good batch ends.
     pub valid_end: u64,
     /// How the walk ended, if it ended without error.
@@ -212,6 +215,9 @@ pub enum TimestampSource {
     TimeIndex,
     /// The `.log` file's mtime (the time index is empty).
     LogMtime,
+    /// The batches: the broker recovers this segment on its next start and rebuilds the time
+    /// index from them.
+    Recovery,
 }
 
 /// One segment.
@@ -233,6 +239,9 @@ pub struct Segment {
     pub txn_index: Option<Parsed<TxnIndexSummary>>,
     /// Largest timestamp as Kafka computes it, with its source.
     pub largest_timestamp: Option<(i64, TimestampSource)>,
+    /// Whether the broker recovers this segment on its next start (set by the partition:
+    /// it depends on the clean-shutdown marker and the recovery point).
+    pub recovered_on_start: bool,
 }
 
 impl Segment {
@@ -244,6 +253,30 @@ impl Segment {
     /// Logical size: the `.log` length.
     pub fn size(&self) -> u64 {
         self.files.log.as_ref().map_or(0, |f| f.size)
+    }
+
+    /// Mark the segment as recovered on the next start. Recovery rebuilds the time index from
+    /// the batches, so the largest timestamp becomes the largest batch timestamp (the `.log`
+    /// mtime when no batch has one), whatever the current index says.
+    pub fn mark_recovered_on_start(&mut self) {
+        self.recovered_on_start = true;
+        let indexed = self
+            .time_index
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .and_then(|t| t.last_valid)
+            .map(|e| e.timestamp);
+        let seen = self.log_summary().and_then(|l| l.max_timestamp_seen);
+        let rebuilt = indexed.max(seen).filter(|ts| *ts >= 0);
+        self.largest_timestamp = match rebuilt {
+            Some(ts) => Some((ts, TimestampSource::Recovery)),
+            None => self
+                .files
+                .log
+                .as_ref()
+                .and_then(|f| f.mtime_ms)
+                .map(|ms| (ms, TimestampSource::LogMtime)),
+        };
     }
 }
 
@@ -279,7 +312,7 @@ pub fn load_segment(files: &SegmentFiles, active: bool, opts: &LoadOptions) -> S
         .as_ref()
         .map(|f| load_txn_index(f, base, opts));
 
-    let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref(), active);
+    let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref());
     Segment {
         base_offset: base,
         files: files.clone(),
@@ -289,30 +322,21 @@ pub fn load_segment(files: &SegmentFiles, active: bool, opts: &LoadOptions) -> S
         time_index,
         txn_index,
         largest_timestamp,
+        recovered_on_start: false,
     }
 }
 
 /// Kafka's rule: the last time-index entry's timestamp if it is ≥ 0, else the `.log` mtime.
-///
-/// Kafka reads the last slot by count, so a zero tail on a rolled segment yields 0 here, as it
-/// does in the broker. The active segment's zero tail is preallocation: the running broker knows
-/// its real last entry and a restart resizes or recovers the index, so the last valid entry is
-/// what counts there.
+/// Kafka reads the last slot by count, so a zero tail yields 0 here, as it does in the broker
+/// (a segment the broker recovers first is corrected by [`Segment::mark_recovered_on_start`]).
 fn largest_timestamp(
     time_index: Option<&Parsed<TimeIndexSummary>>,
     log: Option<&FileInfo>,
-    active: bool,
 ) -> Option<(i64, TimestampSource)> {
     let from_index = time_index
         .and_then(|r| r.as_ref().ok())
         .filter(|t| t.shape.slots > 0)
-        .and_then(|t| {
-            if active && t.shape.zero_tail > 0 {
-                t.last_valid.map(|e| e.timestamp)
-            } else {
-                Some(t.kafka_last_entry.timestamp)
-            }
-        })
+        .map(|t| t.kafka_last_entry.timestamp)
         .filter(|ts| *ts >= 0);
     match from_index {
         Some(ts) => Some((ts, TimestampSource::TimeIndex)),
@@ -322,7 +346,48 @@ fn largest_timestamp(
     }
 }
 
-type LogLoad = (LogSummary, Vec<(u64, i64, i64)>);
+type LogLoad = (LogSummary, BatchPositions);
+
+/// What the walks of one `.log` collect.
+struct LogWalk {
+    summary: LogSummary,
+    positions: BatchPositions,
+}
+
+impl LogWalk {
+    fn record(&mut self, b: &BatchInfo) {
+        let brief = BatchBrief::from(b);
+        self.summary.first_batch.get_or_insert(brief);
+        self.summary.last_batch = Some(brief);
+        let seen = &mut self.summary.max_timestamp_seen;
+        *seen = Some(seen.map_or(b.max_timestamp, |m| m.max(b.max_timestamp)));
+        self.positions
+            .push((b.position, b.base_offset, b.last_offset));
+    }
+
+    /// Walk from `start` to the end of the file; `false` if the walk hit an error.
+    fn walk(&mut self, bytes: &[u8], start: u64, mut stats: Option<&mut BatchStats>) -> bool {
+        let mut walker = ShallowWalker::starting_at(bytes, start);
+        let mut clean = true;
+        for item in walker.by_ref() {
+            match item {
+                Ok(b) => {
+                    self.record(&b);
+                    if let Some(stats) = stats.as_deref_mut() {
+                        add_to_stats(stats, &b);
+                    }
+                }
+                Err(e) => {
+                    self.summary.walk_error = Some(e);
+                    clean = false;
+                }
+            }
+        }
+        self.summary.valid_end = walker.valid_end();
+        self.summary.end = walker.end().cloned();
+        clean
+    }
+}
 
 fn load_log(
     file: &FileInfo,
@@ -333,62 +398,63 @@ fn load_log(
     let bytes =
         read_file(&file.path, opts.read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
     let bytes: &[u8] = &bytes;
-    let mut summary = LogSummary {
-        size: bytes.len() as u64,
-        first_batch: None,
-        last_batch: None,
-        next_offset: base,
-        stats: None,
-        valid_end: 0,
-        end: None,
-        walk_error: None,
-        verify_error: None,
-        verified_batches: None,
+    let mut walk = LogWalk {
+        summary: LogSummary {
+            size: bytes.len() as u64,
+            first_batch: None,
+            last_batch: None,
+            next_offset: base,
+            stats: None,
+            max_timestamp_seen: None,
+            valid_end: 0,
+            end: None,
+            walk_error: None,
+            verify_error: None,
+            verified_batches: None,
+        },
+        positions: Vec::new(),
     };
-    let mut positions = Vec::new();
     match opts.depth {
         ScanDepth::Tail => {
-            let mut walker = ShallowWalker::new(bytes);
-            match walker.next() {
-                Some(Ok(first)) => summary.first_batch = Some(BatchBrief::from(&first)),
-                Some(Err(e)) => summary.walk_error = Some(e),
-                None => summary.end = walker.end().cloned(),
-            }
-            if summary.walk_error.is_none() && summary.first_batch.is_some() {
-                // Walk from the last valid index entry, as readNextOffset does; fall back to the
-                // start of the file when the entry does not lead to a clean walk.
-                let start = index
-                    .map(|i| i.last_valid_entry().position)
-                    .and_then(|p| u64::try_from(p).ok())
-                    .unwrap_or(0);
-                if walk_tail(bytes, start, &mut summary, &mut positions).is_err() && start != 0 {
-                    positions.clear();
-                    summary.walk_error = None;
-                    let _ = walk_tail(bytes, 0, &mut summary, &mut positions);
+            // The first batch, then from the last valid index entry to the end, as Kafka's
+            // readNextOffset does; from the start when the entry does not lead to a clean walk.
+            let start = index
+                .map(|i| i.last_valid_entry().position)
+                .and_then(|p| u64::try_from(p).ok())
+                .unwrap_or(0);
+            let first_ok = match ShallowWalker::new(bytes).next() {
+                Some(Ok(first)) => {
+                    walk.summary.first_batch = Some(BatchBrief::from(&first));
+                    true
                 }
+                Some(Err(e)) => {
+                    walk.summary.walk_error = Some(e);
+                    false
+                }
+                None => walk.walk(bytes, 0, None),
+            };
+            if first_ok
+                && walk.summary.first_batch.is_some()
+                && !walk.walk(bytes, start, None)
+                && start != 0
+            {
+                walk.positions.clear();
+                walk.summary.walk_error = None;
+                walk.walk(bytes, 0, None);
+            }
+            // The first batch counts for the largest timestamp seen even when not re-walked.
+            if let Some(first) = walk.summary.first_batch {
+                let seen = &mut walk.summary.max_timestamp_seen;
+                *seen = Some(seen.map_or(first.max_timestamp, |m| m.max(first.max_timestamp)));
             }
         }
         ScanDepth::Headers | ScanDepth::Verify => {
             let mut stats = BatchStats::default();
-            let mut walker = ShallowWalker::new(bytes);
-            for item in walker.by_ref() {
-                match item {
-                    Ok(b) => {
-                        if summary.first_batch.is_none() {
-                            summary.first_batch = Some(BatchBrief::from(&b));
-                        }
-                        add_to_stats(&mut stats, &b);
-                        summary.last_batch = Some(BatchBrief::from(&b));
-                    }
-                    Err(e) => summary.walk_error = Some(e),
-                }
-            }
-            summary.valid_end = walker.valid_end();
-            summary.end = walker.end().cloned();
-            positions = stats.positions.clone();
-            summary.stats = Some(stats);
+            walk.walk(bytes, 0, Some(&mut stats));
+            walk.summary.stats = Some(stats);
         }
     }
+    let mut summary = walk.summary;
     if let Some(last) = summary.last_batch {
         summary.next_offset = last.last_offset.saturating_add(1);
     }
@@ -403,42 +469,17 @@ fn load_log(
         summary.verify_error = v.error;
         summary.verified_batches = Some(v.valid_batches);
     }
-    Ok((summary, positions))
-}
-
-/// Walk from `start` to the end, recording the last batch. Errs if the walk hit an error.
-fn walk_tail(
-    bytes: &[u8],
-    start: u64,
-    summary: &mut LogSummary,
-    positions: &mut Vec<(u64, i64, i64)>,
-) -> Result<(), ()> {
-    let mut walker = ShallowWalker::starting_at(bytes, start);
-    let mut result = Ok(());
-    for item in walker.by_ref() {
-        match item {
-            Ok(b) => {
-                positions.push((b.position, b.base_offset, b.last_offset));
-                summary.last_batch = Some(BatchBrief::from(&b));
-            }
-            Err(e) => {
-                summary.walk_error = Some(e);
-                result = Err(());
-            }
-        }
-    }
-    summary.valid_end = walker.valid_end();
-    summary.end = walker.end().cloned();
-    result
+    Ok((summary, walk.positions))
 }
 
 fn add_to_stats(stats: &mut BatchStats, b: &BatchInfo) {
     stats.batches += 1;
     stats.records += b.records_count.map_or(1, |c| u64::try_from(c).unwrap_or(0));
-    if stats.max_timestamp.is_none_or(|m| b.max_timestamp > m) {
-        stats.max_timestamp = Some(b.max_timestamp);
-        stats.offset_of_max_timestamp = Some(b.last_offset);
-    }
+    stats.max_timestamp = Some(
+        stats
+            .max_timestamp
+            .map_or(b.max_timestamp, |m| m.max(b.max_timestamp)),
+    );
     if b.is_control {
         stats.control_batches += 1;
     } else if b.is_transactional {
@@ -453,9 +494,6 @@ fn add_to_stats(stats: &mut BatchStats, b: &BatchInfo) {
         stats.codecs.push(codec);
         stats.codecs.sort();
     }
-    stats
-        .positions
-        .push((b.position, b.base_offset, b.last_offset));
 }
 
 fn summarize_offset_index(
@@ -507,17 +545,15 @@ fn check_index_entry(
     positions: &[(u64, i64, i64)],
 ) -> Option<IndexLogMismatch> {
     let position = u64::try_from(entry.position).ok()?;
-    let data_end = if log.walk_error.is_some() {
-        log.size
-    } else {
-        log.valid_end
-    };
-    if position >= data_end {
+    if position >= log.size || (log.walk_error.is_none() && position >= log.valid_end) {
         return Some(IndexLogMismatch::PositionPastLog {
             slot,
             entry,
-            log_valid_end: data_end,
+            log_valid_end: log.valid_end,
         });
+    }
+    if log.walk_error.is_some() && position >= log.valid_end {
+        return None; // beyond a corrupt batch nothing can be judged; that batch is the finding
     }
     let walked_from = positions.first().map_or(u64::MAX, |p| p.0);
     let i = match positions.binary_search_by_key(&position, |p| p.0) {

@@ -22,8 +22,8 @@ pub struct InspectDoc {
     pub tool: String,
     /// Always `inspect`.
     pub command: &'static str,
-    /// The time ages were judged against, ms since the epoch.
-    pub now_ms: i64,
+    /// When the report was made, ms since the epoch.
+    pub generated_at_ms: i64,
     /// Log dirs.
     pub log_dirs: Vec<LogDirDoc>,
     /// Findings, sorted by location.
@@ -96,6 +96,9 @@ pub struct SegmentDoc {
     pub base_offset: i64,
     /// Whether it is the active (last) segment.
     pub active: bool,
+    /// Whether the broker recovers it on its next start (unclean shutdown, at or after the
+    /// segment holding the recovery point; the metadata log always).
+    pub recovered_on_start: bool,
     /// `.log` bytes.
     pub size_bytes: u64,
     /// First batch's base offset.
@@ -116,6 +119,10 @@ pub struct SegmentDoc {
     pub records: Option<u64>,
     /// Codecs seen.
     pub codecs: Vec<String>,
+    /// Transactional data batches (depth headers and up).
+    pub transactional_batches: Option<u64>,
+    /// Control batches: transaction markers (depth headers and up).
+    pub control_batches: Option<u64>,
     /// `clean`, `partial_batch`, `zero_filled`, `corrupt` or `unread`.
     pub log_end: &'static str,
     /// Offset index state.
@@ -304,6 +311,7 @@ impl SegmentDoc {
         SegmentDoc {
             base_offset: s.base_offset,
             active: s.active,
+            recovered_on_start: s.recovered_on_start,
             size_bytes: s.size(),
             first_offset: log.and_then(|l| l.first_batch).map(|b| b.base_offset),
             next_offset: log.map(|l| l.next_offset),
@@ -314,6 +322,8 @@ impl SegmentDoc {
             batches: stats.map(|s| s.batches),
             records: stats.map(|s| s.records),
             codecs: stats.map(|s| s.codecs.clone()).unwrap_or_default(),
+            transactional_batches: stats.map(|s| s.transactional_batches),
+            control_batches: stats.map(|s| s.control_batches),
             log_end,
             index: s
                 .index
