@@ -55,9 +55,54 @@ def v2_batches(log):
         pos += 12 + length
 
 
+def varint(buf, pos):
+    """Zigzag varint at pos: (value, next pos), or None past the end."""
+    shift = raw = 0
+    while pos < len(buf) and shift < 35:
+        b = buf[pos]
+        pos += 1
+        raw |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return (raw >> 1) ^ -(raw & 1), pos
+        shift += 7
+    return None
+
+
+def record_values(section, count):
+    """Values of the records of an uncompressed v2 records section."""
+    pos = 0
+    for _ in range(count):
+        r = varint(section, pos)
+        if not r:
+            return
+        length, body = r
+        end = body + length
+        pos = body + 1  # attributes
+        for _ in range(2):  # timestamp delta, offset delta
+            r = varint(section, pos)
+            if not r:
+                return
+            pos = r[1]
+        r = varint(section, pos)  # key length
+        if not r:
+            return
+        pos = r[1] + max(r[0], 0)
+        r = varint(section, pos)  # value length
+        if not r:
+            return
+        if r[0] > 0:
+            yield section[r[1] : r[1] + r[0]]
+        pos = end
+
+
 counts = {}
 for name, p in files():
     data = read(p)
+    if "__cluster_metadata" in p and (name.endswith(".log") or name.endswith(".checkpoint")):
+        for attrs, base, delta, bts, mts, count, section in v2_batches(data):
+            if not attrs & 0x27:  # uncompressed data batches only (not control)
+                for value in record_values(section, count):
+                    put("metadata_record", value)
     if name.endswith(".log"):
         put("walk", data)
         for attrs, base, delta, bts, mts, count, section in v2_batches(data):
