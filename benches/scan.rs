@@ -394,7 +394,7 @@ fn bench_many_segments(work: &Path, small: bool) {
     let t = Instant::now();
     scan(ScanDepth::Headers);
     println!("warm-up load (Headers): {:.2} s", secs(t.elapsed()));
-    let runs = if small { 3 } else { 3 };
+    let runs = 3;
     for (label, depth) in [("Tail", ScanDepth::Tail), ("Headers", ScanDepth::Headers)] {
         let (best, median, _) = timed(runs, || scan(depth));
         println!(

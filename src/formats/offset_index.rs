@@ -17,6 +17,7 @@ use std::ops::Range;
 
 use super::bytes::Cursor;
 use super::error::{ErrorKind, FormatError, FormatResult};
+use super::index_layout::SlotLayout;
 
 /// Size of one `.index` slot in bytes.
 pub const ENTRY_SIZE: usize = 8;
@@ -166,11 +167,14 @@ pub enum IndexEntryProblem {
 /// A parsed `.index` file: a zero-copy view over its slots.
 #[derive(Debug, Clone)]
 pub struct OffsetIndex<'a> {
-    slots: &'a [u8],
-    file_len: u64,
-    base_offset: i64,
-    valid_entries: usize,
-    zero_tail_start: usize,
+    layout: SlotLayout<'a>,
+}
+
+impl<'a> std::ops::Deref for OffsetIndex<'a> {
+    type Target = SlotLayout<'a>;
+    fn deref(&self) -> &SlotLayout<'a> {
+        &self.layout
+    }
 }
 
 impl<'a> OffsetIndex<'a> {
@@ -180,14 +184,8 @@ impl<'a> OffsetIndex<'a> {
     /// `base_offset + i32` could overflow an `i64` ([`ErrorKind::LengthOutOfRange`] on field
     /// `base_offset`, offset 0).
     pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
-        check_base_offset(base_offset)?;
-        let (slots, _) = split_slots(bytes, ENTRY_SIZE);
         let mut view = Self {
-            slots,
-            file_len: bytes.len() as u64,
-            base_offset,
-            valid_entries: 0,
-            zero_tail_start: 0,
+            layout: SlotLayout::new(bytes, ENTRY_SIZE, base_offset)?,
         };
         let n = view.slot_count();
         let (valid, tail) = scan_layout(
@@ -198,57 +196,14 @@ impl<'a> OffsetIndex<'a> {
                 _ => false,
             },
         );
-        view.valid_entries = valid;
-        view.zero_tail_start = tail;
+        view.layout.valid_entries = valid;
+        view.layout.zero_tail_start = tail;
         Ok(view)
-    }
-
-    /// The segment base offset this view was parsed with.
-    pub fn base_offset(&self) -> i64 {
-        self.base_offset
-    }
-
-    /// File length in bytes.
-    pub fn file_len(&self) -> u64 {
-        self.file_len
-    }
-
-    /// Number of slots as Kafka counts them (`file length / 8`), zero tail included.
-    pub fn slot_count(&self) -> usize {
-        self.slots.len() / ENTRY_SIZE
-    }
-
-    /// Bytes after the last whole slot (non-zero when the length is not a multiple of 8).
-    pub fn trailing_bytes(&self) -> u64 {
-        self.file_len % ENTRY_SIZE as u64
-    }
-
-    /// Number of valid entries: the longest prefix of strictly increasing relative offsets,
-    /// ending before the zero tail (spec §11.2).
-    pub fn valid_entries(&self) -> usize {
-        self.valid_entries
-    }
-
-    /// First slot of the trailing run of all-zero slots (`slot_count()` when there is none).
-    /// A zero slot 0 followed by non-zero slots is an entry, not tail.
-    pub fn zero_tail_start(&self) -> usize {
-        self.zero_tail_start
-    }
-
-    /// Slots of the zero-filled preallocated tail.
-    pub fn zero_tail(&self) -> Range<usize> {
-        self.zero_tail_start..self.slot_count()
-    }
-
-    /// Slots after the valid prefix that are not zero tail (empty for a healthy file).
-    pub fn garbage_slots(&self) -> Range<usize> {
-        self.valid_entries..self.zero_tail_start
     }
 
     /// The raw slot `slot`, if it exists.
     pub fn entry(&self, slot: usize) -> Option<OffsetIndexEntry> {
-        let at = slot.checked_mul(ENTRY_SIZE)?;
-        let raw = self.slots.get(at..at.checked_add(ENTRY_SIZE)?)?;
+        let raw = self.raw_slot(slot)?;
         let mut c = Cursor::new(raw);
         Some(OffsetIndexEntry {
             relative_offset: c.i32().ok()?,

@@ -9,13 +9,12 @@
 //! index, Kafka counts `length / 12` slots and never skips a zero tail: a crashed broker's
 //! untrimmed time index has a last slot of timestamp 0, which makes the segment look ancient.
 
-use std::ops::Range;
-
 use super::bytes::Cursor;
 use super::error::FormatResult;
+use super::index_layout::SlotLayout;
 use super::offset_index::{
-    absolute_offset, check_base_offset, kafka_largest_lower_bound, push_garbage, scan_layout,
-    slot_at, split_slots, IndexEntryProblem, IndexLookup, IndexSanityProblem,
+    absolute_offset, kafka_largest_lower_bound, push_garbage, scan_layout, slot_at,
+    IndexEntryProblem, IndexLookup, IndexSanityProblem,
 };
 
 /// Size of one `.timeindex` slot in bytes.
@@ -52,11 +51,14 @@ pub struct TimestampOffset {
 /// A parsed `.timeindex` file: a zero-copy view over its slots.
 #[derive(Debug, Clone)]
 pub struct TimeIndex<'a> {
-    slots: &'a [u8],
-    file_len: u64,
-    base_offset: i64,
-    valid_entries: usize,
-    zero_tail_start: usize,
+    layout: SlotLayout<'a>,
+}
+
+impl<'a> std::ops::Deref for TimeIndex<'a> {
+    type Target = SlotLayout<'a>;
+    fn deref(&self) -> &SlotLayout<'a> {
+        &self.layout
+    }
 }
 
 impl<'a> TimeIndex<'a> {
@@ -65,14 +67,8 @@ impl<'a> TimeIndex<'a> {
     /// Never fails on content; fails only when `base_offset + i32` could overflow an `i64`
     /// (`LengthOutOfRange` on field `base_offset`, offset 0).
     pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
-        check_base_offset(base_offset)?;
-        let (slots, _) = split_slots(bytes, ENTRY_SIZE);
         let mut view = Self {
-            slots,
-            file_len: bytes.len() as u64,
-            base_offset,
-            valid_entries: 0,
-            zero_tail_start: 0,
+            layout: SlotLayout::new(bytes, ENTRY_SIZE, base_offset)?,
         };
         // Valid prefix (spec §11.2): strictly greater timestamp, relative offset not lower
         // (Kafka's `maybeAppend` rules).
@@ -86,56 +82,14 @@ impl<'a> TimeIndex<'a> {
                 _ => false,
             },
         );
-        view.valid_entries = valid;
-        view.zero_tail_start = tail;
+        view.layout.valid_entries = valid;
+        view.layout.zero_tail_start = tail;
         Ok(view)
-    }
-
-    /// The segment base offset this view was parsed with.
-    pub fn base_offset(&self) -> i64 {
-        self.base_offset
-    }
-
-    /// File length in bytes.
-    pub fn file_len(&self) -> u64 {
-        self.file_len
-    }
-
-    /// Number of slots as Kafka counts them (`file length / 12`), zero tail included.
-    pub fn slot_count(&self) -> usize {
-        self.slots.len() / ENTRY_SIZE
-    }
-
-    /// Bytes after the last whole slot (non-zero when the length is not a multiple of 12).
-    pub fn trailing_bytes(&self) -> u64 {
-        self.file_len % ENTRY_SIZE as u64
-    }
-
-    /// Number of valid entries: the longest prefix where each slot has a strictly greater
-    /// timestamp and a relative offset ≥ the previous one, ending before the zero tail.
-    pub fn valid_entries(&self) -> usize {
-        self.valid_entries
-    }
-
-    /// First slot of the trailing run of all-zero slots (`slot_count()` when there is none).
-    pub fn zero_tail_start(&self) -> usize {
-        self.zero_tail_start
-    }
-
-    /// Slots of the zero-filled preallocated tail.
-    pub fn zero_tail(&self) -> Range<usize> {
-        self.zero_tail_start..self.slot_count()
-    }
-
-    /// Slots after the valid prefix that are not zero tail (empty for a healthy file).
-    pub fn garbage_slots(&self) -> Range<usize> {
-        self.valid_entries..self.zero_tail_start
     }
 
     /// The raw slot `slot`, if it exists.
     pub fn entry(&self, slot: usize) -> Option<TimeIndexEntry> {
-        let at = slot.checked_mul(ENTRY_SIZE)?;
-        let raw = self.slots.get(at..at.checked_add(ENTRY_SIZE)?)?;
+        let raw = self.raw_slot(slot)?;
         let mut c = Cursor::new(raw);
         Some(TimeIndexEntry {
             timestamp: c.i64().ok()?,
