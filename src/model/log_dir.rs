@@ -59,7 +59,7 @@ impl RootCheckpoints {
 pub struct LogDir {
     /// The dir.
     pub path: PathBuf,
-    /// What was found by name.
+    /// What was found by name in the root (its partition entries move into `partitions`).
     pub listing: LogDirListing,
     /// `meta.properties`.
     pub meta: Option<Parsed<MetaProperties>>,
@@ -152,16 +152,18 @@ pub fn load_log_dir(
         .clean_shutdown
         .as_ref()
         .map(|f| parse_small(f, parse_clean_shutdown));
-    let mut partitions: Vec<Partition> = listing
-        .partitions
-        .par_iter()
-        .map(|entry: &PartitionEntry| {
+    // The partition listings move into the loaded partitions.
+    let entries = std::mem::take(&mut listing.partitions);
+    let mut partitions: Vec<Partition> = entries
+        .into_par_iter()
+        .map(|entry: PartitionEntry| {
             let ckpt = entry
                 .name
                 .as_ref()
                 .map(|n| checkpoints.for_partition(&n.topic, n.partition))
                 .unwrap_or_default();
-            let p = load_partition(entry, ckpt, only_segment(entry), opts);
+            let only = only_segment(&entry);
+            let p = load_partition(entry, ckpt, only, opts);
             progress();
             p
         })

@@ -50,8 +50,11 @@ pub struct Partition {
     pub dir_name: String,
     /// Parsed name; `None` where the broker could not parse it (its startup would fail).
     pub name: Option<PartitionDirName>,
-    /// Everything found by name (leftovers, unknown files, read problems).
+    /// Everything else found by name (leftovers, unknown files, read problems); its segment
+    /// and snapshot maps are moved into `segments` and `snapshots`.
     pub listing: PartitionListing,
+    /// Segments found on disk (`segments` may hold fewer when one segment was selected).
+    pub segment_count: usize,
     /// Segments, ascending by base offset.
     pub segments: Vec<Segment>,
     /// Producer-state snapshots, ascending.
@@ -73,7 +76,7 @@ impl Partition {
 
     /// Whether every segment of the dir was loaded (a single-segment target loads one).
     pub fn complete(&self) -> bool {
-        self.segments.len() == self.listing.segments.len()
+        self.segments.len() == self.segment_count
     }
 
     /// The log start offset the broker would load: the checkpoint value raised to the first
@@ -139,39 +142,46 @@ impl Partition {
     }
 }
 
-/// Load a listed partition dir. `only_segment` restricts segments to one base offset.
+/// Load a listed partition dir, taking its listing over (segment and snapshot file lists move
+/// into the loaded segments instead of being kept twice). `only_segment` restricts segments to
+/// one base offset.
 pub fn load_partition(
-    entry: &PartitionEntry,
+    entry: PartitionEntry,
     checkpoints: PartitionCheckpoints,
     only_segment: Option<i64>,
     opts: &LoadOptions,
 ) -> Partition {
-    let listing = &entry.listing;
+    let PartitionEntry { name, mut listing } = entry;
+    let segment_files = std::mem::take(&mut listing.segments);
+    let segment_count = segment_files.len();
     // The active segment is the last one with a `.log`; orphan index files do not count.
-    let active_base = listing
-        .segments
+    let active_base = segment_files
         .values()
         .filter(|f| f.log.is_some())
         .map(|f| f.base_offset)
         .next_back();
-    let segments = listing
-        .segments
-        .values()
+    let segments = segment_files
+        .into_values()
         .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
-        .map(|files| load_segment(files, Some(files.base_offset) == active_base, opts))
+        .map(|files| {
+            let active = Some(files.base_offset) == active_base;
+            load_segment(files, active, opts)
+        })
         .collect();
-    let snapshots = listing
-        .snapshots
-        .iter()
-        .map(|(offset, file)| SnapshotFile {
-            offset: *offset,
-            file: file.clone(),
-            parsed: read_small_file(&file.path, SMALL_FILE_CAP)
+    let snapshots = std::mem::take(&mut listing.snapshots)
+        .into_iter()
+        .map(|(offset, file)| {
+            let parsed = read_small_file(&file.path, SMALL_FILE_CAP)
                 .map_err(|e| FileProblem::io(&file.path, &e))
                 .and_then(|b| {
                     parse_producer_snapshot_unverified(&b)
                         .map_err(|e| FileProblem::format(&file.path, e))
-                }),
+                });
+            SnapshotFile {
+                offset,
+                file,
+                parsed,
+            }
         })
         .collect();
     let metadata = listing
@@ -189,8 +199,9 @@ pub fn load_partition(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        name: entry.name.clone(),
-        listing: listing.clone(),
+        name,
+        listing,
+        segment_count,
         segments,
         snapshots,
         metadata,

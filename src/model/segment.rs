@@ -281,7 +281,7 @@ impl Segment {
 }
 
 /// Load one segment.
-pub fn load_segment(files: &SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
+pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
     let index_bytes = files
         .index
@@ -315,7 +315,7 @@ pub fn load_segment(files: &SegmentFiles, active: bool, opts: &LoadOptions) -> S
     let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref());
     Segment {
         base_offset: base,
-        files: files.clone(),
+        files,
         active,
         log: log.map(|r| r.map(|(s, _)| s)),
         index,
