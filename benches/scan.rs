@@ -13,6 +13,9 @@
 //! keeps the generated data there and reuses it on the next run (default: a temp dir, deleted).
 //! `LOGCLEAN_BENCH_ONLY=scan|verify` runs one half.
 
+// Benchmark code over data it generates itself: a panic here is a failed benchmark run.
+#![allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! The `logclean` binary on copies of real broker fixtures, damaged on purpose: each damage gives
 //! a precise finding (file, byte offset, code) and the documented exit code, and nothing panics.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -3,7 +3,7 @@
 //! topic overrides) and `dynamic_broker_configs` resolve to exactly the value and source the
 //! broker's `describeConfigs` returned for every key. Plus unit cases for synonyms, precedence,
 //! invalid values and the describe-file parser. `LOGCLEAN_FIXTURES_DIR` points at another tree.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

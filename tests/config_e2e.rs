@@ -3,7 +3,7 @@
 //! what the running broker's `describeConfigs` reported (`manifest.json`), key by key.
 //! `LOGCLEAN_FIXTURES_DIR` points it at freshly made fixtures (`conformance/run`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 use std::path::PathBuf;
 use std::process::Command;

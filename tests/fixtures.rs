@@ -3,7 +3,7 @@
 //! through its admin API (`manifest.json`). `LOGCLEAN_FIXTURES_DIR` points the same checks at
 //! freshly made fixtures (`conformance/run` does this).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `man/*.1` are generated from the clap definitions; this test keeps them current.
 //! Regenerate with `LOGCLEAN_UPDATE_MAN=1 cargo test --test man_page`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 use std::path::PathBuf;
 

@@ -138,7 +138,7 @@ pub fn validate(validator: Validator, v: &Typed) -> Result<(), String> {
             }
         }
         (Validator::ThrottledReplicas, Typed::List(items)) => {
-            let ok = (items.len() == 1 && items[0] == "*")
+            let ok = matches!(items.as_slice(), [only] if only == "*")
                 || items.iter().all(|i| {
                     let mut parts = i.split(':');
                     matches!(
