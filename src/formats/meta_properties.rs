@@ -9,7 +9,7 @@
 //! byte sequence decodes; this file is not checked for UTF-8), lines end at `\n`, `\r` or `\r\n`,
 //! leading spaces/tabs/form feeds are skipped, `#` and `!` start comments, a line ending in an odd
 //! number of backslashes continues on the next, the key ends at the first unescaped `=`, `:` or
-//! whitespace, and `\t \n \r \f \uXXXX` and `\<other>` escapes are decoded. A duplicate key
+//! whitespace, and `\t \n \r \f \uNNNN` and `\<other>` escapes are decoded. A duplicate key
 //! keeps its last value.
 //!
 //! The Kafka layer follows `MetaProperties.Builder(Properties)` and `build()`: `version` (trimmed
@@ -73,7 +73,7 @@ fn find<'a>(props: &'a [Property], key: &str) -> Option<&'a Property> {
 }
 
 /// Parse a Java `.properties` file the way `Properties.load(InputStream)` does. Fails only on a
-/// malformed `\uXXXX` escape ([`ErrorKind::BadText`] at the byte offset of its line).
+/// malformed `\uNNNN` escape ([`ErrorKind::BadText`] at the byte offset of its line).
 pub fn parse_properties(bytes: &[u8]) -> FormatResult<Vec<Property>> {
     let mut out = Vec::new();
     let mut pos = 0usize;

@@ -166,8 +166,12 @@ pub struct LogDirListing {
     pub io_problems: Vec<IoProblem>,
 }
 
-/// Read the entries of a directory, sorted by name, with their metadata.
-fn read_dir_sorted(dir: &Path) -> io::Result<Vec<(String, PathBuf, io::Result<fs::Metadata>)>> {
+/// Read the entries of a directory, sorted by name, with their metadata; entries whose metadata
+/// cannot be read (a dangling link, a loop, a permission error) go to `problems`.
+fn read_dir_sorted(
+    dir: &Path,
+    problems: &mut Vec<IoProblem>,
+) -> io::Result<Vec<(String, PathBuf, fs::Metadata)>> {
     let mut out = Vec::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
@@ -175,8 +179,10 @@ fn read_dir_sorted(dir: &Path) -> io::Result<Vec<(String, PathBuf, io::Result<fs
         let name = entry.file_name().to_string_lossy().into_owned();
         // Follow links as the broker's File.isDirectory/isFile do (symlinked partition dirs are
         // a real practice); a dangling link or a loop becomes a read problem.
-        let meta = fs::metadata(&path);
-        out.push((name, path, meta));
+        match fs::metadata(&path) {
+            Ok(meta) => out.push((name, path, meta)),
+            Err(e) => problems.push(IoProblem::new(&path, &e)),
+        }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
@@ -188,14 +194,7 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
         path: dir.to_path_buf(),
         ..Default::default()
     };
-    for (name, path, meta) in read_dir_sorted(dir)? {
-        let meta = match meta {
-            Ok(m) => m,
-            Err(e) => {
-                out.io_problems.push(IoProblem::new(&path, &e));
-                continue;
-            }
-        };
+    for (name, path, meta) in read_dir_sorted(dir, &mut out.io_problems)? {
         if meta.is_dir() {
             if name == "remote-log-index-cache" {
                 continue; // tiered-storage cache; the loader skips it too
@@ -265,14 +264,7 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         path: dir.to_path_buf(),
         ..Default::default()
     };
-    for (name, path, meta) in read_dir_sorted(dir)? {
-        let meta = match meta {
-            Ok(m) => m,
-            Err(e) => {
-                out.io_problems.push(IoProblem::new(&path, &e));
-                continue;
-            }
-        };
+    for (name, path, meta) in read_dir_sorted(dir, &mut out.io_problems)? {
         if !meta.is_file() {
             out.unknown.push(UnknownEntry {
                 path,
