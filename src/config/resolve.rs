@@ -27,7 +27,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::defaults::{self, BrokerConfigDef, Synonym, TopicConfigDef, TOPIC_CONFIGS};
+use super::defaults::{
+    self, BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Validator, TOPIC_CONFIGS,
+};
 use super::sources::{ConfigMap, ConfigSources};
 use super::value::{self, Typed};
 use super::{ConfigError, ConfigSource};
@@ -151,10 +153,22 @@ fn topic_level(
     raw: &str,
     level: ConfigSource,
 ) -> Result<String, ConfigError> {
-    value::parse(def.config_type, raw)
-        .and_then(|v| value::validate(def.validator, &v).map(|()| value::render(&v)))
+    checked_value(def.name, def.config_type, def.validator, raw, level)
+}
+
+/// Parse `raw` as `ty`, validate it, and render it as Kafka does; an error names key, value and
+/// level.
+fn checked_value(
+    key: &str,
+    ty: ConfigType,
+    validator: Validator,
+    raw: &str,
+    level: ConfigSource,
+) -> Result<String, ConfigError> {
+    value::parse(ty, raw)
+        .and_then(|v| value::validate(validator, &v).map(|()| value::render(&v)))
         .map_err(|reason| ConfigError::InvalidValue {
-            key: def.name.into(),
+            key: key.into(),
             value: raw.into(),
             level,
             reason,
@@ -412,14 +426,7 @@ fn resolve_broker_key(
     problems: &mut Vec<ConfigError>,
 ) -> Option<ResolvedValue> {
     let check = |raw: &str, level: ConfigSource| {
-        value::parse(def.config_type, raw)
-            .and_then(|v| value::validate(def.validator, &v).map(|()| value::render(&v)))
-            .map_err(|reason| ConfigError::InvalidValue {
-                key: def.name.into(),
-                value: raw.into(),
-                level,
-                reason,
-            })
+        checked_value(def.name, def.config_type, def.validator, raw, level)
     };
     for (level, map) in broker_levels(sources) {
         let Some(raw) = map.and_then(|m| m.get(def.name)) else {

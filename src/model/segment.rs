@@ -6,6 +6,7 @@
 //! `Headers` walks every batch header; `Verify` also checks CRCs, decodes records and checks
 //! every index entry against the log. Spec formats §3.7–3.9, §4.
 
+use crate::formats::index_layout::SlotLayout;
 use crate::formats::offset_index::{
     IndexEntryProblem, IndexSanityProblem, OffsetIndex, OffsetPosition,
 };
@@ -168,6 +169,25 @@ pub struct IndexShape {
     pub sanity: Vec<IndexSanityProblem>,
     /// Stricter entry checks.
     pub entry_problems: Vec<IndexEntryProblem>,
+}
+
+impl IndexShape {
+    /// The shape of a parsed index, with its Kafka sanity check and stricter entry checks.
+    fn new(
+        layout: &SlotLayout<'_>,
+        sanity: Vec<IndexSanityProblem>,
+        entry_problems: Vec<IndexEntryProblem>,
+    ) -> Self {
+        IndexShape {
+            file_len: layout.file_len(),
+            slots: layout.slot_count(),
+            valid_entries: layout.valid_entries(),
+            zero_tail: layout.zero_tail().len(),
+            garbage: layout.garbage_slots().len(),
+            sanity,
+            entry_problems,
+        }
+    }
 }
 
 /// What the `.index` says.
@@ -503,15 +523,7 @@ fn summarize_offset_index(
 ) -> OffsetIndexSummary {
     let valid = view.valid_entries();
     let mut summary = OffsetIndexSummary {
-        shape: IndexShape {
-            file_len: view.file_len(),
-            slots: view.slot_count(),
-            valid_entries: valid,
-            zero_tail: view.zero_tail().len(),
-            garbage: view.garbage_slots().len(),
-            sanity: view.sanity_check(),
-            entry_problems: view.entry_problems(),
-        },
+        shape: IndexShape::new(view, view.sanity_check(), view.entry_problems()),
         last_valid: (valid > 0).then(|| view.last_valid_entry()),
         log_mismatches: Vec::new(),
     };
@@ -582,15 +594,7 @@ fn load_time_index(file: &FileInfo, base: i64, opts: &LoadOptions) -> Parsed<Tim
     let view = TimeIndex::parse(&bytes, base).map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
     Ok(TimeIndexSummary {
-        shape: IndexShape {
-            file_len: view.file_len(),
-            slots: view.slot_count(),
-            valid_entries: valid,
-            zero_tail: view.zero_tail().len(),
-            garbage: view.garbage_slots().len(),
-            sanity: view.sanity_check(),
-            entry_problems: view.entry_problems(),
-        },
+        shape: IndexShape::new(&view, view.sanity_check(), view.entry_problems()),
         kafka_last_entry: view.last_entry(),
         last_valid: (valid > 0).then(|| view.last_valid_entry()),
     })
