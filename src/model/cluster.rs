@@ -583,3 +583,134 @@ impl ClusterView {
         Some(self.log_config(&topic))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CleanupPolicy, ConfigSource, Limit};
+
+    fn copy_of_kraft_fixture() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kraft-metadata/logs-0");
+        let dst = tmp.path().join("logs-0");
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&src)
+            .arg(&dst)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        (tmp, dst)
+    }
+
+    fn inputs(log_dir: &Path) -> ClusterInputs {
+        ClusterInputs {
+            log_dirs: vec![log_dir.to_path_buf()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn joins_dirs_image_and_config() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert_eq!(v.broker_id, Some(1));
+        assert!(v.metadata.dir.is_some());
+        assert_eq!(v.metadata.topic_count, v.image.topics.len());
+        assert_eq!(
+            v.topics.keys().collect::<Vec<_>>(),
+            v.image.topics.keys().collect::<Vec<_>>()
+        );
+        let alpha = v.config_for_partition(&dir, "kt-alpha-1").unwrap();
+        assert_eq!(alpha.name, "kt-alpha");
+        assert_eq!(alpha.dirs.len(), 3);
+        assert_eq!(alpha.log_config.retention_ms, Limit::Max(7_200_000));
+        assert_eq!(
+            alpha.resolved.get("retention.ms").map(|r| r.source),
+            Some(ConfigSource::DynamicTopicConfig)
+        );
+        let beta = v.config_for_partition(&dir, "kt-beta-0").unwrap();
+        assert_eq!(
+            beta.log_config.cleanup_policy,
+            CleanupPolicy::COMPACT_DELETE
+        );
+        assert_eq!(v.log_config("kt-beta"), beta.log_config);
+        // A topic the image does not know (a ZooKeeper-mode dir) gets the broker-level values.
+        let zk = v.log_config("zk-topic");
+        assert_eq!(zk.cleanup_policy, CleanupPolicy::DELETE);
+        assert_eq!(v.partition_log_config(&dir, "zk-topic-0"), Some(zk.clone()));
+        assert_eq!(v.partition_log_config(&dir, "not a partition"), None);
+        assert!(v.config_for_partition(&dir, "zk-topic-0").is_none());
+        assert!(
+            !v.problems
+                .iter()
+                .any(|p| matches!(p, ClusterProblem::File { .. })),
+            "{:?}",
+            v.problems
+        );
+    }
+
+    #[test]
+    fn bad_files_are_problems_not_skipped() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let pm = dir.join("kt-alpha-0/partition.metadata");
+        std::fs::set_permissions(&pm, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::write(&pm, b"version: 0\ntopic_id: nonsense\n").unwrap();
+        let mut i = inputs(&dir);
+        i.topics = vec!["kt-alpha".into(), "ghost".into()];
+        i.broker_id = Some(9);
+        i.server_properties = Some(FileInput::Bytes {
+            name: "props".into(),
+            bytes: b"log.retention.bytes=1000\n".to_vec(),
+        });
+        let v = ClusterView::build(&i).unwrap();
+        assert_eq!(v.broker_id, Some(9));
+        assert!(v.problems.iter().any(|p| matches!(p,
+            ClusterProblem::File { partition: Some(d), role: FileRole::PartitionMetadata,
+                problem: FileProblem::Format { .. }, .. } if d == "kt-alpha-0")));
+        assert!(v
+            .problems
+            .iter()
+            .any(|p| matches!(p, ClusterProblem::UnknownTopic { topic } if topic == "ghost")));
+        // The corrupt dir is no longer mapped; the others are.
+        assert!(v.config_for_partition(&dir, "kt-alpha-0").is_none());
+        assert_eq!(v.topics["kt-alpha"].dirs.len(), 2);
+        assert_eq!(
+            v.topics["ghost"].log_config.retention_bytes,
+            Limit::Max(1000)
+        );
+        assert_eq!(v.topics["ghost"].topic_id, None);
+        assert_eq!(v.topics.len(), 2);
+    }
+
+    #[test]
+    fn inputs_that_cannot_be_used_are_errors() {
+        assert!(matches!(
+            ClusterView::build(&ClusterInputs::default()),
+            Err(ClusterError::NoLogDirs)
+        ));
+        let missing = inputs(Path::new("/nonexistent/logclean"));
+        assert!(matches!(
+            ClusterView::build(&missing),
+            Err(ClusterError::LogDir { .. })
+        ));
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let mut i = inputs(&dir);
+        i.overrides = vec!["no-colon".into()];
+        assert!(matches!(
+            ClusterView::build(&i),
+            Err(ClusterError::Override(_))
+        ));
+        let mut i = inputs(&dir);
+        i.describe_file = Some(FileInput::Bytes {
+            name: "describe".into(),
+            bytes: b"  a=b sensitive=false synonyms={}\n".to_vec(),
+        });
+        let e = ClusterView::build(&i).unwrap_err();
+        assert_eq!(e.to_string(), "in `describe`");
+        let no_meta = tempfile::tempdir().unwrap();
+        let v = ClusterView::build(&inputs(no_meta.path())).unwrap();
+        assert_eq!(v.problems, vec![ClusterProblem::MetadataMissing]);
+        assert_eq!(v.broker_id, None);
+    }
+}
