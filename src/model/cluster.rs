@@ -23,7 +23,7 @@ use crate::formats::partition_metadata::{parse_partition_metadata, Uuid};
 use super::file_bytes::{read_small_file, ReadMode};
 use super::listing::{list_log_dir, IoProblem};
 use super::metadata_log::{load_metadata_image, MetadataImage, MetadataProblem};
-use super::names::{parse_partition_dir_name, PartitionDirState, METADATA_TOPIC};
+use super::names::{parse_partition_dir_name, PartitionDirName, PartitionDirState, METADATA_TOPIC};
 use super::problem::FileProblem;
 
 /// A file given to [`ClusterView::build`]: a path to read, or bytes already in hand.
@@ -294,11 +294,15 @@ fn node_id(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Option<i
     found
 }
 
+/// A partition dir with its parsed name and the topic id of its `partition.metadata`.
+struct DirTopicId {
+    dir: PartitionDirRef,
+    name: PartitionDirName,
+    topic_id: Uuid,
+}
+
 /// Partition dirs of every log dir with their topic id (`partition.metadata`).
-fn partition_ids(
-    log_dirs: &[PathBuf],
-    problems: &mut Vec<ClusterProblem>,
-) -> Vec<(PartitionDirRef, String, PartitionDirState, Uuid)> {
+fn partition_ids(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Vec<DirTopicId> {
     let mut out = Vec::new();
     for log_dir in log_dirs {
         let file_problem = |partition: Option<String>, role, problem| ClusterProblem::File {
@@ -353,15 +357,14 @@ fn partition_ids(
                     parse_partition_metadata(&b).map_err(|e| FileProblem::format(&meta.path, e))
                 });
             match parsed {
-                Ok(pm) => out.push((
-                    PartitionDirRef {
+                Ok(pm) => out.push(DirTopicId {
+                    dir: PartitionDirRef {
                         log_dir: log_dir.clone(),
                         dir_name,
                     },
-                    name.topic.clone(),
-                    name.state.clone(),
-                    pm.topic_id,
-                )),
+                    name: name.clone(),
+                    topic_id: pm.topic_id,
+                }),
                 Err(e) => {
                     problems.push(file_problem(Some(dir_name), FileRole::PartitionMetadata, e))
                 }
@@ -369,6 +372,55 @@ fn partition_ids(
         }
     }
     out
+}
+
+/// Partition dirs mapped to topics by topic id (names of -delete/-stray dirs may be truncated;
+/// the id is what the broker trusts): dir → topic, and topic → its dirs in the order given.
+/// Live dirs whose name and id disagree, or (with a metadata log) whose id is unknown, are
+/// problems.
+fn join_by_topic_id(
+    ids: Vec<DirTopicId>,
+    image: &MetadataImage,
+    metadata_found: bool,
+    problems: &mut Vec<ClusterProblem>,
+) -> (
+    BTreeMap<PartitionDirRef, String>,
+    BTreeMap<String, Vec<PartitionDirRef>>,
+) {
+    let mut partition_topics = BTreeMap::new();
+    let mut dirs_by_topic: BTreeMap<String, Vec<PartitionDirRef>> = BTreeMap::new();
+    for DirTopicId {
+        dir,
+        name,
+        topic_id,
+    } in ids
+    {
+        let live = name.state == PartitionDirState::Live;
+        match image.topic_by_id(&topic_id) {
+            Some((topic, _)) => {
+                if live && name.topic != topic {
+                    problems.push(ClusterProblem::TopicIdMismatch {
+                        log_dir: dir.log_dir.clone(),
+                        dir_name: dir.dir_name.clone(),
+                        dir_topic: name.topic,
+                        id_topic: topic.to_string(),
+                    });
+                }
+                partition_topics.insert(dir.clone(), topic.to_string());
+                dirs_by_topic
+                    .entry(topic.to_string())
+                    .or_default()
+                    .push(dir);
+            }
+            None if metadata_found && live => problems.push(ClusterProblem::UnknownTopicId {
+                log_dir: dir.log_dir,
+                dir_name: dir.dir_name,
+                topic_id,
+            }),
+            None => {}
+        }
+    }
+    (partition_topics, dirs_by_topic)
 }
 
 impl ClusterView {
@@ -450,39 +502,12 @@ impl ClusterView {
             sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
         }
 
-        // Partition dirs mapped to topics by topic id (names of -delete/-stray dirs may be
-        // truncated; the id is what the broker trusts).
-        let mut partition_topics = BTreeMap::new();
-        let mut dirs_by_topic: BTreeMap<String, Vec<PartitionDirRef>> = BTreeMap::new();
-        for (dir, dir_topic, state, id) in partition_ids(&log_dirs, &mut problems) {
-            let live = state == PartitionDirState::Live;
-            match image.topic_by_id(&id) {
-                Some((topic, _)) => {
-                    if live && dir_topic != topic {
-                        problems.push(ClusterProblem::TopicIdMismatch {
-                            log_dir: dir.log_dir.clone(),
-                            dir_name: dir.dir_name.clone(),
-                            dir_topic,
-                            id_topic: topic.to_string(),
-                        });
-                    }
-                    partition_topics.insert(dir.clone(), topic.to_string());
-                    dirs_by_topic
-                        .entry(topic.to_string())
-                        .or_default()
-                        .push(dir);
-                }
-                None if metadata_dir.is_some() && live => {
-                    problems.push(ClusterProblem::UnknownTopicId {
-                        log_dir: dir.log_dir,
-                        dir_name: dir.dir_name,
-                        topic_id: id,
-                    })
-                }
-                None => {}
-            }
-        }
-
+        let (partition_topics, mut dirs_by_topic) = join_by_topic_id(
+            partition_ids(&log_dirs, &mut problems),
+            &image,
+            metadata_dir.is_some(),
+            &mut problems,
+        );
         let mut names: Vec<String> = if inputs.topics.is_empty() {
             let described = sources.describe_file.iter().flat_map(|f| f.topics());
             image
