@@ -4,6 +4,7 @@ use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use logclean::cli::run_config::RunConfig;
 use logclean::cli::{self, Cli, ColorChoice, Command};
 use logclean::exit_codes::Outcome;
 
@@ -45,9 +46,14 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         },
         progress: !cli.no_progress && io::stderr().is_terminal(),
     };
+    // The only read of the wall clock: every command gets its instants from here.
+    let wall_clock_ms = chrono::Utc::now().timestamp_millis();
+    let run = RunConfig::new(output, wall_clock_ms, cli.command.now_arg());
     let outcome = match &cli.command {
-        Command::Inspect(args) => cli::inspect::run(args, output, &mut out)?,
-        Command::Config(args) => cli::config::run(args, output, &mut out)?,
+        Command::Inspect(args) => {
+            cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
+        }
+        Command::Config(args) => cli::config::run(args, &run, &mut out)?,
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
             Outcome::Clean

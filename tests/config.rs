@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use logclean::config::describe_file::Entity;
 use logclean::config::{
     defaults, from_metadata_maps, parse_describe_file, parse_server_properties, resolve_all,
-    resolve_broker, resolve_topic, ConfigError, ConfigSource, ConfigSources, KafkaSource,
+    resolve_broker, resolve_topic, BrokerCleanupConfig, CleanupPolicy, ConfigError, ConfigSource,
+    ConfigSources, KafkaSource, Limit, LocalLimit, LogConfig, TimestampType,
 };
 use serde_json::Value;
 
@@ -169,6 +170,187 @@ fn fixture_broker_configs() {
         let check = b.get("log.retention.check.interval.ms").unwrap();
         assert_eq!(check.value, "3600000");
         assert_eq!(b.get("offsets.retention.minutes").unwrap().value, "10080");
+    }
+}
+
+/// The typed config of every fixture topic says what the broker's strings say, field by field
+/// (each string parsed here on its own, not by `LogConfig`).
+#[test]
+fn every_fixture_topic_log_config_is_typed_as_the_broker_values() {
+    let mut topics = 0;
+    let mut seen_policies = std::collections::BTreeSet::new();
+    for dir in scenarios() {
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        let sources = fixture_sources(&dir, &manifest);
+        for t in manifest["topics"].as_array().unwrap() {
+            let name = t["name"].as_str().unwrap();
+            let c = LogConfig::from_effective(&resolve_topic(&sources, name));
+            let s = |k: &str| t["configs"][k]["value"].as_str().unwrap().to_string();
+            let long = |k: &str| s(k).parse::<i64>().unwrap();
+            let int = |k: &str| s(k).parse::<i32>().unwrap();
+            let boolean = |k: &str| s(k).parse::<bool>().unwrap();
+            let limit = |k: &str| match long(k) {
+                n if n < 0 => Limit::Unlimited,
+                n => Limit::Max(n),
+            };
+            let local = |k: &str| match long(k) {
+                -2 => LocalLimit::SameAsTotal,
+                n if n < 0 => LocalLimit::Unlimited,
+                n => LocalLimit::Max(n),
+            };
+            let policy: Vec<String> = s("cleanup.policy").split(',').map(Into::into).collect();
+            let ctx = format!("{}/{name}", dir.display());
+            assert_eq!(
+                c.cleanup_policy,
+                CleanupPolicy {
+                    delete: policy.iter().any(|p| p == "delete"),
+                    compact: policy.iter().any(|p| p == "compact"),
+                },
+                "{ctx}"
+            );
+            assert_eq!(c.cleanup_policy.to_string(), s("cleanup.policy"), "{ctx}");
+            seen_policies.insert(s("cleanup.policy"));
+            assert_eq!(c.retention_ms, limit("retention.ms"), "{ctx}");
+            assert_eq!(c.retention_bytes, limit("retention.bytes"), "{ctx}");
+            assert_eq!(c.local_retention_ms, local("local.retention.ms"), "{ctx}");
+            assert_eq!(
+                c.local_retention_bytes,
+                local("local.retention.bytes"),
+                "{ctx}"
+            );
+            assert_eq!(
+                c.remote_storage_enable,
+                boolean("remote.storage.enable"),
+                "{ctx}"
+            );
+            assert_eq!(
+                c.remote_log_copy_disable,
+                boolean("remote.log.copy.disable"),
+                "{ctx}"
+            );
+            assert_eq!(c.segment_bytes, int("segment.bytes"), "{ctx}");
+            assert_eq!(c.segment_ms, long("segment.ms"), "{ctx}");
+            assert_eq!(c.segment_jitter_ms, long("segment.jitter.ms"), "{ctx}");
+            assert_eq!(c.segment_index_bytes, int("segment.index.bytes"), "{ctx}");
+            assert_eq!(c.index_interval_bytes, int("index.interval.bytes"), "{ctx}");
+            assert_eq!(c.preallocate, boolean("preallocate"), "{ctx}");
+            assert_eq!(
+                c.min_cleanable_dirty_ratio,
+                s("min.cleanable.dirty.ratio").parse::<f64>().unwrap(),
+                "{ctx}"
+            );
+            assert_eq!(
+                c.min_compaction_lag_ms,
+                long("min.compaction.lag.ms"),
+                "{ctx}"
+            );
+            assert_eq!(
+                c.max_compaction_lag_ms,
+                long("max.compaction.lag.ms"),
+                "{ctx}"
+            );
+            assert_eq!(c.delete_retention_ms, long("delete.retention.ms"), "{ctx}");
+            assert_eq!(
+                c.file_delete_delay_ms,
+                long("file.delete.delay.ms"),
+                "{ctx}"
+            );
+            assert_eq!(
+                c.message_timestamp_type,
+                match s("message.timestamp.type").as_str() {
+                    "CreateTime" => TimestampType::CreateTime,
+                    "LogAppendTime" => TimestampType::LogAppendTime,
+                    other => panic!("{ctx}: timestamp type {other}"),
+                },
+                "{ctx}"
+            );
+            assert_eq!(
+                c.message_timestamp_before_max_ms,
+                long("message.timestamp.before.max.ms"),
+                "{ctx}"
+            );
+            assert_eq!(
+                c.message_timestamp_after_max_ms,
+                long("message.timestamp.after.max.ms"),
+                "{ctx}"
+            );
+            assert_eq!(c.max_message_bytes, int("max.message.bytes"), "{ctx}");
+            topics += 1;
+        }
+    }
+    assert!(topics >= 20, "only {topics} topics");
+    // The fixtures cover more than the default policy.
+    assert!(seen_policies.len() >= 2, "{seen_policies:?}");
+}
+
+/// The typed broker config of every fixture says what its `server.properties` and dynamic
+/// configs say.
+#[test]
+fn every_fixture_broker_cleanup_config_is_typed() {
+    for dir in scenarios() {
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        let sources = fixture_sources(&dir, &manifest);
+        let b = BrokerCleanupConfig::from_effective(&resolve_broker(&sources));
+        let statics = &manifest["broker_config"];
+        let dynamic = &manifest["dynamic_broker_configs"]["cluster_default"];
+        // A dynamic cluster default wins for a dynamically settable key only.
+        let s = |k: &str| {
+            let dynamic = defaults::broker_config(k)
+                .filter(|d| d.dynamic)
+                .and_then(|_| dynamic[k].as_str());
+            dynamic.or(statics[k].as_str()).map(str::to_string)
+        };
+        let ctx = dir.display().to_string();
+        assert_eq!(
+            b.log_dirs,
+            s("log.dirs").unwrap().split(',').collect::<Vec<_>>(),
+            "{ctx}"
+        );
+        assert_eq!(b.metadata_log_dir, s("metadata.log.dir"), "{ctx}");
+        let long = |k: &str, default: i64| s(k).map_or(default, |v| v.parse().unwrap());
+        assert_eq!(
+            b.log_retention_check_interval_ms,
+            long("log.retention.check.interval.ms", 300_000),
+            "{ctx}"
+        );
+        assert_eq!(
+            b.log_initial_task_delay_ms,
+            long("log.initial.task.delay.ms", 30_000),
+            "{ctx}"
+        );
+        assert_eq!(
+            b.log_cleaner_backoff_ms,
+            long("log.cleaner.backoff.ms", 15_000),
+            "{ctx}"
+        );
+        assert_eq!(
+            i64::from(b.transaction_max_timeout_ms),
+            long("transaction.max.timeout.ms", 900_000),
+            "{ctx}"
+        );
+        assert_eq!(
+            i64::from(b.offsets_topic_num_partitions),
+            long("offsets.topic.num.partitions", 50),
+            "{ctx}"
+        );
+        assert_eq!(
+            b.log_cleaner_enable,
+            s("log.cleaner.enable").is_none_or(|v| v == "true"),
+            "{ctx}"
+        );
+        assert_eq!(
+            i64::from(b.log_cleaner_threads),
+            long("log.cleaner.threads", 1),
+            "{ctx}"
+        );
+        assert_eq!(
+            b.log_cleaner_dedupe_buffer_size,
+            long("log.cleaner.dedupe.buffer.size", 134_217_728),
+            "{ctx}"
+        );
+        assert_eq!(b.offsets_retention_ms(), 10_080 * 60_000, "{ctx}");
     }
 }
 

@@ -232,3 +232,62 @@ fn config_needs_log_dirs() {
     let (code, _) = run_config(&[]);
     assert_eq!(code, 3);
 }
+
+#[test]
+fn unreadable_meta_and_partition_metadata_are_io_findings() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("logs-0");
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(kraft_fixture().join("logs-0"))
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Let an unprivileged user walk the copy, then take read access away from two files.
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hidden = [
+        copy.join("meta.properties"),
+        copy.join("kt-alpha-0/partition.metadata"),
+    ];
+    for f in &hidden {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    // Root reads any file, so as root run logclean as `nobody`.
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let mut cmd = if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        c.arg(env!("CARGO_BIN_EXE_logclean"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_logclean"))
+    };
+    let out = cmd
+        .args(["--format", "json", "config", "--topic", "kt-alpha"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "file.unreadable" && f["class"] == "io")
+        .map(|f| f["location"]["file"].as_str().unwrap())
+        .collect();
+    let want: Vec<String> = hidden.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(files.len(), 2, "{:#}", doc["findings"]);
+    for w in &want {
+        assert!(files.contains(&w.as_str()), "{w} not in {files:?}");
+    }
+    // The rest is still read: the other two dirs of the topic are found by id.
+    assert_eq!(topic(&doc, "kt-alpha")["dirs"].as_array().unwrap().len(), 2);
+}

@@ -87,8 +87,13 @@ pub fn load_targets(
     Ok(dirs)
 }
 
-/// Run `inspect`.
-pub fn run(args: &InspectArgs, output: Output, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+/// Run `inspect`; the report says it was made at `generated_at_ms`.
+pub fn run(
+    args: &InspectArgs,
+    output: Output,
+    generated_at_ms: i64,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     let depth = if args.verify {
         ScanDepth::Verify
     } else {
@@ -131,7 +136,7 @@ pub fn run(args: &InspectArgs, output: Output, out: &mut dyn Write) -> anyhow::R
         schema_version: SCHEMA_VERSION,
         tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
         command: "inspect",
-        generated_at_ms: chrono::Utc::now().timestamp_millis(),
+        generated_at_ms,
         log_dirs,
         findings,
         summary,

@@ -12,6 +12,7 @@ use crate::checks::finding::Severity;
 pub mod config;
 pub mod inspect;
 pub mod progress;
+pub mod run_config;
 pub mod time_arg;
 
 /// Offline diagnosis of Apache Kafka log cleanup, read from the log dirs themselves.
@@ -77,6 +78,16 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+impl Command {
+    /// The command's `--now`, for [`run_config::RunConfig`] (none of these commands evaluates
+    /// time-based rules, so none takes one).
+    pub fn now_arg(&self) -> Option<&run_config::NowArg> {
+        match self {
+            Command::Inspect(_) | Command::Config(_) | Command::Completions { .. } => None,
+        }
+    }
 }
 
 /// Arguments of `logclean inspect`.

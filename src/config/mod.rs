@@ -9,12 +9,15 @@
 //! * [`sources`]: the inputs, as plain maps ([`ConfigSources`]).
 //! * [`describe_file`]: the `kafka-configs.sh --describe` output parser.
 //! * [`resolve`]: the broker's precedence and synonym rules ([`resolve_topic`]).
+//! * [`log_config`]: the resolved values the cleanup rules read, typed ([`LogConfig`],
+//!   [`BrokerCleanupConfig`]).
 //!
 //! Spec: `kafka-cleanup-rules.md` §E; where it and a real 4.4.0 broker disagree the broker
 //! wins (see the module docs of [`resolve`]).
 
 pub mod defaults;
 pub mod describe_file;
+pub mod log_config;
 pub mod resolve;
 pub mod sources;
 pub mod value;
@@ -22,6 +25,9 @@ pub mod value;
 use std::fmt;
 
 pub use describe_file::{parse_describe_file, DescribeFile};
+pub use log_config::{
+    BrokerCleanupConfig, CleanupPolicy, Limit, LocalLimit, LogConfig, TimestampType,
+};
 pub use resolve::{
     resolve_all, resolve_broker, resolve_topic, BrokerEffectiveConfig, EffectiveConfig,
     ResolvedValue,

@@ -3,6 +3,7 @@
 //! [`listing`] finds files by name; [`load`] parses them read-only with `formats/` and keeps
 //! every problem as data for `checks/` to turn into findings.
 
+pub mod cluster;
 pub mod file_bytes;
 pub mod listing;
 pub mod log_dir;

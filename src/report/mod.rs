@@ -1,5 +1,7 @@
 //! Reports: serialise-only wire types and small renderers (table for people, JSON for tools).
 
+pub mod config_doc;
+pub mod config_table;
 pub mod table;
 pub mod wire;
 

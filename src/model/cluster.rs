@@ -1,0 +1,741 @@
+//! One broker's view of its cluster, offline: the log dirs, the KRaft metadata image found in
+//! them, and the effective config of every topic and of the broker, joined to the partition
+//! dirs on disk by topic id.
+//!
+//! [`ClusterView::build`] does all the reading (meta.properties, `server.properties`, the
+//! metadata log, `partition.metadata`, a describe file) and keeps whatever went wrong as
+//! [`ClusterProblem`]s for `checks/` to turn into findings. Nothing here prints or judges.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::config::describe_file::parse_describe_file;
+use crate::config::resolve::{resolve_broker, resolve_topic};
+use crate::config::sources::{from_metadata_maps, parse_server_properties};
+use crate::config::{
+    BrokerCleanupConfig, BrokerEffectiveConfig, ConfigError, ConfigSources, EffectiveConfig,
+    LogConfig,
+};
+use crate::formats::meta_properties::parse_meta_properties;
+use crate::formats::partition_metadata::{parse_partition_metadata, Uuid};
+
+use super::file_bytes::{read_small_file, ReadMode};
+use super::listing::{list_log_dir, IoProblem};
+use super::metadata_log::{load_metadata_image, MetadataImage, MetadataProblem};
+use super::names::{parse_partition_dir_name, PartitionDirName, PartitionDirState, METADATA_TOPIC};
+use super::problem::FileProblem;
+
+/// A file given to [`ClusterView::build`]: a path to read, or bytes already in hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileInput {
+    /// Read this file.
+    Path(PathBuf),
+    /// These bytes, named `name` in errors.
+    Bytes {
+        /// What to call the input in errors.
+        name: String,
+        /// The content.
+        bytes: Vec<u8>,
+    },
+}
+
+impl FileInput {
+    fn name(&self) -> String {
+        match self {
+            FileInput::Path(p) => p.display().to_string(),
+            FileInput::Bytes { name, .. } => name.clone(),
+        }
+    }
+
+    fn read(&self, cap: u64) -> Result<Vec<u8>, ClusterError> {
+        match self {
+            FileInput::Path(p) => read_small_file(p, cap).map_err(|source| ClusterError::Read {
+                path: p.clone(),
+                source,
+            }),
+            FileInput::Bytes { bytes, .. } => Ok(bytes.clone()),
+        }
+    }
+}
+
+/// What [`ClusterView::build`] reads.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterInputs {
+    /// Log dirs. Empty: `log.dirs` (else `log.dir`) of `server_properties`.
+    pub log_dirs: Vec<PathBuf>,
+    /// The broker's static `server.properties`.
+    pub server_properties: Option<FileInput>,
+    /// Whose dynamic per-broker configs apply. `None`: `node.id` of the log dirs'
+    /// meta.properties.
+    pub broker_id: Option<i32>,
+    /// `--config TOPIC:KEY=VALUE` overrides (topic `*`: every topic).
+    pub overrides: Vec<String>,
+    /// A saved `kafka-configs.sh --describe --all` output, used as a source.
+    pub describe_file: Option<FileInput>,
+    /// Topics to resolve. Empty: every topic of the metadata image and of the describe file.
+    pub topics: Vec<String>,
+    /// How to read the metadata log.
+    pub read_mode: ReadMode,
+}
+
+/// Why no view could be built at all (everything else is a [`ClusterProblem`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// No log dir named, and no `log.dirs` in `server.properties`.
+    #[error("name the log dirs, or give --server-properties with log.dirs")]
+    NoLogDirs,
+    /// A log dir that cannot be listed.
+    #[error("failed to read log dir `{}`", path.display())]
+    LogDir {
+        /// The log dir.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// An input file that cannot be read.
+    #[error("failed to read `{}`", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// An input file that does not parse.
+    #[error("in `{name}`")]
+    Parse {
+        /// The input.
+        name: String,
+        /// What is wrong.
+        #[source]
+        source: ConfigError,
+    },
+    /// A malformed `--config` override.
+    #[error("in --config")]
+    Override(#[source] ConfigError),
+}
+
+/// Which file a [`ClusterProblem::File`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRole {
+    /// A log dir's `meta.properties` (node id).
+    MetaProperties,
+    /// A partition dir's `partition.metadata` (topic id).
+    PartitionMetadata,
+    /// An entry of a log dir that could not be listed.
+    DirEntry,
+}
+
+impl FileRole {
+    /// The file's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileRole::MetaProperties => "meta.properties",
+            FileRole::PartitionMetadata => "partition.metadata",
+            FileRole::DirEntry => "dir entry",
+        }
+    }
+}
+
+/// Something that keeps the view from being complete or consistent, as data.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClusterProblem {
+    /// No `__cluster_metadata-0` found: topic overrides and dynamic broker configs are unknown.
+    MetadataMissing,
+    /// A problem replaying the metadata log (the image stops before it or skips it).
+    Metadata(MetadataProblem),
+    /// A live partition dir whose name and topic id disagree.
+    TopicIdMismatch {
+        /// The log dir.
+        log_dir: PathBuf,
+        /// The partition dir name.
+        dir_name: String,
+        /// The topic the dir name says.
+        dir_topic: String,
+        /// The topic the id belongs to in the image.
+        id_topic: String,
+    },
+    /// A live partition dir whose topic id is not in the metadata image.
+    UnknownTopicId {
+        /// The log dir.
+        log_dir: PathBuf,
+        /// The partition dir name.
+        dir_name: String,
+        /// Its topic id.
+        topic_id: Uuid,
+    },
+    /// A topic asked for that is not in the metadata image.
+    UnknownTopic {
+        /// The topic.
+        topic: String,
+    },
+    /// A config value skipped or ignored while resolving.
+    Config {
+        /// The topic being resolved; `None` for the broker's own configs.
+        topic: Option<String>,
+        /// What was wrong.
+        error: ConfigError,
+    },
+    /// A file that could not be read or parsed.
+    File {
+        /// The log dir.
+        log_dir: PathBuf,
+        /// The partition dir name, for a file in one.
+        partition: Option<String>,
+        /// Which file.
+        role: FileRole,
+        /// Why.
+        problem: FileProblem,
+    },
+}
+
+/// The metadata log that was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataSummary {
+    /// The `__cluster_metadata-0` dir, if found.
+    pub dir: Option<PathBuf>,
+    /// The snapshot replayed first.
+    pub snapshot_used: Option<PathBuf>,
+    /// Last offset applied.
+    pub complete_up_to: Option<i64>,
+    /// Topics in the image.
+    pub topic_count: usize,
+}
+
+/// A partition dir on disk.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PartitionDirRef {
+    /// The log dir.
+    pub log_dir: PathBuf,
+    /// The dir name.
+    pub dir_name: String,
+}
+
+/// One topic's effective config and its dirs on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicView {
+    /// Topic name.
+    pub name: String,
+    /// Topic id from the metadata image (`None`: not there).
+    pub topic_id: Option<Uuid>,
+    /// Partitions in the metadata image.
+    pub partition_count: Option<usize>,
+    /// Partition dirs on disk carrying this topic's id (log dir order, then dir name).
+    pub dirs: Vec<PartitionDirRef>,
+    /// Every topic config's value and source.
+    pub resolved: EffectiveConfig,
+    /// The cleanup-relevant configs, typed.
+    pub log_config: LogConfig,
+}
+
+/// The joined view. Build it with [`ClusterView::build`].
+#[derive(Debug, Clone)]
+pub struct ClusterView {
+    /// The log dirs read (as given, or from `log.dirs`).
+    pub log_dirs: Vec<PathBuf>,
+    /// The broker whose dynamic configs were applied.
+    pub broker_id: Option<i32>,
+    /// The metadata log read.
+    pub metadata: MetadataSummary,
+    /// The full metadata image (empty when no metadata log was found).
+    pub image: MetadataImage,
+    /// Every config source, for resolving topics not in [`ClusterView::topics`].
+    pub sources: ConfigSources,
+    /// The broker-only configs' values and sources.
+    pub broker: BrokerEffectiveConfig,
+    /// The broker-only configs, typed.
+    pub broker_config: BrokerCleanupConfig,
+    /// The resolved topics, by name.
+    pub topics: BTreeMap<String, TopicView>,
+    /// Every partition dir mapped to a topic by its id, → topic name.
+    pub partition_topics: BTreeMap<PartitionDirRef, String>,
+    /// What went wrong, in the order found.
+    pub problems: Vec<ClusterProblem>,
+}
+
+/// The `__cluster_metadata-0` dir: under `metadata.log.dir` if set, else in one of the log dirs.
+fn find_metadata_dir(log_dirs: &[PathBuf], metadata_log_dir: Option<&str>) -> Option<PathBuf> {
+    let name = format!("{METADATA_TOPIC}-0");
+    metadata_log_dir
+        .map(|d| Path::new(d).join(&name))
+        .into_iter()
+        .chain(log_dirs.iter().map(|d| d.join(&name)))
+        .find(|p| p.is_dir())
+}
+
+/// `node.id` of the first log dir that has one; unreadable or corrupt files go to `problems`
+/// (a missing one is not a problem here).
+fn node_id(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Option<i32> {
+    let mut found = None;
+    for d in log_dirs {
+        let path = d.join("meta.properties");
+        let problem = match read_small_file(&path, 1 << 20) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => FileProblem::io(&path, &e),
+            Ok(bytes) => match parse_meta_properties(&bytes) {
+                Ok(m) => {
+                    found = found.or(m.node_id);
+                    continue;
+                }
+                Err(e) => FileProblem::format(&path, e),
+            },
+        };
+        problems.push(ClusterProblem::File {
+            log_dir: d.clone(),
+            partition: None,
+            role: FileRole::MetaProperties,
+            problem,
+        });
+    }
+    found
+}
+
+/// A partition dir with its parsed name and the topic id of its `partition.metadata`.
+struct DirTopicId {
+    dir: PartitionDirRef,
+    name: PartitionDirName,
+    topic_id: Uuid,
+}
+
+/// Partition dirs of every log dir with their topic id (`partition.metadata`).
+fn partition_ids(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Vec<DirTopicId> {
+    let mut out = Vec::new();
+    for log_dir in log_dirs {
+        let file_problem = |partition: Option<String>, role, problem| ClusterProblem::File {
+            log_dir: log_dir.clone(),
+            partition,
+            role,
+            problem,
+        };
+        let listing = match list_log_dir(log_dir) {
+            Ok(l) => l,
+            Err(e) => {
+                let p = FileProblem::io(log_dir, &e);
+                problems.push(file_problem(None, FileRole::DirEntry, p));
+                continue;
+            }
+        };
+        let io = |p: &IoProblem| FileProblem::Io {
+            path: p.path.clone(),
+            message: p.message.clone(),
+        };
+        for p in &listing.io_problems {
+            problems.push(file_problem(None, FileRole::DirEntry, io(p)));
+        }
+        for p in &listing.partitions {
+            let Some(name) = &p.name else { continue };
+            if name.is_metadata_log() {
+                continue;
+            }
+            let dir_name = p
+                .listing
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            for bad in &p.listing.io_problems {
+                if bad
+                    .path
+                    .file_name()
+                    .is_some_and(|n| n == "partition.metadata")
+                {
+                    let f =
+                        file_problem(Some(dir_name.clone()), FileRole::PartitionMetadata, io(bad));
+                    problems.push(f);
+                }
+            }
+            let Some(meta) = &p.listing.partition_metadata else {
+                continue;
+            };
+            let parsed = read_small_file(&meta.path, 1 << 20)
+                .map_err(|e| FileProblem::io(&meta.path, &e))
+                .and_then(|b| {
+                    parse_partition_metadata(&b).map_err(|e| FileProblem::format(&meta.path, e))
+                });
+            match parsed {
+                Ok(pm) => out.push(DirTopicId {
+                    dir: PartitionDirRef {
+                        log_dir: log_dir.clone(),
+                        dir_name,
+                    },
+                    name: name.clone(),
+                    topic_id: pm.topic_id,
+                }),
+                Err(e) => {
+                    problems.push(file_problem(Some(dir_name), FileRole::PartitionMetadata, e))
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Partition dirs mapped to topics by topic id (names of -delete/-stray dirs may be truncated;
+/// the id is what the broker trusts): dir → topic, and topic → its dirs in the order given.
+/// Live dirs whose name and id disagree, or (with a metadata log) whose id is unknown, are
+/// problems.
+fn join_by_topic_id(
+    ids: Vec<DirTopicId>,
+    image: &MetadataImage,
+    metadata_found: bool,
+    problems: &mut Vec<ClusterProblem>,
+) -> (
+    BTreeMap<PartitionDirRef, String>,
+    BTreeMap<String, Vec<PartitionDirRef>>,
+) {
+    let mut partition_topics = BTreeMap::new();
+    let mut dirs_by_topic: BTreeMap<String, Vec<PartitionDirRef>> = BTreeMap::new();
+    for DirTopicId {
+        dir,
+        name,
+        topic_id,
+    } in ids
+    {
+        let live = name.state == PartitionDirState::Live;
+        match image.topic_by_id(&topic_id) {
+            Some((topic, _)) => {
+                if live && name.topic != topic {
+                    problems.push(ClusterProblem::TopicIdMismatch {
+                        log_dir: dir.log_dir.clone(),
+                        dir_name: dir.dir_name.clone(),
+                        dir_topic: name.topic,
+                        id_topic: topic.to_string(),
+                    });
+                }
+                partition_topics.insert(dir.clone(), topic.to_string());
+                dirs_by_topic
+                    .entry(topic.to_string())
+                    .or_default()
+                    .push(dir);
+            }
+            None if metadata_found && live => problems.push(ClusterProblem::UnknownTopicId {
+                log_dir: dir.log_dir,
+                dir_name: dir.dir_name,
+                topic_id,
+            }),
+            None => {}
+        }
+    }
+    (partition_topics, dirs_by_topic)
+}
+
+impl ClusterView {
+    /// Read everything `inputs` names and join it. Fails only when an input named explicitly
+    /// cannot be used (no log dirs, an unlistable log dir, an unreadable or malformed
+    /// `server.properties`, `--config` or describe file); everything else is a problem.
+    pub fn build(inputs: &ClusterInputs) -> Result<ClusterView, ClusterError> {
+        let mut problems = Vec::new();
+        let static_props = match &inputs.server_properties {
+            Some(f) => Some(
+                parse_server_properties(&f.read(16 << 20)?).map_err(|source| {
+                    ClusterError::Parse {
+                        name: f.name(),
+                        source,
+                    }
+                })?,
+            ),
+            None => None,
+        };
+        let mut sources = ConfigSources {
+            static_props,
+            ..Default::default()
+        };
+        let mut log_dirs = inputs.log_dirs.clone();
+        if log_dirs.is_empty() {
+            let has_dirs = |p: &BTreeMap<String, String>| {
+                p.contains_key("log.dirs") || p.contains_key("log.dir")
+            };
+            if !sources.static_props.as_ref().is_some_and(has_dirs) {
+                return Err(ClusterError::NoLogDirs);
+            }
+            log_dirs = resolve_broker(&sources)
+                .log_dirs()
+                .into_iter()
+                .map(PathBuf::from)
+                .collect();
+        }
+        for d in &log_dirs {
+            std::fs::read_dir(d).map_err(|source| ClusterError::LogDir {
+                path: d.clone(),
+                source,
+            })?;
+        }
+        let disk_node_id = node_id(&log_dirs, &mut problems);
+        let broker_id = inputs.broker_id.or(disk_node_id);
+
+        let static_metadata_dir = sources
+            .static_props
+            .as_ref()
+            .and_then(|p| p.get("metadata.log.dir"))
+            .cloned();
+        let metadata_dir = find_metadata_dir(&log_dirs, static_metadata_dir.as_deref());
+        let image = match &metadata_dir {
+            Some(dir) => load_metadata_image(dir, inputs.read_mode),
+            None => {
+                problems.push(ClusterProblem::MetadataMissing);
+                MetadataImage::default()
+            }
+        };
+        problems.extend(image.problems.iter().cloned().map(ClusterProblem::Metadata));
+
+        let from_image = from_metadata_maps(&image.topic_configs, &image.broker_configs, broker_id);
+        sources.topic_overrides = from_image.topic_overrides;
+        sources.dynamic_cluster_default = from_image.dynamic_cluster_default;
+        sources.dynamic_broker = from_image.dynamic_broker;
+        sources
+            .add_cli_overrides(inputs.overrides.iter().map(String::as_str))
+            .map_err(ClusterError::Override)?;
+        if let Some(f) = &inputs.describe_file {
+            let bytes = f.read(64 << 20)?;
+            let parsed =
+                parse_describe_file(&String::from_utf8_lossy(&bytes)).map_err(|source| {
+                    ClusterError::Parse {
+                        name: f.name(),
+                        source,
+                    }
+                })?;
+            sources.describe_file = Some(parsed);
+            sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
+        }
+
+        let (partition_topics, mut dirs_by_topic) = join_by_topic_id(
+            partition_ids(&log_dirs, &mut problems),
+            &image,
+            metadata_dir.is_some(),
+            &mut problems,
+        );
+        let mut names: Vec<String> = if inputs.topics.is_empty() {
+            let described = sources.describe_file.iter().flat_map(|f| f.topics());
+            image
+                .topics
+                .keys()
+                .cloned()
+                .chain(described.map(str::to_string))
+                .collect()
+        } else {
+            inputs.topics.clone()
+        };
+        names.sort();
+        names.dedup();
+        if metadata_dir.is_some() {
+            for t in inputs
+                .topics
+                .iter()
+                .filter(|t| !image.topics.contains_key(*t))
+            {
+                problems.push(ClusterProblem::UnknownTopic { topic: t.clone() });
+            }
+        }
+        let mut topics = BTreeMap::new();
+        for name in names {
+            let resolved = resolve_topic(&sources, &name);
+            problems.extend(resolved.problems.iter().map(|e| ClusterProblem::Config {
+                topic: Some(name.clone()),
+                error: e.clone(),
+            }));
+            let image_topic = image.topics.get(&name);
+            let view = TopicView {
+                topic_id: image_topic.map(|t| t.topic_id),
+                partition_count: image_topic.map(|t| t.partitions.len()),
+                dirs: dirs_by_topic.remove(&name).unwrap_or_default(),
+                log_config: LogConfig::from_effective(&resolved),
+                resolved,
+                name: name.clone(),
+            };
+            topics.insert(name, view);
+        }
+        let broker = resolve_broker(&sources);
+        problems.extend(broker.problems.iter().map(|e| ClusterProblem::Config {
+            topic: None,
+            error: e.clone(),
+        }));
+        Ok(ClusterView {
+            log_dirs,
+            broker_id,
+            metadata: MetadataSummary {
+                dir: metadata_dir,
+                snapshot_used: image.snapshot_used.clone(),
+                complete_up_to: image.complete_up_to,
+                topic_count: image.topics.len(),
+            },
+            image,
+            broker_config: BrokerCleanupConfig::from_effective(&broker),
+            broker,
+            sources,
+            topics,
+            partition_topics,
+            problems,
+        })
+    }
+
+    /// The resolved topic whose id the partition dir `dir_name` in `log_dir` carries.
+    pub fn config_for_partition(&self, log_dir: &Path, dir_name: &str) -> Option<&TopicView> {
+        let key = PartitionDirRef {
+            log_dir: log_dir.to_path_buf(),
+            dir_name: dir_name.to_string(),
+        };
+        self.topics.get(self.partition_topics.get(&key)?)
+    }
+
+    /// The typed config of `topic`: its resolved view, or, for a topic not resolved (not in the
+    /// metadata image, e.g. a ZooKeeper-mode dir), the broker-level values (plus `--config` and
+    /// describe-file entries for it).
+    pub fn log_config(&self, topic: &str) -> LogConfig {
+        match self.topics.get(topic) {
+            Some(t) => t.log_config.clone(),
+            None => LogConfig::from_effective(&resolve_topic(&self.sources, topic)),
+        }
+    }
+
+    /// The typed config of a partition dir: by its topic id when the image knows it, else by the
+    /// topic its name says; `None` when the name is not a partition dir name.
+    pub fn partition_log_config(&self, log_dir: &Path, dir_name: &str) -> Option<LogConfig> {
+        if let Some(t) = self.config_for_partition(log_dir, dir_name) {
+            return Some(t.log_config.clone());
+        }
+        let key = PartitionDirRef {
+            log_dir: log_dir.to_path_buf(),
+            dir_name: dir_name.to_string(),
+        };
+        let topic = match self.partition_topics.get(&key) {
+            Some(t) => t.clone(),
+            None => parse_partition_dir_name(dir_name)?.topic,
+        };
+        Some(self.log_config(&topic))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CleanupPolicy, ConfigSource, Limit};
+
+    fn copy_of_kraft_fixture() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kraft-metadata/logs-0");
+        let dst = tmp.path().join("logs-0");
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&src)
+            .arg(&dst)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        (tmp, dst)
+    }
+
+    fn inputs(log_dir: &Path) -> ClusterInputs {
+        ClusterInputs {
+            log_dirs: vec![log_dir.to_path_buf()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn joins_dirs_image_and_config() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert_eq!(v.broker_id, Some(1));
+        assert!(v.metadata.dir.is_some());
+        assert_eq!(v.metadata.topic_count, v.image.topics.len());
+        assert_eq!(
+            v.topics.keys().collect::<Vec<_>>(),
+            v.image.topics.keys().collect::<Vec<_>>()
+        );
+        let alpha = v.config_for_partition(&dir, "kt-alpha-1").unwrap();
+        assert_eq!(alpha.name, "kt-alpha");
+        assert_eq!(alpha.dirs.len(), 3);
+        assert_eq!(alpha.log_config.retention_ms, Limit::Max(7_200_000));
+        assert_eq!(
+            alpha.resolved.get("retention.ms").map(|r| r.source),
+            Some(ConfigSource::DynamicTopicConfig)
+        );
+        let beta = v.config_for_partition(&dir, "kt-beta-0").unwrap();
+        assert_eq!(
+            beta.log_config.cleanup_policy,
+            CleanupPolicy::COMPACT_DELETE
+        );
+        assert_eq!(v.log_config("kt-beta"), beta.log_config);
+        // A topic the image does not know (a ZooKeeper-mode dir) gets the broker-level values.
+        let zk = v.log_config("zk-topic");
+        assert_eq!(zk.cleanup_policy, CleanupPolicy::DELETE);
+        assert_eq!(v.partition_log_config(&dir, "zk-topic-0"), Some(zk.clone()));
+        assert_eq!(v.partition_log_config(&dir, "not a partition"), None);
+        assert!(v.config_for_partition(&dir, "zk-topic-0").is_none());
+        assert!(
+            !v.problems
+                .iter()
+                .any(|p| matches!(p, ClusterProblem::File { .. })),
+            "{:?}",
+            v.problems
+        );
+    }
+
+    #[test]
+    fn bad_files_are_problems_not_skipped() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let pm = dir.join("kt-alpha-0/partition.metadata");
+        std::fs::set_permissions(&pm, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::write(&pm, b"version: 0\ntopic_id: nonsense\n").unwrap();
+        let mut i = inputs(&dir);
+        i.topics = vec!["kt-alpha".into(), "ghost".into()];
+        i.broker_id = Some(9);
+        i.server_properties = Some(FileInput::Bytes {
+            name: "props".into(),
+            bytes: b"log.retention.bytes=1000\n".to_vec(),
+        });
+        let v = ClusterView::build(&i).unwrap();
+        assert_eq!(v.broker_id, Some(9));
+        assert!(v.problems.iter().any(|p| matches!(p,
+            ClusterProblem::File { partition: Some(d), role: FileRole::PartitionMetadata,
+                problem: FileProblem::Format { .. }, .. } if d == "kt-alpha-0")));
+        assert!(v
+            .problems
+            .iter()
+            .any(|p| matches!(p, ClusterProblem::UnknownTopic { topic } if topic == "ghost")));
+        // The corrupt dir is no longer mapped; the others are.
+        assert!(v.config_for_partition(&dir, "kt-alpha-0").is_none());
+        assert_eq!(v.topics["kt-alpha"].dirs.len(), 2);
+        assert_eq!(
+            v.topics["ghost"].log_config.retention_bytes,
+            Limit::Max(1000)
+        );
+        assert_eq!(v.topics["ghost"].topic_id, None);
+        assert_eq!(v.topics.len(), 2);
+    }
+
+    #[test]
+    fn inputs_that_cannot_be_used_are_errors() {
+        assert!(matches!(
+            ClusterView::build(&ClusterInputs::default()),
+            Err(ClusterError::NoLogDirs)
+        ));
+        let missing = inputs(Path::new("/nonexistent/logclean"));
+        assert!(matches!(
+            ClusterView::build(&missing),
+            Err(ClusterError::LogDir { .. })
+        ));
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let mut i = inputs(&dir);
+        i.overrides = vec!["no-colon".into()];
+        assert!(matches!(
+            ClusterView::build(&i),
+            Err(ClusterError::Override(_))
+        ));
+        let mut i = inputs(&dir);
+        i.describe_file = Some(FileInput::Bytes {
+            name: "describe".into(),
+            bytes: b"  a=b sensitive=false synonyms={}\n".to_vec(),
+        });
+        let e = ClusterView::build(&i).unwrap_err();
+        assert_eq!(e.to_string(), "in `describe`");
+        let no_meta = tempfile::tempdir().unwrap();
+        let v = ClusterView::build(&inputs(no_meta.path())).unwrap();
+        assert_eq!(v.problems, vec![ClusterProblem::MetadataMissing]);
+        assert_eq!(v.broker_id, None);
+    }
+}

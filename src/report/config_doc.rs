@@ -1,0 +1,170 @@
+//! The `config` JSON document: each resolved value with its source, per topic and for the
+//! broker, built from a [`ClusterView`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::checks::finding::Finding;
+use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
+use crate::config::{ConfigSource, ResolvedValue};
+use crate::model::cluster::{ClusterView, TopicView};
+
+use super::wire::SCHEMA_VERSION;
+
+/// Which values a document shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyFilter {
+    /// Every config, not only the cleanup-relevant ones.
+    pub all_keys: bool,
+    /// Only values that are not Kafka's defaults.
+    pub diff: bool,
+}
+
+impl KeyFilter {
+    fn keep(self, key: &str, v: &ResolvedValue, relevant: &[&str]) -> bool {
+        (self.all_keys || relevant.contains(&key))
+            && (!self.diff || v.source != ConfigSource::DefaultConfig)
+    }
+
+    fn values(
+        self,
+        values: &BTreeMap<String, ResolvedValue>,
+        relevant: &[&str],
+    ) -> BTreeMap<String, ValueDoc> {
+        values
+            .iter()
+            .filter(|(k, v)| self.keep(k, v, relevant))
+            .map(|(k, v)| (k.clone(), ValueDoc::new(v)))
+            .collect()
+    }
+}
+
+/// One resolved value on the wire.
+#[derive(Debug, Serialize)]
+pub struct ValueDoc {
+    /// The value as Kafka renders it.
+    pub value: String,
+    /// Where it comes from (Kafka's source names, or OVERRIDE / DESCRIBE_FILE).
+    pub source: &'static str,
+    /// What `describeConfigs` would report as the source (differs for some hour/minute synonyms).
+    pub reported_source: &'static str,
+    /// The broker key the value was read from, when it came from a broker level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synonym: Option<String>,
+}
+
+impl ValueDoc {
+    /// The wire form of a resolved value.
+    pub fn new(v: &ResolvedValue) -> Self {
+        ValueDoc {
+            value: v.value.clone(),
+            source: v.source.name(),
+            reported_source: v.reported_source.name(),
+            synonym: v.synonym_key_used.clone(),
+        }
+    }
+}
+
+/// A partition dir of a topic, found by topic id.
+#[derive(Debug, Serialize)]
+pub struct PartitionDirDoc {
+    /// The log dir.
+    pub log_dir: String,
+    /// The dir name.
+    pub dir: String,
+}
+
+/// One topic's effective config.
+#[derive(Debug, Serialize)]
+pub struct TopicDoc {
+    /// Topic name.
+    pub topic: String,
+    /// Topic id from the metadata log (None when the topic is not there).
+    pub topic_id: Option<String>,
+    /// Partitions in the metadata log.
+    pub partitions: Option<usize>,
+    /// Partition dirs on disk that carry this topic's id.
+    pub dirs: Vec<PartitionDirDoc>,
+    /// Key → value and source.
+    pub configs: BTreeMap<String, ValueDoc>,
+}
+
+impl TopicDoc {
+    fn new(t: &TopicView, filter: KeyFilter) -> Self {
+        TopicDoc {
+            topic: t.name.clone(),
+            topic_id: t.topic_id.map(|id| id.to_string()),
+            partitions: t.partition_count,
+            dirs: t
+                .dirs
+                .iter()
+                .map(|d| PartitionDirDoc {
+                    log_dir: d.log_dir.display().to_string(),
+                    dir: d.dir_name.clone(),
+                })
+                .collect(),
+            configs: filter.values(&t.resolved.values, CLEANUP_TOPIC_KEYS),
+        }
+    }
+}
+
+/// The metadata log that was read.
+#[derive(Debug, Serialize)]
+pub struct MetadataDoc {
+    /// `__cluster_metadata-0` dir, if found.
+    pub dir: Option<String>,
+    /// The snapshot replayed first.
+    pub snapshot: Option<String>,
+    /// Last offset applied.
+    pub complete_up_to: Option<i64>,
+    /// Topics in the image.
+    pub topics: usize,
+}
+
+/// The `config` document.
+#[derive(Debug, Serialize)]
+pub struct ConfigDoc {
+    /// Schema version.
+    pub schema_version: u32,
+    /// `logclean <version>`.
+    pub tool: String,
+    /// Always `config`.
+    pub command: &'static str,
+    /// The broker whose dynamic configs were applied.
+    pub broker_id: Option<i32>,
+    /// The metadata log read.
+    pub metadata: MetadataDoc,
+    /// Broker-only configs.
+    pub broker: BTreeMap<String, ValueDoc>,
+    /// Topics.
+    pub topics: Vec<TopicDoc>,
+    /// Findings.
+    pub findings: Vec<Finding>,
+}
+
+impl ConfigDoc {
+    /// The document of `view`, showing the values `filter` keeps, with `findings`.
+    pub fn new(view: &ClusterView, filter: KeyFilter, findings: Vec<Finding>) -> Self {
+        let meta = &view.metadata;
+        ConfigDoc {
+            schema_version: SCHEMA_VERSION,
+            tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
+            command: "config",
+            broker_id: view.broker_id,
+            metadata: MetadataDoc {
+                dir: meta.dir.as_ref().map(|d| d.display().to_string()),
+                snapshot: meta.snapshot_used.as_ref().map(|p| p.display().to_string()),
+                complete_up_to: meta.complete_up_to,
+                topics: meta.topic_count,
+            },
+            broker: filter.values(&view.broker.values, CLEANUP_BROKER_KEYS),
+            topics: view
+                .topics
+                .values()
+                .map(|t| TopicDoc::new(t, filter))
+                .collect(),
+            findings,
+        }
+    }
+}
