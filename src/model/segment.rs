@@ -12,7 +12,8 @@ use crate::formats::offset_index::{
 };
 use crate::formats::time_index::{TimeIndex, TimestampOffset};
 use crate::formats::txn_index::{TxnIndex, TxnIndexProblem};
-use crate::formats::walk::{verify_segment, BatchInfo, ShallowWalker, VerifyOptions, WalkEnd};
+use crate::formats::verify::{verify_segment, VerifyOptions};
+use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
 use crate::formats::FormatError;
 
 use super::file_bytes::{read_file, ReadMode};
