@@ -24,8 +24,8 @@ pub mod walk;
 pub mod metadata_record;
 
 // Indexes.
-pub mod index_layout;
 pub mod offset_index;
+pub mod slot_index;
 pub mod time_index;
 pub mod txn_index;
 
