@@ -38,3 +38,7 @@ pub mod partition_metadata;
 pub mod producer_snapshot;
 
 pub use error::{ErrorKind, FormatError, FormatResult};
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a panic is the failure report
+mod module_graph;
