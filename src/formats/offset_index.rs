@@ -90,16 +90,6 @@ impl SlotEntry for OffsetIndexEntry {
         }
     }
 
-    /// `OffsetIndex.sanityCheck` has none.
-    fn check_last_against_first(
-        _first: &Self,
-        _last: &Self,
-        _slot: usize,
-        _at: u64,
-    ) -> Option<IndexSanityProblem> {
-        None
-    }
-
     /// Negative relative offset, negative position, position not above the previous one.
     fn push_problems(
         &self,
