@@ -331,7 +331,7 @@ pub(crate) mod tests {
     use crate::formats::record::encode::{encode_batch, rec, BatchSpec};
     use crate::formats::record::{decode_records, Record};
 
-    pub(crate) const CODECS: [Compression; 5] = [
+    const CODECS: [Compression; 5] = [
         Compression::None,
         Compression::Gzip,
         Compression::Snappy,
@@ -340,7 +340,8 @@ pub(crate) mod tests {
     ];
 
     /// A segment: one batch per codec, a transaction and its commit marker, an emptied batch,
-    /// and legacy v0/v1 messages and wrappers in front (offsets strictly increasing).
+    /// and legacy v0/v1 messages and wrappers in front (offsets strictly increasing); with the
+    /// position where each entry starts.
     pub(crate) fn sample_file() -> (Vec<u8>, Vec<u64>) {
         let mut file = Vec::new();
         let mut starts = Vec::new();
