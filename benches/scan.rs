@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 
 use logclean::formats::batch::Compression;
 use logclean::formats::partition_metadata::{encode_partition_metadata, Uuid};
-use logclean::formats::walk::{verify_segment, ShallowWalker, VerifyOptions};
+use logclean::formats::verify::{verify_segment, VerifyOptions};
+use logclean::formats::walk::ShallowWalker;
 use logclean::model::file_bytes::ReadMode;
 use logclean::model::log_dir::{load_log_dir, Selection};
 use logclean::model::segment::{LoadOptions, ScanDepth};

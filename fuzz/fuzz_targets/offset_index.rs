@@ -1,7 +1,8 @@
 //! `.index` parse plus every method of the view, with fuzzed base offset and lookup targets.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use logclean::formats::offset_index::{encode_offset_index, kafka_largest_lower_bound, OffsetIndex};
+use logclean::formats::offset_index::{encode_offset_index, OffsetIndex};
+use logclean::formats::slot_index::kafka_largest_lower_bound;
 
 fn split8(d: &[u8]) -> (i64, &[u8]) {
     let mut a = [0u8; 8];

@@ -8,7 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use logclean::formats::batch::Compression;
 use logclean::formats::control::parse_control_record;
 use logclean::formats::record::{decode_records, for_each_record};
-use logclean::formats::walk::{verify_batch_with_limit, verify_segment, ShallowWalker, VerifyOptions};
+use logclean::formats::verify::{verify_batch_with_limit, verify_segment, VerifyOptions};
+use logclean::formats::walk::ShallowWalker;
 
 const CAP: usize = 1 << 20;
 

@@ -5,9 +5,8 @@ use libfuzzer_sys::fuzz_target;
 use logclean::formats::batch::parse_batch_header;
 use logclean::formats::legacy::{parse_legacy_header, parse_legacy_message};
 use logclean::formats::record::{decode_records, for_each_record};
-use logclean::formats::walk::{
-    verify_batch_with_limit, verify_crc, verify_segment, ShallowWalker, VerifyOptions,
-};
+use logclean::formats::verify::{verify_batch_with_limit, verify_crc, verify_segment, VerifyOptions};
+use logclean::formats::walk::ShallowWalker;
 
 /// Decompression cap (small, so that bombs stay cheap).
 const CAP: usize = 1 << 20;

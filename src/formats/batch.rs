@@ -1,4 +1,7 @@
-//! The record batch v2 (magic 2) header and the constants shared by every `.log` entry.
+//! The types every `.log` reader shares: the record batch v2 (magic 2) header, the constants of
+//! every log entry, [`BatchInfo`] (one batch or legacy entry as a walk finds it) and the decoded
+//! [`Record`] / [`RecordRef`]. The modules that walk, decode and verify a segment all build on
+//! this one, and it imports none of them.
 //!
 //! Layout and semantics follow Kafka's `clients/src/main/java/org/apache/kafka/common/record/
 //! DefaultRecordBatch.java` (field offsets, attribute masks, `lastOffset`, `incrementSequence`),
@@ -25,6 +28,7 @@
 use std::fmt;
 
 use super::bytes::Cursor;
+use super::control::ControlRecord;
 use super::error::{ErrorKind, FormatError, FormatResult};
 
 /// Bytes before the `size` field's payload in every log entry: offset (8) + size (4).
@@ -300,6 +304,132 @@ pub fn parse_batch_header(buf: &[u8]) -> FormatResult<BatchHeader> {
 /// Returns `None` when the slice is shorter than 21 bytes.
 pub fn compute_batch_crc(batch: &[u8]) -> Option<u32> {
     batch.get(ATTRIBUTES_OFFSET..).map(crc32c::crc32c)
+}
+
+/// One batch (v2) or one top-level message or compressed wrapper (v0/v1), as Kafka's
+/// `FileChannelRecordBatch` sees it, read from its header alone.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BatchInfo {
+    /// Byte position of the batch in the segment file.
+    pub position: u64,
+    /// Total bytes, including the 12-byte offset and size fields.
+    pub size: u64,
+    /// 0, 1 or 2.
+    pub magic: i8,
+    /// v2: the header's base offset. Legacy: the entry's offset field, which for a compressed
+    /// wrapper is the offset of its **last** inner message (the first one is only known after
+    /// decompression; see [`super::record::decode_records`]).
+    pub base_offset: i64,
+    /// v2: `base_offset + last_offset_delta` (wrapping, as Java does). Legacy: the offset field.
+    pub last_offset: i64,
+    /// v2: the header's base timestamp (or delete horizon); legacy: the message timestamp
+    /// (-1 for v0).
+    pub first_timestamp: i64,
+    /// Kafka's `RecordBatch.maxTimestamp()`: the v2 header field (the append time for
+    /// LogAppendTime batches), the legacy message timestamp (-1 for v0).
+    pub max_timestamp: i64,
+    /// Timestamp type; [`TimestampType::NoTimestamp`] for v0.
+    pub timestamp_type: TimestampType,
+    /// Compression codec.
+    pub compression: Compression,
+    /// The v2 header's record count; `None` for legacy entries.
+    pub records_count: Option<i32>,
+    /// v2 transactional flag (false for legacy).
+    pub is_transactional: bool,
+    /// v2 control flag (false for legacy).
+    pub is_control: bool,
+    /// Producer id, -1 for none (always -1 for legacy).
+    pub producer_id: i64,
+    /// Producer epoch, -1 for none.
+    pub producer_epoch: i16,
+    /// Base sequence, -1 for none.
+    pub base_sequence: i32,
+    /// Partition leader epoch, -1 for none (always -1 for legacy).
+    pub partition_leader_epoch: i32,
+    /// The stored checksum: CRC-32C for v2, CRC-32 for legacy.
+    pub stored_crc: u32,
+}
+
+impl BatchInfo {
+    /// Byte position just after the batch.
+    pub fn end(&self) -> u64 {
+        self.position.saturating_add(self.size)
+    }
+
+    /// The batch's bytes in `file` (the file it was read from), or a truncation error.
+    pub fn bytes<'a>(&self, file: &'a [u8]) -> FormatResult<&'a [u8]> {
+        let range = usize::try_from(self.position)
+            .ok()
+            .zip(usize::try_from(self.end()).ok())
+            .map(|(start, end)| start..end);
+        range.and_then(|r| file.get(r)).ok_or_else(|| {
+            FormatError::new(
+                ErrorKind::Truncated {
+                    needed: self.size,
+                    available: (file.len() as u64).saturating_sub(self.position),
+                },
+                self.position,
+            )
+        })
+    }
+}
+
+/// One record, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Absolute offset.
+    pub offset: i64,
+    /// Timestamp in epoch milliseconds as Kafka reports it: `base_timestamp + delta` for create
+    /// time, the batch `max_timestamp` for log append time, -1 for message format v0.
+    pub timestamp: i64,
+    /// The key; `None` for a null key.
+    pub key: Option<Vec<u8>>,
+    /// The value; `None` for a null value (a tombstone).
+    pub value: Option<Vec<u8>>,
+    /// Headers in stored order: the key as lossy UTF-8, and the value (`None` if null).
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+    /// The decoded control record, for records of a control batch.
+    pub control: Option<ControlRecord>,
+}
+
+/// One record, borrowing its bytes from the file or from the decompressed records section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRef<'a> {
+    /// Absolute offset.
+    pub offset: i64,
+    /// Timestamp, with the same rules as [`Record::timestamp`].
+    pub timestamp: i64,
+    /// The key; `None` for a null key.
+    pub key: Option<&'a [u8]>,
+    /// The value; `None` for a null value.
+    pub value: Option<&'a [u8]>,
+    /// Headers as raw key bytes and value bytes.
+    pub headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
+    /// The decoded control record, for records of a control batch.
+    pub control: Option<ControlRecord>,
+}
+
+impl RecordRef<'_> {
+    /// Copy into an owned [`Record`] (header keys decoded as lossy UTF-8).
+    pub fn to_owned_record(&self) -> Record {
+        Record {
+            offset: self.offset,
+            timestamp: self.timestamp,
+            key: self.key.map(<[u8]>::to_vec),
+            value: self.value.map(<[u8]>::to_vec),
+            headers: self
+                .headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        String::from_utf8_lossy(k).into_owned(),
+                        v.map(<[u8]>::to_vec),
+                    )
+                })
+                .collect(),
+            control: self.control,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -20,11 +20,10 @@
 //! `DataLogInputStream` silently stops there), an inner CRC mismatch, a compressed inner message
 //! and non-increasing inner offsets are all errors.
 
-use super::batch::{Compression, TimestampType, LOG_OVERHEAD, MAGIC_V0, MAGIC_V1};
+use super::batch::{Compression, RecordRef, TimestampType, LOG_OVERHEAD, MAGIC_V0, MAGIC_V1};
 use super::bytes::Cursor;
 use super::compression::decompress;
 use super::error::{ErrorKind, FormatError, FormatResult};
-use super::record::RecordRef;
 
 /// Smallest v0 record: crc 4 + magic 1 + attributes 1 + key length 4 + value length 4.
 pub const RECORD_OVERHEAD_V0: usize = 14;

@@ -17,14 +17,15 @@ pub mod compression;
 pub mod control;
 pub mod legacy;
 pub mod record;
+pub mod verify;
 pub mod walk;
 
 // KRaft metadata records.
 pub mod metadata_record;
 
 // Indexes.
-pub mod index_layout;
 pub mod offset_index;
+pub mod slot_index;
 pub mod time_index;
 pub mod txn_index;
 
@@ -37,3 +38,7 @@ pub mod partition_metadata;
 pub mod producer_snapshot;
 
 pub use error::{ErrorKind, FormatError, FormatResult};
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a panic is the failure report
+mod module_graph;

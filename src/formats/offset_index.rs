@@ -1,29 +1,20 @@
 //! The offset index `.index`: 8-byte slots `relativeOffset i32, position i32`, no header.
 //!
 //! Source: Kafka `storage/src/main/java/org/apache/kafka/storage/internals/log/OffsetIndex.java`
-//! and `AbstractIndex.java` (spec: kafka-on-disk-formats.md §4.1, §4.3–§4.5, §11.2).
-//!
-//! Kafka counts `file length / 8` entries and never looks for the zero-filled preallocated tail,
-//! so an untrimmed file (active segment, crash) has trailing all-zero slots that Kafka treats as
-//! entries `(base, 0)`. [`OffsetIndex`] keeps both views: every slot as Kafka counts them, and the
-//! valid prefix (spec §11.2) before the zero tail. Entries are relative; [`OffsetIndex::parse`]
-//! takes the segment base offset and refuses one for which `base + i32` could overflow, so every
-//! absolute offset below is exact.
-//!
-//! This module also holds what the offset and time indexes share: Kafka's slot search
-//! ([`kafka_largest_lower_bound`]), the layout scan, and [`IndexSanityProblem`].
-
-use std::ops::Range;
+//! (spec: kafka-on-disk-formats.md §4.1, §4.3–§4.5, §11.2). The slot layout, the zero tail,
+//! Kafka's lookup and the sanity check are the generic [`SlotIndex`]'s; this module gives it
+//! the `.index` entry: how it decodes, which entries may follow each other (strictly greater
+//! relative offsets), what Kafka returns without one (`(base, 0)`), and the stricter checks of
+//! the `.log` positions.
 
 use super::bytes::Cursor;
-use super::error::{ErrorKind, FormatError, FormatResult};
-use super::index_layout::SlotLayout;
+use super::slot_index::{encode_slots, SlotEntry, SlotIndex};
+
+// Shared with the time index; also reachable from here, where they were defined first.
+pub use super::slot_index::{IndexEntryProblem, IndexLookup, IndexSanityProblem};
 
 /// Size of one `.index` slot in bytes.
 pub const ENTRY_SIZE: usize = 8;
-
-/// Bytes of the "warm" section Kafka's lookup searches first (`AbstractIndex.warmEntries`).
-pub const WARM_SECTION_BYTES: usize = 8192;
 
 /// One raw `.index` slot, as stored (offset relative to the segment base).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,431 +41,91 @@ pub struct OffsetPosition {
     pub position: i32,
 }
 
-/// Result of an index lookup: the slot found, or `None` when Kafka falls back to its default
-/// (`(base, 0)` for the offset index, `(-1, base)` for the time index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IndexLookup<T> {
-    /// The slot the search returned, `None` for "no entry ≤ target" or an empty index.
-    pub slot: Option<usize>,
-    /// The entry Kafka uses: the slot's entry, or the default.
-    pub entry: T,
-}
-
-/// A failed Kafka index sanity check (`OffsetIndex.sanityCheck`, `TimeIndex.sanityCheck`,
-/// spec §4.4). Kafka throws `CorruptIndexException` for the first of these it meets; the checks
-/// return all of them in Kafka's order, so the first element is the one Kafka would report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IndexSanityProblem {
-    /// Time index only: the last slot's timestamp is below slot 0's.
-    LastTimestampBelowFirst {
-        /// The last slot (`entries - 1`, Kafka's count).
-        slot: usize,
-        /// Byte position of that slot.
-        at: u64,
-        /// Its timestamp.
-        last_timestamp: i64,
-        /// Slot 0's timestamp.
-        first_timestamp: i64,
-    },
-    /// The last slot's absolute offset is below the segment base offset (negative relative
-    /// offset).
-    LastOffsetBelowBase {
-        /// The last slot (`entries - 1`, Kafka's count).
-        slot: usize,
-        /// Byte position of that slot.
-        at: u64,
-        /// Its absolute offset.
-        last_offset: i64,
-        /// The segment base offset.
-        base_offset: i64,
-    },
-    /// The file length is not a multiple of the entry size.
-    LengthNotMultiple {
-        /// Byte position where the partial trailing slot starts.
-        at: u64,
-        /// File length in bytes.
-        length: u64,
-        /// Entry size (8 or 12).
-        entry_size: usize,
-    },
-}
-
-impl IndexSanityProblem {
-    /// Byte position the problem points at.
-    pub fn offset(&self) -> u64 {
-        match self {
-            IndexSanityProblem::LastTimestampBelowFirst { at, .. }
-            | IndexSanityProblem::LastOffsetBelowBase { at, .. }
-            | IndexSanityProblem::LengthNotMultiple { at, .. } => *at,
-        }
-    }
-}
-
-/// A problem Kafka does not check but that no Kafka writer produces (stricter than
-/// [`IndexSanityProblem`]; spec §4.1, §4.2, §11.2).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IndexEntryProblem {
-    /// Non-zero slots between the valid prefix and the zero tail: entries Kafka would use
-    /// (it counts every slot) but that break the ordering its binary search assumes.
-    GarbageSlots {
-        /// First such slot.
-        first_slot: usize,
-        /// Byte position of that slot.
-        at: u64,
-        /// Number of slots up to the zero tail.
-        count: usize,
-    },
-    /// A valid-prefix entry with a negative relative offset (offset below the base).
-    NegativeRelativeOffset {
-        /// Slot number.
-        slot: usize,
-        /// Byte position.
-        at: u64,
-        /// The value read.
-        relative_offset: i32,
-    },
-    /// Offset index: a valid-prefix entry with a negative `.log` position.
-    NegativePosition {
-        /// Slot number.
-        slot: usize,
-        /// Byte position.
-        at: u64,
-        /// The value read.
-        position: i32,
-    },
-    /// Offset index: positions that do not strictly increase along the valid prefix.
-    PositionNotIncreasing {
-        /// Slot number of the later entry.
-        slot: usize,
-        /// Byte position of the later entry.
-        at: u64,
-        /// Previous position.
-        prev: i32,
-        /// This position.
-        next: i32,
-    },
-    /// Time index: a valid-prefix entry with a negative timestamp (Kafka never indexes one).
-    NegativeTimestamp {
-        /// Slot number.
-        slot: usize,
-        /// Byte position.
-        at: u64,
-        /// The value read.
-        timestamp: i64,
-    },
-}
-
 /// A parsed `.index` file: a zero-copy view over its slots.
-#[derive(Debug, Clone)]
-pub struct OffsetIndex<'a> {
-    layout: SlotLayout<'a>,
-}
+pub type OffsetIndex<'a> = SlotIndex<'a, OffsetIndexEntry>;
 
-impl<'a> std::ops::Deref for OffsetIndex<'a> {
-    type Target = SlotLayout<'a>;
-    fn deref(&self) -> &SlotLayout<'a> {
-        &self.layout
-    }
-}
+impl SlotEntry for OffsetIndexEntry {
+    const SIZE: usize = ENTRY_SIZE;
+    type Absolute = OffsetPosition;
 
-impl<'a> OffsetIndex<'a> {
-    /// Parse a whole `.index` file of the segment starting at `base_offset`.
-    ///
-    /// Never fails on content (every byte pattern is a set of slots); fails only when
-    /// `base_offset + i32` could overflow an `i64` ([`ErrorKind::LengthOutOfRange`] on field
-    /// `base_offset`, offset 0).
-    pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
-        let mut view = Self {
-            layout: SlotLayout::new(bytes, ENTRY_SIZE, base_offset)?,
-        };
-        let n = view.slot_count();
-        let (valid, tail) = scan_layout(
-            n,
-            |i| view.entry(i).is_some_and(|e| e.is_zero()),
-            |p, q| match (view.entry(p), view.entry(q)) {
-                (Some(a), Some(b)) => b.relative_offset > a.relative_offset,
-                _ => false,
-            },
-        );
-        view.layout.valid_entries = valid;
-        view.layout.zero_tail_start = tail;
-        Ok(view)
-    }
-
-    /// The raw slot `slot`, if it exists.
-    pub fn entry(&self, slot: usize) -> Option<OffsetIndexEntry> {
-        let raw = self.raw_slot(slot)?;
-        let mut c = Cursor::new(raw);
+    fn decode(slot: &[u8]) -> Option<Self> {
+        let mut c = Cursor::new(slot);
         Some(OffsetIndexEntry {
             relative_offset: c.i32().ok()?,
             position: c.i32().ok()?,
         })
     }
 
-    /// Every slot as Kafka counts them, zero tail included.
-    pub fn slots(&self) -> impl Iterator<Item = OffsetIndexEntry> + '_ {
-        (0..self.slot_count()).filter_map(|i| self.entry(i))
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.relative_offset.to_be_bytes());
+        out.extend_from_slice(&self.position.to_be_bytes());
     }
 
-    /// The valid entries, as absolute offsets.
-    pub fn valid(&self) -> impl Iterator<Item = OffsetPosition> + '_ {
-        (0..self.valid_entries)
-            .filter_map(|i| self.entry(i))
-            .map(|e| self.absolute(e))
+    fn relative_offset(&self) -> i32 {
+        self.relative_offset
     }
 
-    /// `entry` with its offset made absolute.
-    pub fn absolute(&self, entry: OffsetIndexEntry) -> OffsetPosition {
+    /// Kafka's append rule: offsets strictly increase.
+    fn follows(&self, prev: &Self) -> bool {
+        self.relative_offset > prev.relative_offset
+    }
+
+    /// The absolute offset.
+    fn lookup_key(&self, base_offset: i64) -> i64 {
+        self.absolute_offset(base_offset)
+    }
+
+    fn absolute(&self, base_offset: i64) -> OffsetPosition {
         OffsetPosition {
-            offset: absolute_offset(self.base_offset, entry.relative_offset),
-            position: entry.position,
+            offset: self.absolute_offset(base_offset),
+            position: self.position,
         }
     }
 
-    /// Kafka's `lastEntry`: the last slot as Kafka counts them (a zero-tail slot reads as
-    /// `(base, 0)`), or `(base, 0)` for an empty index.
-    pub fn last_entry(&self) -> OffsetPosition {
-        self.last_of(self.slot_count())
-    }
-
-    /// The last valid entry, or `(base, 0)` when there is none.
-    pub fn last_valid_entry(&self) -> OffsetPosition {
-        self.last_of(self.valid_entries)
-    }
-
-    fn last_of(&self, entries: usize) -> OffsetPosition {
-        entries
-            .checked_sub(1)
-            .and_then(|s| self.entry(s))
-            .map(|e| self.absolute(e))
-            .unwrap_or(OffsetPosition {
-                offset: self.base_offset,
-                position: 0,
-            })
-    }
-
-    /// Kafka's `OffsetIndex.sanityCheck`, exactly: last slot's offset < base, then length not a
-    /// multiple of 8. Empty when Kafka would accept the file.
-    pub fn sanity_check(&self) -> Vec<IndexSanityProblem> {
-        let mut out = Vec::new();
-        let n = self.slot_count();
-        if let Some(last) = n.checked_sub(1) {
-            let e = self.last_entry();
-            if e.offset < self.base_offset {
-                out.push(IndexSanityProblem::LastOffsetBelowBase {
-                    slot: last,
-                    at: slot_at(last, ENTRY_SIZE),
-                    last_offset: e.offset,
-                    base_offset: self.base_offset,
-                });
-            }
+    /// `(base, 0)`.
+    fn missing(base_offset: i64) -> OffsetPosition {
+        OffsetPosition {
+            offset: base_offset,
+            position: 0,
         }
-        if self.trailing_bytes() != 0 {
-            out.push(IndexSanityProblem::LengthNotMultiple {
-                at: self.slots.len() as u64,
-                length: self.file_len,
-                entry_size: ENTRY_SIZE,
+    }
+
+    /// Negative relative offset, negative position, position not above the previous one.
+    fn push_problems(
+        &self,
+        prev: Option<&Self>,
+        slot: usize,
+        at: u64,
+        out: &mut Vec<IndexEntryProblem>,
+    ) {
+        if self.relative_offset < 0 {
+            out.push(IndexEntryProblem::NegativeRelativeOffset {
+                slot,
+                at,
+                relative_offset: self.relative_offset,
             });
         }
-        out
-    }
-
-    /// Checks no Kafka code runs but every Kafka writer satisfies (see [`IndexEntryProblem`]).
-    pub fn entry_problems(&self) -> Vec<IndexEntryProblem> {
-        let mut out = Vec::new();
-        let mut prev: Option<i32> = None;
-        for slot in 0..self.valid_entries {
-            let Some(e) = self.entry(slot) else { break };
-            let at = slot_at(slot, ENTRY_SIZE);
-            if e.relative_offset < 0 {
-                out.push(IndexEntryProblem::NegativeRelativeOffset {
-                    slot,
-                    at,
-                    relative_offset: e.relative_offset,
-                });
-            }
-            if e.position < 0 {
-                out.push(IndexEntryProblem::NegativePosition {
-                    slot,
-                    at,
-                    position: e.position,
-                });
-            }
-            if let Some(p) = prev {
-                if e.position <= p {
-                    out.push(IndexEntryProblem::PositionNotIncreasing {
-                        slot,
-                        at,
-                        prev: p,
-                        next: e.position,
-                    });
-                }
-            }
-            prev = Some(e.position);
+        if self.position < 0 {
+            out.push(IndexEntryProblem::NegativePosition {
+                slot,
+                at,
+                position: self.position,
+            });
         }
-        push_garbage(&mut out, self.garbage_slots(), ENTRY_SIZE);
-        out
-    }
-
-    /// Kafka's `OffsetIndex.lookup(target)`, reproduced exactly over every slot Kafka counts
-    /// (including a zero tail, which breaks the sorted order its search assumes): the slot with
-    /// the largest offset ≤ `target` as Kafka's warm-section binary search finds it, else
-    /// `(base, 0)`.
-    pub fn lookup(&self, target: i64) -> IndexLookup<OffsetPosition> {
-        let slot = kafka_largest_lower_bound(self.slot_count(), ENTRY_SIZE, target, |i| {
-            self.entry(i)
-                .map(|e| absolute_offset(self.base_offset, e.relative_offset))
-        });
-        self.lookup_result(slot)
-    }
-
-    /// Like [`lookup`](Self::lookup), but over the valid entries only (what Kafka would find
-    /// after trimming the zero tail).
-    pub fn lookup_valid(&self, target: i64) -> IndexLookup<OffsetPosition> {
-        let slot = kafka_largest_lower_bound(self.valid_entries, ENTRY_SIZE, target, |i| {
-            self.entry(i)
-                .map(|e| absolute_offset(self.base_offset, e.relative_offset))
-        });
-        self.lookup_result(slot)
-    }
-
-    fn lookup_result(&self, slot: Option<usize>) -> IndexLookup<OffsetPosition> {
-        let found = slot.and_then(|s| self.entry(s).map(|e| (s, self.absolute(e))));
-        match found {
-            Some((s, entry)) => IndexLookup {
-                slot: Some(s),
-                entry,
-            },
-            None => IndexLookup {
-                slot: None,
-                entry: OffsetPosition {
-                    offset: self.base_offset,
-                    position: 0,
-                },
-            },
+        if let Some(p) = prev.filter(|p| self.position <= p.position) {
+            out.push(IndexEntryProblem::PositionNotIncreasing {
+                slot,
+                at,
+                prev: p.position,
+                next: self.position,
+            });
         }
     }
 }
 
 /// Encode entries as the bytes of a trimmed `.index` file (test and rebuild helper).
 pub fn encode_offset_index(entries: &[OffsetIndexEntry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len().saturating_mul(ENTRY_SIZE));
-    for e in entries {
-        out.extend_from_slice(&e.relative_offset.to_be_bytes());
-        out.extend_from_slice(&e.position.to_be_bytes());
-    }
-    out
-}
-
-// ---- shared with time_index.rs ----
-
-/// Reject base offsets for which `base + i32` could overflow `i64`.
-pub(crate) fn check_base_offset(base_offset: i64) -> FormatResult<()> {
-    let min = i64::MIN - i64::from(i32::MIN);
-    let max = i64::MAX - i64::from(i32::MAX);
-    if base_offset < min || base_offset > max {
-        return Err(FormatError::new(
-            ErrorKind::LengthOutOfRange {
-                field: "base_offset",
-                value: base_offset,
-                min,
-                max,
-            },
-            0,
-        ));
-    }
-    Ok(())
-}
-
-/// `base + relative`. Exact: [`check_base_offset`] ran at parse, so this never saturates.
-pub(crate) fn absolute_offset(base_offset: i64, relative: i32) -> i64 {
-    base_offset.saturating_add(i64::from(relative))
-}
-
-/// The whole-slot part of `bytes` and the trailing partial part.
-pub(crate) fn split_slots(bytes: &[u8], entry_size: usize) -> (&[u8], &[u8]) {
-    let whole = bytes.len() - bytes.len() % entry_size;
-    bytes.split_at(whole)
-}
-
-/// Byte position of `slot`.
-pub(crate) fn slot_at(slot: usize, entry_size: usize) -> u64 {
-    (slot as u64).saturating_mul(entry_size as u64)
-}
-
-/// `(valid_entries, zero_tail_start)` for `n` slots: the zero tail is the trailing run of all-zero
-/// slots (a zero slot 0 followed by a non-zero slot is not tail); the valid prefix is the longest
-/// prefix where each slot `increases` over the previous one, capped at the zero tail.
-pub(crate) fn scan_layout(
-    n: usize,
-    is_zero: impl Fn(usize) -> bool,
-    increases: impl Fn(usize, usize) -> bool,
-) -> (usize, usize) {
-    let mut tail = n;
-    while let Some(prev) = tail.checked_sub(1) {
-        if !is_zero(prev) {
-            break;
-        }
-        tail = prev;
-    }
-    let mut valid = usize::from(tail > 0);
-    while valid < tail && increases(valid - 1, valid) {
-        valid += 1;
-    }
-    (valid, tail)
-}
-
-pub(crate) fn push_garbage(out: &mut Vec<IndexEntryProblem>, garbage: Range<usize>, size: usize) {
-    if !garbage.is_empty() {
-        out.push(IndexEntryProblem::GarbageSlots {
-            first_slot: garbage.start,
-            at: slot_at(garbage.start, size),
-            count: garbage.len(),
-        });
-    }
-}
-
-/// Kafka's `AbstractIndex.largestLowerBoundSlotFor`, reproduced step by step: with `entries`
-/// slots of `entry_size` bytes and `key(slot)` the compared key, first try the warm section (the
-/// last `8192 / entry_size` slots), then slot 0, then a binary search of the rest. Returns `None`
-/// for Kafka's `-1` (empty index, or target below the first key). A slot whose key cannot be read
-/// (never the case for slots below `entries`) ends the search with `None`.
-pub fn kafka_largest_lower_bound(
-    entries: usize,
-    entry_size: usize,
-    target: i64,
-    key: impl Fn(usize) -> Option<i64>,
-) -> Option<usize> {
-    let last = entries.checked_sub(1)?;
-    let warm = WARM_SECTION_BYTES.checked_div(entry_size)?;
-    let first_hot = last.saturating_sub(warm);
-    if key(first_hot)? < target {
-        return binary_search(target, first_hot, last, &key);
-    }
-    if key(0)? > target {
-        return None;
-    }
-    binary_search(target, 0, first_hot, &key)
-}
-
-fn binary_search(
-    target: i64,
-    begin: usize,
-    end: usize,
-    key: &impl Fn(usize) -> Option<i64>,
-) -> Option<usize> {
-    let (mut lo, mut hi) = (begin, end);
-    while lo < hi {
-        // (lo + hi + 1) >>> 1 without overflow.
-        let mid = lo + (hi - lo).div_ceil(2);
-        let k = key(mid)?;
-        match k.cmp(&target) {
-            std::cmp::Ordering::Greater => hi = mid - 1,
-            std::cmp::Ordering::Less => lo = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
-        }
-    }
-    Some(lo)
+    encode_slots(entries)
 }
 
 #[cfg(test)]

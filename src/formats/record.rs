@@ -22,73 +22,17 @@
 //! points at the first byte of the compressed records section (batch byte 61).
 
 use super::batch::{
-    parse_batch_header, BatchHeader, TimestampType, MAGIC_V2, RECORDS_COUNT_OFFSET,
-    RECORD_BATCH_OVERHEAD,
+    parse_batch_header, BatchHeader, BatchInfo, Compression, TimestampType,
+    LAST_OFFSET_DELTA_OFFSET, MAGIC_V2, RECORDS_COUNT_OFFSET, RECORD_BATCH_OVERHEAD,
 };
 use super::bytes::Cursor;
 use super::compression::decompress;
-use super::control::{parse_control_record, ControlRecord};
+use super::control::parse_control_record;
 use super::error::{ErrorKind, FormatError, FormatResult};
 use super::legacy::visit_legacy_records;
-use super::walk::BatchInfo;
 
-/// One record, owned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    /// Absolute offset.
-    pub offset: i64,
-    /// Timestamp in epoch milliseconds as Kafka reports it: `base_timestamp + delta` for create
-    /// time, the batch `max_timestamp` for log append time, -1 for message format v0.
-    pub timestamp: i64,
-    /// The key; `None` for a null key.
-    pub key: Option<Vec<u8>>,
-    /// The value; `None` for a null value (a tombstone).
-    pub value: Option<Vec<u8>>,
-    /// Headers in stored order: the key as lossy UTF-8, and the value (`None` if null).
-    pub headers: Vec<(String, Option<Vec<u8>>)>,
-    /// The decoded control record, for records of a control batch.
-    pub control: Option<ControlRecord>,
-}
-
-/// One record, borrowing its bytes from the file or from the decompressed records section.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordRef<'a> {
-    /// Absolute offset.
-    pub offset: i64,
-    /// Timestamp, with the same rules as [`Record::timestamp`].
-    pub timestamp: i64,
-    /// The key; `None` for a null key.
-    pub key: Option<&'a [u8]>,
-    /// The value; `None` for a null value.
-    pub value: Option<&'a [u8]>,
-    /// Headers as raw key bytes and value bytes.
-    pub headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
-    /// The decoded control record, for records of a control batch.
-    pub control: Option<ControlRecord>,
-}
-
-impl RecordRef<'_> {
-    /// Copy into an owned [`Record`] (header keys decoded as lossy UTF-8).
-    pub fn to_owned_record(&self) -> Record {
-        Record {
-            offset: self.offset,
-            timestamp: self.timestamp,
-            key: self.key.map(<[u8]>::to_vec),
-            value: self.value.map(<[u8]>::to_vec),
-            headers: self
-                .headers
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        String::from_utf8_lossy(k).into_owned(),
-                        v.map(<[u8]>::to_vec),
-                    )
-                })
-                .collect(),
-            control: self.control,
-        }
-    }
-}
+// The record types, also reachable from here as before they moved to `batch`.
+pub use super::batch::{Record, RecordRef};
 
 /// Decode every record of the batch (v2) or legacy entry (v0/v1) that `info` describes.
 ///
@@ -96,7 +40,7 @@ impl RecordRef<'_> {
 /// record, checks that offsets lie in `[info.base_offset, info.last_offset]` and strictly
 /// increase, that exactly `records_count` records are present ([`ErrorKind::Truncated`] when
 /// fewer, [`ErrorKind::TrailingBytes`] when bytes remain), and decodes control records. The CRC
-/// is **not** checked (see [`super::walk::verify_crc`]). Allocates the records; use
+/// is **not** checked (see [`super::verify::verify_crc`]). Allocates the records; use
 /// [`for_each_record`] to stream them instead.
 pub fn decode_records(
     file: &[u8],
@@ -172,12 +116,12 @@ fn visit_v2_records(
                     header.base_offset, header.last_offset_delta
                 ),
             },
-            position.saturating_add(super::batch::LAST_OFFSET_DELTA_OFFSET as u64),
+            position.saturating_add(LAST_OFFSET_DELTA_OFFSET as u64),
         )
     })?;
 
     let codec = header.compression();
-    let compressed = codec != super::batch::Compression::None;
+    let compressed = codec != Compression::None;
     let decompressed;
     let data: &[u8] = if compressed {
         decompressed = decompress(codec, section, header.magic, max_decompressed)
@@ -500,7 +444,7 @@ mod tests {
     use super::*;
     use crate::formats::batch::Compression;
     use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
-    use crate::formats::control::{encode as ctl, ControlKind};
+    use crate::formats::control::{encode as ctl, ControlKind, ControlRecord};
     use crate::formats::walk::ShallowWalker;
     use proptest::prelude::*;
 

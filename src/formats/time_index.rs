@@ -1,20 +1,20 @@
 //! The time index `.timeindex`: 12-byte slots `timestamp i64, relativeOffset i32`, no header.
 //!
 //! Source: Kafka `storage/src/main/java/org/apache/kafka/storage/internals/log/TimeIndex.java`
-//! and `AbstractIndex.java` (spec: kafka-on-disk-formats.md §4.2–§4.5, §11.2).
+//! (spec: kafka-on-disk-formats.md §4.2–§4.5, §11.2). The slot layout, the zero tail, Kafka's
+//! lookup and the sanity check are the generic [`SlotIndex`]'s; this module gives it the
+//! `.timeindex` entry.
 //!
 //! An entry `(ts, off)` means "up to and including `off`, the largest timestamp in the segment
-//! was `ts`". Kafka's [`TimeIndex::last_entry`] is the segment's `largestTimestamp` used by
-//! time-based retention (when negative, Kafka falls back to the `.log` mtime). As for the offset
-//! index, Kafka counts `length / 12` slots and never skips a zero tail: a crashed broker's
-//! untrimmed time index has a last slot of timestamp 0, which makes the segment look ancient.
+//! was `ts`". Kafka's `lastEntry` ([`SlotIndex::last_entry`]) is the segment's
+//! `largestTimestamp` used by time-based retention (when negative, Kafka falls back to the
+//! `.log` mtime). As for the offset index, Kafka counts `length / 12` slots and never skips a
+//! zero tail: a crashed broker's untrimmed time index has a last slot of timestamp 0, which
+//! makes the segment look ancient.
 
 use super::bytes::Cursor;
-use super::error::FormatResult;
-use super::index_layout::SlotLayout;
-use super::offset_index::{
-    absolute_offset, kafka_largest_lower_bound, push_garbage, scan_layout, slot_at,
-    IndexEntryProblem, IndexLookup, IndexSanityProblem,
+use super::slot_index::{
+    encode_slots, IndexEntryProblem, IndexSanityProblem, SlotEntry, SlotIndex,
 };
 
 /// Size of one `.timeindex` slot in bytes.
@@ -49,204 +49,97 @@ pub struct TimestampOffset {
 }
 
 /// A parsed `.timeindex` file: a zero-copy view over its slots.
-#[derive(Debug, Clone)]
-pub struct TimeIndex<'a> {
-    layout: SlotLayout<'a>,
-}
+pub type TimeIndex<'a> = SlotIndex<'a, TimeIndexEntry>;
 
-impl<'a> std::ops::Deref for TimeIndex<'a> {
-    type Target = SlotLayout<'a>;
-    fn deref(&self) -> &SlotLayout<'a> {
-        &self.layout
-    }
-}
+impl SlotEntry for TimeIndexEntry {
+    const SIZE: usize = ENTRY_SIZE;
+    type Absolute = TimestampOffset;
 
-impl<'a> TimeIndex<'a> {
-    /// Parse a whole `.timeindex` file of the segment starting at `base_offset`.
-    ///
-    /// Never fails on content; fails only when `base_offset + i32` could overflow an `i64`
-    /// (`LengthOutOfRange` on field `base_offset`, offset 0).
-    pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
-        let mut view = Self {
-            layout: SlotLayout::new(bytes, ENTRY_SIZE, base_offset)?,
-        };
-        // Valid prefix (spec §11.2): strictly greater timestamp, relative offset not lower
-        // (Kafka's `maybeAppend` rules).
-        let (valid, tail) = scan_layout(
-            view.slot_count(),
-            |i| view.entry(i).is_some_and(|e| e.is_zero()),
-            |p, q| match (view.entry(p), view.entry(q)) {
-                (Some(a), Some(b)) => {
-                    b.timestamp > a.timestamp && b.relative_offset >= a.relative_offset
-                }
-                _ => false,
-            },
-        );
-        view.layout.valid_entries = valid;
-        view.layout.zero_tail_start = tail;
-        Ok(view)
-    }
-
-    /// The raw slot `slot`, if it exists.
-    pub fn entry(&self, slot: usize) -> Option<TimeIndexEntry> {
-        let raw = self.raw_slot(slot)?;
-        let mut c = Cursor::new(raw);
+    fn decode(slot: &[u8]) -> Option<Self> {
+        let mut c = Cursor::new(slot);
         Some(TimeIndexEntry {
             timestamp: c.i64().ok()?,
             relative_offset: c.i32().ok()?,
         })
     }
 
-    /// Every slot as Kafka counts them, zero tail included.
-    pub fn slots(&self) -> impl Iterator<Item = TimeIndexEntry> + '_ {
-        (0..self.slot_count()).filter_map(|i| self.entry(i))
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.timestamp.to_be_bytes());
+        out.extend_from_slice(&self.relative_offset.to_be_bytes());
     }
 
-    /// The valid entries, with absolute offsets.
-    pub fn valid(&self) -> impl Iterator<Item = TimestampOffset> + '_ {
-        (0..self.valid_entries)
-            .filter_map(|i| self.entry(i))
-            .map(|e| self.absolute(e))
+    fn relative_offset(&self) -> i32 {
+        self.relative_offset
     }
 
-    /// `entry` with its offset made absolute.
-    pub fn absolute(&self, entry: TimeIndexEntry) -> TimestampOffset {
+    /// Kafka's `maybeAppend` rules: a strictly greater timestamp, a relative offset not lower.
+    fn follows(&self, prev: &Self) -> bool {
+        self.timestamp > prev.timestamp && self.relative_offset >= prev.relative_offset
+    }
+
+    /// The timestamp.
+    fn lookup_key(&self, _base_offset: i64) -> i64 {
+        self.timestamp
+    }
+
+    fn absolute(&self, base_offset: i64) -> TimestampOffset {
         TimestampOffset {
-            timestamp: entry.timestamp,
-            offset: absolute_offset(self.base_offset, entry.relative_offset),
+            timestamp: self.timestamp,
+            offset: self.absolute_offset(base_offset),
         }
     }
 
-    /// Kafka's `lastEntry` (`lastEntryFromIndexFile`): the last slot as Kafka counts them, or
-    /// `(-1, base)` for an empty index. Its timestamp is the segment's `largestTimestamp` for
-    /// retention (mtime of the `.log` when negative). A zero tail makes it `(0, base)`.
-    pub fn last_entry(&self) -> TimestampOffset {
-        self.last_of(self.slot_count())
-    }
-
-    /// The last valid entry, or `(-1, base)` when there is none.
-    pub fn last_valid_entry(&self) -> TimestampOffset {
-        self.last_of(self.valid_entries)
-    }
-
-    fn last_of(&self, entries: usize) -> TimestampOffset {
-        entries
-            .checked_sub(1)
-            .and_then(|s| self.entry(s))
-            .map(|e| self.absolute(e))
-            .unwrap_or(TimestampOffset {
-                timestamp: NO_TIMESTAMP,
-                offset: self.base_offset,
-            })
-    }
-
-    /// Kafka's `TimeIndex.sanityCheck`, exactly: last slot's timestamp < slot 0's, then last
-    /// slot's offset < base, then length not a multiple of 12. Empty when Kafka would accept.
-    pub fn sanity_check(&self) -> Vec<IndexSanityProblem> {
-        let mut out = Vec::new();
-        if let Some(last) = self.slot_count().checked_sub(1) {
-            let at = slot_at(last, ENTRY_SIZE);
-            let e = self.last_entry();
-            if let Some(first) = self.entry(0) {
-                if e.timestamp < first.timestamp {
-                    out.push(IndexSanityProblem::LastTimestampBelowFirst {
-                        slot: last,
-                        at,
-                        last_timestamp: e.timestamp,
-                        first_timestamp: first.timestamp,
-                    });
-                }
-            }
-            if e.offset < self.base_offset {
-                out.push(IndexSanityProblem::LastOffsetBelowBase {
-                    slot: last,
-                    at,
-                    last_offset: e.offset,
-                    base_offset: self.base_offset,
-                });
-            }
+    /// `(-1, base)`.
+    fn missing(base_offset: i64) -> TimestampOffset {
+        TimestampOffset {
+            timestamp: NO_TIMESTAMP,
+            offset: base_offset,
         }
-        if self.trailing_bytes() != 0 {
-            out.push(IndexSanityProblem::LengthNotMultiple {
-                at: self.slots.len() as u64,
-                length: self.file_len,
-                entry_size: ENTRY_SIZE,
+    }
+
+    /// The last slot's timestamp below slot 0's.
+    fn check_last_against_first(
+        first: &Self,
+        last: &Self,
+        slot: usize,
+        at: u64,
+    ) -> Option<IndexSanityProblem> {
+        (last.timestamp < first.timestamp).then_some(IndexSanityProblem::LastTimestampBelowFirst {
+            slot,
+            at,
+            last_timestamp: last.timestamp,
+            first_timestamp: first.timestamp,
+        })
+    }
+
+    /// Negative timestamp, negative relative offset.
+    fn push_problems(
+        &self,
+        _prev: Option<&Self>,
+        slot: usize,
+        at: u64,
+        out: &mut Vec<IndexEntryProblem>,
+    ) {
+        if self.timestamp < 0 {
+            out.push(IndexEntryProblem::NegativeTimestamp {
+                slot,
+                at,
+                timestamp: self.timestamp,
             });
         }
-        out
-    }
-
-    /// Checks no Kafka code runs but every Kafka writer satisfies (see [`IndexEntryProblem`]).
-    pub fn entry_problems(&self) -> Vec<IndexEntryProblem> {
-        let mut out = Vec::new();
-        for slot in 0..self.valid_entries {
-            let Some(e) = self.entry(slot) else { break };
-            let at = slot_at(slot, ENTRY_SIZE);
-            if e.timestamp < 0 {
-                out.push(IndexEntryProblem::NegativeTimestamp {
-                    slot,
-                    at,
-                    timestamp: e.timestamp,
-                });
-            }
-            if e.relative_offset < 0 {
-                out.push(IndexEntryProblem::NegativeRelativeOffset {
-                    slot,
-                    at,
-                    relative_offset: e.relative_offset,
-                });
-            }
-        }
-        push_garbage(&mut out, self.garbage_slots(), ENTRY_SIZE);
-        out
-    }
-
-    /// Kafka's `TimeIndex.lookup(targetTimestamp)`, reproduced exactly over every slot Kafka
-    /// counts: the slot with the largest timestamp ≤ `target` as Kafka's warm-section binary
-    /// search finds it, else `(-1, base)`.
-    pub fn lookup(&self, target_timestamp: i64) -> IndexLookup<TimestampOffset> {
-        let slot =
-            kafka_largest_lower_bound(self.slot_count(), ENTRY_SIZE, target_timestamp, |i| {
-                self.entry(i).map(|e| e.timestamp)
+        if self.relative_offset < 0 {
+            out.push(IndexEntryProblem::NegativeRelativeOffset {
+                slot,
+                at,
+                relative_offset: self.relative_offset,
             });
-        self.lookup_result(slot)
-    }
-
-    /// Like [`lookup`](Self::lookup), but over the valid entries only.
-    pub fn lookup_valid(&self, target_timestamp: i64) -> IndexLookup<TimestampOffset> {
-        let slot =
-            kafka_largest_lower_bound(self.valid_entries, ENTRY_SIZE, target_timestamp, |i| {
-                self.entry(i).map(|e| e.timestamp)
-            });
-        self.lookup_result(slot)
-    }
-
-    fn lookup_result(&self, slot: Option<usize>) -> IndexLookup<TimestampOffset> {
-        let found = slot.and_then(|s| self.entry(s).map(|e| (s, self.absolute(e))));
-        match found {
-            Some((s, entry)) => IndexLookup {
-                slot: Some(s),
-                entry,
-            },
-            None => IndexLookup {
-                slot: None,
-                entry: TimestampOffset {
-                    timestamp: NO_TIMESTAMP,
-                    offset: self.base_offset,
-                },
-            },
         }
     }
 }
 
 /// Encode entries as the bytes of a trimmed `.timeindex` file (test and rebuild helper).
 pub fn encode_time_index(entries: &[TimeIndexEntry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len().saturating_mul(ENTRY_SIZE));
-    for e in entries {
-        out.extend_from_slice(&e.timestamp.to_be_bytes());
-        out.extend_from_slice(&e.relative_offset.to_be_bytes());
-    }
-    out
+    encode_slots(entries)
 }
 
 #[cfg(test)]

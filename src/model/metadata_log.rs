@@ -26,7 +26,8 @@ use crate::formats::metadata_record::{
 };
 use crate::formats::partition_metadata::Uuid;
 use crate::formats::record::for_each_record;
-use crate::formats::walk::{verify_crc, BatchInfo, ShallowWalker, WalkEnd};
+use crate::formats::verify::verify_crc;
+use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
 use crate::formats::{ErrorKind, FormatError};
 
 use super::file_bytes::{read_file, ReadMode};

@@ -6,13 +6,14 @@
 //! `Headers` walks every batch header; `Verify` also checks CRCs, decodes records and checks
 //! every index entry against the log. Spec formats §3.7–3.9, §4.
 
-use crate::formats::index_layout::SlotLayout;
 use crate::formats::offset_index::{
     IndexEntryProblem, IndexSanityProblem, OffsetIndex, OffsetPosition,
 };
+use crate::formats::slot_index::SlotLayout;
 use crate::formats::time_index::{TimeIndex, TimestampOffset};
 use crate::formats::txn_index::{TxnIndex, TxnIndexProblem};
-use crate::formats::walk::{verify_segment, BatchInfo, ShallowWalker, VerifyOptions, WalkEnd};
+use crate::formats::verify::{verify_segment, VerifyOptions};
+use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
 use crate::formats::FormatError;
 
 use super::file_bytes::{read_file, ReadMode};

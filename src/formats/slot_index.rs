@@ -1,0 +1,521 @@
+//! What the offset and time indexes share (`AbstractIndex`): one generic [`SlotIndex`] over
+//! fixed-size slots, with the entry-specific parts behind [`SlotEntry`].
+//!
+//! Source: Kafka `storage/src/main/java/org/apache/kafka/storage/internals/log/AbstractIndex.java`
+//! (spec: kafka-on-disk-formats.md §4.3–§4.5, §11.2).
+//!
+//! Kafka counts `file length / entry size` slots and never looks for the zero-filled
+//! preallocated tail, so an untrimmed file (active segment, crash) has trailing all-zero slots
+//! that Kafka treats as entries. A [`SlotIndex`] keeps both views: every slot as Kafka counts
+//! them ([`SlotLayout`]), and the valid prefix (spec §11.2) before the zero tail. Entries are
+//! relative; [`SlotIndex::parse`] takes the segment base offset and refuses one for which
+//! `base + i32` could overflow, so every absolute offset is exact.
+//!
+//! Also here: Kafka's slot search ([`kafka_largest_lower_bound`]) and the problems both indexes
+//! report ([`IndexSanityProblem`], [`IndexEntryProblem`]).
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use super::error::{ErrorKind, FormatError, FormatResult};
+
+/// Bytes of the "warm" section Kafka's lookup searches first (`AbstractIndex.warmEntries`).
+pub const WARM_SECTION_BYTES: usize = 8192;
+
+/// One slot of an index file: its decoding and the rules of its Kafka index class.
+pub trait SlotEntry: Copy {
+    /// Bytes per slot.
+    const SIZE: usize;
+    /// The entry with its offset made absolute (Kafka's `OffsetPosition`, `TimestampOffset`).
+    type Absolute: Copy;
+
+    /// Decode a slot from its first [`Self::SIZE`] bytes (`None` when `slot` is shorter).
+    fn decode(slot: &[u8]) -> Option<Self>;
+
+    /// Append the slot's [`Self::SIZE`] bytes to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+
+    /// The stored `offset - baseOffset`.
+    fn relative_offset(&self) -> i32;
+
+    /// Whether `self` may follow `prev` in the valid prefix (spec §11.2).
+    fn follows(&self, prev: &Self) -> bool;
+
+    /// The key Kafka's lookup compares with its target.
+    fn lookup_key(&self, base_offset: i64) -> i64;
+
+    /// `self` with its offset made absolute.
+    fn absolute(&self, base_offset: i64) -> Self::Absolute;
+
+    /// What Kafka returns when there is no entry (an empty index, or none ≤ the target).
+    fn missing(base_offset: i64) -> Self::Absolute;
+
+    /// The check Kafka's `sanityCheck` runs first, comparing the last slot (`slot`, at byte `at`)
+    /// with slot 0; `None` when it passes. The offset index has no such check (the default).
+    fn check_last_against_first(
+        _first: &Self,
+        _last: &Self,
+        _slot: usize,
+        _at: u64,
+    ) -> Option<IndexSanityProblem> {
+        None
+    }
+
+    /// The stricter checks of valid-prefix entry `slot` at byte `at` (`prev`: the entry before
+    /// it), pushed onto `out` in the order the index reports them.
+    fn push_problems(
+        &self,
+        prev: Option<&Self>,
+        slot: usize,
+        at: u64,
+        out: &mut Vec<IndexEntryProblem>,
+    );
+
+    /// `base + relative_offset`. Exact for a base [`SlotIndex::parse`] accepted, so this never
+    /// saturates.
+    fn absolute_offset(&self, base_offset: i64) -> i64 {
+        base_offset.saturating_add(i64::from(self.relative_offset()))
+    }
+}
+
+/// Result of an index lookup: the slot found, or `None` when Kafka falls back to its default
+/// (`(base, 0)` for the offset index, `(-1, base)` for the time index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexLookup<T> {
+    /// The slot the search returned, `None` for "no entry ≤ target" or an empty index.
+    pub slot: Option<usize>,
+    /// The entry Kafka uses: the slot's entry, or the default.
+    pub entry: T,
+}
+
+/// A failed Kafka index sanity check (`OffsetIndex.sanityCheck`, `TimeIndex.sanityCheck`,
+/// spec §4.4). Kafka throws `CorruptIndexException` for the first of these it meets; the checks
+/// return all of them in Kafka's order, so the first element is the one Kafka would report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexSanityProblem {
+    /// Time index only: the last slot's timestamp is below slot 0's.
+    LastTimestampBelowFirst {
+        /// The last slot (`entries - 1`, Kafka's count).
+        slot: usize,
+        /// Byte position of that slot.
+        at: u64,
+        /// Its timestamp.
+        last_timestamp: i64,
+        /// Slot 0's timestamp.
+        first_timestamp: i64,
+    },
+    /// The last slot's absolute offset is below the segment base offset (negative relative
+    /// offset).
+    LastOffsetBelowBase {
+        /// The last slot (`entries - 1`, Kafka's count).
+        slot: usize,
+        /// Byte position of that slot.
+        at: u64,
+        /// Its absolute offset.
+        last_offset: i64,
+        /// The segment base offset.
+        base_offset: i64,
+    },
+    /// The file length is not a multiple of the entry size.
+    LengthNotMultiple {
+        /// Byte position where the partial trailing slot starts.
+        at: u64,
+        /// File length in bytes.
+        length: u64,
+        /// Entry size (8 or 12).
+        entry_size: usize,
+    },
+}
+
+impl IndexSanityProblem {
+    /// Byte position the problem points at.
+    pub fn offset(&self) -> u64 {
+        match self {
+            IndexSanityProblem::LastTimestampBelowFirst { at, .. }
+            | IndexSanityProblem::LastOffsetBelowBase { at, .. }
+            | IndexSanityProblem::LengthNotMultiple { at, .. } => *at,
+        }
+    }
+}
+
+/// A problem Kafka does not check but that no Kafka writer produces (stricter than
+/// [`IndexSanityProblem`]; spec §4.1, §4.2, §11.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexEntryProblem {
+    /// Non-zero slots between the valid prefix and the zero tail: entries Kafka would use
+    /// (it counts every slot) but that break the ordering its binary search assumes.
+    GarbageSlots {
+        /// First such slot.
+        first_slot: usize,
+        /// Byte position of that slot.
+        at: u64,
+        /// Number of slots up to the zero tail.
+        count: usize,
+    },
+    /// A valid-prefix entry with a negative relative offset (offset below the base).
+    NegativeRelativeOffset {
+        /// Slot number.
+        slot: usize,
+        /// Byte position.
+        at: u64,
+        /// The value read.
+        relative_offset: i32,
+    },
+    /// Offset index: a valid-prefix entry with a negative `.log` position.
+    NegativePosition {
+        /// Slot number.
+        slot: usize,
+        /// Byte position.
+        at: u64,
+        /// The value read.
+        position: i32,
+    },
+    /// Offset index: positions that do not strictly increase along the valid prefix.
+    PositionNotIncreasing {
+        /// Slot number of the later entry.
+        slot: usize,
+        /// Byte position of the later entry.
+        at: u64,
+        /// Previous position.
+        prev: i32,
+        /// This position.
+        next: i32,
+    },
+    /// Time index: a valid-prefix entry with a negative timestamp (Kafka never indexes one).
+    NegativeTimestamp {
+        /// Slot number.
+        slot: usize,
+        /// Byte position.
+        at: u64,
+        /// The value read.
+        timestamp: i64,
+    },
+}
+
+/// The entry-agnostic layout of an index file's slots; every [`SlotIndex`] derefs to it.
+#[derive(Debug, Clone)]
+pub struct SlotLayout<'a> {
+    /// The whole slots (a trailing partial slot excluded).
+    slots: &'a [u8],
+    /// Bytes per slot (8 or 12).
+    entry_size: usize,
+    /// File length.
+    file_len: u64,
+    /// Segment base offset.
+    base_offset: i64,
+    /// Length of the valid prefix.
+    valid_entries: usize,
+    /// First slot of the zero tail.
+    zero_tail_start: usize,
+}
+
+impl<'a> SlotLayout<'a> {
+    /// The raw bytes of slot `slot`, if it exists.
+    fn raw_slot(&self, slot: usize) -> Option<&'a [u8]> {
+        let at = slot.checked_mul(self.entry_size)?;
+        self.slots.get(at..at.checked_add(self.entry_size)?)
+    }
+
+    /// Byte position of `slot`.
+    fn slot_at(&self, slot: usize) -> u64 {
+        (slot as u64).saturating_mul(self.entry_size as u64)
+    }
+
+    /// The segment base offset this view was parsed with.
+    pub fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+
+    /// File length in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// Number of slots as Kafka counts them (`file length / entry size`), zero tail included.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len() / self.entry_size
+    }
+
+    /// Bytes after the last whole slot (non-zero when the length is not a multiple of the entry
+    /// size).
+    pub fn trailing_bytes(&self) -> u64 {
+        self.file_len % self.entry_size as u64
+    }
+
+    /// Number of valid entries: the longest ordered prefix ending before the zero tail (spec
+    /// §11.2).
+    pub fn valid_entries(&self) -> usize {
+        self.valid_entries
+    }
+
+    /// First slot of the trailing run of all-zero slots (`slot_count()` when there is none).
+    /// A zero slot 0 followed by non-zero slots is an entry, not tail.
+    pub fn zero_tail_start(&self) -> usize {
+        self.zero_tail_start
+    }
+
+    /// Slots of the zero-filled preallocated tail.
+    pub fn zero_tail(&self) -> Range<usize> {
+        self.zero_tail_start..self.slot_count()
+    }
+
+    /// Slots after the valid prefix that are not zero tail (empty for a healthy file).
+    pub fn garbage_slots(&self) -> Range<usize> {
+        self.valid_entries..self.zero_tail_start
+    }
+}
+
+/// A parsed index file of `E` slots (`.index` or `.timeindex`): a zero-copy view.
+#[derive(Debug, Clone)]
+pub struct SlotIndex<'a, E> {
+    layout: SlotLayout<'a>,
+    kind: PhantomData<E>,
+}
+
+impl<'a, E> std::ops::Deref for SlotIndex<'a, E> {
+    type Target = SlotLayout<'a>;
+    fn deref(&self) -> &SlotLayout<'a> {
+        &self.layout
+    }
+}
+
+impl<'a, E: SlotEntry> SlotIndex<'a, E> {
+    /// Parse a whole index file of the segment starting at `base_offset`.
+    ///
+    /// Never fails on content (every byte pattern is a set of slots); fails only when
+    /// `base_offset + i32` could overflow an `i64` ([`ErrorKind::LengthOutOfRange`] on field
+    /// `base_offset`, offset 0).
+    pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
+        check_base_offset(base_offset)?;
+        let whole = bytes.len() - bytes.len() % E::SIZE;
+        let mut view: Self = SlotIndex {
+            layout: SlotLayout {
+                slots: bytes.get(..whole).unwrap_or(&[]),
+                entry_size: E::SIZE,
+                file_len: bytes.len() as u64,
+                base_offset,
+                valid_entries: 0,
+                zero_tail_start: 0,
+            },
+            kind: PhantomData,
+        };
+        // The zero tail is the trailing run of all-zero slots (a zero slot 0 followed by a
+        // non-zero slot is not tail); the valid prefix is the longest prefix of slots that
+        // each follow the previous one, capped at the zero tail.
+        let mut tail = view.slot_count();
+        while let Some(prev) = tail.checked_sub(1) {
+            if !view
+                .raw_slot(prev)
+                .is_some_and(|s| s.iter().all(|&b| b == 0))
+            {
+                break;
+            }
+            tail = prev;
+        }
+        let mut valid = usize::from(tail > 0);
+        while valid < tail {
+            match (view.entry(valid - 1), view.entry(valid)) {
+                (Some(a), Some(b)) if b.follows(&a) => valid += 1,
+                _ => break,
+            }
+        }
+        view.layout.valid_entries = valid;
+        view.layout.zero_tail_start = tail;
+        Ok(view)
+    }
+
+    /// The raw slot `slot`, if it exists.
+    pub fn entry(&self, slot: usize) -> Option<E> {
+        E::decode(self.raw_slot(slot)?)
+    }
+
+    /// Every slot as Kafka counts them, zero tail included.
+    pub fn slots(&self) -> impl Iterator<Item = E> + '_ {
+        (0..self.slot_count()).filter_map(|i| self.entry(i))
+    }
+
+    /// The valid entries, with absolute offsets.
+    pub fn valid(&self) -> impl Iterator<Item = E::Absolute> + '_ {
+        (0..self.valid_entries)
+            .filter_map(|i| self.entry(i))
+            .map(|e| self.absolute(e))
+    }
+
+    /// `entry` with its offset made absolute.
+    pub fn absolute(&self, entry: E) -> E::Absolute {
+        entry.absolute(self.base_offset)
+    }
+
+    /// Kafka's `lastEntry`: the last slot as Kafka counts them (a zero-tail slot included), or
+    /// Kafka's default for an empty index. For the time index its timestamp is the segment's
+    /// `largestTimestamp` for retention (the `.log` mtime when negative), so a zero tail makes
+    /// it 0.
+    pub fn last_entry(&self) -> E::Absolute {
+        self.last_of(self.slot_count())
+    }
+
+    /// The last valid entry, or Kafka's default when there is none.
+    pub fn last_valid_entry(&self) -> E::Absolute {
+        self.last_of(self.valid_entries)
+    }
+
+    fn last_of(&self, entries: usize) -> E::Absolute {
+        entries
+            .checked_sub(1)
+            .and_then(|s| self.entry(s))
+            .map_or(E::missing(self.base_offset), |e| self.absolute(e))
+    }
+
+    /// Kafka's `sanityCheck`, exactly and in its order: the entry's own check of the last slot
+    /// against slot 0 (time index: timestamp below slot 0's), the last slot's offset below the
+    /// base, the length not a multiple of the entry size. Empty when Kafka would accept the
+    /// file.
+    pub fn sanity_check(&self) -> Vec<IndexSanityProblem> {
+        let mut out = Vec::new();
+        let last_slot = self.slot_count().checked_sub(1);
+        if let Some((slot, last)) = last_slot.and_then(|s| Some((s, self.entry(s)?))) {
+            let at = self.slot_at(slot);
+            if let Some(first) = self.entry(0) {
+                out.extend(E::check_last_against_first(&first, &last, slot, at));
+            }
+            let last_offset = last.absolute_offset(self.base_offset);
+            if last_offset < self.base_offset {
+                out.push(IndexSanityProblem::LastOffsetBelowBase {
+                    slot,
+                    at,
+                    last_offset,
+                    base_offset: self.base_offset,
+                });
+            }
+        }
+        if self.trailing_bytes() != 0 {
+            out.push(IndexSanityProblem::LengthNotMultiple {
+                at: self.slots.len() as u64,
+                length: self.file_len,
+                entry_size: E::SIZE,
+            });
+        }
+        out
+    }
+
+    /// Checks no Kafka code runs but every Kafka writer satisfies (see [`IndexEntryProblem`]):
+    /// the entry's own checks along the valid prefix, then the garbage slots after it.
+    pub fn entry_problems(&self) -> Vec<IndexEntryProblem> {
+        let mut out = Vec::new();
+        let mut prev: Option<E> = None;
+        for slot in 0..self.valid_entries {
+            let Some(e) = self.entry(slot) else { break };
+            e.push_problems(prev.as_ref(), slot, self.slot_at(slot), &mut out);
+            prev = Some(e);
+        }
+        let garbage = self.garbage_slots();
+        if !garbage.is_empty() {
+            out.push(IndexEntryProblem::GarbageSlots {
+                first_slot: garbage.start,
+                at: self.slot_at(garbage.start),
+                count: garbage.len(),
+            });
+        }
+        out
+    }
+
+    /// Kafka's `lookup(target)` (`OffsetIndex`, `TimeIndex`), reproduced exactly over every slot
+    /// Kafka counts (including a zero tail, which breaks the sorted order its search assumes):
+    /// the slot with the largest key ≤ `target` (offset or timestamp) as Kafka's warm-section
+    /// binary search finds it, else Kafka's default.
+    pub fn lookup(&self, target: i64) -> IndexLookup<E::Absolute> {
+        self.lookup_in(self.slot_count(), target)
+    }
+
+    /// Like [`lookup`](Self::lookup), but over the valid entries only (what Kafka would find
+    /// after trimming the zero tail).
+    pub fn lookup_valid(&self, target: i64) -> IndexLookup<E::Absolute> {
+        self.lookup_in(self.valid_entries, target)
+    }
+
+    fn lookup_in(&self, entries: usize, target: i64) -> IndexLookup<E::Absolute> {
+        let slot = kafka_largest_lower_bound(entries, E::SIZE, target, |i| {
+            self.entry(i).map(|e| e.lookup_key(self.base_offset))
+        });
+        match slot.and_then(|s| Some((s, self.entry(s)?))) {
+            Some((s, e)) => IndexLookup {
+                slot: Some(s),
+                entry: self.absolute(e),
+            },
+            None => IndexLookup {
+                slot: None,
+                entry: E::missing(self.base_offset),
+            },
+        }
+    }
+}
+
+/// Encode entries as the bytes of a trimmed index file (test and rebuild helper).
+pub fn encode_slots<E: SlotEntry>(entries: &[E]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len().saturating_mul(E::SIZE));
+    for e in entries {
+        e.encode(&mut out);
+    }
+    out
+}
+
+/// Reject base offsets for which `base + i32` could overflow `i64`.
+fn check_base_offset(base_offset: i64) -> FormatResult<()> {
+    let min = i64::MIN - i64::from(i32::MIN);
+    let max = i64::MAX - i64::from(i32::MAX);
+    if base_offset < min || base_offset > max {
+        return Err(FormatError::new(
+            ErrorKind::LengthOutOfRange {
+                field: "base_offset",
+                value: base_offset,
+                min,
+                max,
+            },
+            0,
+        ));
+    }
+    Ok(())
+}
+
+/// Kafka's `AbstractIndex.largestLowerBoundSlotFor`, reproduced step by step: with `entries`
+/// slots of `entry_size` bytes and `key(slot)` the compared key, first try the warm section (the
+/// last `8192 / entry_size` slots), then slot 0, then a binary search of the rest. Returns `None`
+/// for Kafka's `-1` (empty index, or target below the first key). A slot whose key cannot be read
+/// (never the case for slots below `entries`) ends the search with `None`.
+pub fn kafka_largest_lower_bound(
+    entries: usize,
+    entry_size: usize,
+    target: i64,
+    key: impl Fn(usize) -> Option<i64>,
+) -> Option<usize> {
+    let last = entries.checked_sub(1)?;
+    let warm = WARM_SECTION_BYTES.checked_div(entry_size)?;
+    let first_hot = last.saturating_sub(warm);
+    if key(first_hot)? < target {
+        return binary_search(target, first_hot, last, &key);
+    }
+    if key(0)? > target {
+        return None;
+    }
+    binary_search(target, 0, first_hot, &key)
+}
+
+fn binary_search(
+    target: i64,
+    begin: usize,
+    end: usize,
+    key: &impl Fn(usize) -> Option<i64>,
+) -> Option<usize> {
+    let (mut lo, mut hi) = (begin, end);
+    while lo < hi {
+        // (lo + hi + 1) >>> 1 without overflow.
+        let mid = lo + (hi - lo).div_ceil(2);
+        let k = key(mid)?;
+        match k.cmp(&target) {
+            std::cmp::Ordering::Greater => hi = mid - 1,
+            std::cmp::Ordering::Less => lo = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    Some(lo)
+}
