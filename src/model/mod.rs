@@ -13,3 +13,4 @@ pub mod partition;
 pub mod problem;
 pub mod records;
 pub mod segment;
+pub mod units;
