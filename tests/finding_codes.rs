@@ -822,3 +822,57 @@ fn readme_and_table_name_the_same_codes() {
         "in README but not in CASES: {untested:?}; in CASES but not in README: {undocumented:?}"
     );
 }
+
+/// Where the broker recovers the segment on start (unclean shutdown, at or past the recovery
+/// point), a torn or zero-filled tail is a warning, not corruption: recovery truncates it.
+#[test]
+fn tail_findings_are_warnings_where_the_broker_recovers() {
+    type Damage = fn(&mut Vec<u8>);
+    let damages: [(&str, Damage); 2] = [
+        ("log.truncated_tail", |b| b.truncate(b.len() - 10)),
+        ("log.zero_filled_tail", |b| {
+            b.extend_from_slice(&[0u8; 4096])
+        }),
+    ];
+    for (code, damage) in damages {
+        let (_tmp, root) = copy_fixture("unclean-shutdown");
+        // crash-0's active segment 12 lies past its recovery point 8.
+        edit(&seg(&root, "crash-0", 12, "log"), damage);
+        let r = run(&root, &["inspect", "logs-0"], false);
+        assert_eq!(
+            r.severities(code),
+            BTreeSet::from(["warning"]),
+            "{code}: {:?}",
+            r.findings
+        );
+    }
+}
+
+/// `--no-mmap` (read(2) instead of maps) gives the same codes, severities and exit code for
+/// every case but `log.too_large`, whose 2 GiB file a buffered read would take into memory.
+#[test]
+fn buffered_reads_give_the_same_findings() {
+    let mut failures = Vec::new();
+    for c in CASES.iter().filter(|c| c.code != "log.too_large") {
+        let (_tmp, root) = copy_fixture(c.fixture);
+        (c.damage)(&root);
+        let mapped = run(&root, c.args, c.unprivileged);
+        let mut args = c.args.to_vec();
+        args.insert(1, "--no-mmap");
+        let buffered = run(&root, &args, c.unprivileged);
+        let sorted = |r: &Run| {
+            let mut f = r.findings.clone();
+            f.sort();
+            (r.exit, f)
+        };
+        if sorted(&mapped) != sorted(&buffered) {
+            failures.push(format!(
+                "{}: mapped {:?}, buffered {:?}",
+                c.code,
+                sorted(&mapped),
+                sorted(&buffered)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
