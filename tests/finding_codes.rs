@@ -467,8 +467,11 @@ fn prlimit_available() -> bool {
 }
 
 fn euid_is_root() -> bool {
-    let out = Command::new("id").arg("-u").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).trim() == "0"
+    static ROOT: OnceLock<bool> = OnceLock::new();
+    *ROOT.get_or_init(|| {
+        let out = Command::new("id").arg("-u").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "0"
+    })
 }
 
 /// The largest file under `dir` (a memory map may take a file whole).
