@@ -103,7 +103,7 @@ fn healthy_copy_is_clean_and_untouched() {
     let before = snapshot(&c.log_dir);
     let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap(), "--verify"]);
     assert_eq!(code, 0, "{:#}", doc["findings"]);
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
     assert_eq!(snapshot(&c.log_dir), before, "inspect changed the log dir");
 }
 

@@ -10,7 +10,8 @@ use anyhow::{bail, Context};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use serde::Serialize;
 
-use crate::checks::finding::{Finding, FindingClass, Location, Severity};
+use crate::checks::catalog::{self, FindingKind};
+use crate::checks::finding::{EvidenceValue, Finding, Location};
 use crate::config::describe_file::parse_describe_file;
 use crate::config::resolve::{resolve_broker, resolve_topic, ResolvedValue};
 use crate::config::sources::{from_metadata_maps, parse_server_properties};
@@ -23,7 +24,7 @@ use crate::model::listing::list_log_dir;
 use crate::model::metadata_log::{load_metadata_image, MetadataImage};
 use crate::model::names::{PartitionDirState, METADATA_TOPIC};
 use crate::report::render_json;
-use crate::report::wire::SCHEMA_VERSION;
+use crate::report::wire::{FindingDoc, SCHEMA_VERSION};
 
 use super::inspect::{outcome_of, Output};
 use super::{ConfigArgs, OutputFormat};
@@ -156,24 +157,24 @@ pub struct ConfigDoc {
     /// Topics.
     pub topics: Vec<TopicDoc>,
     /// Findings.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<FindingDoc>,
 }
 
-fn finding(code: &'static str, severity: Severity, log_dir: &Path, message: String) -> Finding {
+fn finding(kind: &'static FindingKind, log_dir: &Path, message: String) -> Finding {
     let location = Location {
         log_dir: log_dir.to_path_buf(),
         ..Default::default()
     };
-    Finding::new(code, severity, FindingClass::Condition, location, message)
+    Finding::new(kind, location, message)
 }
 
 fn config_problem(e: &ConfigError, log_dir: &Path) -> Finding {
-    let (code, severity) = match e {
-        ConfigError::NotDynamic { .. } => ("config.ignored_dynamic", Severity::Info),
-        ConfigError::UnknownTopicConfig { .. } => ("config.unknown_key", Severity::Warning),
-        _ => ("config.invalid_value", Severity::Warning),
+    let kind = match e {
+        ConfigError::NotDynamic { .. } => &catalog::CONFIG_IGNORED_DYNAMIC,
+        ConfigError::UnknownTopicConfig { .. } => &catalog::CONFIG_UNKNOWN_KEY,
+        _ => &catalog::CONFIG_INVALID_VALUE,
     };
-    finding(code, severity, log_dir, e.to_string())
+    finding(kind, log_dir, e.to_string())
 }
 
 /// The `__cluster_metadata-0` dir: under `metadata.log.dir` if set, else in one of the log dirs.
@@ -249,8 +250,7 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
         Some(dir) => load_metadata_image(dir, read_mode),
         None => {
             findings.push(finding(
-                "metadata.missing",
-                Severity::Warning,
+                &catalog::METADATA_MISSING,
                 &first_dir,
                 "no __cluster_metadata-0 in these log dirs: topic overrides and dynamic broker \
                      configs are unknown (give the metadata.log.dir, or --config-file)"
@@ -261,24 +261,23 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
     };
     for p in &image.problems {
         let mut f = Finding::new(
-            "metadata.problem",
-            Severity::Warning,
-            FindingClass::Condition,
+            &catalog::METADATA_PROBLEM,
             Location {
                 log_dir: first_dir.clone(),
-                partition: Some(format!("{METADATA_TOPIC}-0")),
+                topic: Some(METADATA_TOPIC.to_string()),
+                partition: Some(0),
+                dir: Some(format!("{METADATA_TOPIC}-0")),
                 file: Some(p.path.clone()),
                 byte_offset: p.byte_offset,
+                ..Default::default()
             },
             p.message.clone(),
         );
         if let Some(o) = p.offset {
-            f = f.evidence(format!("metadata offset: {o}"));
+            f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
         }
         if let Some(upto) = image.complete_up_to {
-            f = f.evidence(format!(
-                "image complete up to offset {upto}; later changes are not applied"
-            ));
+            f = f.evidence("image_complete_up_to", EvidenceValue::Offset(upto));
         }
         findings.push(f);
     }
@@ -328,16 +327,16 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
                 .unwrap_or_default();
             let location = Location {
                 log_dir: log_dir.clone(),
-                partition: Some(dir_name.clone()),
+                topic: Some(name.topic.clone()),
+                partition: Some(name.partition),
+                dir: Some(dir_name.clone()),
                 ..Default::default()
             };
             match image.topic_by_id(&pm.topic_id) {
                 Some((topic, _)) => {
                     if name.state == PartitionDirState::Live && name.topic != topic {
                         findings.push(Finding::new(
-                            "partition.topic_id_mismatch",
-                            Severity::Error,
-                            FindingClass::Condition,
+                            &catalog::PARTITION_TOPIC_ID_MISMATCH,
                             location,
                             format!("dir names topic `{}` but its topic id belongs to `{topic}`: the broker raises InconsistentTopicIdException", name.topic),
                         ));
@@ -349,9 +348,7 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
                 }
                 None if metadata_dir.is_some() && name.state == PartitionDirState::Live => findings.push(
                     Finding::new(
-                        "partition.unknown_topic_id",
-                        Severity::Warning,
-                        FindingClass::Condition,
+                        &catalog::PARTITION_UNKNOWN_TOPIC_ID,
                         location,
                         format!("topic id {} is not in the metadata log: the broker sets this replica aside as stray", pm.topic_id),
                     )
@@ -379,8 +376,7 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
     for t in &args.topics {
         if metadata_dir.is_some() && !image.topics.contains_key(t) {
             findings.push(finding(
-                "config.unknown_topic",
-                Severity::Warning,
+                &catalog::CONFIG_UNKNOWN_TOPIC,
                 &first_dir,
                 format!("topic `{t}` is not in the metadata log; showing broker-level values"),
             ));
@@ -418,6 +414,7 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
     );
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings.dedup();
+    let outcome = outcome_of(&findings, args.fail_on);
     let doc = ConfigDoc {
         schema_version: SCHEMA_VERSION,
         tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
@@ -439,9 +436,8 @@ pub fn run(args: &ConfigArgs, output: Output, out: &mut dyn Write) -> anyhow::Re
             .map(|(k, v)| (k.clone(), ValueDoc::new(v)))
             .collect(),
         topics: topic_docs,
-        findings,
+        findings: FindingDoc::all(&findings),
     };
-    let outcome = outcome_of(&doc.findings, args.fail_on);
     match output.format {
         OutputFormat::Json => render_json(&doc, out)?,
         OutputFormat::Table => render_table(&doc, output, out)?,

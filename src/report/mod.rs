@@ -1,5 +1,7 @@
-//! Reports: serialise-only wire types and small renderers (table for people, JSON for tools).
+//! Reports: serialise-only wire types and small renderers (table for people, JSON for tools);
+//! terminal escaping of names and values read from disk.
 
+pub mod sanitize;
 pub mod table;
 pub mod wire;
 
