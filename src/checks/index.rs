@@ -302,17 +302,41 @@ mod tests {
 
     #[test]
     fn garbage_index_evidence_is_bounded() {
-        // A large index full of descending, negative entries: one problem per slot in the model,
-        // a constant amount of evidence in the finding.
+        // 50 000 slots with increasing offsets and negative positions: one problem per slot in
+        // the model, a constant amount of evidence in the finding.
         let s = Scratch::new();
         let mut b = Vec::new();
-        for i in 0..50_000i32 {
-            b.extend((-i).to_be_bytes());
+        for i in 1..=50_000i32 {
+            b.extend(i.to_be_bytes());
             b.extend((-i).to_be_bytes());
         }
         std::fs::write(s.path(INDEX), &b).unwrap();
+        let d = s.load(ScanDepth::Headers);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let seg = p.segments.iter().find(|s| s.base_offset == 4).unwrap();
+        let Some(Ok(ix)) = &seg.index else {
+            panic!("index not parsed")
+        };
+        assert!(
+            ix.shape.entry_problems.len() >= 50_000,
+            "{}",
+            ix.shape.entry_problems.len()
+        );
         let f = findings(&s, ScanDepth::Headers);
-        assert!(!f.is_empty());
+        let bad = f.iter().find(|f| f.code == "index.bad_entries").unwrap();
+        assert!(
+            bad.evidence.len() <= 20,
+            "{} evidence items",
+            bad.evidence.len()
+        );
+        assert!(bad.evidence.contains(&crate::checks::finding::Evidence {
+            name: "problems",
+            value: EvidenceValue::Count(ix.shape.entry_problems.len() as u64)
+        }));
         for f in &f {
             assert!(
                 f.evidence.len() <= 20,

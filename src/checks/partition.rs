@@ -85,9 +85,10 @@ pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding
                 "temporary file of an interrupted atomic write",
             ),
         };
+        let mut loc = at_file(dir, p, &l.file.path, None);
+        loc.segment = l.segment.map(|(base, _)| base);
         out.push(
-            Finding::new(kind, at_file(dir, p, &l.file.path, None), message)
-                .evidence("size", EvidenceValue::Bytes(l.file.size)),
+            Finding::new(kind, loc, message).evidence("size", EvidenceValue::Bytes(l.file.size)),
         );
     }
     for u in &p.listing.unknown {
