@@ -169,7 +169,7 @@ kinds! {
         "offset index entries out of order (counts, first and last position, the first few examples)",
         "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
     INDEX_DISAGREES_WITH_LOG = "index.disagrees_with_log", Corruption, Error,
-        "an offset-index entry that points past the log, not at a batch, or at the wrong offset",
+        "offset-index entries that point past the log, not at a batch, or at the wrong offset (one finding per file, at the first; counts and the first few examples)",
         "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
     TIMEINDEX_MISSING = "timeindex.missing", Condition, Warning,
         "missing `.timeindex`: the broker creates an empty one and does not rebuild it, so time retention falls back to the `.log` mtime",

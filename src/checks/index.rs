@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::formats::offset_index::OffsetPosition;
 use crate::model::listing::FileInfo;
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
@@ -13,9 +14,9 @@ use crate::model::segment::{IndexLogMismatch, IndexShape, Segment};
 
 use super::catalog::{self, FindingKind};
 use super::file::problem_finding;
-use super::finding::{EvidenceValue, Finding, Location, Severity};
+use super::finding::{Evidence, EvidenceValue, Finding, Location, Severity};
 use super::location::{at_segment, at_segment_file};
-use super::problems::summarise;
+use super::problems::{summarise, Problem};
 
 /// Whether a zero-filled index tail is what the broker normally leaves or repairs itself: a
 /// segment it recovers on the next start (its indexes are rebuilt), the metadata log's active
@@ -182,62 +183,101 @@ pub fn offset_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &m
         zero_tail_expected(p, seg),
         out,
     );
-    for m in &ix.log_mismatches {
-        let (slot, entry, what, fact) = match m {
-            IndexLogMismatch::PositionPastLog {
-                slot,
-                entry,
-                log_valid_end,
-            } => (
-                slot,
-                entry,
-                format!("points past the end of the log data ({log_valid_end} bytes)"),
-                Some(("log_valid_end", EvidenceValue::Bytes(*log_valid_end))),
-            ),
-            IndexLogMismatch::NotABatchStart { slot, entry } => (
-                slot,
-                entry,
-                "does not point at the start of a batch".to_string(),
-                None,
-            ),
-            IndexLogMismatch::OffsetDisagrees {
-                slot,
-                entry,
-                batch_last_offset,
-            } => (
-                slot,
-                entry,
-                format!(
-                    "names an offset the log does not put there (batch at that position ends at \
-                     {batch_last_offset})"
-                ),
-                Some((
-                    "batch_last_offset",
-                    EvidenceValue::Offset(*batch_last_offset),
-                )),
-            ),
-        };
-        let mut f = Finding::new(
-            &catalog::INDEX_DISAGREES_WITH_LOG,
-            Location {
-                byte_offset: Some(*slot as u64 * OFFSET_INDEX.entry_size),
-                ..loc.clone()
-            },
-            format!(
-                "offset index entry {slot} (offset {}, position {}) {what}",
-                entry.offset, entry.position
-            ),
-        )
-        .evidence("slot", EvidenceValue::Slot(*slot as u64))
-        .evidence("entry_offset", EvidenceValue::Offset(entry.offset))
-        .evidence(
-            "entry_position",
-            EvidenceValue::Int(i64::from(entry.position)),
+    // One finding per file, at its first disagreeing entry; the rest are counted (bounded).
+    if let Some(first) = ix.log_mismatches.first() {
+        let (slot, entry) = mismatch_entry(first);
+        let mut message = format!(
+            "offset index entry {slot} (offset {}, position {}) {}",
+            entry.offset,
+            entry.position,
+            mismatch_what(first)
         );
-        if let Some((name, value)) = fact {
-            f = f.evidence(name, value);
+        if ix.log_mismatches.len() > 1 {
+            message.push_str(&format!(
+                "; {} entries disagree with the log",
+                ix.log_mismatches.len()
+            ));
         }
-        out.push(f);
+        out.push(
+            Finding::new(
+                &catalog::INDEX_DISAGREES_WITH_LOG,
+                Location {
+                    byte_offset: Some(slot as u64 * OFFSET_INDEX.entry_size),
+                    ..loc
+                },
+                message,
+            )
+            .with_evidence(summarise(&ix.log_mismatches)),
+        );
+    }
+}
+
+fn mismatch_entry(m: &IndexLogMismatch) -> (usize, OffsetPosition) {
+    match m {
+        IndexLogMismatch::PositionPastLog { slot, entry, .. }
+        | IndexLogMismatch::NotABatchStart { slot, entry }
+        | IndexLogMismatch::OffsetDisagrees { slot, entry, .. } => (*slot, *entry),
+    }
+}
+
+fn mismatch_what(m: &IndexLogMismatch) -> String {
+    match m {
+        IndexLogMismatch::PositionPastLog { log_valid_end, .. } => {
+            format!("points past the end of the log data ({log_valid_end} bytes)")
+        }
+        IndexLogMismatch::NotABatchStart { .. } => {
+            "does not point at the start of a batch".to_string()
+        }
+        IndexLogMismatch::OffsetDisagrees {
+            batch_last_offset, ..
+        } => format!(
+            "names an offset the log does not put there (batch at that position ends at \
+             {batch_last_offset})"
+        ),
+    }
+}
+
+impl Problem for IndexLogMismatch {
+    fn name(&self) -> &'static str {
+        match self {
+            IndexLogMismatch::PositionPastLog { .. } => "position_past_log",
+            IndexLogMismatch::NotABatchStart { .. } => "not_a_batch_start",
+            IndexLogMismatch::OffsetDisagrees { .. } => "offset_disagrees",
+        }
+    }
+    fn at(&self) -> u64 {
+        mismatch_entry(self).0 as u64 * OFFSET_INDEX.entry_size
+    }
+    fn fields(&self) -> Vec<Evidence> {
+        let (slot, entry) = mismatch_entry(self);
+        let mut v = vec![
+            Evidence {
+                name: "slot",
+                value: EvidenceValue::Slot(slot as u64),
+            },
+            Evidence {
+                name: "entry_offset",
+                value: EvidenceValue::Offset(entry.offset),
+            },
+            Evidence {
+                name: "entry_position",
+                value: EvidenceValue::Int(i64::from(entry.position)),
+            },
+        ];
+        match self {
+            IndexLogMismatch::PositionPastLog { log_valid_end, .. } => v.push(Evidence {
+                name: "log_valid_end",
+                value: EvidenceValue::Bytes(*log_valid_end),
+            }),
+            IndexLogMismatch::OffsetDisagrees {
+                batch_last_offset, ..
+            } => v.push(Evidence {
+                name: "batch_last_offset",
+                value: EvidenceValue::Offset(*batch_last_offset),
+            }),
+            IndexLogMismatch::NotABatchStart { .. } => {}
+        }
+        v
     }
 }
 
@@ -283,6 +323,29 @@ mod tests {
             .evidence
             .iter()
             .any(|e| e.name == "zero_slots" && e.value == EvidenceValue::Count(10)));
+    }
+
+    #[test]
+    fn many_entries_disagreeing_with_the_log_are_one_bounded_finding() {
+        // 1000 ordered entries at odd positions, none at a batch start (most past the log end):
+        // at --verify each disagrees with the log.
+        let s = Scratch::new();
+        let n = 1000usize;
+        let mut b = Vec::new();
+        for i in 0..n as i32 {
+            b.extend(i.to_be_bytes());
+            b.extend((1 + 2 * i).to_be_bytes());
+        }
+        std::fs::write(s.path(INDEX), &b).unwrap();
+        let f = findings(&s, ScanDepth::Verify);
+        assert_eq!(codes(&f), ["index.disagrees_with_log"], "{f:#?}");
+        assert_eq!(f[0].evidence[0].value, EvidenceValue::Count(n as u64));
+        assert_eq!(f[0].location.byte_offset, Some(0));
+        assert!(
+            f[0].message.contains(&format!("{n} entries disagree")),
+            "{}",
+            f[0].message
+        );
     }
 
     #[test]
