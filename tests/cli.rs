@@ -103,7 +103,7 @@ fn healthy_copy_is_clean_and_untouched() {
     let before = snapshot(&c.log_dir);
     let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap(), "--verify"]);
     assert_eq!(code, 0, "{:#}", doc["findings"]);
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
     assert_eq!(snapshot(&c.log_dir), before, "inspect changed the log dir");
 }
 
@@ -587,4 +587,68 @@ fn config_on_an_unreadable_dir_exits_3() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
+}
+
+/// A partition dir named with an escape sequence and a newline reaches the table escaped (even
+/// with `--color never`), and the JSON raw (JSON escapes it by itself).
+#[test]
+fn names_from_disk_are_escaped_in_the_table() {
+    let c = Copy::new();
+    let evil = "evil\x1b[31m\nx\u{202e}-0";
+    fs::create_dir(c.log_dir.join(evil)).unwrap();
+    let out = logclean()
+        .args(["--color", "never", "inspect"])
+        .arg(&c.log_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "partition.bad_dir_name is an error finding"
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b'), "raw ESC in the table:\n{text}");
+    assert!(!text.contains('\u{202e}'), "raw bidi override in the table");
+    assert!(text.contains("evil\\x1b[31m\\nx\\u{202e}-0"), "{text}");
+    assert!(
+        !text.lines().any(|l| l.starts_with("x")),
+        "a forged line:\n{text}"
+    );
+
+    let (_, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    let f = findings(&doc, "partition.bad_dir_name");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(f[0]["location"]["dir"], evil);
+}
+
+/// Schema 2: the shared envelope, typed evidence, a full location and a fix on every finding.
+#[test]
+fn schema_2_envelope_evidence_and_fixes() {
+    let c = Copy::new();
+    let log = fs::read(c.file(".log")).unwrap();
+    fs::write(c.file(".log"), &log[..log.len() - 10]).unwrap();
+    fs::remove_file(c.file(".index")).unwrap();
+    let (_, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(doc["command"], "inspect");
+    assert!(doc["tool"].as_str().unwrap().starts_with("logclean "));
+    assert!(doc["generated_at_ms"].as_i64().unwrap() > 0);
+    assert_eq!(doc["evaluated_at_ms"], doc["generated_at_ms"]);
+    assert_eq!(doc["summary"]["exit_code"], 2);
+    for f in doc["findings"].as_array().unwrap() {
+        assert!(!f["fix"].as_str().unwrap().is_empty(), "no fix: {f:#}");
+        for e in f["evidence"].as_array().unwrap() {
+            assert!(e["name"].is_string() && e["kind"].is_string(), "{e:#}");
+            assert!(!e["value"].is_null(), "{e:#}");
+        }
+    }
+    let t = findings(&doc, "log.truncated_tail");
+    let loc = &t[0]["location"];
+    assert_eq!(loc["topic"], "orders");
+    assert_eq!(loc["partition"], 0);
+    assert_eq!(loc["dir"], PARTITION);
+    assert_eq!(loc["segment"], 4);
+    assert_eq!(t[0]["evidence"][0]["name"], "declared");
+    assert_eq!(t[0]["evidence"][0]["kind"], "bytes");
+    assert!(t[0]["evidence"][0]["value"].as_u64().unwrap() > 10);
+    assert_eq!(findings(&doc, "index.missing")[0]["location"]["segment"], 4);
 }

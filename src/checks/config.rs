@@ -2,65 +2,45 @@
 
 use std::path::Path;
 
-use crate::checks::finding::{Finding, FindingClass, Location, Severity};
+use crate::checks::catalog::{self, FindingKind};
+use crate::checks::file::problem_finding;
+use crate::checks::finding::{EvidenceValue, Finding, Location};
 use crate::config::ConfigError;
 use crate::model::cluster::{ClusterProblem, ClusterView, FileRole};
-use crate::model::names::METADATA_TOPIC;
+use crate::model::names::{parse_partition_dir_name, METADATA_TOPIC};
 use crate::model::problem::FileProblem;
 
-fn at(log_dir: &Path, partition: Option<&str>) -> Location {
+fn at(log_dir: &Path, dir: Option<&str>) -> Location {
+    let name = dir.and_then(parse_partition_dir_name);
     Location {
         log_dir: log_dir.to_path_buf(),
-        partition: partition.map(str::to_string),
+        topic: name.as_ref().map(|n| n.topic.clone()),
+        partition: name.as_ref().map(|n| n.partition),
+        dir: dir.map(str::to_string),
         ..Default::default()
     }
 }
 
-fn condition(code: &'static str, severity: Severity, loc: Location, msg: String) -> Finding {
-    Finding::new(code, severity, FindingClass::Condition, loc, msg)
+fn condition(kind: &'static FindingKind, loc: Location, msg: String) -> Finding {
+    Finding::new(kind, loc, msg)
 }
 
 fn config_problem(e: &ConfigError, log_dir: &Path) -> Finding {
-    let (code, severity) = match e {
-        ConfigError::NotDynamic { .. } => ("config.ignored_dynamic", Severity::Info),
-        ConfigError::UnknownTopicConfig { .. } => ("config.unknown_key", Severity::Warning),
-        _ => ("config.invalid_value", Severity::Warning),
+    let kind = match e {
+        ConfigError::NotDynamic { .. } => &catalog::CONFIG_IGNORED_DYNAMIC,
+        ConfigError::UnknownTopicConfig { .. } => &catalog::CONFIG_UNKNOWN_KEY,
+        _ => &catalog::CONFIG_INVALID_VALUE,
     };
-    condition(code, severity, at(log_dir, None), e.to_string())
+    condition(kind, at(log_dir, None), e.to_string())
 }
 
-/// A file that could not be used: unreadable (I/O, exit 3) or corrupt, as `inspect` says it.
+/// A file that could not be used: unreadable (I/O, exit 3) or corrupt, worded as `inspect` words it.
 fn file_problem(loc: Location, role: FileRole, problem: &FileProblem) -> Finding {
-    match problem {
-        FileProblem::Io { path, message } => {
-            let what = match role {
-                FileRole::DirEntry => String::new(),
-                r => format!(" {}", r.name()),
-            };
-            Finding::new(
-                "file.unreadable",
-                Severity::Error,
-                FindingClass::Io,
-                Location {
-                    file: Some(path.clone()),
-                    ..loc
-                },
-                format!("cannot read{what}: {message}"),
-            )
-            .fix("check permissions and the disk; the broker fails this log dir on the same error")
-        }
-        FileProblem::Format { path, error } => Finding::new(
-            "file.corrupt",
-            Severity::Error,
-            FindingClass::Corruption,
-            Location {
-                file: Some(path.clone()),
-                byte_offset: Some(error.offset),
-                ..loc
-            },
-            format!("{} is corrupt: {}", role.name(), error.kind),
-        ),
-    }
+    let what = match (role, problem) {
+        (FileRole::DirEntry, FileProblem::Io { .. }) => "entry",
+        (r, _) => r.name(),
+    };
+    problem_finding(loc, what, problem, "")
 }
 
 /// Every problem of `view` as a finding, sorted by location and deduplicated.
@@ -71,8 +51,7 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
         .iter()
         .map(|p| match p {
             ClusterProblem::MetadataMissing => condition(
-                "metadata.missing",
-                Severity::Warning,
+                &catalog::METADATA_MISSING,
                 at(&first_dir, None),
                 "no __cluster_metadata-0 in these log dirs: topic overrides and dynamic broker \
                      configs are unknown (give the metadata.log.dir, or --config-file)"
@@ -80,38 +59,31 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
             ),
             ClusterProblem::Metadata(m) => {
                 let loc = Location {
-                    log_dir: first_dir.clone(),
-                    partition: Some(format!("{METADATA_TOPIC}-0")),
                     file: Some(m.path.clone()),
                     byte_offset: m.byte_offset,
+                    ..at(&first_dir, Some(&format!("{METADATA_TOPIC}-0")))
                 };
-                let mut f = condition("metadata.problem", Severity::Warning, loc, m.message.clone());
+                let mut f = condition(&catalog::METADATA_PROBLEM, loc, m.message.clone());
                 if let Some(o) = m.offset {
-                    f = f.evidence(format!("metadata offset: {o}"));
+                    f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
                 }
                 if let Some(upto) = view.metadata.complete_up_to {
-                    f = f.evidence(format!(
-                        "image complete up to offset {upto}; later changes are not applied"
-                    ));
+                    f = f.evidence("image_complete_up_to", EvidenceValue::Offset(upto));
                 }
                 f
             }
             ClusterProblem::TopicIdMismatch { log_dir, dir_name, dir_topic, id_topic } => condition(
-                "partition.topic_id_mismatch",
-                Severity::Error,
+                &catalog::PARTITION_TOPIC_ID_MISMATCH,
                 at(log_dir, Some(dir_name)),
                 format!("dir names topic `{dir_topic}` but its topic id belongs to `{id_topic}`: the broker raises InconsistentTopicIdException"),
             ),
             ClusterProblem::UnknownTopicId { log_dir, dir_name, topic_id } => condition(
-                "partition.unknown_topic_id",
-                Severity::Warning,
+                &catalog::PARTITION_UNKNOWN_TOPIC_ID,
                 at(log_dir, Some(dir_name)),
                 format!("topic id {topic_id} is not in the metadata log: the broker sets this replica aside as stray"),
-            )
-            .fix("if the topic was deleted, the dir's data is no longer served; remove it once you are sure"),
+            ),
             ClusterProblem::UnknownTopic { topic } => condition(
-                "config.unknown_topic",
-                Severity::Warning,
+                &catalog::CONFIG_UNKNOWN_TOPIC,
                 at(&first_dir, None),
                 format!("topic `{topic}` is not in the metadata log; showing broker-level values"),
             ),

@@ -1,5 +1,23 @@
 //! Checks: run the broker's rules over the model and produce findings. Never mutate.
+//!
+//! One module per domain ([`log_dir`], [`partition`], [`snapshot`], [`segment`], [`index`],
+//! [`time_index`], [`txn_index`], [`duplicates`], [`file`]); [`inspect`] composes them. Every
+//! finding is built from a kind of the [`catalog`].
 
+pub mod catalog;
 pub mod config;
+pub mod duplicates;
+pub mod file;
 pub mod finding;
+pub mod index;
 pub mod inspect;
+pub mod location;
+pub mod log_dir;
+pub mod partition;
+pub mod problems;
+pub mod segment;
+pub mod snapshot;
+#[cfg(test)]
+mod test_support;
+pub mod time_index;
+pub mod txn_index;

@@ -10,10 +10,11 @@ use crate::checks::config::config_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
-use crate::report::config_doc::{ConfigDoc, KeyFilter};
+use crate::report::config_doc::{ConfigBody, KeyFilter};
 use crate::report::config_table::render_config;
 use crate::report::render_json;
 use crate::report::table::TableStyle;
+use crate::report::wire::Envelope;
 
 pub use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 
@@ -47,7 +48,15 @@ pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         all_keys: args.all_keys,
         diff: args.diff,
     };
-    let doc = ConfigDoc::new(&view, filter, findings);
+    let doc = Envelope::new(
+        "config",
+        run.generated_at_ms,
+        run.evaluated_at_ms,
+        ConfigBody::new(&view, filter),
+        &findings,
+        None,
+        outcome,
+    );
     match run.output.format {
         OutputFormat::Json => render_json(&doc, out)?,
         OutputFormat::Table => render_config(

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::checks::finding::{Finding, FindingClass, Location, Severity};
-use crate::checks::inspect::inspect_findings;
+use crate::checks::catalog;
+use crate::checks::finding::{Finding, FindingClass, Severity};
+use crate::checks::inspect::{inspect_findings, sort_findings};
+use crate::checks::location::at_partition;
 use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
 use std::collections::BTreeMap;
@@ -16,7 +18,7 @@ use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::report::render_json;
 use crate::report::table::{render_inspect, TableStyle};
-use crate::report::wire::{InspectDoc, LogDirDoc, SummaryDoc, SCHEMA_VERSION};
+use crate::report::wire::{Envelope, InspectBody, LogDirDoc, ScanTotals};
 
 use super::progress::Progress;
 use super::{InspectArgs, OutputFormat};
@@ -33,7 +35,8 @@ pub struct Output {
 }
 
 /// The exit outcome implied by findings: I/O problems > corruption > findings at `fail_on`.
-pub fn outcome_of(findings: &[Finding], fail_on: Severity) -> Outcome {
+pub fn outcome_of(findings: &[Finding], fail_on: impl Into<Severity>) -> Outcome {
+    let fail_on = fail_on.into();
     findings.iter().fold(Outcome::Clean, |acc, f| {
         acc.merge(match f.class {
             FindingClass::Io => Outcome::Error,
@@ -114,33 +117,30 @@ pub fn run(
             for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
                 match dump_partition(p, read_mode, args.max_records, args.max_value_bytes) {
                     Ok(b) => pdoc.batches = Some(b),
-                    Err(e) => findings.push(Finding::new(
-                        "file.unreadable",
-                        Severity::Error,
-                        FindingClass::Io,
-                        Location {
-                            log_dir: dir.path.clone(),
-                            partition: Some(p.dir_name.clone()),
-                            file: Some(e.path().to_path_buf()),
-                            byte_offset: None,
-                        },
-                        "cannot read records",
-                    )),
+                    Err(e) => {
+                        let mut loc = at_partition(dir, p);
+                        loc.file = Some(e.path().to_path_buf());
+                        findings.push(Finding::new(
+                            &catalog::FILE_UNREADABLE,
+                            loc,
+                            "cannot read records",
+                        ));
+                    }
                 }
             }
         }
     }
+    sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
-    let summary = SummaryDoc::new(&dirs, &findings, outcome.code());
-    let doc = InspectDoc {
-        schema_version: SCHEMA_VERSION,
-        tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
-        command: "inspect",
+    let doc = Envelope::new(
+        "inspect",
         generated_at_ms,
-        log_dirs,
-        findings,
-        summary,
-    };
+        generated_at_ms,
+        InspectBody { log_dirs },
+        &findings,
+        Some(ScanTotals::of(&dirs)),
+        outcome,
+    );
     match output.format {
         OutputFormat::Json => render_json(&doc, out)?,
         OutputFormat::Table => render_inspect(

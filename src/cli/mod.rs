@@ -51,6 +51,28 @@ pub enum OutputFormat {
     Json,
 }
 
+/// `--fail-on`: the lowest severity that makes the exit code 1 (the CLI's mirror of
+/// [`Severity`], which does not depend on clap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Worth knowing; nothing is wrong.
+    Info,
+    /// Not what a healthy broker leaves; may cost disk or correctness later.
+    Warning,
+    /// Wrong now: data, an index or a checkpoint the broker will mis-read or reject.
+    Error,
+}
+
+impl From<FailOn> for Severity {
+    fn from(f: FailOn) -> Severity {
+        match f {
+            FailOn::Info => Severity::Info,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Error => Severity::Error,
+        }
+    }
+}
+
 /// Colour choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -112,8 +134,8 @@ pub struct InspectArgs {
     #[arg(long)]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = Severity::Warning)]
-    pub fail_on: Severity,
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
 }
 
 /// Arguments of `logclean config`.
@@ -148,8 +170,8 @@ pub struct ConfigArgs {
     #[arg(long)]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
-    #[arg(long, value_enum, default_value_t = Severity::Warning)]
-    pub fail_on: Severity,
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
 }
 
 /// The clap command tree (for the man page and completions).
@@ -186,7 +208,8 @@ mod tests {
         };
         assert_eq!(args.paths.len(), 2);
         assert!(args.verify && !args.records);
-        assert_eq!(args.fail_on, Severity::Error);
+        assert_eq!(args.fail_on, FailOn::Error);
+        assert_eq!(Severity::from(args.fail_on), Severity::Error);
     }
 
     #[test]

@@ -5,12 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::checks::finding::Finding;
 use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 use crate::config::{ConfigSource, ResolvedValue};
 use crate::model::cluster::{ClusterView, TopicView};
 
-use super::wire::SCHEMA_VERSION;
+use super::wire::Envelope;
 
 /// Which values a document shows.
 #[derive(Debug, Clone, Copy, Default)]
@@ -122,15 +121,12 @@ pub struct MetadataDoc {
     pub topics: usize,
 }
 
-/// The `config` document.
+/// The `config` document: the shared envelope around [`ConfigBody`].
+pub type ConfigDoc = Envelope<ConfigBody>;
+
+/// The keys of the `config` document.
 #[derive(Debug, Serialize)]
-pub struct ConfigDoc {
-    /// Schema version.
-    pub schema_version: u32,
-    /// `logclean <version>`.
-    pub tool: String,
-    /// Always `config`.
-    pub command: &'static str,
+pub struct ConfigBody {
     /// The broker whose dynamic configs were applied.
     pub broker_id: Option<i32>,
     /// The metadata log read.
@@ -139,18 +135,13 @@ pub struct ConfigDoc {
     pub broker: BTreeMap<String, ValueDoc>,
     /// Topics.
     pub topics: Vec<TopicDoc>,
-    /// Findings.
-    pub findings: Vec<Finding>,
 }
 
-impl ConfigDoc {
-    /// The document of `view`, showing the values `filter` keeps, with `findings`.
-    pub fn new(view: &ClusterView, filter: KeyFilter, findings: Vec<Finding>) -> Self {
+impl ConfigBody {
+    /// The keys of `view`'s document, showing the values `filter` keeps.
+    pub fn new(view: &ClusterView, filter: KeyFilter) -> Self {
         let meta = &view.metadata;
-        ConfigDoc {
-            schema_version: SCHEMA_VERSION,
-            tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
-            command: "config",
+        ConfigBody {
             broker_id: view.broker_id,
             metadata: MetadataDoc {
                 dir: meta.dir.as_ref().map(|d| d.display().to_string()),
@@ -164,7 +155,6 @@ impl ConfigDoc {
                 .values()
                 .map(|t| TopicDoc::new(t, filter))
                 .collect(),
-            findings,
         }
     }
 }

@@ -27,7 +27,7 @@ fn values_table(values: &BTreeMap<String, ValueDoc>) -> Table {
 
 /// Write `doc` as a header line, the broker's values, each topic's values and the findings.
 pub fn render_config(doc: &ConfigDoc, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    let meta = &doc.metadata;
+    let meta = &doc.body.metadata;
     writeln!(
         out,
         "metadata log {} (snapshot {}, complete up to offset {}), broker id {}",
@@ -38,13 +38,15 @@ pub fn render_config(doc: &ConfigDoc, style: TableStyle, out: &mut dyn Write) ->
             .unwrap_or("-"),
         meta.complete_up_to
             .map_or("-".to_string(), |o| o.to_string()),
-        doc.broker_id.map_or("-".to_string(), |b| b.to_string()),
+        doc.body
+            .broker_id
+            .map_or("-".to_string(), |b| b.to_string()),
     )?;
-    if !doc.broker.is_empty() {
+    if !doc.body.broker.is_empty() {
         writeln!(out, "\nbroker")?;
-        writeln!(out, "{}", values_table(&doc.broker))?;
+        writeln!(out, "{}", values_table(&doc.body.broker))?;
     }
-    for t in &doc.topics {
+    for t in &doc.body.topics {
         writeln!(
             out,
             "\ntopic {}  id {}  partitions {}  dirs on disk {}",

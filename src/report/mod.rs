@@ -1,7 +1,9 @@
-//! Reports: serialise-only wire types and small renderers (table for people, JSON for tools).
+//! Reports: serialise-only wire types and small renderers (table for people, JSON for tools);
+//! terminal escaping of names and values read from disk.
 
 pub mod config_doc;
 pub mod config_table;
+pub mod sanitize;
 pub mod table;
 pub mod wire;
 

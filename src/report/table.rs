@@ -1,5 +1,6 @@
-//! Tables for people: one per partition, then the findings. Sizes with humansize, times in the
-//! local time zone.
+//! Tables for people: one per partition, then the findings. Sizes with humansize, segment times
+//! in the local time zone, evidence timestamps in RFC 3339 UTC. Every name or value read from
+//! disk goes through [`escape`] first.
 
 use std::io::{self, Write};
 
@@ -8,8 +9,8 @@ use comfy_table::{
 };
 use humansize::{format_size, BINARY};
 
-use crate::checks::finding::{Finding, Severity};
-
+use super::sanitize::escape;
+use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
 use super::wire::{IndexDoc, InspectDoc, PartitionDoc};
 
 /// Table rendering options.
@@ -91,48 +92,93 @@ fn partition_table(p: &PartitionDoc) -> Table {
     t
 }
 
-fn severity_cell(s: Severity, color: bool) -> Cell {
-    let c = Cell::new(format!("{s:?}").to_lowercase());
+fn severity_cell(s: &str, color: bool) -> Cell {
+    let c = Cell::new(s);
     if !color {
         return c;
     }
     match s {
-        Severity::Error => c.fg(Color::Red),
-        Severity::Warning => c.fg(Color::Yellow),
-        Severity::Info => c.fg(Color::Cyan),
+        "error" => c.fg(Color::Red),
+        "warning" => c.fg(Color::Yellow),
+        _ => c.fg(Color::Cyan),
     }
 }
 
-/// The findings table (empty string when there are none).
-pub fn findings_table(findings: &[Finding], style: TableStyle) -> Option<Table> {
+/// An evidence value as people read it: sizes with humansize (and the exact count past 1 KiB),
+/// timestamps in RFC 3339 UTC, CRCs in hex, text and paths escaped.
+pub fn evidence_value(e: &EvidenceDoc) -> String {
+    use EvidenceValueDoc as V;
+    match (e.kind, &e.value) {
+        ("bytes", V::Unsigned(b)) if *b >= 1024 => {
+            format!("{} ({b} bytes)", format_size(*b, BINARY))
+        }
+        ("bytes", V::Unsigned(b)) => format!("{b} bytes"),
+        ("timestamp_ms", V::Int(ms)) => utc_time(*ms),
+        ("crc32", V::Unsigned(c)) => format!("0x{c:08x}"),
+        (_, V::Int(v)) => v.to_string(),
+        (_, V::Unsigned(v)) => v.to_string(),
+        (_, V::Flag(b)) => if *b { "yes" } else { "no" }.to_string(),
+        (_, V::Text(t)) => escape(t).into_owned(),
+    }
+}
+
+/// Milliseconds since the epoch as RFC 3339 UTC (negative values are Kafka's "no timestamp").
+pub fn utc_time(ms: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(ms) {
+        Some(t) if ms >= 0 => t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        _ => format!("{ms} (no timestamp)"),
+    }
+}
+
+/// Evidence lines: `name: value`, one per item, except that the items after a `problem` item
+/// (one example of a bounded summary) share its line.
+pub fn evidence_lines(evidence: &[EvidenceDoc]) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut in_example = false;
+    for e in evidence {
+        let item = format!("{}: {}", e.name, evidence_value(e));
+        match lines.last_mut() {
+            Some(line) if in_example && e.kind != "problem" => {
+                line.push_str(", ");
+                line.push_str(&item);
+            }
+            _ => lines.push(item),
+        }
+        if e.kind == "problem" {
+            in_example = true;
+        }
+    }
+    lines
+}
+
+/// The findings table (None when there are none).
+pub fn findings_table(findings: &[FindingDoc], style: TableStyle) -> Option<Table> {
     if findings.is_empty() {
         return None;
     }
     let mut t = new_table();
     t.set_header(["severity", "code", "where", "what", "fix"]);
     for f in findings {
-        let mut place = f
-            .location
-            .partition
-            .clone()
-            .unwrap_or_else(|| f.location.log_dir.display().to_string());
-        if let Some(file) = &f.location.file {
-            place = file.display().to_string();
-        }
-        if let Some(b) = f.location.byte_offset {
+        let l = &f.location;
+        let mut place = match (&l.file, &l.dir) {
+            (Some(file), _) => escape(file).into_owned(),
+            (None, Some(dir)) => escape(dir).into_owned(),
+            (None, None) => escape(&l.log_dir).into_owned(),
+        };
+        if let Some(b) = l.byte_offset {
             place.push_str(&format!(" @{b}"));
         }
-        let mut what = f.message.clone();
-        for e in &f.evidence {
+        let mut what = escape(&f.message).into_owned();
+        for line in evidence_lines(&f.evidence) {
             what.push_str("\n  ");
-            what.push_str(e);
+            what.push_str(&line);
         }
         t.add_row(vec![
             severity_cell(f.severity, style.color),
             Cell::new(f.code),
             Cell::new(place),
             Cell::new(what),
-            Cell::new(f.fix.clone().unwrap_or_default()),
+            Cell::new(escape(&f.fix)),
         ]);
     }
     Some(t)
@@ -140,12 +186,12 @@ pub fn findings_table(findings: &[Finding], style: TableStyle) -> Option<Table> 
 
 /// Render an inspect document.
 pub fn render_inspect(doc: &InspectDoc, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    for d in &doc.log_dirs {
+    for d in &doc.body.log_dirs {
         writeln!(
             out,
             "log dir {}  cluster {}  node {}  {}",
-            d.path,
-            opt(d.cluster_id.as_ref()),
+            escape(&d.path),
+            opt(d.cluster_id.as_deref().map(escape)),
             opt(d.node_id),
             if d.clean_shutdown {
                 "clean shutdown"
@@ -158,9 +204,9 @@ pub fn render_inspect(doc: &InspectDoc, style: TableStyle, out: &mut dyn Write) 
             writeln!(
                 out,
                 "{}  [{}]  topic id {}  log start {}  log end {}  hw {}  recovery point {}  {}",
-                p.dir,
+                escape(&p.dir),
                 p.state,
-                opt(p.topic_id.as_ref()),
+                opt(p.topic_id.as_deref().map(escape)),
                 opt(p.log_start_offset),
                 opt(p.log_end_offset),
                 opt(p.high_watermark),
@@ -192,7 +238,7 @@ pub fn render_inspect(doc: &InspectDoc, style: TableStyle, out: &mut dyn Write) 
                         local_time(Some(b.max_timestamp_ms)),
                         b.error
                             .as_ref()
-                            .map(|e| format!("  ERROR {e}"))
+                            .map(|e| format!("  ERROR {}", escape(e)))
                             .unwrap_or_default(),
                     )?;
                     for r in &b.records {
@@ -201,14 +247,14 @@ pub fn render_inspect(doc: &InspectDoc, style: TableStyle, out: &mut dyn Write) 
                             "    {} {} key={} value={}",
                             r.offset,
                             local_time(Some(r.timestamp_ms)),
-                            r.key.as_deref().unwrap_or("null"),
-                            r.value.as_deref().unwrap_or("null"),
+                            escape(r.key.as_deref().unwrap_or("null")),
+                            escape(r.value.as_deref().unwrap_or("null")),
                         )?;
                         if let Some(c) = &r.control {
-                            write!(out, " control={c}")?;
+                            write!(out, " control={}", escape(c))?;
                         }
                         for h in &r.headers {
-                            write!(out, " header:{h}")?;
+                            write!(out, " header:{}", escape(h))?;
                         }
                         writeln!(out)?;
                     }
@@ -221,15 +267,19 @@ pub fn render_inspect(doc: &InspectDoc, style: TableStyle, out: &mut dyn Write) 
         writeln!(out, "{t}")?;
     }
     let s = &doc.summary;
+    if let Some(t) = &s.scanned {
+        write!(
+            out,
+            "{} log dir(s), {} partition(s), {} segment(s), {} of log data; ",
+            t.log_dirs,
+            t.partitions,
+            t.segments,
+            format_size(t.log_bytes, BINARY),
+        )?;
+    }
     writeln!(
         out,
-        "{} log dir(s), {} partition(s), {} segment(s), {} of log data; findings: {} error, {} warning, {} info",
-        s.log_dirs,
-        s.partitions,
-        s.segments,
-        format_size(s.log_bytes, BINARY),
-        s.error,
-        s.warning,
-        s.info
+        "findings: {} error, {} warning, {} info",
+        s.error, s.warning, s.info
     )
 }

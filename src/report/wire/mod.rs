@@ -1,36 +1,31 @@
-//! The JSON wire format of `inspect` (schema version 1), kept apart from the model so internal
-//! changes do not break consumers. Documented in README.md ("JSON output").
+//! The JSON wire format (schema version [`SCHEMA_VERSION`]), kept apart from the model so
+//! internal changes do not break consumers: the shared [`Envelope`], findings
+//! ([`findings`]) and `inspect`'s log dirs, partitions and segments (here). Documented in
+//! README.md ("JSON output").
 
 use serde::Serialize;
 
-use crate::checks::finding::{Finding, Severity};
 use crate::formats::walk::WalkEnd;
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexShape, Segment, TimestampSource};
 
-/// Version of the JSON schema; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub mod envelope;
+pub mod findings;
 
-/// Top-level `inspect` document.
+pub use envelope::{Envelope, ScanTotals, SummaryDoc, SCHEMA_VERSION};
+pub use findings::{EvidenceDoc, FindingDoc, LocationDoc};
+
+/// The keys `inspect` adds to the [`Envelope`].
 #[derive(Debug, Serialize)]
-pub struct InspectDoc {
-    /// Schema version.
-    pub schema_version: u32,
-    /// `logclean <version>`.
-    pub tool: String,
-    /// Always `inspect`.
-    pub command: &'static str,
-    /// When the report was made, ms since the epoch.
-    pub generated_at_ms: i64,
+pub struct InspectBody {
     /// Log dirs.
     pub log_dirs: Vec<LogDirDoc>,
-    /// Findings, sorted by location.
-    pub findings: Vec<Finding>,
-    /// Totals.
-    pub summary: SummaryDoc,
 }
+
+/// The `inspect` document.
+pub type InspectDoc = Envelope<InspectBody>;
 
 /// One log dir.
 #[derive(Debug, Serialize)]
@@ -170,32 +165,10 @@ pub struct SnapshotDoc {
     pub crc_ok: bool,
 }
 
-/// Totals.
-#[derive(Debug, Serialize)]
-pub struct SummaryDoc {
-    /// Log dirs read.
-    pub log_dirs: usize,
-    /// Partition dirs.
-    pub partitions: usize,
-    /// Segments.
-    pub segments: usize,
-    /// Bytes of `.log` files.
-    pub log_bytes: u64,
-    /// Findings at severity info.
-    pub info: usize,
-    /// Findings at severity warning.
-    pub warning: usize,
-    /// Findings at severity error.
-    pub error: usize,
-    /// The process exit code.
-    pub exit_code: u8,
-}
-
-impl SummaryDoc {
-    /// Totals over dirs and findings.
-    pub fn new(dirs: &[LogDir], findings: &[Finding], exit_code: u8) -> Self {
-        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-        SummaryDoc {
+impl ScanTotals {
+    /// What `dirs` hold.
+    pub fn of(dirs: &[LogDir]) -> Self {
+        ScanTotals {
             log_dirs: dirs.len(),
             partitions: dirs.iter().map(|d| d.partitions.len()).sum(),
             segments: dirs
@@ -208,10 +181,6 @@ impl SummaryDoc {
                 .flat_map(|d| &d.partitions)
                 .map(Partition::size)
                 .sum(),
-            info: count(Severity::Info),
-            warning: count(Severity::Warning),
-            error: count(Severity::Error),
-            exit_code,
         }
     }
 }

@@ -1,0 +1,292 @@
+//! The finding catalog: every code logclean can report, with its class, default severity, a
+//! one-line meaning and a default fix. Checks build findings from these kinds
+//! ([`Finding::new`](super::finding::Finding::new)); the README's "Finding codes" table is
+//! tested against [`ALL`] (`tests/catalog.rs`).
+//!
+//! Naming rule for codes: `<domain>.<snake_case_condition>`, lower case ASCII, where `<domain>` is
+//! one of [`DOMAINS`] (what the finding is about: a log dir root, a partition dir, a segment, its
+//! `.log`, one of its indexes, a producer snapshot, any file, the KRaft metadata log, a config;
+//! later `group`, `txn`, `plan`) and the condition names the state, not the check ("`zero_tail`",
+//! not "`check_tail`"). A code never changes meaning once released; a new meaning is a new code.
+//!
+//! A rule may override the default severity or class when what the broker does next decides
+//! it (a truncated tail is a warning when the broker recovers the segment on start, an error
+//! otherwise), and a more specific fix when it knows the numbers.
+
+use super::finding::{FindingClass, Severity};
+
+/// One kind of finding.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FindingKind {
+    /// Stable code, `<domain>.<snake_case_condition>`.
+    pub code: &'static str,
+    /// Condition, corruption or I/O.
+    pub class: FindingClass,
+    /// Default severity.
+    pub severity: Severity,
+    /// One line: what it means.
+    pub meaning: &'static str,
+    /// What to do by default (may name a `logclean` or Kafka command).
+    pub fix: &'static str,
+}
+
+/// The domains a code may start with.
+pub const DOMAINS: &[&str] = &[
+    "dir",
+    "partition",
+    "segment",
+    "log",
+    "index",
+    "timeindex",
+    "txnindex",
+    "snapshot",
+    "file",
+    "metadata",
+    "config",
+    "group",
+    "txn",
+    "plan",
+];
+
+use FindingClass::{Condition, Corruption, Io};
+use Severity::{Error, Info, Warning};
+
+macro_rules! kinds {
+    ($( $name:ident = $code:literal, $class:ident, $sev:ident, $meaning:literal, $fix:literal; )*) => {
+        $(
+            #[doc = $meaning]
+            pub const $name: FindingKind = FindingKind {
+                code: $code,
+                class: $class,
+                severity: $sev,
+                meaning: $meaning,
+                fix: $fix,
+            };
+        )*
+        /// Every kind, in README order.
+        pub const ALL: &[&FindingKind] = &[$(&$name),*];
+    };
+}
+
+kinds! {
+    FILE_UNREADABLE = "file.unreadable", Io, Error,
+        "a file or dir could not be read (exit 3)",
+        "check permissions and the disk; the broker fails this log dir on the same error";
+    FILE_CORRUPT = "file.corrupt", Corruption, Error,
+        "a checkpoint, `meta.properties`, `partition.metadata`, `leader-epoch-checkpoint`, producer snapshot, index or `.log` breaks its format; the byte offset is the bad line or field",
+        "restore the file from a replica or a backup with the broker stopped; for a segment, see `logclean inspect --verify` for where the broker's recovery would truncate";
+    DIR_NO_META_PROPERTIES = "dir.no_meta_properties", Condition, Warning,
+        "no `meta.properties`: not a formatted Kafka log dir",
+        "point logclean at a log dir named in log.dirs; a KRaft broker refuses to start on an unformatted dir (`kafka-storage.sh format` formats one)";
+    DIR_UNCLEAN_SHUTDOWN = "dir.unclean_shutdown", Condition, Info,
+        "no `.kafka_cleanshutdown`: on start the broker recovers each partition from the segment holding its recovery point on (the metadata log always); those segments show `recovered_on_start`",
+        "none needed if the broker is running; otherwise expect recovery on the next start (stop the broker cleanly to avoid it)";
+    DIR_LEFTOVER_TMP = "dir.leftover_tmp", Condition, Warning,
+        "temporary file of an interrupted atomic write in the log dir root",
+        "remove it while the broker is stopped; the real file beside it is the one in use";
+    DIR_UNKNOWN_FILE = "dir.unknown_file", Condition, Warning,
+        "a file the broker does not write in a log dir root",
+        "move it out of the log dir";
+    PARTITION_BAD_DIR_NAME = "partition.bad_dir_name", Condition, Error,
+        "a dir the broker cannot parse as `<topic>-<partition>`: broker startup fails on this log dir",
+        "move the directory out of the log dir";
+    PARTITION_DUPLICATE = "partition.duplicate", Condition, Error,
+        "the same live partition in two log dirs: the broker refuses to start",
+        "keep the copy with the higher log end offset; move the other out of the log dir";
+    PARTITION_PENDING_DELETE = "partition.pending_delete", Condition, Info,
+        "a `-delete` dir: the broker removes it `file.delete.delay.ms` after start",
+        "none needed: the broker deletes it; delete it yourself with the broker stopped to free the space now";
+    PARTITION_FUTURE_REPLICA = "partition.future_replica", Condition, Info,
+        "a `-future` dir: target of an unfinished alter-log-dirs move",
+        "none needed: the broker resumes the move; `kafka-log-dirs.sh --describe` shows its progress";
+    PARTITION_STRAY = "partition.stray", Condition, Warning,
+        "a `-stray` dir: a replica set aside by the broker, never deleted automatically",
+        "once you are sure no data is needed from it, delete the dir with the broker stopped";
+    PARTITION_NO_TOPIC_ID = "partition.no_topic_id", Condition, Warning,
+        "no `partition.metadata`: a KRaft broker treats the log as stray and sets it aside",
+        "restore partition.metadata (version: 0, topic_id from the metadata log, see `logclean config`) before starting the broker";
+    PARTITION_LEFTOVER_DELETED = "partition.leftover_deleted", Condition, Info,
+        "`*.deleted` files, deleted by the broker on start",
+        "none needed: the broker deletes them on start";
+    PARTITION_LEFTOVER_SWAP = "partition.leftover_swap", Condition, Warning,
+        "`*.cleaned` / `*.swap` of an interrupted compaction or segment split; the broker resolves it on start",
+        "start the broker to let it finish or roll back the swap; do not rename these by hand";
+    PARTITION_LEFTOVER_TMP = "partition.leftover_tmp", Condition, Warning,
+        "temporary file of an interrupted atomic write in a partition dir",
+        "remove it while the broker is stopped";
+    PARTITION_UNKNOWN_FILE = "partition.unknown_file", Condition, Warning,
+        "a file or dir the broker does not write in a partition dir",
+        "move it out of the log dir";
+    PARTITION_HW_BEYOND_LOG_END = "partition.hw_beyond_log_end", Condition, Warning,
+        "checkpointed high watermark past the log end: acknowledged data is missing",
+        "compare with the other replicas (`kafka-topics.sh --describe`); if this one lost data, let it re-replicate from the leader";
+    PARTITION_LOG_START_BEYOND_END = "partition.log_start_beyond_end", Condition, Error,
+        "checkpointed log start offset past the log end: the broker deletes every segment on start",
+        "correct the partition's line in log-start-offset-checkpoint with the broker stopped";
+    PARTITION_TOPIC_ID_MISMATCH = "partition.topic_id_mismatch", Condition, Error,
+        "a dir whose name and topic id disagree: the broker raises `InconsistentTopicIdException` (`config`)",
+        "find which topic the data belongs to and rename the dir or rewrite its partition.metadata with the broker stopped";
+    PARTITION_UNKNOWN_TOPIC_ID = "partition.unknown_topic_id", Condition, Warning,
+        "a live dir whose topic id is not in the metadata log: the broker sets it aside as stray (`config`)",
+        "if the topic was deleted, the dir's data is no longer served; remove it once you are sure";
+    SNAPSHOT_CRC_MISMATCH = "snapshot.crc_mismatch", Corruption, Warning,
+        "producer snapshot fails its CRC-32C; the broker deletes it and rebuilds producer state",
+        "none needed: the broker rebuilds producer state from an older snapshot or the log (a slower start)";
+    SEGMENT_ORPHAN_INDEX = "segment.orphan_index", Condition, Info,
+        "an index file without its `.log`, deleted by the broker on start",
+        "none needed: the broker deletes it on start";
+    LOG_TOO_LARGE = "log.too_large", Condition, Error,
+        "a `.log` over 2 GiB, which the broker cannot open (`FileRecords`)",
+        "split or restore the segment from a replica with the broker stopped; check `segment.bytes` with `logclean config`";
+    LOG_CORRUPT_BATCH = "log.corrupt_batch", Corruption, Error,
+        "a batch header Kafka rejects (size, magic); the byte offset is the batch start, where recovery truncates (the bad field is in the evidence)",
+        "restore the segment from a replica; the broker's recovery truncates it at this batch";
+    LOG_TRUNCATED_TAIL = "log.truncated_tail", Corruption, Error,
+        "incomplete last batch: a warning (condition) when the broker recovers the segment on start (it truncates the tail), an error (corruption) when it does not (it would append after the bad bytes)",
+        "truncate the segment at the byte offset with the broker stopped, or remove .kafka_cleanshutdown so the broker's recovery does";
+    LOG_ZERO_FILLED_TAIL = "log.zero_filled_tail", Corruption, Error,
+        "zero-filled tail (preallocation or a crash): a warning (condition) when the broker recovers the segment on start, an error (corruption) when it does not (it would read into the zeros)",
+        "truncate the segment at the byte offset with the broker stopped, or remove .kafka_cleanshutdown so the broker's recovery does";
+    LOG_VERIFY_FAILED = "log.verify_failed", Corruption, Error,
+        "`--verify`: CRC mismatch, bad record, offset overflow or disorder",
+        "restore the segment from a replica; the broker's recovery stops at the first bad batch and truncates there";
+    LOG_OFFSET_BELOW_BASE = "log.offset_below_base", Corruption, Error,
+        "the first batch starts below the segment's base offset",
+        "restore the segment from a replica with the broker stopped (its file name or its batches are wrong)";
+    LOG_OVERLAPPING_SEGMENTS = "log.overlapping_segments", Corruption, Error,
+        "a segment starts before the previous segment ends",
+        "restore the partition from a replica with the broker stopped; compare the segments with `logclean inspect --records`";
+    INDEX_MISSING = "index.missing", Condition, Warning,
+        "missing `.index`: the broker recovers (re-reads and re-indexes) the segment on start",
+        "none needed; the broker rebuilds it at the cost of reading the segment";
+    INDEX_SANITY_FAILED = "index.sanity_failed", Corruption, Error,
+        "the offset index fails Kafka's own `sanityCheck` (the broker skips it at load; tiered storage and DumpLogSegments reject the file)",
+        "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
+    INDEX_ZERO_TAIL = "index.zero_tail", Corruption, Error,
+        "zero-filled slots the broker reads as entries: the offset index reads as full (forcing a roll); a warning on the active segment; not reported where the broker rebuilds or ignores them (segments recovered on start, the metadata log's active segment, `-delete` dirs)",
+        "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
+    INDEX_BAD_ENTRIES = "index.bad_entries", Corruption, Error,
+        "offset index entries out of order (counts, first and last position, the first few examples)",
+        "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
+    INDEX_DISAGREES_WITH_LOG = "index.disagrees_with_log", Corruption, Error,
+        "offset-index entries that point past the log, not at a batch, or at the wrong offset (one finding per file, at the first; counts and the first few examples)",
+        "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
+    TIMEINDEX_MISSING = "timeindex.missing", Condition, Warning,
+        "missing `.timeindex`: the broker creates an empty one and does not rebuild it, so time retention falls back to the `.log` mtime",
+        "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
+    TIMEINDEX_SANITY_FAILED = "timeindex.sanity_failed", Corruption, Error,
+        "the time index fails Kafka's own `sanityCheck` (the broker skips it at load; tiered storage and DumpLogSegments reject the file)",
+        "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
+    TIMEINDEX_ZERO_TAIL = "timeindex.zero_tail", Corruption, Error,
+        "zero-filled slots the broker reads as entries: the last slot reads as timestamp 0 (retention deletes the segment at once); a warning on the active segment; not reported where the broker rebuilds or ignores them",
+        "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
+    TIMEINDEX_BAD_ENTRIES = "timeindex.bad_entries", Corruption, Error,
+        "time index entries out of order (counts, first and last position, the first few examples)",
+        "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
+    TIMEINDEX_EMPTY = "timeindex.empty", Condition, Warning,
+        "empty time index on a rolled segment with timestamps: retention uses the `.log` mtime",
+        "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
+    TIMEINDEX_DISAGREES_WITH_LOG = "timeindex.disagrees_with_log", Corruption, Warning,
+        "the last time-index entry is not the segment's largest batch timestamp, or its offset is past the segment's end",
+        "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
+    TXNINDEX_CORRUPT = "txnindex.corrupt", Corruption, Error,
+        "`.txnindex` fails Kafka's checks (counts, first and last position, the first few examples); the broker recovers the segment on start",
+        "none needed if the broker recovers the segment; otherwise delete the .txnindex and the .index with the broker stopped so it does";
+    METADATA_MISSING = "metadata.missing", Condition, Warning,
+        "no `__cluster_metadata-0` in the log dirs: topic overrides and dynamic broker configs are unknown (`config`)",
+        "name the metadata.log.dir too, or give --config-file with `kafka-configs.sh --describe --all` output";
+    METADATA_PROBLEM = "metadata.problem", Condition, Warning,
+        "a broken metadata log (truncated batch, CRC, unknown record version): the image stops there and says up to which offset it is complete (`config`)",
+        "read later changes from a live cluster: `kafka-configs.sh --describe --all`, then --config-file";
+    CONFIG_INVALID_VALUE = "config.invalid_value", Condition, Warning,
+        "a value that fails its type or range, naming key, value and source; the next source is used (`config`)",
+        "correct the value with `kafka-configs.sh --alter` (or in server.properties)";
+    CONFIG_UNKNOWN_KEY = "config.unknown_key", Condition, Warning,
+        "an unknown topic config (`config`)",
+        "check the key's spelling; remove it with `kafka-configs.sh --alter --delete-config`";
+    CONFIG_IGNORED_DYNAMIC = "config.ignored_dynamic", Condition, Info,
+        "a broker key the broker ignores when set dynamically (`config`)",
+        "set it in server.properties instead and restart the broker";
+    CONFIG_UNKNOWN_TOPIC = "config.unknown_topic", Condition, Warning,
+        "a `--topic` not in the metadata log; broker-level values are shown (`config`)",
+        "check the topic name (`kafka-topics.sh --list`)";
+}
+
+/// The kind with this code.
+pub fn by_code(code: &str) -> Option<&'static FindingKind> {
+    ALL.iter().copied().find(|k| k.code == code)
+}
+
+/// Whether a code follows the naming rule of this module.
+pub fn code_follows_rule(code: &str) -> bool {
+    let Some((domain, condition)) = code.split_once('.') else {
+        return false;
+    };
+    DOMAINS.contains(&domain)
+        && !condition.is_empty()
+        && condition
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !condition.starts_with('_')
+        && !condition.ends_with('_')
+        && !condition.contains("__")
+}
+
+/// The README's "Finding codes" table, rendered from the catalog.
+pub fn markdown_table() -> String {
+    let mut out =
+        String::from("| code | class | default severity | meaning |\n|---|---|---|---|\n");
+    for k in ALL {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            k.code,
+            k.class.name(),
+            k.severity.name(),
+            k.meaning
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn codes_are_unique_and_follow_the_rule() {
+        let mut seen = BTreeSet::new();
+        for k in ALL {
+            assert!(seen.insert(k.code), "duplicate code {}", k.code);
+            assert!(
+                code_follows_rule(k.code),
+                "{} breaks the naming rule",
+                k.code
+            );
+        }
+        assert!(
+            !code_follows_rule("Log.x") && !code_follows_rule("log.") && !code_follows_rule("x.y")
+        );
+        assert!(!code_follows_rule("log.Truncated") && !code_follows_rule("log.a__b"));
+    }
+
+    #[test]
+    fn every_kind_has_a_one_line_meaning_and_a_fix() {
+        for k in ALL {
+            for (what, text) in [("meaning", k.meaning), ("fix", k.fix)] {
+                assert!(!text.trim().is_empty(), "{}: empty {what}", k.code);
+                assert!(
+                    !text.contains('\n') && !text.contains('|'),
+                    "{}: {what} must be one table cell",
+                    k.code
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lookup_by_code() {
+        assert_eq!(by_code("log.truncated_tail"), Some(&LOG_TRUNCATED_TAIL));
+        assert_eq!(by_code("log.nope"), None);
+    }
+}

@@ -1,0 +1,224 @@
+//! Findings of domain `partition`: the partition dir's name and state, its metadata files,
+//! leftovers and unknown files, and its checkpointed offsets against the log (spec formats §1.4,
+//! §3.7–3.9).
+
+use crate::model::log_dir::LogDir;
+use crate::model::names::{LeftoverKind, PartitionDirState};
+use crate::model::partition::Partition;
+
+use super::catalog;
+use super::file::{io_findings, problem_finding};
+use super::finding::{EvidenceValue, Finding, Location};
+use super::location::{at_file, at_partition};
+
+/// Findings about the partition dir itself. Returns false when its name does not parse, in
+/// which case nothing else about it is checked (the broker fails on the dir before reading it).
+pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) -> bool {
+    let Some(name) = &p.name else {
+        out.push(Finding::new(
+            &catalog::PARTITION_BAD_DIR_NAME,
+            at_partition(dir, p),
+            "directory name is not <topic>-<partition>: the broker fails to start on this log dir",
+        ));
+        return false;
+    };
+    let loc = at_partition(dir, p);
+    match &name.state {
+        PartitionDirState::Live => {}
+        PartitionDirState::Delete(_) => out.push(
+            Finding::new(
+                &catalog::PARTITION_PENDING_DELETE,
+                loc.clone(),
+                "partition dir marked for deletion; the broker removes it file.delete.delay.ms after start",
+            )
+            .evidence("size", EvidenceValue::Bytes(p.size())),
+        ),
+        PartitionDirState::Future(_) => out.push(Finding::new(
+            &catalog::PARTITION_FUTURE_REPLICA,
+            loc.clone(),
+            "target of an unfinished alter-log-dirs move",
+        )),
+        PartitionDirState::Stray(_) => out.push(
+            Finding::new(
+                &catalog::PARTITION_STRAY,
+                loc.clone(),
+                "stray replica set aside by the broker; it is never deleted automatically",
+            )
+            .evidence("size", EvidenceValue::Bytes(p.size())),
+        ),
+    }
+    io_findings(&p.listing.io_problems, &loc, out);
+    match &p.metadata {
+        None if name.state == PartitionDirState::Live => out.push(Finding::new(
+            &catalog::PARTITION_NO_TOPIC_ID,
+            loc.clone(),
+            "no partition.metadata: a KRaft broker treats a log without topic id as stray and sets it aside",
+        )),
+        Some(Err(e)) => out.push(problem_finding(
+            loc.clone(),
+            "partition.metadata",
+            e,
+            "rewrite it with the topic id from the metadata log",
+        )),
+        _ => {}
+    }
+    if let Some(Err(e)) = &p.leader_epochs {
+        out.push(problem_finding(
+            loc.clone(),
+            "leader-epoch-checkpoint",
+            e,
+            "remove it with the broker stopped; the broker rebuilds epochs from the batches on recovery",
+        ));
+    }
+    for l in &p.listing.leftovers {
+        let (kind, message) = match l.kind {
+            Some(LeftoverKind::Deleted) => (
+                &catalog::PARTITION_LEFTOVER_DELETED,
+                "file scheduled for deletion; the broker deletes it on start",
+            ),
+            Some(LeftoverKind::Cleaned) | Some(LeftoverKind::Swap) => (
+                &catalog::PARTITION_LEFTOVER_SWAP,
+                "output of an interrupted compaction or segment split; the broker resolves it on start (spec §1.4)",
+            ),
+            None => (
+                &catalog::PARTITION_LEFTOVER_TMP,
+                "temporary file of an interrupted atomic write",
+            ),
+        };
+        let mut loc = at_file(dir, p, &l.file.path, None);
+        loc.segment = l.segment.map(|(base, _)| base);
+        out.push(
+            Finding::new(kind, loc, message).evidence("size", EvidenceValue::Bytes(l.file.size)),
+        );
+    }
+    for u in &p.listing.unknown {
+        out.push(Finding::new(
+            &catalog::PARTITION_UNKNOWN_FILE,
+            Location {
+                file: Some(u.path.clone()),
+                ..loc.clone()
+            },
+            if u.is_dir {
+                "directory inside a partition dir"
+            } else {
+                "file the broker does not write here"
+            },
+        ));
+    }
+    true
+}
+
+/// Checkpointed offsets of the partition against its log end.
+pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
+    let loc = at_partition(dir, p);
+    if let (Some(start), Some(leo)) = (p.checkpoints.log_start_offset, p.log_end_offset()) {
+        if start > leo {
+            out.push(
+                Finding::new(
+                    &catalog::PARTITION_LOG_START_BEYOND_END,
+                    loc.clone(),
+                    "checkpointed log start offset is past the log end: on start the broker deletes \
+                     every segment of this partition",
+                )
+                .evidence("log_start_offset_checkpoint", EvidenceValue::Offset(start))
+                .evidence("log_end_offset", EvidenceValue::Offset(leo)),
+            );
+        }
+    }
+    if let (Some(hw), Some(leo)) = (p.checkpoints.high_watermark, p.log_end_offset()) {
+        if hw > leo {
+            out.push(
+                Finding::new(
+                    &catalog::PARTITION_HW_BEYOND_LOG_END,
+                    loc,
+                    "checkpointed high watermark is past the end of the log: acknowledged data is missing",
+                )
+                .evidence("high_watermark", EvidenceValue::Offset(hw))
+                .evidence("log_end_offset", EvidenceValue::Offset(leo)),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::test_support::{codes, Scratch};
+    use crate::model::segment::ScanDepth;
+
+    fn dir_findings(s: &Scratch, dir_name: &str) -> (bool, Vec<Finding>) {
+        let d = s.load(ScanDepth::Tail);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == dir_name)
+            .unwrap();
+        let mut out = Vec::new();
+        let parsed = partition_dir_findings(&d, p, &mut out);
+        partition_offset_findings(&d, p, &mut out);
+        (parsed, out)
+    }
+
+    #[test]
+    fn healthy_partition_has_no_findings_and_a_full_location() {
+        let s = Scratch::new();
+        let (parsed, f) = dir_findings(&s, "orders-0");
+        assert!(parsed);
+        assert_eq!(codes(&f), Vec::<&str>::new());
+        let d = s.load(ScanDepth::Tail);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let loc = at_partition(&d, p);
+        assert_eq!(loc.topic.as_deref(), Some("orders"));
+        assert_eq!(loc.partition, Some(0));
+        assert_eq!(loc.dir.as_deref(), Some("orders-0"));
+    }
+
+    #[test]
+    fn bad_name_stops_the_partition() {
+        let s = Scratch::new();
+        std::fs::create_dir(s.path("no_number")).unwrap();
+        let (parsed, f) = dir_findings(&s, "no_number");
+        assert!(!parsed);
+        assert_eq!(codes(&f), ["partition.bad_dir_name"]);
+        assert_eq!(f[0].location.topic, None);
+    }
+
+    #[test]
+    fn leftovers_unknown_files_and_missing_metadata() {
+        let s = Scratch::new();
+        std::fs::write(s.path("orders-0/00000000000000000004.log.deleted"), "x").unwrap();
+        std::fs::write(s.path("orders-0/00000000000000000004.log.swap"), "xy").unwrap();
+        std::fs::write(s.path("orders-0/notes"), "").unwrap();
+        std::fs::remove_file(s.path("orders-0/partition.metadata")).unwrap();
+        let (_, f) = dir_findings(&s, "orders-0");
+        let mut c = codes(&f);
+        c.sort();
+        assert_eq!(
+            c,
+            [
+                "partition.leftover_deleted",
+                "partition.leftover_swap",
+                "partition.no_topic_id",
+                "partition.unknown_file"
+            ]
+        );
+        let swap = f
+            .iter()
+            .find(|f| f.code == "partition.leftover_swap")
+            .unwrap();
+        assert_eq!(swap.evidence[0].value, EvidenceValue::Bytes(2));
+    }
+
+    #[test]
+    fn stray_dir_carries_its_size() {
+        let s = Scratch::new();
+        std::fs::create_dir(s.path("orders-9.0123456789abcdef0123456789abcdef-stray")).unwrap();
+        let (_, f) = dir_findings(&s, "orders-9.0123456789abcdef0123456789abcdef-stray");
+        assert_eq!(codes(&f), ["partition.stray"]);
+        assert_eq!(f[0].evidence[0].name, "size");
+    }
+}

@@ -1,0 +1,257 @@
+//! Findings of domains `segment` and `log`: a segment's `.log` (size, batch headers, its tail,
+//! `--verify` results, offsets against the base offset and the previous segment) and index
+//! files left without a `.log` (spec formats §1.4, §2; cleanup §5).
+
+use crate::formats::walk::WalkEnd;
+use crate::model::log_dir::LogDir;
+use crate::model::partition::Partition;
+use crate::model::segment::Segment;
+
+use super::catalog;
+use super::file::problem_finding;
+use super::finding::{EvidenceValue, Finding, FindingClass, Severity};
+use super::location::{at_segment, at_segment_file};
+
+/// Findings about the `.log` of `seg`. `prev_next` is the next offset of the previous segment
+/// with batches (updated here). Returns false when the segment has no `.log`, in which case its
+/// indexes are orphans and nothing else about it is checked.
+pub fn log_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    prev_next: &mut Option<i64>,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let files = &seg.files;
+    let base = seg.base_offset;
+    let Some(log_file) = &files.log else {
+        let any = [&files.index, &files.time_index, &files.txn_index]
+            .into_iter()
+            .flatten()
+            .next();
+        if let Some(f) = any {
+            out.push(Finding::new(
+                &catalog::SEGMENT_ORPHAN_INDEX,
+                at_segment_file(dir, p, base, &f.path, None),
+                "index file without its .log; the broker deletes it on start",
+            ));
+        }
+        return false;
+    };
+    let recovered = seg.recovered_on_start;
+    let log = match &seg.log {
+        Some(Err(e)) => {
+            out.push(problem_finding(
+                at_segment(dir, p, base),
+                "segment log",
+                e,
+                "",
+            ));
+            return true;
+        }
+        None => return true,
+        Some(Ok(log)) => log,
+    };
+    let path = &log_file.path;
+    let at = |byte: Option<u64>| at_segment_file(dir, p, base, path, byte);
+    if log.size > i32::MAX as u64 {
+        out.push(
+            Finding::new(
+                &catalog::LOG_TOO_LARGE,
+                at(None),
+                "segment is larger than 2 GiB: the broker cannot open it (FileRecords)",
+            )
+            .evidence("size", EvidenceValue::Bytes(log.size)),
+        );
+    }
+    if let Some(e) = &log.walk_error {
+        out.push(
+            Finding::new(
+                &catalog::LOG_CORRUPT_BATCH,
+                at(Some(log.valid_end)),
+                format!("corrupt batch: {}", e.kind),
+            )
+            .evidence("bad_field_at", EvidenceValue::Position(e.offset))
+            .evidence(
+                "unverifiable",
+                EvidenceValue::Bytes(log.size.saturating_sub(log.valid_end)),
+            )
+            .fix(if recovered {
+                format!(
+                    "the broker's recovery on the next start truncates this segment to {} bytes and \
+                     deletes later segments; copy the partition aside first if that data matters",
+                    log.valid_end
+                )
+            } else {
+                "the broker will not recover this segment (clean shutdown, below the recovery point): \
+                 reads stop at this batch; restore it from a replica, or remove .kafka_cleanshutdown to \
+                 make the broker recover (and truncate) it"
+                    .to_string()
+            }),
+        );
+    }
+    let tail = match &log.end {
+        Some(WalkEnd::PartialBatch {
+            position,
+            declared_size,
+            available,
+        }) => Some(
+            Finding::new(
+                &catalog::LOG_TRUNCATED_TAIL,
+                at(Some(*position)),
+                "incomplete batch at the end of the segment",
+            )
+            .evidence("declared", EvidenceValue::Bytes(*declared_size))
+            .evidence("present", EvidenceValue::Bytes(*available)),
+        ),
+        Some(WalkEnd::ZeroFilled { position, len }) => Some(
+            Finding::new(
+                &catalog::LOG_ZERO_FILLED_TAIL,
+                at(Some(*position)),
+                "zero-filled tail at the end of the segment (preallocation or a crash)",
+            )
+            .evidence("zero_bytes", EvidenceValue::Bytes(*len)),
+        ),
+        _ => None,
+    };
+    if let Some(f) = tail {
+        // Recovery cuts such a tail; without recovery the broker appends after it (or reads
+        // into it), which turns it into corruption in the middle of the log.
+        let position = f.location.byte_offset.unwrap_or(0);
+        out.push(if recovered {
+            f.with_severity(Severity::Warning)
+                .with_class(FindingClass::Condition)
+                .fix(format!(
+                    "none needed: the broker's recovery truncates the segment to {position} bytes on the next start"
+                ))
+        } else {
+            f.fix(format!(
+                "the broker will not recover this segment: truncate it to {position} bytes with the \
+                 broker stopped, or remove .kafka_cleanshutdown so its recovery does"
+            ))
+        });
+    }
+    if let Some(e) = &log.verify_error {
+        if log.walk_error.as_ref() != Some(e) {
+            out.push(
+                Finding::new(
+                    &catalog::LOG_VERIFY_FAILED,
+                    at(Some(e.offset)),
+                    format!("batch fails verification: {}", e.kind),
+                )
+                .evidence(
+                    "batches_verified_before",
+                    EvidenceValue::Count(log.verified_batches.unwrap_or(0)),
+                ),
+            );
+        }
+    }
+    if let Some(first) = log.first_batch {
+        if first.base_offset < base {
+            out.push(
+                Finding::new(
+                    &catalog::LOG_OFFSET_BELOW_BASE,
+                    at(Some(first.position)),
+                    "first batch starts below the segment's base offset",
+                )
+                .evidence("segment_base_offset", EvidenceValue::Offset(base))
+                .evidence(
+                    "batch_base_offset",
+                    EvidenceValue::Offset(first.base_offset),
+                ),
+            );
+        }
+    }
+    if let Some(prev) = *prev_next {
+        if log.first_batch.is_some() && base < prev {
+            out.push(
+                Finding::new(
+                    &catalog::LOG_OVERLAPPING_SEGMENTS,
+                    at(None),
+                    "segment starts before the previous segment ends",
+                )
+                .evidence("previous_next_offset", EvidenceValue::Offset(prev))
+                .evidence("base_offset", EvidenceValue::Offset(base)),
+            );
+        }
+    }
+    *prev_next = Some(log.next_offset);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::test_support::{codes, Scratch};
+    use crate::model::segment::ScanDepth;
+
+    fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
+        let d = s.load(depth);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let mut out = Vec::new();
+        let mut prev = None;
+        for seg in &p.segments {
+            log_findings(&d, p, seg, &mut prev, &mut out);
+        }
+        out
+    }
+
+    const LOG: &str = "orders-0/00000000000000000004.log";
+
+    #[test]
+    fn healthy_logs_have_no_findings() {
+        assert!(findings(&Scratch::new(), ScanDepth::Verify).is_empty());
+    }
+
+    #[test]
+    fn truncated_tail_below_the_recovery_point_is_a_corruption_error() {
+        let s = Scratch::new();
+        let b = std::fs::read(s.path(LOG)).unwrap();
+        std::fs::write(s.path(LOG), &b[..b.len() - 10]).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["log.truncated_tail"]);
+        assert_eq!(f[0].severity, Severity::Error);
+        assert_eq!(f[0].class, FindingClass::Corruption);
+        assert_eq!(f[0].location.segment, Some(4));
+        assert_eq!(f[0].location.topic.as_deref(), Some("orders"));
+        assert!(f[0].fix.contains("truncate it to"), "{}", f[0].fix);
+        assert_eq!(f[0].evidence[0].name, "declared");
+    }
+
+    #[test]
+    fn truncated_tail_recovered_on_start_is_a_warning() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path(".kafka_cleanshutdown")).unwrap();
+        std::fs::write(s.path("recovery-point-offset-checkpoint"), "0\n0\n").unwrap();
+        let b = std::fs::read(s.path(LOG)).unwrap();
+        std::fs::write(s.path(LOG), &b[..b.len() - 10]).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["log.truncated_tail"]);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].class, FindingClass::Condition);
+        assert!(f[0].fix.starts_with("none needed"), "{}", f[0].fix);
+    }
+
+    #[test]
+    fn zero_filled_tail_counts_its_bytes() {
+        let s = Scratch::new();
+        let mut b = std::fs::read(s.path(LOG)).unwrap();
+        b.extend([0u8; 100]);
+        std::fs::write(s.path(LOG), &b).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["log.zero_filled_tail"]);
+        assert_eq!(f[0].evidence[0].value, EvidenceValue::Bytes(100));
+    }
+
+    #[test]
+    fn orphan_index_stops_the_segment() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path(LOG)).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["segment.orphan_index"]);
+    }
+}

@@ -1,0 +1,181 @@
+//! Findings of domain `timeindex` (the `.timeindex`): the shared index rules of
+//! [`super::index`], plus an empty index on a rolled segment and a last entry that disagrees
+//! with the log (spec formats §3; cleanup §5: time retention reads the last entry).
+
+use crate::model::log_dir::LogDir;
+use crate::model::partition::Partition;
+use crate::model::segment::{ScanDepth, Segment};
+
+use super::catalog;
+use super::file::problem_finding;
+use super::finding::{EvidenceValue, Finding, Location};
+use super::index::{index_shape_findings, path_of, zero_tail_expected, TIME_INDEX};
+use super::location::{at_segment, at_segment_file};
+
+/// Findings about the `.timeindex` of `seg`.
+pub fn time_index_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    depth: ScanDepth,
+    out: &mut Vec<Finding>,
+) {
+    let base = seg.base_offset;
+    let ti = match &seg.time_index {
+        None => {
+            out.push(Finding::new(
+                TIME_INDEX.missing,
+                at_segment_file(dir, p, base, &path_of(&seg.files.log), None),
+                "no .timeindex: the broker creates an empty one and does not rebuild it, so time \
+                 retention falls back to the .log file's mtime",
+            ));
+            return;
+        }
+        Some(Err(e)) => {
+            out.push(problem_finding(
+                at_segment(dir, p, base),
+                TIME_INDEX.name,
+                e,
+                catalog::TIMEINDEX_SANITY_FAILED.fix,
+            ));
+            return;
+        }
+        Some(Ok(t)) => t,
+    };
+    let loc = at_segment_file(dir, p, base, &path_of(&seg.files.time_index), None);
+    index_shape_findings(
+        &TIME_INDEX,
+        &ti.shape,
+        &loc,
+        seg.active,
+        zero_tail_expected(p, seg),
+        out,
+    );
+    // The broker rebuilds the indexes of a recovered segment; nothing below matters for it.
+    if seg.recovered_on_start {
+        return;
+    }
+    let Some(log) = seg.log_summary() else { return };
+    let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
+    if ti.shape.slots == 0 && !seg.active && log.max_timestamp_seen.is_some_and(|t| t >= 0) {
+        out.push(Finding::new(
+            &catalog::TIMEINDEX_EMPTY,
+            loc.clone(),
+            "empty time index on a rolled segment with timestamps: time retention uses the .log \
+             file's mtime instead of the records' timestamps",
+        ));
+    }
+    // With every header read, the index's last entry must be the log's largest timestamp (Kafka
+    // appends it on roll and close) at an offset inside the segment. The metadata log's Raft
+    // layer does not append the final entry on close; a walk that stopped early proves nothing.
+    let tidy = ti.shape.garbage == 0 && ti.shape.zero_tail == 0;
+    if depth < ScanDepth::Headers || metadata_log || !tidy || log.walk_error.is_some() {
+        return;
+    }
+    let Some(last) = ti.last_valid else { return };
+    let log_max = log
+        .stats
+        .as_ref()
+        .and_then(|s| s.max_timestamp)
+        .filter(|t| *t >= 0);
+    let last_offset = log.last_batch.map(|b| b.last_offset);
+    let mut evidence = Vec::new();
+    if let Some(log_max) = log_max.filter(|m| *m != last.timestamp) {
+        evidence.push((
+            "index_last_timestamp",
+            EvidenceValue::TimestampMs(last.timestamp),
+        ));
+        evidence.push((
+            "largest_batch_timestamp",
+            EvidenceValue::TimestampMs(log_max),
+        ));
+    }
+    if let Some(last_offset) = last_offset.filter(|o| last.offset > *o) {
+        evidence.push(("index_last_offset", EvidenceValue::Offset(last.offset)));
+        evidence.push(("segment_last_offset", EvidenceValue::Offset(last_offset)));
+    }
+    if evidence.is_empty() {
+        return;
+    }
+    let mut f = Finding::new(
+        &catalog::TIMEINDEX_DISAGREES_WITH_LOG,
+        Location {
+            byte_offset: Some(
+                ti.shape.valid_entries.saturating_sub(1) as u64 * TIME_INDEX.entry_size,
+            ),
+            ..loc
+        },
+        "time index's last entry disagrees with the log: time retention uses the index",
+    );
+    for (name, value) in evidence {
+        f = f.evidence(name, value);
+    }
+    out.push(f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::finding::Severity;
+    use crate::checks::test_support::{codes, Scratch};
+
+    const TIMEINDEX: &str = "orders-0/00000000000000000004.timeindex";
+
+    fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
+        let d = s.load(depth);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let mut out = Vec::new();
+        for seg in &p.segments {
+            time_index_findings(&d, p, seg, depth, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn healthy_time_indexes_have_no_findings() {
+        assert!(findings(&Scratch::new(), ScanDepth::Verify).is_empty());
+    }
+
+    #[test]
+    fn missing_time_index() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path(TIMEINDEX)).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["timeindex.missing"]);
+        assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn zero_tail_on_a_rolled_segment_says_retention_expires_it() {
+        let s = Scratch::new();
+        let mut b = std::fs::read(s.path(TIMEINDEX)).unwrap();
+        b.extend([0u8; 24]);
+        std::fs::write(s.path(TIMEINDEX), &b).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        let z = f.iter().find(|f| f.code == "timeindex.zero_tail").unwrap();
+        assert!(z.message.contains("expired at once"), "{}", z.message);
+    }
+
+    #[test]
+    fn wrong_last_timestamp_is_typed_evidence() {
+        let s = Scratch::new();
+        let mut b = std::fs::read(s.path(TIMEINDEX)).unwrap();
+        let n = b.len();
+        // Raise the last entry's timestamp by one: still ordered, no longer the log's largest.
+        let ts = i64::from_be_bytes(b[n - 12..n - 4].try_into().unwrap()) + 1;
+        b[n - 12..n - 4].copy_from_slice(&ts.to_be_bytes());
+        std::fs::write(s.path(TIMEINDEX), &b).unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["timeindex.disagrees_with_log"], "{f:#?}");
+        assert_eq!(
+            f[0].evidence[0].value,
+            EvidenceValue::TimestampMs(ts),
+            "{:?}",
+            f[0].evidence
+        );
+    }
+}

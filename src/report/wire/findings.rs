@@ -1,0 +1,193 @@
+//! Wire form of findings (schema version 2): serialise-only mirrors of the domain
+//! [`Finding`], [`Location`] and [`Evidence`], so the checks can change without breaking
+//! consumers. Documented in README.md ("JSON output").
+
+use serde::Serialize;
+
+use crate::checks::finding::{Evidence, EvidenceValue, Finding, Location};
+
+/// One finding on the wire.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingDoc {
+    /// Catalog code, e.g. `log.truncated_tail`.
+    pub code: &'static str,
+    /// `info`, `warning` or `error`.
+    pub severity: &'static str,
+    /// `condition`, `corruption` or `io`.
+    pub class: &'static str,
+    /// Where.
+    pub location: LocationDoc,
+    /// One sentence.
+    pub message: String,
+    /// Typed facts.
+    pub evidence: Vec<EvidenceDoc>,
+    /// What to do.
+    pub fix: String,
+}
+
+/// A location on the wire; absent keys mean not applicable.
+#[derive(Debug, Clone, Serialize)]
+pub struct LocationDoc {
+    /// The log dir.
+    pub log_dir: String,
+    /// Topic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Partition number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
+    /// Partition dir name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// Segment base offset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<i64>,
+    /// File path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Byte position in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub byte_offset: Option<u64>,
+    /// Consumer group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// One typed fact on the wire: `{"name", "kind", "value"}`; `value` is a number for the
+/// numeric kinds, a string for `path`, `text` and `problem`, a boolean for `flag`.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvidenceDoc {
+    /// `snake_case` name.
+    pub name: &'static str,
+    /// `offset`, `bytes`, `position`, `count`, `slot`, `int`, `timestamp_ms`, `crc32`, `path`,
+    /// `text`, `flag` or `problem`.
+    pub kind: &'static str,
+    /// The value.
+    pub value: EvidenceValueDoc,
+}
+
+/// An evidence value on the wire.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum EvidenceValueDoc {
+    /// Signed numbers.
+    Int(i64),
+    /// Unsigned numbers.
+    Unsigned(u64),
+    /// Text.
+    Text(String),
+    /// Booleans.
+    Flag(bool),
+}
+
+impl EvidenceDoc {
+    /// Wire form of one fact.
+    pub fn new(e: &Evidence) -> Self {
+        use EvidenceValueDoc as V;
+        let value = match &e.value {
+            EvidenceValue::Offset(v) | EvidenceValue::Int(v) | EvidenceValue::TimestampMs(v) => {
+                V::Int(*v)
+            }
+            EvidenceValue::Bytes(v)
+            | EvidenceValue::Position(v)
+            | EvidenceValue::Count(v)
+            | EvidenceValue::Slot(v) => V::Unsigned(*v),
+            EvidenceValue::Crc(v) => V::Unsigned(u64::from(*v)),
+            EvidenceValue::Path(p) => V::Text(p.display().to_string()),
+            EvidenceValue::Text(t) => V::Text(t.clone()),
+            EvidenceValue::Flag(b) => V::Flag(*b),
+            EvidenceValue::Problem(p) => V::Text((*p).to_string()),
+        };
+        EvidenceDoc {
+            name: e.name,
+            kind: e.value.kind(),
+            value,
+        }
+    }
+}
+
+impl LocationDoc {
+    /// Wire form of a location.
+    pub fn new(l: &Location) -> Self {
+        LocationDoc {
+            log_dir: l.log_dir.display().to_string(),
+            topic: l.topic.clone(),
+            partition: l.partition,
+            dir: l.dir.clone(),
+            segment: l.segment,
+            file: l.file.as_ref().map(|f| f.display().to_string()),
+            byte_offset: l.byte_offset,
+            group: l.group.clone(),
+        }
+    }
+}
+
+impl FindingDoc {
+    /// Wire form of a finding.
+    pub fn new(f: &Finding) -> Self {
+        FindingDoc {
+            code: f.code,
+            severity: f.severity.name(),
+            class: f.class.name(),
+            location: LocationDoc::new(&f.location),
+            message: f.message.clone(),
+            evidence: f.evidence.iter().map(EvidenceDoc::new).collect(),
+            fix: f.fix.clone(),
+        }
+    }
+
+    /// Wire form of many findings, in order.
+    pub fn all(findings: &[Finding]) -> Vec<FindingDoc> {
+        findings.iter().map(FindingDoc::new).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::catalog;
+    use std::path::PathBuf;
+
+    #[test]
+    fn finding_wire_shape() {
+        let f = Finding::new(
+            &catalog::LOG_TRUNCATED_TAIL,
+            Location {
+                log_dir: PathBuf::from("/d"),
+                topic: Some("t".into()),
+                partition: Some(3),
+                dir: Some("t-3".into()),
+                segment: Some(10),
+                file: Some(PathBuf::from("/d/t-3/00000000000000000010.log")),
+                byte_offset: Some(7),
+                group: None,
+            },
+            "m",
+        )
+        .evidence("declared", EvidenceValue::Bytes(512))
+        .evidence("first_timestamp", EvidenceValue::TimestampMs(-1))
+        .evidence("lock_file", EvidenceValue::Flag(true))
+        .evidence("problem", EvidenceValue::Problem("partial_tail"));
+        let v = serde_json::to_value(FindingDoc::new(&f)).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "code": "log.truncated_tail",
+                "severity": "error",
+                "class": "corruption",
+                "location": {
+                    "log_dir": "/d", "topic": "t", "partition": 3, "dir": "t-3", "segment": 10,
+                    "file": "/d/t-3/00000000000000000010.log", "byte_offset": 7
+                },
+                "message": "m",
+                "evidence": [
+                    {"name": "declared", "kind": "bytes", "value": 512},
+                    {"name": "first_timestamp", "kind": "timestamp_ms", "value": -1},
+                    {"name": "lock_file", "kind": "flag", "value": true},
+                    {"name": "problem", "kind": "problem", "value": "partial_tail"}
+                ],
+                "fix": catalog::LOG_TRUNCATED_TAIL.fix
+            })
+        );
+    }
+}
