@@ -3,7 +3,7 @@
 //! name or value read from disk goes through [`escape`] first.
 //!
 //! Segments table, fullest layout first; when it does not fit, in this order: drop `txn`; merge
-//! `index` and `timeindex` into `idx` (offset index / time index); drop `records`; drop
+//! `index` and `timeindex` into `index / time` (`3 / 3`); drop `records`; drop
 //! `first timestamp`; drop `batches`; drop `idx`. `segment`, `size`, `offsets` and
 //! `largest timestamp` always stay.
 //!
@@ -34,6 +34,10 @@ pub struct TableStyle {
     /// The instant ages are counted from (the run's `evaluated_at_ms`).
     pub evaluated_at_ms: i64,
 }
+
+/// Narrowest width of a prose column (message, fix) in the findings table, unless the table
+/// cannot fit otherwise.
+const PROSE: usize = 24;
 
 /// Places listed in a grouped finding row before `+K more`.
 pub const LISTED_PLACES: usize = 5;
@@ -202,7 +206,7 @@ fn segment_header(c: SegmentColumn) -> (&'static str, Align) {
         Records => ("records", Align::Right),
         Index => ("index", Align::Left),
         TimeIndex => ("timeindex", Align::Left),
-        Idx => ("idx (offset / time)", Align::Left),
+        Idx => ("index / time", Align::Left),
         Txn => ("txn", Align::Right),
     }
 }
@@ -323,15 +327,17 @@ fn template(s: &str) -> String {
     out
 }
 
+/// The last component of a path.
+fn file_name(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// Where a finding is, as atoms: partition dir, file name and `@byte`; the file or dir; else
 /// the log dir.
 fn place(f: &FindingDoc) -> Vec<String> {
     let l = &f.location;
-    let file_name = |file: &str| {
-        std::path::Path::new(file)
-            .file_name()
-            .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
-    };
     let mut atoms = match (&l.dir, &l.file) {
         (Some(dir), Some(file)) => vec![
             escape(dir).into_owned(),
@@ -392,16 +398,55 @@ fn finding_cells(g: &Group<'_>, style: &TableStyle) -> FindingCells {
     let n = g.all.len();
     let mut place = Vec::new();
     if n > 1 {
-        let partitions = g.all.iter().all(|f| f.location.dir.is_some());
-        let noun = if partitions {
-            "places in partitions:"
-        } else {
-            "places:"
+        let mut dirs: Vec<&str> = g
+            .all
+            .iter()
+            .filter_map(|f| f.location.dir.as_deref())
+            .collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        let files = g.all.iter().all(|f| f.location.file.is_some());
+        let count = match dirs.len() {
+            0 if files => format!("{n} files:"),
+            0 => format!("{n} places:"),
+            d if d == n => format!("{n} partitions:"),
+            1 if files => format!("{n} files in 1 partition:"),
+            d if files => format!("{n} files in {d} partitions:"),
+            d => format!("{n} places in {d} partitions:"),
         };
-        place.push(vec![n.to_string(), noun.to_string()]);
+        place.push(words(&count));
     }
+    // The same file name in each partition (a segment's file): named once above the dirs.
+    let file_of = |f: &FindingDoc| f.location.file.as_deref().map(file_name);
+    let same_file = n > 1
+        && g.all
+            .iter()
+            .all(|f| f.location.dir.is_some() && f.location.byte_offset.is_none())
+        && g.all
+            .iter()
+            .all(|f| file_of(f).is_some() && file_of(f) == file_of(g.first));
+    if let (true, Some(name)) = (same_file, file_of(g.first)) {
+        if let Some(line) = place.last_mut() {
+            if let Some(last) = line.last_mut() {
+                last.pop();
+            }
+            line.push("each".to_string());
+            line.push(format!("{}:", escape(&name)));
+        }
+    }
+    let mut prev_dir: Option<&str> = None;
     for f in g.all.iter().take(LISTED_PLACES) {
-        place.push(self::place(f));
+        let mut atoms = self::place(f);
+        let dir = f.location.dir.as_deref();
+        // Files of the partition named just above are listed without repeating it.
+        if dir.is_some() && dir == prev_dir && f.location.file.is_some() && atoms.len() > 1 {
+            atoms.remove(0);
+        }
+        prev_dir = dir;
+        if same_file {
+            atoms.truncate(1);
+        }
+        place.push(atoms);
     }
     if n > LISTED_PLACES {
         place.push(vec![
@@ -415,12 +460,7 @@ fn finding_cells(g: &Group<'_>, style: &TableStyle) -> FindingCells {
     }
     let evidence = evidence_lines(&g.first.evidence, style);
     if n > 1 && !evidence.is_empty() {
-        let mut lead = vec!["at".to_string()];
-        lead.extend(self::place(g.first));
-        if let Some(last) = lead.last_mut() {
-            last.push(':');
-        }
-        what.push(lead);
+        what.push(words("evidence at the first place:"));
     }
     what.extend(evidence.into_iter().map(|mut l| {
         l.insert(0, "·".to_string());
@@ -450,19 +490,25 @@ pub fn findings_table(findings: &[FindingDoc], style: &TableStyle) -> Option<Str
         ("where", Align::Left),
         ("what", Align::Left),
         ("fix", Align::Left),
-    ]);
+    ])
+    .floor(3, PROSE)
+    .floor(4, PROSE);
     let mut stacked = Grid::new(&[
         ("code", Align::Left),
         ("where", Align::Left),
         ("what", Align::Left),
         ("fix", Align::Left),
-    ]);
+    ])
+    .floor(2, PROSE)
+    .floor(3, PROSE);
     let mut fix_below = Grid::new(&[
         ("code", Align::Left),
         ("where", Align::Left),
         ("what / fix", Align::Left),
-    ]);
-    let mut narrow = Grid::new(&[("code / where", Align::Left), ("what / fix", Align::Left)]);
+    ])
+    .floor(2, PROSE);
+    let mut narrow =
+        Grid::new(&[("code / where", Align::Left), ("what / fix", Align::Left)]).floor(1, PROSE);
     for r in &rows {
         let sev = r.severity.lines.first().cloned().unwrap_or_default();
         let code_cell = Cell::lines(vec![sev.clone(), vec![r.code.clone()]]).colored(None);

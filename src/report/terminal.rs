@@ -260,6 +260,8 @@ pub struct Grid {
     pub align: Vec<Align>,
     /// Rows, one cell per column.
     pub rows: Vec<Vec<Cell>>,
+    /// Narrowest width of each column beyond its atoms' (prose stays readable), by column.
+    pub floor: Vec<usize>,
 }
 
 /// Atoms wider than this count as this when a column's narrowest width is computed (they are
@@ -281,7 +283,16 @@ impl Grid {
             headers: columns.iter().map(|(h, _)| (*h).to_string()).collect(),
             align: columns.iter().map(|(_, a)| *a).collect(),
             rows: Vec::new(),
+            floor: vec![0; columns.len()],
         }
+    }
+
+    /// Never make column `c` narrower than `w` (unless the whole table must be squeezed).
+    pub fn floor(mut self, c: usize, w: usize) -> Grid {
+        if let Some(f) = self.floor.get_mut(c) {
+            *f = w;
+        }
+        self
     }
 
     /// Add a row (missing cells are empty, extra cells ignored).
@@ -300,8 +311,9 @@ impl Grid {
             .map(|c| {
                 let header = Cell::text(self.headers.get(c).map_or("", String::as_str));
                 let cells = || std::iter::once(&header).chain(self.column_cells(c));
-                let min = cells().map(Cell::narrowest).max().unwrap_or(0);
                 let natural = cells().map(Cell::natural).max().unwrap_or(0);
+                let floor = self.floor.get(c).copied().unwrap_or(0).min(natural);
+                let min = cells().map(Cell::narrowest).max().unwrap_or(0).max(floor);
                 (min.max(1), natural.max(min).max(1))
             })
             .collect()
