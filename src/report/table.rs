@@ -4,8 +4,9 @@
 //!
 //! Segments table, fullest layout first; when it does not fit, in this order: drop `txn`; merge
 //! `index` and `timeindex` into `index / time` (`3 / 3`); drop `records`; drop
-//! `first timestamp`; drop `batches`; drop `idx`. `segment`, `size`, `offsets` and
-//! `largest timestamp` always stay.
+//! `first timestamp`; drop `batches`; drop `index / time`. `segment`, `size`, `offsets` and
+//! `largest timestamp` always stay; narrower still, each segment is a record of
+//! `header: value` lines.
 //!
 //! Findings table: the same code with the same message and fix (figures aside) on several
 //! places is one row with the count and the first [`LISTED_PLACES`] places. Layouts: `severity`,
@@ -566,25 +567,31 @@ fn partition_is_empty(p: &PartitionDoc) -> bool {
 }
 
 fn partition_line(p: &PartitionDoc, style: &TableStyle) -> Vec<String> {
-    let mut atoms = vec![
-        shorten_path(&escape(&p.dir), style.width),
-        format!("[{}]", p.state),
+    let dir = shorten_path(&escape(&p.dir), style.width);
+    let state = format!("[{}]", p.state);
+    if partition_is_empty(p) {
+        // One short line: no table, and no offsets but where the log starts and ends.
+        let what = match p.segments.len() {
+            0 => "empty: no segments".to_string(),
+            1 => "empty: 1 segment of 0 B".to_string(),
+            n => format!("empty: {n} segments of 0 B"),
+        };
+        let ends = match (p.log_start_offset, p.log_end_offset) {
+            (Some(a), Some(b)) if a == b => format!("log start = log end = {a}"),
+            (a, b) => format!("log start {}  log end {}", opt(a), opt(b)),
+        };
+        return vec![dir, state, what, ends];
+    }
+    vec![
+        dir,
+        state,
         format!("topic id {}", opt(p.topic_id.as_deref().map(escape))),
         format!("log start {}", opt(p.log_start_offset)),
         format!("log end {}", opt(p.log_end_offset)),
         format!("hw {}", opt(p.high_watermark)),
         format!("recovery point {}", opt(p.recovery_point)),
-    ];
-    if partition_is_empty(p) {
-        atoms.push(match p.segments.len() {
-            0 => "empty: no segments".to_string(),
-            1 => "empty: 1 segment, 0 B".to_string(),
-            n => format!("empty: {n} segments, 0 B"),
-        });
-    } else {
-        atoms.push(format_size(p.size_bytes, BINARY));
-    }
-    atoms
+        format_size(p.size_bytes, BINARY),
+    ]
 }
 
 fn write_batches(p: &PartitionDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {

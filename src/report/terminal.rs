@@ -11,8 +11,8 @@
 //!   first component and as many trailing components as fit (`/var/…/orders-0/…0042.log`).
 //! - A table is given as [`Grid`]s from the fullest to the narrowest layout (columns dropped or
 //!   merged in the order its renderer documents); the first whose columns fit at their
-//!   narrowest is used, the spare room going to the columns that wrap. When none fits, the last
-//!   is squeezed and its atoms shortened.
+//!   narrowest is used, the spare room going to the columns that wrap. When none fits, the
+//!   rows are printed as records, one `header: value` line per column.
 
 use std::fmt::Write as _;
 
@@ -323,9 +323,8 @@ impl Grid {
         3 * n + 1
     }
 
-    /// Column widths for `width` columns, or None when the narrowest do not fit (`force`:
-    /// squeeze the widest columns instead).
-    fn widths(&self, width: usize, force: bool) -> Option<Vec<usize>> {
+    /// Column widths for `width` columns, or None when the narrowest do not fit.
+    fn widths(&self, width: usize) -> Option<Vec<usize>> {
         let bounds = self.bounds();
         let frame = Grid::frame(bounds.len());
         let natural: usize = bounds.iter().map(|b| b.1).sum();
@@ -335,24 +334,7 @@ impl Grid {
         let mut ws: Vec<usize> = bounds.iter().map(|b| b.0).collect();
         let mut total: usize = ws.iter().sum::<usize>() + frame;
         if total > width {
-            if !force {
-                return None;
-            }
-            while total > width {
-                let Some((i, _)) = ws
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, w)| **w > 3)
-                    .max_by_key(|(_, w)| **w)
-                else {
-                    break;
-                };
-                if let Some(w) = ws.get_mut(i) {
-                    *w -= 1;
-                    total -= 1;
-                }
-            }
-            return Some(ws);
+            return None;
         }
         // Give the spare room one column at a time to the column furthest from its natural width.
         while total < width {
@@ -438,18 +420,42 @@ impl Grid {
     }
 }
 
-/// Render the first of `layouts` (fullest first) that fits `width`, squeezing the last when
-/// none does. Lines end with `\n`.
+/// Render the first of `layouts` (fullest first) that fits `width`; when none does, the last as
+/// records: for each row, one `header: value` line per column (continuations indented), rows
+/// apart by a blank line. Lines end with `\n`.
 pub fn render_layouts(layouts: &[Grid], width: usize) -> String {
     for g in layouts {
-        if let Some(ws) = g.widths(width, false) {
+        if let Some(ws) = g.widths(width) {
             return g.render_with(&ws);
         }
     }
-    match layouts.last() {
-        Some(g) => g.render_with(&g.widths(width, true).unwrap_or_default()),
-        None => String::new(),
+    let Some(g) = layouts.last() else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for (i, row) in g.rows.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        for (c, header) in g.headers.iter().enumerate() {
+            let Some(cell) = row.get(c) else {
+                continue;
+            };
+            for (j, line) in cell.lines.iter().enumerate() {
+                let mut atoms = Vec::with_capacity(line.len() + 1);
+                if j == 0 {
+                    atoms.push(format!("{header}:"));
+                }
+                atoms.extend(line.iter().cloned());
+                let first = if j == 0 { "" } else { "    " };
+                for l in fit_atoms(&atoms, width, " ", first, "    ") {
+                    out.push_str(&l);
+                    out.push('\n');
+                }
+            }
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -516,6 +522,9 @@ mod tests {
         tight.push(vec![Cell::atom("a".repeat(30)), Cell::atom("b".repeat(30))]);
         let out = render_layouts(&[tight], 40);
         assert!(out.lines().all(|l| text_width(l) <= 40), "{out}");
-        assert!(out.contains('…'), "{out}");
+        assert_eq!(
+            out,
+            format!("x: {}\ny: {}\n", "a".repeat(30), "b".repeat(30))
+        );
     }
 }
