@@ -1,5 +1,6 @@
-//! Times and ages for people: `2026-11-30 13:22 UTC` by default, the host's zone with its
-//! offset under `--local-time` (`2026-11-30 14:22 +01:00`), and ages relative to the run's
+//! Times and ages for people: `2026-11-30 13:22 UTC` by default (a table may name the zone
+//! once in its header instead), the host's zone with its offset on every time under
+//! `--local-time` (`2026-11-30 14:22 +01:00`), and ages relative to the run's
 //! evaluation instant (`3 d ago`, `in 2 h`). Renderers never read the clock: the instant comes
 //! from [`crate::cli::run_config::RunConfig`].
 
@@ -24,9 +25,20 @@ pub enum Precision {
     Seconds,
 }
 
-/// Milliseconds since the epoch in `zone`, or None for Kafka's "no timestamp" (negative) and
-/// values chrono cannot represent.
+/// Milliseconds since the epoch in `zone` with the zone shown (`UTC` or the UTC offset), or
+/// None for Kafka's "no timestamp" (negative) and values chrono cannot represent.
 pub fn time(ms: i64, zone: Zone, precision: Precision) -> Option<String> {
+    let (t, label) = time_parts(ms, zone, precision)?;
+    Some(format!("{t} {label}"))
+}
+
+/// [`time`] without its zone, for a table whose header names the zone: only for
+/// [`Zone::Utc`] (a local zone's offset can change from one timestamp to the next).
+pub fn time_without_zone(ms: i64, precision: Precision) -> Option<String> {
+    time_parts(ms, Zone::Utc, precision).map(|(t, _)| t)
+}
+
+fn time_parts(ms: i64, zone: Zone, precision: Precision) -> Option<(String, String)> {
     if ms < 0 {
         return None;
     }
@@ -36,10 +48,13 @@ pub fn time(ms: i64, zone: Zone, precision: Precision) -> Option<String> {
         Precision::Seconds => "%Y-%m-%d %H:%M:%S",
     };
     Some(match zone {
-        Zone::Utc => format!("{} UTC", utc.format(fmt)),
+        Zone::Utc => (utc.format(fmt).to_string(), "UTC".to_string()),
         Zone::Local => {
             let local = Local.from_utc_datetime(&utc.naive_utc());
-            format!("{} {}", local.format(fmt), local.format("%:z"))
+            (
+                local.format(fmt).to_string(),
+                local.format("%:z").to_string(),
+            )
         }
     })
 }
@@ -82,6 +97,10 @@ mod tests {
             "2026-11-30 13:22:05 UTC"
         );
         assert_eq!(time(-1, Zone::Utc, Precision::Minutes), None);
+        assert_eq!(
+            time_without_zone(T, Precision::Minutes).unwrap(),
+            "2026-11-30 13:22"
+        );
         assert_eq!(time(i64::MAX, Zone::Utc, Precision::Minutes), None);
         let local = time(T, Zone::Local, Precision::Minutes).unwrap();
         assert!(

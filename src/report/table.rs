@@ -2,7 +2,8 @@
 //! findings, the summary. Every line fits [`TableStyle::width`] ([`super::terminal`]); every
 //! name or value read from disk goes through [`escape`] first.
 //!
-//! Segments table, fullest layout first; when it does not fit, in this order: drop `txn`; merge
+//! Segment times name their zone in the header (`largest timestamp (UTC)`), or, with
+//! `--local-time`, each carries its UTC offset. Segments table, fullest layout first; when it does not fit, in this order: drop `txn`; merge
 //! `index` and `timeindex` into `index / time` (`3 / 3`); drop `records`; drop
 //! `first timestamp`; drop `batches`; drop `index / time`. `segment`, `size`, `offsets` and
 //! `largest timestamp` always stay; narrower still, each segment is a record of
@@ -17,7 +18,7 @@ use std::io::{self, Write};
 
 use humansize::{format_size, BINARY};
 
-use super::human::{age, time, Precision, Zone};
+use super::human::{age, time, time_without_zone, Precision, Zone};
 use super::sanitize::escape;
 use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
 use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
@@ -65,10 +66,19 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 impl TableStyle {
-    /// A timestamp (minutes) or `-`.
-    fn time(&self, ms: Option<i64>) -> String {
-        ms.and_then(|ms| time(ms, self.zone, Precision::Minutes))
-            .unwrap_or_else(|| "-".to_string())
+    /// A segment-table timestamp (minutes) or `-`: without its zone when the header names it
+    /// ([`TableStyle::header_zone`]).
+    fn table_time(&self, ms: Option<i64>) -> Option<String> {
+        let ms = ms?;
+        match self.header_zone() {
+            Some(_) => time_without_zone(ms, Precision::Minutes),
+            None => time(ms, self.zone, Precision::Minutes),
+        }
+    }
+
+    /// The zone a table header names (UTC), or None when each time carries its own offset.
+    pub fn header_zone(&self) -> Option<&'static str> {
+        (self.zone == Zone::Utc).then_some("UTC")
     }
 
     /// A timestamp with seconds, or `-`.
@@ -77,13 +87,22 @@ impl TableStyle {
     }
 
     /// A timestamp and its age as atoms (`-` alone when there is none).
+    /// `table`: as the segment table shows times ([`TableStyle::table_time`]).
     fn time_and_age(
         &self,
         ms: Option<i64>,
         note: Option<&str>,
         precision: Precision,
+        table: bool,
     ) -> Vec<String> {
-        match ms.and_then(|ms| Some((ms, time(ms, self.zone, precision)?))) {
+        let shown = |ms| {
+            if table {
+                self.table_time(Some(ms))
+            } else {
+                time(ms, self.zone, precision)
+            }
+        };
+        match ms.and_then(|ms| Some((ms, shown(ms)?))) {
             Some((ms, t)) => {
                 let age = age(ms, self.evaluated_at_ms);
                 let tail = match note {
@@ -195,7 +214,17 @@ const SEGMENT_LAYOUTS: &[&[SegmentColumn]] = {
     ]
 };
 
-fn segment_header(c: SegmentColumn) -> (&'static str, Align) {
+fn segment_header(c: SegmentColumn, style: &TableStyle) -> (String, Align) {
+    use SegmentColumn::*;
+    let (name, align) = segment_header_name(c);
+    let name = match (c, style.header_zone()) {
+        (FirstTimestamp | LargestTimestamp, Some(zone)) => format!("{name} ({zone})"),
+        _ => name.to_string(),
+    };
+    (name, align)
+}
+
+fn segment_header_name(c: SegmentColumn) -> (&'static str, Align) {
     use SegmentColumn::*;
     match c {
         Segment => ("segment", Align::Right),
@@ -224,7 +253,11 @@ fn segment_cell(c: SegmentColumn, s: &SegmentDoc, style: &TableStyle) -> Cell {
             }
             Cell::lines(vec![atoms])
         }
-        FirstTimestamp => Cell::atom(style.time(s.first_timestamp_ms)),
+        FirstTimestamp => Cell::atom(
+            style
+                .table_time(s.first_timestamp_ms)
+                .unwrap_or_else(|| "-".to_string()),
+        ),
         LargestTimestamp => {
             let mtime = matches!(
                 s.largest_timestamp_source,
@@ -235,6 +268,7 @@ fn segment_cell(c: SegmentColumn, s: &SegmentDoc, style: &TableStyle) -> Cell {
                 s.largest_timestamp_ms,
                 note,
                 Precision::Minutes,
+                true,
             )])
         }
         Batches => Cell::atom(opt(s.batches)),
@@ -255,7 +289,10 @@ fn segments_table(p: &PartitionDoc, style: &TableStyle) -> String {
     let layouts: Vec<Grid> = SEGMENT_LAYOUTS
         .iter()
         .map(|cols| {
-            let headers: Vec<(&str, Align)> = cols.iter().map(|c| segment_header(*c)).collect();
+            let headers: Vec<(String, Align)> =
+                cols.iter().map(|c| segment_header(*c, style)).collect();
+            let headers: Vec<(&str, Align)> =
+                headers.iter().map(|(h, a)| (h.as_str(), *a)).collect();
             let mut g = Grid::new(&headers);
             for s in &p.segments {
                 g.push(cols.iter().map(|c| segment_cell(*c, s, style)).collect());
@@ -276,7 +313,9 @@ pub fn evidence_value(e: &EvidenceDoc, style: &TableStyle) -> Vec<String> {
         }
         ("bytes", V::Unsigned(b)) => vec![format!("{b} bytes")],
         ("timestamp_ms", V::Int(ms)) if *ms < 0 => vec![format!("{ms}"), "(no timestamp)".into()],
-        ("timestamp_ms", V::Int(ms)) => style.time_and_age(Some(*ms), None, Precision::Seconds),
+        ("timestamp_ms", V::Int(ms)) => {
+            style.time_and_age(Some(*ms), None, Precision::Seconds, false)
+        }
         ("crc32", V::Unsigned(c)) => vec![format!("0x{c:08x}")],
         (_, V::Int(v)) => vec![v.to_string()],
         (_, V::Unsigned(v)) => vec![v.to_string()],

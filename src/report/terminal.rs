@@ -332,12 +332,26 @@ impl Grid {
             return Some(bounds.iter().map(|b| b.1).collect());
         }
         let mut ws: Vec<usize> = bounds.iter().map(|b| b.0).collect();
-        let mut total: usize = ws.iter().sum::<usize>() + frame;
+        let total: usize = ws.iter().sum::<usize>() + frame;
         if total > width {
             return None;
         }
-        // Give the spare room one column at a time to the column furthest from its natural width.
-        while total < width {
+        // Spare room: first to the columns that then need no wrapping, the cheapest first;
+        // what is left one column at a time to the column furthest from its natural width.
+        let mut spare = width - total;
+        let mut order: Vec<usize> = (0..ws.len()).collect();
+        order.sort_by_key(|&i| bounds.get(i).map_or(0, |b| b.1) - ws.get(i).copied().unwrap_or(0));
+        for i in order {
+            let (Some(w), Some(b)) = (ws.get_mut(i), bounds.get(i)) else {
+                continue;
+            };
+            let need = b.1 - *w;
+            if need > 0 && need <= spare {
+                *w += need;
+                spare -= need;
+            }
+        }
+        while spare > 0 {
             let Some((i, _)) = ws
                 .iter()
                 .zip(&bounds)
@@ -349,7 +363,7 @@ impl Grid {
             };
             if let Some(w) = ws.get_mut(i) {
                 *w += 1;
-                total += 1;
+                spare -= 1;
             }
         }
         Some(ws)
