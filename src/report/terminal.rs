@@ -246,7 +246,15 @@ impl Cell {
         }
         self.lines
             .iter()
-            .flat_map(|l| fit_atoms(l, width, " ", "", ""))
+            .flat_map(|l| {
+                // A bullet line (`· name: value`) continues under its text.
+                let indent = if l.first().is_some_and(|a| a == "·") {
+                    "  "
+                } else {
+                    ""
+                };
+                fit_atoms(l, width, " ", "", indent)
+            })
             .collect()
     }
 }
