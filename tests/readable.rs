@@ -157,6 +157,31 @@ fn every_line_fits_100_and_80_columns() {
                 }
             }
         }
+        // Colour codes do not count as width.
+        let (_, coloured) = table(
+            columns,
+            &[
+                "--color",
+                "always",
+                "inspect",
+                targets[targets.len() - 2].to_str().unwrap(),
+            ],
+        );
+        assert!(coloured.contains("\x1b[31m"), "{coloured}");
+        let plain: String = {
+            let mut out = String::new();
+            let mut rest = coloured.as_str();
+            while let Some(i) = rest.find("\x1b[") {
+                out.push_str(&rest[..i]);
+                let after = &rest[i..];
+                let end = after.find('m').unwrap();
+                rest = &after[end + 1..];
+            }
+            out.push_str(rest);
+            out
+        };
+        let (w, line) = widest(&plain);
+        assert!(w <= columns, "coloured at {columns}: {w} wide:\n{line}");
         let kraft = root().join("fixtures/kraft-metadata/logs-0");
         for extra in [&[][..], &["--all-keys"]] {
             let mut args = vec!["config", kraft.to_str().unwrap()];

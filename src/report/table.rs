@@ -551,7 +551,8 @@ pub fn findings_table(findings: &[FindingDoc], style: &TableStyle) -> Option<Str
         Grid::new(&[("code / where", Align::Left), ("what / fix", Align::Left)]).floor(1, PROSE);
     for r in &rows {
         let sev = r.severity.lines.first().cloned().unwrap_or_default();
-        let code_cell = Cell::lines(vec![sev.clone(), vec![r.code.clone()]]).colored(None);
+        let code_cell =
+            Cell::lines(vec![sev.clone(), vec![r.code.clone()]]).colored(r.severity.color);
         let with_fix = {
             let mut w = r.what.clone();
             let mut fix = vec!["fix:".to_string()];
@@ -579,7 +580,10 @@ pub fn findings_table(findings: &[FindingDoc], style: &TableStyle) -> Option<Str
         ]);
         let mut left = vec![sev, vec![r.code.clone()]];
         left.extend(r.place.iter().cloned());
-        narrow.push(vec![Cell::lines(left), Cell::lines(with_fix)]);
+        narrow.push(vec![
+            Cell::lines(left).colored(r.severity.color),
+            Cell::lines(with_fix),
+        ]);
     }
     Some(render_layouts(
         &[full, stacked, fix_below, narrow],
