@@ -1,10 +1,11 @@
 //! Findings of `logclean config`: the [`ClusterView`]'s problems, each as a finding.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::checks::finding::{Finding, FindingClass, Location, Severity};
 use crate::config::ConfigError;
 use crate::model::cluster::{ClusterProblem, ClusterView, FileRole};
+use crate::model::mode::LogDirMode;
 use crate::model::names::METADATA_TOPIC;
 use crate::model::problem::FileProblem;
 
@@ -63,6 +64,98 @@ fn file_problem(loc: Location, role: FileRole, problem: &FileProblem) -> Finding
     }
 }
 
+/// How many partition numbers a finding lists before it says "and N more".
+const LIST_MAX: usize = 20;
+
+/// `config.zookeeper_mode`: the dirs are a ZooKeeper-mode broker's; its topic overrides and
+/// dynamic configs are in ZooKeeper, not in any file here.
+fn zookeeper_mode(view: &ClusterView, first_dir: &Path) -> Finding {
+    let evidence = view
+        .log_dir_info
+        .iter()
+        .find(|i| i.mode.mode == LogDirMode::ZooKeeper)
+        .map(|i| i.mode.describe())
+        .unwrap_or_default();
+    condition(
+        "config.zookeeper_mode",
+        Severity::Info,
+        at(first_dir, None),
+        format!(
+            "ZooKeeper-mode log dirs ({evidence}; {}): topic overrides and dynamic broker configs \
+             live in ZooKeeper (/config/topics/<topic>, /config/brokers/<id>, \
+             /config/brokers/<default>), so the values shown come from server.properties and \
+             Kafka's defaults only",
+            LogDirMode::ZooKeeper.kafka_versions()
+        ),
+    )
+    .fix(
+        "take them from the running cluster: kafka-configs.sh --bootstrap-server HOST:PORT \
+         --describe --all --entity-type topics (and --entity-type brokers) > FILE, then \
+         --config-file FILE; or give single values with --config TOPIC:KEY=VALUE",
+    )
+}
+
+/// `dir.cluster_mismatch`: log dirs of different clusters, once for the whole set.
+fn cluster_mismatch(dirs: &[(PathBuf, Option<String>)], first_dir: &Path) -> Finding {
+    let mut ids: Vec<&str> = dirs.iter().filter_map(|(_, c)| c.as_deref()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut f = condition(
+        "dir.cluster_mismatch",
+        Severity::Error,
+        at(first_dir, None),
+        format!(
+            "these log dirs belong to {} different clusters (cluster.id in meta.properties): one \
+             broker refuses to start on them (\"Invalid cluster.id in ...\", \
+             MetaPropertiesEnsemble.verify; ZooKeeper mode: InconsistentClusterIdException), and \
+             the same partition in dirs of different clusters is not a duplicate",
+            ids.len()
+        ),
+    );
+    for (d, c) in dirs {
+        f = f.evidence(format!(
+            "{}: cluster.id {}",
+            d.display(),
+            c.as_deref().unwrap_or("(none)")
+        ));
+    }
+    f.fix("give the log dirs of one broker at a time; if a dir was copied from another cluster, move it out")
+}
+
+/// `partition.missing_replica`: partitions the metadata log assigns to this broker with no dir.
+fn missing_replicas(
+    topic: &str,
+    node_id: i32,
+    partitions: &[i32],
+    assigned: usize,
+    first_dir: &Path,
+) -> Finding {
+    let mut list: Vec<String> = partitions
+        .iter()
+        .take(LIST_MAX)
+        .map(i32::to_string)
+        .collect();
+    if partitions.len() > LIST_MAX {
+        list.push(format!("and {} more", partitions.len() - LIST_MAX));
+    }
+    condition(
+        "partition.missing_replica",
+        Severity::Warning,
+        at(first_dir, None),
+        format!(
+            "topic `{topic}`: the metadata log assigns {assigned} of its partitions to broker \
+             {node_id}, and {} of them have no partition dir in the log dirs given: {}",
+            partitions.len(),
+            list.join(", ")
+        ),
+    )
+    .fix(
+        "if the broker has more log dirs, give them all; if a dir was moved or deleted, put it \
+         back before starting the broker: it otherwise starts the replica empty and re-fetches it \
+         from the leader (a sole replica's data is gone)",
+    )
+}
+
 /// Every problem of `view` as a finding, sorted by location and deduplicated.
 pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
     let first_dir = view.log_dirs.first().cloned().unwrap_or_default();
@@ -78,6 +171,11 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                      configs are unknown (give the metadata.log.dir, or --config-file)"
                     .to_string(),
             ),
+            ClusterProblem::ZooKeeperMode => zookeeper_mode(view, &first_dir),
+            ClusterProblem::ClusterIdMismatch { dirs } => cluster_mismatch(dirs, &first_dir),
+            ClusterProblem::MissingReplicas { topic, node_id, partitions, assigned } => {
+                missing_replicas(topic, *node_id, partitions, *assigned, &first_dir)
+            }
             ClusterProblem::Metadata(m) => {
                 let loc = Location {
                     log_dir: first_dir.clone(),

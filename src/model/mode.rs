@@ -83,7 +83,8 @@ pub struct ModeEvidence {
 }
 
 impl ModeEvidence {
-    /// One line for people: `meta.properties v0 with broker.id, no __cluster_metadata-0`.
+    /// One line for people: `meta.properties v0 with broker.id, no __cluster_metadata-0` (the
+    /// metadata log may be found in another log dir of the broker).
     pub fn describe(&self) -> String {
         let meta = match (self.meta_version, self.id_key) {
             (None, _) => "no usable meta.properties".to_string(),
@@ -91,7 +92,7 @@ impl ModeEvidence {
             (Some(v), None) => format!("meta.properties v{} without an id", version_number(v)),
         };
         let log = if self.metadata_log {
-            format!("{METADATA_TOPIC}-0 present")
+            format!("{METADATA_TOPIC}-0 found")
         } else {
             format!("no {METADATA_TOPIC}-0")
         };
@@ -194,7 +195,7 @@ mod tests {
         );
         assert_eq!(
             mode_evidence(Some(&kraft), true).describe(),
-            "meta.properties v1 with node.id, __cluster_metadata-0 present"
+            "meta.properties v1 with node.id, __cluster_metadata-0 found"
         );
         assert!(LogDirMode::KRaft.requires_topic_id());
         assert!(!LogDirMode::ZooKeeper.requires_topic_id());
