@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::checks::finding::{Finding, FindingClass, Location, Severity};
+use crate::config::removed::RemovedConfig;
 use crate::config::ConfigError;
 use crate::model::cluster::{ClusterProblem, ClusterView, FileRole};
 use crate::model::mode::LogDirMode;
@@ -21,13 +22,42 @@ fn condition(code: &'static str, severity: Severity, loc: Location, msg: String)
     Finding::new(code, severity, FindingClass::Condition, loc, msg)
 }
 
-fn config_problem(e: &ConfigError, log_dir: &Path) -> Finding {
+fn config_problem(e: &ConfigError, log_dir: &Path, mode: LogDirMode) -> Finding {
     let (code, severity) = match e {
         ConfigError::NotDynamic { .. } => ("config.ignored_dynamic", Severity::Info),
         ConfigError::UnknownTopicConfig { .. } => ("config.unknown_key", Severity::Warning),
+        // A 3.x ZooKeeper-mode broker still reads a key 4.0 removed: only news for an upgrade.
+        ConfigError::RemovedConfig { .. } if mode == LogDirMode::ZooKeeper => {
+            ("config.removed_key", Severity::Info)
+        }
+        ConfigError::RemovedConfig { .. } => ("config.removed_key", Severity::Warning),
         _ => ("config.invalid_value", Severity::Warning),
     };
-    condition(code, severity, at(log_dir, None), e.to_string())
+    let f = condition(code, severity, at(log_dir, None), e.to_string());
+    match e {
+        ConfigError::RemovedConfig { removed, .. } if mode == LogDirMode::ZooKeeper => {
+            f.fix(format!(
+                "a ZooKeeper-mode (3.x) broker still reads it; before moving to Kafka 4.x, {}",
+                removed_fix(removed)
+            ))
+        }
+        ConfigError::RemovedConfig { removed, .. } => f.fix(removed_fix(removed)),
+        _ => f,
+    }
+}
+
+fn removed_fix(r: &RemovedConfig) -> String {
+    match r.replacement {
+        [] => format!(
+            "remove `{}` where it is set (server.properties, or the topic override)",
+            r.key
+        ),
+        keys => format!(
+            "set {} to the value you need and remove `{}`",
+            keys.join(" and "),
+            r.key
+        ),
+    }
 }
 
 /// A file that could not be used: unreadable (I/O, exit 3) or corrupt, as `inspect` says it.
@@ -213,7 +243,7 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                 at(&first_dir, None),
                 format!("topic `{topic}` is not in the metadata log; showing broker-level values"),
             ),
-            ClusterProblem::Config { error, .. } => config_problem(error, &first_dir),
+            ClusterProblem::Config { error, .. } => config_problem(error, &first_dir, view.mode),
             ClusterProblem::File { log_dir, partition, role, problem } => {
                 file_problem(at(log_dir, partition.as_deref()), *role, problem)
             }

@@ -542,12 +542,12 @@ fn partition_ids(
 
 /// Partition dirs mapped to topics by topic id (names of -delete/-stray dirs may be truncated;
 /// the id is what the broker trusts): dir → topic, and topic → its dirs in the order given.
-/// Live dirs whose name and id disagree, or (with a metadata log) whose id is unknown, are
-/// problems.
+/// Live dirs whose name and id disagree, or whose id is unknown in a dir of the metadata log's
+/// cluster (`same_cluster_dirs`), are problems.
 fn join_by_topic_id(
     ids: Vec<DirTopicId>,
     image: &MetadataImage,
-    metadata_found: bool,
+    same_cluster_dirs: &[&Path],
     problems: &mut Vec<ClusterProblem>,
 ) -> (
     BTreeMap<PartitionDirRef, String>,
@@ -578,11 +578,13 @@ fn join_by_topic_id(
                     .or_default()
                     .push(dir);
             }
-            None if metadata_found && live => problems.push(ClusterProblem::UnknownTopicId {
-                log_dir: dir.log_dir,
-                dir_name: dir.dir_name,
-                topic_id,
-            }),
+            None if live && same_cluster_dirs.contains(&dir.log_dir.as_path()) => {
+                problems.push(ClusterProblem::UnknownTopicId {
+                    log_dir: dir.log_dir,
+                    dir_name: dir.dir_name,
+                    topic_id,
+                })
+            }
             None => {}
         }
     }
@@ -689,8 +691,14 @@ impl ClusterView {
                 (topic.to_string(), name.partition)
             })
             .collect();
+        // Dirs whose ids the image should know: those of the metadata log's cluster.
+        let same_cluster_dirs: Vec<&Path> = log_dir_info
+            .iter()
+            .filter(|i| i.mode.metadata_log)
+            .map(|i| i.path.as_path())
+            .collect();
         let (partition_topics, mut dirs_by_topic) =
-            join_by_topic_id(ids, &image, metadata_dir.is_some(), &mut problems);
+            join_by_topic_id(ids, &image, &same_cluster_dirs, &mut problems);
         // Without a metadata log (ZooKeeper mode) the dir names are the only topic list.
         let mut dir_topics = Vec::new();
         if metadata_dir.is_none() {
