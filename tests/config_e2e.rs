@@ -433,7 +433,7 @@ fn zookeeper_mode_dir_says_where_overrides_live() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.starts_with("mode zookeeper: rules of Kafka up to 3.9"),
+        text.starts_with("mode zookeeper: Kafka up to 3.9 (ZooKeeper mode was removed in 4.0)"),
         "{text}"
     );
 }

@@ -118,6 +118,11 @@ fn zookeeper_mode(view: &ClusterView, first_dir: &Path) -> Finding {
             LogDirMode::ZooKeeper.kafka_versions()
         ),
     )
+    .evidence(
+        "defaults shown are Kafka 4.4.0's; a 3.x broker's differ for message.timestamp.after.max.ms \
+         (9223372036854775807 before 4.0, 3600000 from 4.0: KIP-1030) and \
+         num.recovery.threads.per.data.dir (1 before 4.0, 2 from 4.0)",
+    )
     .fix(
         "take them from the running cluster: kafka-configs.sh --bootstrap-server HOST:PORT \
          --describe --all --entity-type topics (and --entity-type brokers) > FILE, then \

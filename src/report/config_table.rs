@@ -29,7 +29,7 @@ fn values_table(values: &BTreeMap<String, ValueDoc>) -> Table {
 pub fn render_config(doc: &ConfigDoc, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "mode {}: rules of {}",
+        "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
         doc.mode.name(),
         doc.kafka_versions
     )?;
