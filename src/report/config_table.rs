@@ -27,6 +27,23 @@ fn values_table(values: &BTreeMap<String, ValueDoc>) -> Table {
 
 /// Write `doc` as a header line, the broker's values, each topic's values and the findings.
 pub fn render_config(doc: &ConfigDoc, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
+        doc.body.mode.name(),
+        doc.body.kafka_versions
+    )?;
+    for d in &doc.body.log_dirs {
+        writeln!(
+            out,
+            "log dir {}: {} ({}), cluster.id {}, node id {}",
+            d.path,
+            d.mode.name(),
+            d.mode_evidence,
+            d.cluster_id.as_deref().unwrap_or("-"),
+            d.node_id.map_or("-".to_string(), |n| n.to_string()),
+        )?;
+    }
     let meta = &doc.body.metadata;
     writeln!(
         out,
