@@ -15,7 +15,7 @@
 //! `ConsumerGroupTargetAssignmentMemberKey/Value.json` (7),
 //! `ConsumerGroupCurrentMemberAssignmentKey/Value.json` (8),
 //! `ConsumerGroupRegularExpressionKey/Value.json` (16), `ShareGroup*Key.json` (9-15),
-//! `StreamsGroup*Key.json` (17-24); spec §7. Field encodings: [`super::message_wire`].
+//! `StreamsGroup*Key.json` (17-24); spec §7. Field encodings: `formats/message_wire.rs`.
 //!
 //! ```text
 //! key:   recordType i16 | key fields (classic encoding, key schema version 0)

@@ -6,7 +6,7 @@
 //! skipped), `TransactionState.java` (the status ids), `coordinator-common/.../runtime/
 //! CoordinatorRecordSerde.java` and `clients/.../common/protocol/MessageUtil.java` (the i16
 //! prefixes), `server-common/.../common/TransactionVersion.java` (`transactionLogValueVersion`:
-//! v1 once `transaction.version` ≥ 1); spec §7.6. Field encodings: [`super::message_wire`].
+//! v1 once `transaction.version` ≥ 1); spec §7.6. Field encodings: `formats/message_wire.rs`.
 //!
 //! ```text
 //! key:   recordType i16 (= 0) | TransactionalId string (classic)
