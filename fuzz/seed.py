@@ -168,5 +168,22 @@ for name, p in files():
     elif name in ("partition.metadata", "meta.properties", ".kafka_cleanshutdown"):
         put("small_files", data)
 
+def str16(s):
+    return struct.pack(">h", len(s)) + s
+
+
+# One synthetic key per __consumer_offsets record type (layouts as in group_record.rs), with a
+# bare value version, so the fuzzer starts from every type, not only the fixtures' commits.
+MEMBER_TYPES = {5, 7, 8, 10, 13, 14, 19, 21, 22}
+for t in range(26):
+    key = struct.pack(">h", t) + str16(b"g")
+    if t in (0, 1):
+        key += str16(b"t") + struct.pack(">i", 0)
+    elif t in MEMBER_TYPES or t == 16:
+        key += str16(b"m")
+    put("group_record", coordinator_input(key, None))
+    for version in range(5):
+        put("group_record", coordinator_input(key, struct.pack(">h", version)))
+
 for t in sorted(os.listdir(corpus)):
     print(f"seeded {t}: {len(os.listdir(os.path.join(corpus, t)))} inputs")

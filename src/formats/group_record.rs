@@ -23,9 +23,17 @@
 //! ```
 //!
 //! Keys are always classic. `OffsetCommitValue` and `GroupMetadataValue` are classic in
-//! v0-3 and flexible from v4; every other value is flexible from v0. Kafka 4.x brokers write
-//! `OffsetCommitValue` v4 (v1 when the commit carries an explicit expire timestamp) and
-//! `GroupMetadataValue` v3.
+//! v0-3 and flexible from v4; every other value is flexible from v0. Brokers from 4.1 write
+//! `OffsetCommitValue` v4 with the topic id (KAFKA-19141; 4.0 wrote v3), v1 when the commit
+//! carries an explicit expire timestamp, and `GroupMetadataValue` v3.
+//!
+//! Which releases know which types (from the schema files at the Confluent 8.0/8.1/8.3 release
+//! tags, built on Kafka 4.0/4.1/4.3, and trunk): 0-16 in 4.0, where type 0 still read
+//! `OffsetCommitValue` v0-4; from 4.1 type 0 is `LegacyOffsetCommitKey` with value v0 only,
+//! type 9 is gone (KAFKA-17747, replaced by metadata hashes) and 17 and 19-23 (streams) are
+//! new; 18 existed on trunk only between the streams records (KAFKA-18284) and KAFKA-17747; 24
+//! is on apache/kafka trunk only. This decoder reads all of them: a 4.1+ broker skips 9 and 18
+//! as unknown types.
 //!
 //! Decoding rules:
 //! - A record type this module does not know decodes to [`GroupKey::Unknown`] without reading
@@ -50,7 +58,8 @@ use super::partition_metadata::Uuid;
 
 /// Record types (the key's first i16; `apiKey` of the key schemas).
 pub mod record_type {
-    /// `LegacyOffsetCommitKey`: offset commits of brokers before 0.9 (value v0 only).
+    /// `LegacyOffsetCommitKey`: offset commits of brokers before 0.9 (value v0 only; Kafka 4.0
+    /// read it as `OffsetCommitKey` with value v0-4).
     pub const LEGACY_OFFSET_COMMIT: i16 = 0;
     /// `OffsetCommitKey`.
     pub const OFFSET_COMMIT: i16 = 1;
@@ -84,9 +93,9 @@ pub mod record_type {
     pub const SHARE_GROUP_STATE_PARTITION_METADATA: i16 = 15;
     /// `ConsumerGroupRegularExpressionKey`.
     pub const CONSUMER_GROUP_REGULAR_EXPRESSION: i16 = 16;
-    /// `StreamsGroupMetadataKey`.
+    /// `StreamsGroupMetadataKey` (4.1+, like the other streams types).
     pub const STREAMS_GROUP_METADATA: i16 = 17;
-    /// `StreamsGroupPartitionMetadataKey` (4.0 only; schema removed in 4.1).
+    /// `StreamsGroupPartitionMetadataKey` (trunk only, never in a release).
     pub const STREAMS_GROUP_PARTITION_METADATA: i16 = 18;
     /// `StreamsGroupMemberMetadataKey`.
     pub const STREAMS_GROUP_MEMBER_METADATA: i16 = 19;
@@ -98,7 +107,7 @@ pub mod record_type {
     pub const STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT: i16 = 22;
     /// `StreamsGroupTopologyKey`.
     pub const STREAMS_GROUP_TOPOLOGY: i16 = 23;
-    /// `StreamsGroupTargetAssignmentResolvedTopicIdsKey` (trunk after 4.4).
+    /// `StreamsGroupTargetAssignmentResolvedTopicIdsKey` (apache/kafka trunk only).
     pub const STREAMS_GROUP_TARGET_ASSIGNMENT_RESOLVED_TOPIC_IDS: i16 = 24;
 }
 
@@ -1911,6 +1920,14 @@ mod tests {
             let (k, v) = encode_group_record(&r.key, r.value.as_ref());
             let got = decode_group_record(&k, v.as_deref()).unwrap();
             prop_assert_eq!(got, r);
+            // Every byte is needed: each strict prefix of the key or the value is cut off.
+            for n in 0..k.len() {
+                prop_assert!(decode_group_record(&k[..n], v.as_deref()).is_err());
+            }
+            for n in 0..v.as_ref().map_or(0, Vec::len) {
+                let e = decode_group_record(&k, v.as_ref().map(|v| &v[..n])).unwrap_err();
+                prop_assert!(is_cut(&e), "{}", e);
+            }
         }
 
         #[test]

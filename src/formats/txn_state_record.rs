@@ -607,6 +607,15 @@ mod tests {
             let (key, bytes) = encode_txn_state_record(&id, value.as_ref());
             let decoded = decode_txn_state_record(&key, bytes.as_deref()).unwrap();
             prop_assert_eq!(decoded, TxnStateRecord::Transaction { transactional_id: id, value });
+            // Every byte is needed: each strict prefix of the key or the value is cut off.
+            for n in 0..key.len() {
+                let e = decode_txn_state_record(&key[..n], bytes.as_deref()).unwrap_err();
+                prop_assert!(is_truncation(&e), "{}", e);
+            }
+            for n in 0..bytes.as_ref().map_or(0, Vec::len) {
+                let e = decode_txn_state_record(&key, bytes.as_ref().map(|v| &v[..n])).unwrap_err();
+                prop_assert!(is_truncation(&e), "{}", e);
+            }
         }
 
         #[test]
