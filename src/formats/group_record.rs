@@ -151,104 +151,49 @@ struct TypeInfo {
     first_flexible: i16,
 }
 
-fn type_info(t: i16) -> Option<TypeInfo> {
+/// Per record type, indexed by the type: schema name, protocol, key layout, highest value
+/// version, first flexible value version (`i16::MAX`: none). Every lowest version is 0.
+#[rustfmt::skip]
+const TYPES: [(&str, GroupProtocol, KeyShape, i16, i16); 25] = {
     use GroupProtocol::*;
     use KeyShape::*;
-    let (name, protocol, key, value_versions, first_flexible) = match t {
-        rt::LEGACY_OFFSET_COMMIT => ("LegacyOffsetCommit", Offsets, OffsetCommit, 0..=0, i16::MAX),
-        rt::OFFSET_COMMIT => ("OffsetCommit", Offsets, OffsetCommit, 0..=4, 4),
-        rt::GROUP_METADATA => ("GroupMetadata", Classic, Group, 0..=4, 4),
-        rt::CONSUMER_GROUP_METADATA => ("ConsumerGroupMetadata", Consumer, Group, 0..=0, 0),
-        rt::CONSUMER_GROUP_PARTITION_METADATA => {
-            ("ConsumerGroupPartitionMetadata", Consumer, Group, 0..=0, 0)
-        }
-        rt::CONSUMER_GROUP_MEMBER_METADATA => {
-            ("ConsumerGroupMemberMetadata", Consumer, Member, 0..=0, 0)
-        }
-        rt::CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA => (
-            "ConsumerGroupTargetAssignmentMetadata",
-            Consumer,
-            Group,
-            0..=0,
-            0,
-        ),
-        rt::CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER => (
-            "ConsumerGroupTargetAssignmentMember",
-            Consumer,
-            Member,
-            0..=0,
-            0,
-        ),
-        rt::CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT => (
-            "ConsumerGroupCurrentMemberAssignment",
-            Consumer,
-            Member,
-            0..=0,
-            0,
-        ),
-        rt::SHARE_GROUP_PARTITION_METADATA => {
-            ("ShareGroupPartitionMetadata", Share, Group, 0..=0, 0)
-        }
-        rt::SHARE_GROUP_MEMBER_METADATA => ("ShareGroupMemberMetadata", Share, Member, 0..=0, 0),
-        rt::SHARE_GROUP_METADATA => ("ShareGroupMetadata", Share, Group, 0..=0, 0),
-        rt::SHARE_GROUP_TARGET_ASSIGNMENT_METADATA => {
-            ("ShareGroupTargetAssignmentMetadata", Share, Group, 0..=0, 0)
-        }
-        rt::SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER => {
-            ("ShareGroupTargetAssignmentMember", Share, Member, 0..=0, 0)
-        }
-        rt::SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT => {
-            ("ShareGroupCurrentMemberAssignment", Share, Member, 0..=0, 0)
-        }
-        rt::SHARE_GROUP_STATE_PARTITION_METADATA => {
-            ("ShareGroupStatePartitionMetadata", Share, Group, 0..=0, 0)
-        }
-        rt::CONSUMER_GROUP_REGULAR_EXPRESSION => {
-            ("ConsumerGroupRegularExpression", Consumer, Regex, 0..=0, 0)
-        }
-        rt::STREAMS_GROUP_METADATA => ("StreamsGroupMetadata", Streams, Group, 0..=0, 0),
-        rt::STREAMS_GROUP_PARTITION_METADATA => {
-            ("StreamsGroupPartitionMetadata", Streams, Group, 0..=0, 0)
-        }
-        rt::STREAMS_GROUP_MEMBER_METADATA => {
-            ("StreamsGroupMemberMetadata", Streams, Member, 0..=0, 0)
-        }
-        rt::STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA => (
-            "StreamsGroupTargetAssignmentMetadata",
-            Streams,
-            Group,
-            0..=0,
-            0,
-        ),
-        rt::STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER => (
-            "StreamsGroupTargetAssignmentMember",
-            Streams,
-            Member,
-            0..=0,
-            0,
-        ),
-        rt::STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT => (
-            "StreamsGroupCurrentMemberAssignment",
-            Streams,
-            Member,
-            0..=0,
-            0,
-        ),
-        rt::STREAMS_GROUP_TOPOLOGY => ("StreamsGroupTopology", Streams, Group, 0..=0, 0),
-        rt::STREAMS_GROUP_TARGET_ASSIGNMENT_RESOLVED_TOPIC_IDS => (
-            "StreamsGroupTargetAssignmentResolvedTopicIds",
-            Streams,
-            Group,
-            0..=0,
-            0,
-        ),
-        _ => return None,
-    };
+    [
+        ("LegacyOffsetCommit",                           Offsets,  OffsetCommit, 0, i16::MAX),
+        ("OffsetCommit",                                 Offsets,  OffsetCommit, 4, 4),
+        ("GroupMetadata",                                Classic,  Group,        4, 4),
+        ("ConsumerGroupMetadata",                        Consumer, Group,        0, 0),
+        ("ConsumerGroupPartitionMetadata",               Consumer, Group,        0, 0),
+        ("ConsumerGroupMemberMetadata",                  Consumer, Member,       0, 0),
+        ("ConsumerGroupTargetAssignmentMetadata",        Consumer, Group,        0, 0),
+        ("ConsumerGroupTargetAssignmentMember",          Consumer, Member,       0, 0),
+        ("ConsumerGroupCurrentMemberAssignment",         Consumer, Member,       0, 0),
+        ("ShareGroupPartitionMetadata",                  Share,    Group,        0, 0),
+        ("ShareGroupMemberMetadata",                     Share,    Member,       0, 0),
+        ("ShareGroupMetadata",                           Share,    Group,        0, 0),
+        ("ShareGroupTargetAssignmentMetadata",           Share,    Group,        0, 0),
+        ("ShareGroupTargetAssignmentMember",             Share,    Member,       0, 0),
+        ("ShareGroupCurrentMemberAssignment",            Share,    Member,       0, 0),
+        ("ShareGroupStatePartitionMetadata",             Share,    Group,        0, 0),
+        ("ConsumerGroupRegularExpression",               Consumer, Regex,        0, 0),
+        ("StreamsGroupMetadata",                         Streams,  Group,        0, 0),
+        ("StreamsGroupPartitionMetadata",                Streams,  Group,        0, 0),
+        ("StreamsGroupMemberMetadata",                   Streams,  Member,       0, 0),
+        ("StreamsGroupTargetAssignmentMetadata",         Streams,  Group,        0, 0),
+        ("StreamsGroupTargetAssignmentMember",           Streams,  Member,       0, 0),
+        ("StreamsGroupCurrentMemberAssignment",          Streams,  Member,       0, 0),
+        ("StreamsGroupTopology",                         Streams,  Group,        0, 0),
+        ("StreamsGroupTargetAssignmentResolvedTopicIds", Streams,  Group,        0, 0),
+    ]
+};
+
+fn type_info(t: i16) -> Option<TypeInfo> {
+    let &(name, protocol, key, max_version, first_flexible) =
+        TYPES.get(usize::try_from(t).ok()?)?;
     Some(TypeInfo {
         name,
         protocol,
         key,
-        value_versions,
+        value_versions: 0..=max_version,
         first_flexible,
     })
 }
@@ -1571,6 +1516,106 @@ mod tests {
             Some("StreamsGroupTargetAssignmentResolvedTopicIds")
         );
         assert_eq!(supported_value_versions(1), Some(0..=4));
+    }
+
+    #[test]
+    fn type_table_matches_the_constants() {
+        let named = [
+            (rt::LEGACY_OFFSET_COMMIT, "LegacyOffsetCommit"),
+            (rt::OFFSET_COMMIT, "OffsetCommit"),
+            (rt::GROUP_METADATA, "GroupMetadata"),
+            (rt::CONSUMER_GROUP_METADATA, "ConsumerGroupMetadata"),
+            (
+                rt::CONSUMER_GROUP_PARTITION_METADATA,
+                "ConsumerGroupPartitionMetadata",
+            ),
+            (
+                rt::CONSUMER_GROUP_MEMBER_METADATA,
+                "ConsumerGroupMemberMetadata",
+            ),
+            (
+                rt::CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
+                "ConsumerGroupTargetAssignmentMetadata",
+            ),
+            (
+                rt::CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
+                "ConsumerGroupTargetAssignmentMember",
+            ),
+            (
+                rt::CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+                "ConsumerGroupCurrentMemberAssignment",
+            ),
+            (
+                rt::SHARE_GROUP_PARTITION_METADATA,
+                "ShareGroupPartitionMetadata",
+            ),
+            (rt::SHARE_GROUP_MEMBER_METADATA, "ShareGroupMemberMetadata"),
+            (rt::SHARE_GROUP_METADATA, "ShareGroupMetadata"),
+            (
+                rt::SHARE_GROUP_TARGET_ASSIGNMENT_METADATA,
+                "ShareGroupTargetAssignmentMetadata",
+            ),
+            (
+                rt::SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER,
+                "ShareGroupTargetAssignmentMember",
+            ),
+            (
+                rt::SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+                "ShareGroupCurrentMemberAssignment",
+            ),
+            (
+                rt::SHARE_GROUP_STATE_PARTITION_METADATA,
+                "ShareGroupStatePartitionMetadata",
+            ),
+            (
+                rt::CONSUMER_GROUP_REGULAR_EXPRESSION,
+                "ConsumerGroupRegularExpression",
+            ),
+            (rt::STREAMS_GROUP_METADATA, "StreamsGroupMetadata"),
+            (
+                rt::STREAMS_GROUP_PARTITION_METADATA,
+                "StreamsGroupPartitionMetadata",
+            ),
+            (
+                rt::STREAMS_GROUP_MEMBER_METADATA,
+                "StreamsGroupMemberMetadata",
+            ),
+            (
+                rt::STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA,
+                "StreamsGroupTargetAssignmentMetadata",
+            ),
+            (
+                rt::STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER,
+                "StreamsGroupTargetAssignmentMember",
+            ),
+            (
+                rt::STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+                "StreamsGroupCurrentMemberAssignment",
+            ),
+            (rt::STREAMS_GROUP_TOPOLOGY, "StreamsGroupTopology"),
+            (
+                rt::STREAMS_GROUP_TARGET_ASSIGNMENT_RESOLVED_TOPIC_IDS,
+                "StreamsGroupTargetAssignmentResolvedTopicIds",
+            ),
+        ];
+        assert_eq!(named.len(), TYPES.len());
+        for (t, name) in named {
+            assert_eq!(record_type_name(t), Some(name), "type {t}");
+        }
+        // Key layouts follow the schema names.
+        for t in 0..TYPES.len() as i16 {
+            let info = type_info(t).unwrap();
+            let member = info.name.contains("Member");
+            assert_eq!(info.key == KeyShape::Member, member, "{}", info.name);
+        }
+        assert_eq!(
+            group_protocol(rt::GROUP_METADATA),
+            Some(GroupProtocol::Classic)
+        );
+        assert_eq!(
+            group_protocol(rt::OFFSET_COMMIT),
+            Some(GroupProtocol::Offsets)
+        );
     }
 
     #[test]
