@@ -95,6 +95,41 @@ def record_values(section, count):
         pos = end
 
 
+def record_key_values(section, count):
+    """(key, value) of the records of an uncompressed v2 records section (None = null)."""
+    pos = 0
+    for _ in range(count):
+        r = varint(section, pos)
+        if not r:
+            return
+        length, body = r
+        end = body + length
+        pos = body + 1  # attributes
+        for _ in range(2):  # timestamp delta, offset delta
+            r = varint(section, pos)
+            if not r:
+                return
+            pos = r[1]
+        out = []
+        for _ in range(2):  # key, value
+            r = varint(section, pos)
+            if not r:
+                return
+            n, pos = r
+            out.append(section[pos : pos + n] if n >= 0 else None)
+            pos += max(n, 0)
+        yield out[0], out[1]
+        pos = end
+
+
+def coordinator_input(key, value):
+    """Harness layout of group_record / txn_state_record: u16 (null bit | key len), key, value."""
+    header = len(key) | (0x8000 if value is None else 0)
+    return struct.pack(">H", header) + key + (value or b"")
+
+
+COORDINATOR_TOPICS = {"__consumer_offsets": "group_record", "__transaction_state": "txn_state_record"}
+
 counts = {}
 for name, p in files():
     data = read(p)
@@ -103,6 +138,14 @@ for name, p in files():
             if not attrs & 0x27:  # uncompressed data batches only (not control)
                 for value in record_values(section, count):
                     put("metadata_record", value)
+    target = next((t for topic, t in COORDINATOR_TOPICS.items() if f"{topic}-" in p), None)
+    if target and name.endswith(".log"):
+        for attrs, base, delta, bts, mts, count, section in v2_batches(data):
+            if not attrs & 0x27:  # uncompressed data batches only (not control)
+                for key, value in record_key_values(section, count):
+                    if key is not None:
+                        put(target, coordinator_input(key, value))
+                        put(target, coordinator_input(key, None))
     if name.endswith(".log"):
         put("walk", data)
         for attrs, base, delta, bts, mts, count, section in v2_batches(data):
@@ -124,6 +167,23 @@ for name, p in files():
         put("checkpoint", data)
     elif name in ("partition.metadata", "meta.properties", ".kafka_cleanshutdown"):
         put("small_files", data)
+
+def str16(s):
+    return struct.pack(">h", len(s)) + s
+
+
+# One synthetic key per __consumer_offsets record type (layouts as in group_record.rs), with a
+# bare value version, so the fuzzer starts from every type, not only the fixtures' commits.
+MEMBER_TYPES = {5, 7, 8, 10, 13, 14, 19, 21, 22}
+for t in range(26):
+    key = struct.pack(">h", t) + str16(b"g")
+    if t in (0, 1):
+        key += str16(b"t") + struct.pack(">i", 0)
+    elif t in MEMBER_TYPES or t == 16:
+        key += str16(b"m")
+    put("group_record", coordinator_input(key, None))
+    for version in range(5):
+        put("group_record", coordinator_input(key, struct.pack(">h", version)))
 
 for t in sorted(os.listdir(corpus)):
     print(f"seeded {t}: {len(os.listdir(os.path.join(corpus, t)))} inputs")

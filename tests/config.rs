@@ -781,3 +781,152 @@ fn every_topic_config_default_renders_as_kafka() {
         );
     }
 }
+
+/// Keys Kafka 4.0 removed are named as removed, with their replacement, wherever they are set:
+/// a topic override in the metadata log, `--config` (the topic's own and `*`), a topic override
+/// in a describe file, and broker levels. An unknown key stays unknown.
+#[test]
+fn removed_keys_are_named_with_their_replacement() {
+    let mut sources = from_metadata_maps(
+        &[(
+            "t".to_string(),
+            map(&[
+                ("message.timestamp.difference.max.ms", "5000"),
+                ("no.such.key", "1"),
+            ]),
+        )]
+        .into_iter()
+        .collect(),
+        &[(
+            "".to_string(),
+            map(&[("log.message.format.version", "3.0")]),
+        )]
+        .into_iter()
+        .collect(),
+        None,
+    );
+    sources.static_props = Some(map(&[("log.message.timestamp.difference.max.ms", "60000")]));
+    sources
+        .add_cli_overrides([
+            "t:message.format.version=2.8",
+            "*:message.downconversion.enable=true",
+        ])
+        .unwrap();
+    sources.describe_file = Some(
+        parse_describe_file(
+            "All configs for topic t are:\n  \
+             message.timestamp.difference.max.ms=7000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:message.timestamp.difference.max.ms=7000}\n  \
+             message.format.version=3.0-IV1 sensitive=false synonyms={DEFAULT_CONFIG:log.message.format.version=3.0-IV1}\n",
+        )
+        .unwrap(),
+    );
+    let e = resolve_topic(&sources, "t");
+    let removed: Vec<(String, ConfigSource, Option<String>, &[&str])> = e
+        .problems
+        .iter()
+        .filter_map(|p| match p {
+            ConfigError::RemovedConfig {
+                key,
+                level,
+                topic,
+                removed,
+                ..
+            } => Some((key.clone(), *level, topic.clone(), removed.replacement)),
+            _ => None,
+        })
+        .collect();
+    let before_after: &[&str] = &[
+        "message.timestamp.before.max.ms",
+        "message.timestamp.after.max.ms",
+    ];
+    assert_eq!(
+        removed,
+        vec![
+            (
+                "message.timestamp.difference.max.ms".to_string(),
+                ConfigSource::DynamicTopicConfig,
+                Some("t".to_string()),
+                before_after
+            ),
+            (
+                "message.format.version".to_string(),
+                ConfigSource::Override,
+                Some("t".to_string()),
+                &[][..]
+            ),
+            (
+                "message.downconversion.enable".to_string(),
+                ConfigSource::Override,
+                None,
+                &[][..]
+            ),
+            // Only the describe file's topic override; its DEFAULT_CONFIG entry is not one.
+            (
+                "message.timestamp.difference.max.ms".to_string(),
+                ConfigSource::DescribeFile,
+                Some("t".to_string()),
+                before_after
+            ),
+        ]
+    );
+    assert!(e.problems.iter().any(|p| matches!(p,
+        ConfigError::UnknownTopicConfig { key, .. } if key == "no.such.key")));
+    assert!(!e.problems.iter().any(|p| matches!(p,
+        ConfigError::UnknownTopicConfig { key, .. } if key.starts_with("message."))));
+    let msg = e.problems[e
+        .problems
+        .iter()
+        .position(|p| {
+            matches!(
+                p,
+                ConfigError::RemovedConfig {
+                    level: ConfigSource::DynamicTopicConfig,
+                    ..
+                }
+            )
+        })
+        .unwrap()]
+    .to_string();
+    assert!(
+        msg.contains("removed in Kafka 4.0")
+            && msg.contains(
+                "use message.timestamp.before.max.ms and message.timestamp.after.max.ms instead"
+            ),
+        "{msg}"
+    );
+    // The removed keys change no value: the replacements keep their defaults.
+    assert_eq!(
+        e.get("message.timestamp.before.max.ms").unwrap().source,
+        ConfigSource::DefaultConfig
+    );
+    // Broker levels: reported by the broker's resolution, once.
+    let b = resolve_broker(&sources);
+    let keys: Vec<(&str, ConfigSource)> = b
+        .problems
+        .iter()
+        .filter_map(|p| match p {
+            ConfigError::RemovedConfig {
+                key,
+                level,
+                topic: None,
+                ..
+            } => Some((key.as_str(), *level)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        vec![
+            (
+                "log.message.format.version",
+                ConfigSource::DynamicDefaultBrokerConfig
+            ),
+            (
+                "log.message.timestamp.difference.max.ms",
+                ConfigSource::StaticBrokerConfig
+            ),
+        ]
+    );
+    // A key that never existed is still refused in --config.
+    assert!(sources.add_cli_overrides(["t:no.such.key=1"]).is_err());
+}

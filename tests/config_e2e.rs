@@ -291,3 +291,255 @@ fn unreadable_meta_and_partition_metadata_are_io_findings() {
     // The rest is still read: the other two dirs of the topic are found by id.
     assert_eq!(topic(&doc, "kt-alpha")["dirs"].as_array().unwrap().len(), 2);
 }
+
+/// A copy of a fixture's log dir under `tmp`, writable.
+fn copy_log_dir(tmp: &std::path::Path, fixture: &str, name: &str) -> PathBuf {
+    let copy = tmp.join(name);
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures")
+                .join(fixture)
+                .join("logs-0"),
+        )
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = Command::new("chmod")
+        .arg("-R")
+        .arg("u+w")
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    copy
+}
+
+fn codes(doc: &Value) -> Vec<&str> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect()
+}
+
+fn finding<'a>(doc: &'a Value, code: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {:#}", doc["findings"]))
+}
+
+#[test]
+fn removed_key_in_config_is_named_with_its_replacement() {
+    let dir = kraft_fixture();
+    let (code, doc) = run_config(&[
+        dir.join("logs-0").to_str().unwrap(),
+        "--config",
+        "kt-alpha:message.timestamp.difference.max.ms=1000",
+        "--topic",
+        "kt-alpha",
+    ]);
+    assert_eq!(codes(&doc), vec!["config.removed_key"], "{doc:#}");
+    assert_eq!(code, 1);
+    let f = finding(&doc, "config.removed_key");
+    assert_eq!(f["severity"], "warning");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("message.timestamp.difference.max.ms=1000")
+            && msg.contains("removed in Kafka 4.0")
+            && msg.contains("message.timestamp.before.max.ms and message.timestamp.after.max.ms"),
+        "{msg}"
+    );
+    // The key was taken, and changed nothing.
+    let v = &topic(&doc, "kt-alpha")["configs"]["message.timestamp.before.max.ms"];
+    assert_eq!(v["source"], "DEFAULT_CONFIG");
+}
+
+/// The fixture re-labelled as a 3.x ZooKeeper-mode dir: v0 meta.properties with broker.id and
+/// cluster.id (no node.id, no directory.id), no partition.metadata, no metadata log.
+fn zookeeper_copy(tmp: &std::path::Path) -> PathBuf {
+    let copy = copy_log_dir(tmp, "basic-delete", "zk-logs");
+    std::fs::remove_dir_all(copy.join("__cluster_metadata-0")).unwrap();
+    for e in std::fs::read_dir(&copy).unwrap() {
+        let pm = e.unwrap().path().join("partition.metadata");
+        if pm.exists() {
+            std::fs::remove_file(pm).unwrap();
+        }
+    }
+    std::fs::write(
+        copy.join("meta.properties"),
+        "#\n#Tue Mar 05 10:00:00 UTC 2024\nversion=0\nbroker.id=1\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
+    )
+    .unwrap();
+    copy
+}
+
+#[test]
+fn zookeeper_mode_dir_says_where_overrides_live() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = zookeeper_copy(tmp.path());
+    let (code, doc) = run_config(&[copy.to_str().unwrap()]);
+    assert_eq!(codes(&doc), vec!["config.zookeeper_mode"], "{doc:#}");
+    assert_eq!(code, 0);
+    let f = finding(&doc, "config.zookeeper_mode");
+    assert_eq!(f["severity"], "info");
+    assert!(f["message"]
+        .as_str()
+        .unwrap()
+        .contains("/config/topics/<topic>"));
+    assert!(f["fix"].as_str().unwrap().contains("--config-file"));
+    assert_eq!(doc["mode"], "zookeeper");
+    assert!(doc["kafka_versions"].as_str().unwrap().contains("3.9"));
+    let d = &doc["log_dirs"][0];
+    assert_eq!(d["mode"], "zookeeper");
+    assert_eq!(d["meta_properties_version"], 0);
+    assert_eq!(d["node_id"], 1);
+    assert_eq!(d["cluster_id"], "TG9nQ2xlYW5GaXh0dXJlcw");
+    assert_eq!(doc["broker_id"], 1);
+    // Topics come from the dir names.
+    assert_eq!(topic(&doc, "orders")["dirs"].as_array().unwrap().len(), 2);
+    assert_eq!(topic(&doc, "sized")["topic_id"], Value::Null);
+    // With a describe file, its overrides apply.
+    let file = tmp.path().join("describe.txt");
+    std::fs::write(
+        &file,
+        "All configs for topic orders are:\n  retention.ms=5000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=5000, DEFAULT_CONFIG:log.retention.hours=168}\n  message.format.version=2.8-IV1 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:message.format.version=2.8-IV1, DEFAULT_CONFIG:log.message.format.version=3.0-IV1}\n",
+    )
+    .unwrap();
+    let (code, doc) = run_config(&[
+        copy.to_str().unwrap(),
+        "--config-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        topic(&doc, "orders")["configs"]["retention.ms"]["value"],
+        "5000"
+    );
+    // A 3.x broker still reads the removed key: info, not a warning, in ZooKeeper mode.
+    let f = finding(&doc, "config.removed_key");
+    assert_eq!(f["severity"], "info");
+    assert_eq!(code, 0, "{doc:#}");
+    // The table says the mode first.
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .args(["--color", "never", "config"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("mode zookeeper: Kafka up to 3.9 (ZooKeeper mode was removed in 4.0)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dirs_of_different_clusters_are_said_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = copy_log_dir(tmp.path(), "kraft-metadata", "a");
+    let b = copy_log_dir(tmp.path(), "compacted", "b");
+    let meta = std::fs::read_to_string(b.join("meta.properties")).unwrap();
+    std::fs::write(
+        b.join("meta.properties"),
+        meta.replace("TG9nQ2xlYW5GaXh0dXJlcw", "T3RoZXJDbHVzdGVyMDAwMA"),
+    )
+    .unwrap();
+    let (code, doc) = run_config(&[a.to_str().unwrap(), b.to_str().unwrap()]);
+    let n = codes(&doc)
+        .iter()
+        .filter(|c| **c == "dir.cluster_mismatch")
+        .count();
+    assert_eq!(n, 1, "{doc:#}");
+    // The other cluster's topic ids are not this metadata log's to know.
+    assert_eq!(codes(&doc), vec!["dir.cluster_mismatch"], "{doc:#}");
+    assert_eq!(code, 1);
+    let f = finding(&doc, "dir.cluster_mismatch");
+    assert_eq!(f["severity"], "error");
+    let ev: Vec<(String, String)> = f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let pair = |name: &str, value: String| (name.to_string(), value);
+    assert_eq!(
+        ev,
+        vec![
+            pair("log_dir", a.display().to_string()),
+            pair("cluster_id", "TG9nQ2xlYW5GaXh0dXJlcw".into()),
+            pair("log_dir", b.display().to_string()),
+            pair("cluster_id", "T3RoZXJDbHVzdGVyMDAwMA".into()),
+        ]
+    );
+    assert_eq!(doc["log_dirs"][1]["cluster_id"], "T3RoZXJDbHVzdGVyMDAwMA");
+}
+
+#[test]
+fn partitions_of_this_broker_without_a_dir_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = copy_log_dir(tmp.path(), "kraft-metadata", "logs-0");
+    let (_, doc) = run_config(&[copy.to_str().unwrap()]);
+    assert!(
+        !codes(&doc).contains(&"partition.missing_replica"),
+        "{doc:#}"
+    );
+    std::fs::remove_dir_all(copy.join("kt-alpha-1")).unwrap();
+    let (code, doc) = run_config(&[copy.to_str().unwrap()]);
+    assert_eq!(codes(&doc), vec!["partition.missing_replica"], "{doc:#}");
+    assert_eq!(code, 1);
+    let msg = finding(&doc, "partition.missing_replica")["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        msg.contains("`kt-alpha`")
+            && msg.contains("3 of its partitions to broker 1")
+            && msg.ends_with(": 1"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn damaged_meta_properties_is_a_corruption_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = copy_log_dir(tmp.path(), "kraft-metadata", "logs-0");
+    let real = std::fs::read(copy.join("meta.properties")).unwrap();
+    for (what, bytes, says) in [
+        ("empty", Vec::new(), "empty"),
+        ("NUL-filled", vec![0u8; real.len()], "NUL byte"),
+        (
+            "garbage",
+            b"<html>not found</html>\n".to_vec(),
+            "not a meta.properties file",
+        ),
+    ] {
+        std::fs::write(copy.join("meta.properties"), &bytes).unwrap();
+        let (code, doc) = run_config(&[copy.to_str().unwrap(), "--topic", "kt-beta"]);
+        let f = finding(&doc, "file.corrupt");
+        assert_eq!(f["class"], "corruption", "{what}");
+        assert!(
+            f["message"].as_str().unwrap().contains(says),
+            "{what}: {f:#}"
+        );
+        assert!(
+            f["location"]["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("meta.properties"),
+            "{what}"
+        );
+        assert_eq!(code, 2, "{what}: {doc:#}");
+        // The rest is still read (the metadata log says KRaft).
+        assert_eq!(doc["mode"], "kraft", "{what}");
+        assert_eq!(doc["log_dirs"][0]["meta_properties_version"], Value::Null);
+    }
+}

@@ -419,6 +419,43 @@ cases! {
         "server.properties: log.segment.bytes=1gb appended (not an int)",
         |d| edit(&d.join("server.properties"), |b| b.extend_from_slice(b"log.segment.bytes=1gb\n")),
         healthy "kraft-metadata";
+    config_removed_key: "config.removed_key", "warning", exit 1,
+        "kraft-metadata" ["config", "logs-0", "--config", "kt-alpha:message.timestamp.difference.max.ms=1000"],
+        "none: --config sets message.timestamp.difference.max.ms, removed in Kafka 4.0 (KIP-937)",
+        |_| {},
+        healthy "kraft-metadata" ["config", "logs-0", "--config", "kt-alpha:message.timestamp.before.max.ms=1000"];
+    config_zookeeper_mode: "config.zookeeper_mode", "info", exit 0,
+        "basic-delete" ["config", "logs-0"],
+        "re-labelled as a ZooKeeper-mode (3.x) dir: meta.properties version=0 + broker.id, no \
+         partition.metadata, no __cluster_metadata-0",
+        |d| zookeeper_relabel(&d.join("logs-0")),
+        healthy "basic-delete" ["config", "logs-0", "logs-1"];
+    dir_cluster_mismatch: "dir.cluster_mismatch", "error", exit 1,
+        "basic-delete" ["config", "logs-0", "logs-1"],
+        "logs-1/meta.properties: cluster.id replaced by another cluster's",
+        |d| replace_text(&d.join("logs-1/meta.properties"), "TG9nQ2xlYW5GaXh0dXJlcw", "T3RoZXJDbHVzdGVyMDAwMA"),
+        healthy "basic-delete";
+    partition_missing_replica: "partition.missing_replica", "warning", exit 1,
+        "kraft-metadata" ["config", "logs-0"],
+        "kt-alpha-1 removed: the metadata log still assigns it to this broker",
+        |d| fs::remove_dir_all(d.join("logs-0/kt-alpha-1")).unwrap(),
+        healthy "kraft-metadata";
+}
+
+/// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.
+fn zookeeper_relabel(dir: &Path) {
+    fs::remove_dir_all(dir.join("__cluster_metadata-0")).unwrap();
+    for e in fs::read_dir(dir).unwrap() {
+        let pm = e.unwrap().path().join("partition.metadata");
+        if pm.exists() {
+            fs::remove_file(pm).unwrap();
+        }
+    }
+    fs::write(
+        dir.join("meta.properties"),
+        "#\n#Tue Mar 05 10:00:00 UTC 2024\nversion=0\nbroker.id=1\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
+    )
+    .unwrap();
 }
 
 fn case(code: &str) -> &'static Case {

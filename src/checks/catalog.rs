@@ -210,6 +210,18 @@ kinds! {
     CONFIG_UNKNOWN_TOPIC = "config.unknown_topic", Condition, Warning,
         "a `--topic` not in the metadata log; broker-level values are shown (`config`)",
         "check the topic name (`kafka-topics.sh --list`)";
+    CONFIG_REMOVED_KEY = "config.removed_key", Condition, Warning,
+        "a key Kafka 4.0 removed (`message.timestamp.difference.max.ms` → `message.timestamp.before.max.ms` / `.after.max.ms`, `message.format.version`, their `log.` broker keys, ...), named with its replacement; info on a ZooKeeper-mode (3.x) dir, which still reads it (`config`)",
+        "set the replacement keys to the value you need and remove the old key";
+    CONFIG_ZOOKEEPER_MODE = "config.zookeeper_mode", Condition, Info,
+        "ZooKeeper-mode log dirs (Kafka up to 3.9): topic overrides and dynamic broker configs live in ZooKeeper (`/config/topics/<topic>`), not on disk (`config`)",
+        "take them from the running cluster: `kafka-configs.sh --bootstrap-server HOST:PORT --describe --all --entity-type topics > FILE`, then `--config-file FILE`; or give single values with `--config TOPIC:KEY=VALUE`";
+    DIR_CLUSTER_MISMATCH = "dir.cluster_mismatch", Condition, Error,
+        "the log dirs' `meta.properties` carry different `cluster.id`s: a broker refuses to start on them (\"Invalid cluster.id\", `MetaPropertiesEnsemble.verify`); said once, listing each dir",
+        "give the log dirs of one broker at a time; if a dir was copied from another cluster, move it out";
+    PARTITION_MISSING_REPLICA = "partition.missing_replica", Condition, Warning,
+        "per topic, the partitions the metadata log assigns to this broker that have no partition dir in the log dirs given (replicas placed in a directory id none of them carries are not counted) (`config`)",
+        "if the broker has more log dirs, give them all; if a dir was moved or deleted, put it back before starting the broker: it otherwise starts the replica empty and re-fetches it from the leader (a sole replica's data is gone)";
 }
 
 /// The kind with this code.

@@ -11,6 +11,7 @@
 //! * [`resolve`]: the broker's precedence and synonym rules ([`resolve_topic`]).
 //! * [`log_config`]: the resolved values the cleanup rules read, typed ([`LogConfig`],
 //!   [`BrokerCleanupConfig`]).
+//! * [`removed`]: keys Kafka removed (4.0), with their replacements.
 //!
 //! Spec: `kafka-cleanup-rules.md` §E; where it and a real 4.4.0 broker disagree the broker
 //! wins (see the module docs of [`resolve`]).
@@ -18,6 +19,7 @@
 pub mod defaults;
 pub mod describe_file;
 pub mod log_config;
+pub mod removed;
 pub mod resolve;
 pub mod sources;
 pub mod value;
@@ -206,6 +208,20 @@ pub enum ConfigError {
         /// Where it was found.
         level: ConfigSource,
     },
+    /// A key Kafka removed, found in a source: it has no effect on a 4.x broker.
+    #[error("{}", removed_text(.key, .value, *.level, .topic.as_deref(), .removed))]
+    RemovedConfig {
+        /// The key.
+        key: String,
+        /// The value as written.
+        value: String,
+        /// Where it was found.
+        level: ConfigSource,
+        /// The topic, for a topic-level key of one topic (`None`: broker level, or `--config *`).
+        topic: Option<String>,
+        /// What replaces it.
+        removed: &'static removed::RemovedConfig,
+    },
     /// A malformed `--config` argument.
     #[error("bad --config `{arg}`: {reason}")]
     BadOverride {
@@ -228,4 +244,22 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+}
+
+fn removed_text(
+    key: &str,
+    value: &str,
+    level: ConfigSource,
+    topic: Option<&str>,
+    removed: &removed::RemovedConfig,
+) -> String {
+    let topic = topic
+        .map(|t| format!(" for topic `{t}`"))
+        .unwrap_or_default();
+    format!(
+        "`{key}={value}` from {level}{topic}: `{key}` was removed in Kafka {} and has no effect \
+         on a 4.x broker; {}",
+        removed.removed_in,
+        removed.advice()
+    )
 }

@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::defaults::{
     self, BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Validator, TOPIC_CONFIGS,
 };
+use super::removed::{removed_config, removed_topic_config};
 use super::sources::{ConfigMap, ConfigSources};
 use super::value::{self, Typed};
 use super::{ConfigError, ConfigSource};
@@ -372,6 +373,43 @@ fn ignored_dynamic_keys(sources: &ConfigSources) -> Vec<ConfigError> {
     out
 }
 
+/// Removed topic keys given for `topic` by `--config` (its own, or `*`, reported once for all
+/// topics) and by topic overrides in a describe file.
+fn removed_topic_keys(sources: &ConfigSources, topic: &str) -> Vec<ConfigError> {
+    let mut out = Vec::new();
+    for (t, for_topic) in [(topic, Some(topic)), ("*", None)] {
+        for (key, value) in sources.cli_overrides.get(t).into_iter().flatten() {
+            if let Some(removed) = removed_topic_config(key) {
+                out.push(ConfigError::RemovedConfig {
+                    key: key.clone(),
+                    value: value.clone(),
+                    level: ConfigSource::Override,
+                    topic: for_topic.map(str::to_string),
+                    removed,
+                });
+            }
+        }
+    }
+    let described = sources.describe_file.as_ref().and_then(|f| f.topic(topic));
+    for c in described.into_iter().flat_map(|e| &e.configs) {
+        // Only the topic's own overrides: a 3.x `--describe --all` lists every removed key with
+        // its broker or default value, which are reported once at broker level.
+        if c.source() != crate::config::KafkaSource::DynamicTopicConfig {
+            continue;
+        }
+        if let Some(removed) = removed_topic_config(&c.name) {
+            out.push(ConfigError::RemovedConfig {
+                key: c.name.clone(),
+                value: c.value.clone().unwrap_or_default(),
+                level: ConfigSource::DescribeFile,
+                topic: Some(topic.into()),
+                removed,
+            });
+        }
+    }
+    out
+}
+
 /// The effective configuration of `topic`: every Kafka 4.4.0 topic config.
 pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
     let mut problems = Vec::new();
@@ -384,14 +422,27 @@ pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
     }
     problems.extend(ignored_dynamic_keys(sources));
     if let Some(over) = sources.topic_overrides.get(topic) {
-        for key in over.keys().filter(|k| defaults::topic_config(k).is_none()) {
-            problems.push(ConfigError::UnknownTopicConfig {
-                topic: topic.into(),
-                key: key.clone(),
-                level: ConfigSource::DynamicTopicConfig,
+        for (key, value) in over
+            .iter()
+            .filter(|(k, _)| defaults::topic_config(k).is_none())
+        {
+            problems.push(match removed_topic_config(key) {
+                Some(removed) => ConfigError::RemovedConfig {
+                    key: key.clone(),
+                    value: value.clone(),
+                    level: ConfigSource::DynamicTopicConfig,
+                    topic: Some(topic.into()),
+                    removed,
+                },
+                None => ConfigError::UnknownTopicConfig {
+                    topic: topic.into(),
+                    key: key.clone(),
+                    level: ConfigSource::DynamicTopicConfig,
+                },
             });
         }
     }
+    problems.extend(removed_topic_keys(sources, topic));
     EffectiveConfig {
         topic: topic.into(),
         values,
@@ -469,6 +520,19 @@ pub fn resolve_broker(sources: &ConfigSources) -> BrokerEffectiveConfig {
             resolve_broker_key(d, sources, &mut problems).map(|v| (d.name.to_string(), v))
         })
         .collect();
+    for (level, map) in broker_levels(sources) {
+        for (key, value) in map.into_iter().flatten() {
+            if let Some(removed) = removed_config(key).filter(|r| !r.topic_level) {
+                problems.push(ConfigError::RemovedConfig {
+                    key: key.clone(),
+                    value: value.clone(),
+                    level,
+                    topic: None,
+                    removed,
+                });
+            }
+        }
+    }
     BrokerEffectiveConfig { values, problems }
 }
 

@@ -114,7 +114,10 @@ pub fn parse_config_override(arg: &str) -> Result<(String, String, String), Conf
     if key.is_empty() {
         return Err(err("empty key"));
     }
-    if super::defaults::topic_config(key).is_none() {
+    // A removed key is taken, to be named as removed (with its replacement) when resolving.
+    if super::defaults::topic_config(key).is_none()
+        && super::removed::removed_topic_config(key).is_none()
+    {
         return Err(err(&format!("`{key}` is not a Kafka 4.4.0 topic config")));
     }
     Ok((topic.to_string(), key.to_string(), value.to_string()))

@@ -17,6 +17,10 @@
 //! `directory.id` required and `cluster.id` optional, come from `MetaPropertiesVersion`'s doc and
 //! are unconfirmed for 4.x); v0 reads an optional `broker.id`, v1 and v2 a required `node.id`; v1
 //! requires `cluster.id`; `directory.id`, when present, must be a [`Uuid`].
+//!
+//! Kafka reads an empty, NUL-filled or garbage file as a valid v0 file with no ids (and a KRaft
+//! file without its `version` line as v0, dropping `node.id`); here those are errors, since no
+//! broker writes them: they are what a torn write, a zero-filled block or a wrong file leaves.
 
 use super::checkpoint::java_parse_i32;
 use super::error::{ErrorKind, FormatError, FormatResult};
@@ -130,14 +134,66 @@ pub fn parse_properties(bytes: &[u8]) -> FormatResult<Vec<Property>> {
     Ok(out)
 }
 
-/// Parse `meta.properties`. Errors: [`ErrorKind::BadText`] (escapes),
+/// The keys Kafka reads from `meta.properties`.
+const KEYS: [&str; 5] = [
+    "version",
+    "cluster.id",
+    "node.id",
+    "broker.id",
+    "directory.id",
+];
+
+/// Parse `meta.properties`. Beyond Kafka's own rules, a file Kafka never writes is an error: a
+/// NUL byte anywhere, no property at all (empty, or only comments), none of Kafka's keys
+/// (garbage), or `node.id` without `version`. Errors: [`ErrorKind::BadText`] (escapes),
 /// [`ErrorKind::UnsupportedVersion`], or [`ErrorKind::InvalidField`] for a missing or bad field,
 /// at the byte offset of the property's line (0 for a missing one).
 pub fn parse_meta_properties(bytes: &[u8]) -> FormatResult<MetaProperties> {
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Err(FormatError::new(
+            ErrorKind::BadText(format!(
+                "NUL byte at byte {at}: Kafka never writes one (a torn write or a zero-filled file)"
+            )),
+            at as u64,
+        ));
+    }
     let properties = parse_properties(bytes)?;
     let invalid = |field: &'static str, reason: String, at: u64| {
         FormatError::new(ErrorKind::InvalidField { field, reason }, at)
     };
+    if properties.is_empty() {
+        let what = if bytes.is_empty() {
+            "the file is empty"
+        } else {
+            "the file holds only comments or blank lines"
+        };
+        return Err(FormatError::new(
+            ErrorKind::BadText(format!("no properties: {what}")),
+            0,
+        ));
+    }
+    if !properties.iter().any(|p| KEYS.contains(&p.key.as_str())) {
+        return Err(FormatError::new(
+            ErrorKind::BadText(format!(
+                "none of {} is set: not a meta.properties file",
+                KEYS.join(", ")
+            )),
+            0,
+        ));
+    }
+    if find(&properties, "version").is_none() {
+        if let Some(p) = find(&properties, "node.id") {
+            return Err(invalid(
+                "version",
+                format!(
+                    "missing, but line {} has node.id: a KRaft file that lost its version line \
+                     (Kafka would read it as version 0 and ignore node.id)",
+                    p.line
+                ),
+                0,
+            ));
+        }
+    }
     let version = match find(&properties, "version") {
         None => MetaPropertiesVersion::V0,
         Some(p) => {
@@ -402,6 +458,68 @@ mod tests {
                 .unwrap()
                 .node_id,
             Some(2)
+        );
+    }
+
+    /// A real broker-written file (fixture), and damaged copies of it.
+    #[test]
+    fn damaged_fixture_files_are_errors() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/kraft-metadata/logs-0/meta.properties"
+        );
+        let real = std::fs::read(path).unwrap();
+        let m = parse_meta_properties(&real).unwrap();
+        assert_eq!((m.version, m.node_id), (MetaPropertiesVersion::V1, Some(1)));
+        let text = |e: FormatError| e.kind.to_string();
+
+        let e = parse_meta_properties(b"").unwrap_err();
+        assert!(text(e).contains("the file is empty"));
+        // Comments only (the two header lines Kafka writes, nothing after).
+        let header: Vec<u8> = real
+            .split(|&b| b == b'\n')
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(&b'\n');
+        let e = parse_meta_properties(&header).unwrap_err();
+        assert!(text(e).contains("only comments"));
+        // Zero-filled, same length (delayed allocation after a crash).
+        let e = parse_meta_properties(&vec![0u8; real.len()]).unwrap_err();
+        assert_eq!(e.offset, 0);
+        assert!(text(e).contains("NUL byte at byte 0"));
+        // A NUL block in the middle.
+        let mut torn = real.clone();
+        torn[40..48].fill(0);
+        assert_eq!(parse_meta_properties(&torn).unwrap_err().offset, 40);
+        // Garbage: no key=value line, none of Kafka's keys.
+        let e = parse_meta_properties(b"\x89PNG\r\n\x1a\nIHDR garbage here\n").unwrap_err();
+        assert!(text(e).contains("not a meta.properties file"));
+        // Each required line removed in turn.
+        let without = |key: &str| -> Vec<u8> {
+            real.split(|&b| b == b'\n')
+                .filter(|l| !l.starts_with(key.as_bytes()))
+                .collect::<Vec<_>>()
+                .join(&b'\n')
+        };
+        for (key, field) in [
+            ("version=", "version"),
+            ("node.id=", "node.id"),
+            ("cluster.id=", "cluster.id"),
+        ] {
+            let e = parse_meta_properties(&without(key)).unwrap_err();
+            assert!(
+                matches!(&e.kind, ErrorKind::InvalidField { field: f, .. } if *f == field),
+                "{key}: {e:?}"
+            );
+        }
+        // A ZooKeeper-mode file (v0 with broker.id) is still fine.
+        let zk = parse_meta_properties(
+            b"#\nversion=0\nbroker.id=1\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (zk.version, zk.node_id),
+            (MetaPropertiesVersion::V0, Some(1))
         );
     }
 

@@ -23,6 +23,11 @@ pub mod walk;
 // KRaft metadata records.
 pub mod metadata_record;
 
+// Coordinator records: `__consumer_offsets` and `__transaction_state`.
+pub mod group_record;
+pub(crate) mod message_wire;
+pub mod txn_state_record;
+
 // Indexes.
 pub mod offset_index;
 pub mod slot_index;

@@ -6,7 +6,7 @@
 //! metadata log, `partition.metadata`, a describe file) and keeps whatever went wrong as
 //! [`ClusterProblem`]s for `checks/` to turn into findings. Nothing here prints or judges.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -17,12 +17,15 @@ use crate::config::{
     BrokerCleanupConfig, BrokerEffectiveConfig, ConfigError, ConfigSources, EffectiveConfig,
     LogConfig,
 };
-use crate::formats::meta_properties::parse_meta_properties;
+use crate::formats::meta_properties::{parse_meta_properties, MetaProperties};
 use crate::formats::partition_metadata::{parse_partition_metadata, Uuid};
 
 use super::file_bytes::{read_small_file, ReadMode};
 use super::listing::{list_log_dir, IoProblem};
-use super::metadata_log::{load_metadata_image, MetadataImage, MetadataProblem};
+use super::metadata_log::{
+    is_reserved_directory, load_metadata_image, MetadataImage, MetadataProblem,
+};
+use super::mode::{different_clusters, mode_evidence, LogDirMode, ModeEvidence};
 use super::names::{parse_partition_dir_name, PartitionDirName, PartitionDirState, METADATA_TOPIC};
 use super::problem::FileProblem;
 
@@ -146,6 +149,27 @@ impl FileRole {
 pub enum ClusterProblem {
     /// No `__cluster_metadata-0` found: topic overrides and dynamic broker configs are unknown.
     MetadataMissing,
+    /// The log dirs are ZooKeeper-mode dirs (no metadata log): topic overrides and dynamic
+    /// broker configs live in ZooKeeper.
+    ZooKeeperMode,
+    /// The log dirs' `meta.properties` name more than one `cluster.id`: the broker refuses to
+    /// start on them together.
+    ClusterIdMismatch {
+        /// Every log dir read and its `cluster.id` (`None`: none in its meta.properties).
+        dirs: Vec<(PathBuf, Option<String>)>,
+    },
+    /// Partitions the metadata image assigns to this broker that have no partition dir in any
+    /// of the log dirs read.
+    MissingReplicas {
+        /// The topic.
+        topic: String,
+        /// The broker.
+        node_id: i32,
+        /// The partitions missing, ascending.
+        partitions: Vec<i32>,
+        /// Partitions the image assigns to this broker.
+        assigned: usize,
+    },
     /// A problem replaying the metadata log (the image stops before it or skips it).
     Metadata(MetadataProblem),
     /// A live partition dir whose name and topic id disagree.
@@ -224,7 +248,8 @@ pub struct TopicView {
     pub topic_id: Option<Uuid>,
     /// Partitions in the metadata image.
     pub partition_count: Option<usize>,
-    /// Partition dirs on disk carrying this topic's id (log dir order, then dir name).
+    /// Partition dirs on disk carrying this topic's id (log dir order, then dir name); without a
+    /// metadata log (ZooKeeper mode), the live dirs named after the topic.
     pub dirs: Vec<PartitionDirRef>,
     /// Every topic config's value and source.
     pub resolved: EffectiveConfig,
@@ -232,11 +257,30 @@ pub struct TopicView {
     pub log_config: LogConfig,
 }
 
+/// One log dir as its `meta.properties` and the metadata log describe it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogDirInfo {
+    /// The log dir.
+    pub path: PathBuf,
+    /// KRaft or ZooKeeper mode, and why.
+    pub mode: ModeEvidence,
+    /// `cluster.id` of its meta.properties.
+    pub cluster_id: Option<String>,
+    /// `node.id` (or `broker.id` of a v0 file).
+    pub node_id: Option<i32>,
+    /// `directory.id`.
+    pub directory_id: Option<Uuid>,
+}
+
 /// The joined view. Build it with [`ClusterView::build`].
 #[derive(Debug, Clone)]
 pub struct ClusterView {
     /// The log dirs read (as given, or from `log.dirs`).
     pub log_dirs: Vec<PathBuf>,
+    /// Each log dir's mode and ids, in the order of [`ClusterView::log_dirs`].
+    pub log_dir_info: Vec<LogDirInfo>,
+    /// The mode of the whole set: KRaft if any dir is, else ZooKeeper if any dir is.
+    pub mode: LogDirMode,
     /// The broker whose dynamic configs were applied.
     pub broker_id: Option<i32>,
     /// The metadata log read.
@@ -267,23 +311,30 @@ fn find_metadata_dir(log_dirs: &[PathBuf], metadata_log_dir: Option<&str>) -> Op
         .find(|p| p.is_dir())
 }
 
-/// `node.id` of the first log dir that has one; unreadable or corrupt files go to `problems`
-/// (a missing one is not a problem here).
-fn node_id(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Option<i32> {
-    let mut found = None;
+/// Each log dir's parsed `meta.properties` (`None`: missing or unusable); unreadable or corrupt
+/// files go to `problems` (a missing one is not a problem here).
+fn read_meta(
+    log_dirs: &[PathBuf],
+    problems: &mut Vec<ClusterProblem>,
+) -> Vec<(PathBuf, Option<MetaProperties>)> {
+    let mut out = Vec::new();
     for d in log_dirs {
         let path = d.join("meta.properties");
         let problem = match read_small_file(&path, 1 << 20) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                out.push((d.clone(), None));
+                continue;
+            }
             Err(e) => FileProblem::io(&path, &e),
             Ok(bytes) => match parse_meta_properties(&bytes) {
                 Ok(m) => {
-                    found = found.or(m.node_id);
+                    out.push((d.clone(), Some(m)));
                     continue;
                 }
                 Err(e) => FileProblem::format(&path, e),
             },
         };
+        out.push((d.clone(), None));
         problems.push(ClusterProblem::File {
             log_dir: d.clone(),
             partition: None,
@@ -291,7 +342,107 @@ fn node_id(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Option<i
             problem,
         });
     }
-    found
+    out
+}
+
+/// Each log dir's mode and ids. The metadata log found counts for every dir of its cluster (a
+/// KRaft broker keeps one, in `metadata.log.dir`, for all its log dirs).
+fn log_dir_info(
+    metas: Vec<(PathBuf, Option<MetaProperties>)>,
+    metadata_dir: Option<&Path>,
+) -> Vec<LogDirInfo> {
+    let holder_cluster = metadata_dir.and_then(|m| {
+        let holder = m.parent()?;
+        metas
+            .iter()
+            .find(|(d, _)| d == holder)
+            .and_then(|(_, meta)| meta.as_ref()?.cluster_id.clone())
+    });
+    metas
+        .into_iter()
+        .map(|(path, meta)| {
+            let cluster_id = meta.as_ref().and_then(|m| m.cluster_id.clone());
+            let metadata_log = metadata_dir.is_some()
+                && !different_clusters(cluster_id.as_deref(), holder_cluster.as_deref());
+            LogDirInfo {
+                mode: mode_evidence(meta.as_ref(), metadata_log),
+                node_id: meta.as_ref().and_then(|m| m.node_id),
+                directory_id: meta.as_ref().and_then(|m| m.directory_id),
+                cluster_id,
+                path,
+            }
+        })
+        .collect()
+}
+
+/// KRaft if any dir is, else ZooKeeper if any dir is, else unknown.
+fn overall_mode(info: &[LogDirInfo]) -> LogDirMode {
+    let has = |m| info.iter().any(|i| i.mode.mode == m);
+    if has(LogDirMode::KRaft) {
+        LogDirMode::KRaft
+    } else if has(LogDirMode::ZooKeeper) {
+        LogDirMode::ZooKeeper
+    } else {
+        LogDirMode::Unknown
+    }
+}
+
+/// One problem listing every dir when the dirs carry more than one `cluster.id`.
+fn cluster_id_mismatch(info: &[LogDirInfo]) -> Option<ClusterProblem> {
+    let mut ids: Vec<&str> = info
+        .iter()
+        .filter_map(|i| i.cluster_id.as_deref())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    (ids.len() > 1).then(|| ClusterProblem::ClusterIdMismatch {
+        dirs: info
+            .iter()
+            .map(|i| (i.path.clone(), i.cluster_id.clone()))
+            .collect(),
+    })
+}
+
+/// Partitions of the image whose replicas include `node` but that have no live (or `-future`)
+/// partition dir in the log dirs read, one problem per topic. `present` holds (topic,
+/// partition) of every such dir on disk. A replica the image places in a directory id that none
+/// of the log dirs carries is in a log dir not given, and not counted.
+fn missing_replicas(
+    image: &MetadataImage,
+    node: i32,
+    present: &BTreeSet<(String, i32)>,
+    info: &[LogDirInfo],
+) -> Vec<ClusterProblem> {
+    let dir_ids: Vec<Uuid> = info.iter().filter_map(|i| i.directory_id).collect();
+    let mut out = Vec::new();
+    for (topic, t) in &image.topics {
+        let mut assigned = 0;
+        let mut missing = Vec::new();
+        for (&n, p) in &t.partitions {
+            if !p.replicas.contains(&node) {
+                continue;
+            }
+            let elsewhere = p
+                .replica_directory(node)
+                .is_some_and(|d| !is_reserved_directory(&d) && !dir_ids.contains(&d));
+            if elsewhere {
+                continue;
+            }
+            assigned += 1;
+            if !present.contains(&(topic.clone(), n)) {
+                missing.push(n);
+            }
+        }
+        if !missing.is_empty() {
+            out.push(ClusterProblem::MissingReplicas {
+                topic: topic.clone(),
+                node_id: node,
+                partitions: missing,
+                assigned,
+            });
+        }
+    }
+    out
 }
 
 /// A partition dir with its parsed name and the topic id of its `partition.metadata`.
@@ -301,9 +452,14 @@ struct DirTopicId {
     topic_id: Uuid,
 }
 
-/// Partition dirs of every log dir with their topic id (`partition.metadata`).
-fn partition_ids(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Vec<DirTopicId> {
+/// Partition dirs of every log dir with their topic id (`partition.metadata`), and every live
+/// and `-future` dir (the replicas the broker holds) with its parsed name.
+fn partition_ids(
+    log_dirs: &[PathBuf],
+    problems: &mut Vec<ClusterProblem>,
+) -> (Vec<DirTopicId>, Vec<(PartitionDirRef, PartitionDirName)>) {
     let mut out = Vec::new();
+    let mut held_dirs = Vec::new();
     for log_dir in log_dirs {
         let file_problem = |partition: Option<String>, role, problem| ClusterProblem::File {
             log_dir: log_dir.clone(),
@@ -348,6 +504,16 @@ fn partition_ids(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Ve
                     problems.push(f);
                 }
             }
+            if matches!(
+                name.state,
+                PartitionDirState::Live | PartitionDirState::Future(_)
+            ) {
+                let dir = PartitionDirRef {
+                    log_dir: log_dir.clone(),
+                    dir_name: dir_name.clone(),
+                };
+                held_dirs.push((dir, name.clone()));
+            }
             let Some(meta) = &p.listing.partition_metadata else {
                 continue;
             };
@@ -371,17 +537,17 @@ fn partition_ids(log_dirs: &[PathBuf], problems: &mut Vec<ClusterProblem>) -> Ve
             }
         }
     }
-    out
+    (out, held_dirs)
 }
 
 /// Partition dirs mapped to topics by topic id (names of -delete/-stray dirs may be truncated;
 /// the id is what the broker trusts): dir → topic, and topic → its dirs in the order given.
-/// Live dirs whose name and id disagree, or (with a metadata log) whose id is unknown, are
-/// problems.
+/// Live dirs whose name and id disagree, or whose id is unknown in a dir of the metadata log's
+/// cluster (`same_cluster_dirs`), are problems.
 fn join_by_topic_id(
     ids: Vec<DirTopicId>,
     image: &MetadataImage,
-    metadata_found: bool,
+    same_cluster_dirs: &[&Path],
     problems: &mut Vec<ClusterProblem>,
 ) -> (
     BTreeMap<PartitionDirRef, String>,
@@ -412,11 +578,13 @@ fn join_by_topic_id(
                     .or_default()
                     .push(dir);
             }
-            None if metadata_found && live => problems.push(ClusterProblem::UnknownTopicId {
-                log_dir: dir.log_dir,
-                dir_name: dir.dir_name,
-                topic_id,
-            }),
+            None if live && same_cluster_dirs.contains(&dir.log_dir.as_path()) => {
+                problems.push(ClusterProblem::UnknownTopicId {
+                    log_dir: dir.log_dir,
+                    dir_name: dir.dir_name,
+                    topic_id,
+                })
+            }
             None => {}
         }
     }
@@ -464,19 +632,27 @@ impl ClusterView {
                 source,
             })?;
         }
-        let disk_node_id = node_id(&log_dirs, &mut problems);
-        let broker_id = inputs.broker_id.or(disk_node_id);
-
+        let metas = read_meta(&log_dirs, &mut problems);
         let static_metadata_dir = sources
             .static_props
             .as_ref()
             .and_then(|p| p.get("metadata.log.dir"))
             .cloned();
         let metadata_dir = find_metadata_dir(&log_dirs, static_metadata_dir.as_deref());
+        let log_dir_info = log_dir_info(metas, metadata_dir.as_deref());
+        let mode = overall_mode(&log_dir_info);
+        problems.extend(cluster_id_mismatch(&log_dir_info));
+        let disk_node_id = log_dir_info.iter().find_map(|i| i.node_id);
+        let broker_id = inputs.broker_id.or(disk_node_id);
+
         let image = match &metadata_dir {
             Some(dir) => load_metadata_image(dir, inputs.read_mode),
             None => {
-                problems.push(ClusterProblem::MetadataMissing);
+                problems.push(if mode == LogDirMode::ZooKeeper {
+                    ClusterProblem::ZooKeeperMode
+                } else {
+                    ClusterProblem::MetadataMissing
+                });
                 MetadataImage::default()
             }
         };
@@ -502,12 +678,50 @@ impl ClusterView {
             sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
         }
 
-        let (partition_topics, mut dirs_by_topic) = join_by_topic_id(
-            partition_ids(&log_dirs, &mut problems),
-            &image,
-            metadata_dir.is_some(),
-            &mut problems,
-        );
+        let (ids, held_dirs) = partition_ids(&log_dirs, &mut problems);
+        // The replicas on disk, by the topic their id names (else their dir name).
+        let present: BTreeSet<(String, i32)> = held_dirs
+            .iter()
+            .map(|(dir, name)| {
+                let by_id = ids
+                    .iter()
+                    .find(|d| d.dir == *dir)
+                    .and_then(|d| image.topic_by_id(&d.topic_id));
+                let topic = by_id.map_or(name.topic.as_str(), |(t, _)| t);
+                (topic.to_string(), name.partition)
+            })
+            .collect();
+        // Dirs whose ids the image should know: those of the metadata log's cluster.
+        let same_cluster_dirs: Vec<&Path> = log_dir_info
+            .iter()
+            .filter(|i| i.mode.metadata_log)
+            .map(|i| i.path.as_path())
+            .collect();
+        let (partition_topics, mut dirs_by_topic) =
+            join_by_topic_id(ids, &image, &same_cluster_dirs, &mut problems);
+        // Without a metadata log (ZooKeeper mode) the dir names are the only topic list.
+        let mut dir_topics = Vec::new();
+        if metadata_dir.is_none() {
+            for (dir, name) in held_dirs {
+                if name.state == PartitionDirState::Live {
+                    dir_topics.push(name.topic.clone());
+                    dirs_by_topic.entry(name.topic).or_default().push(dir);
+                }
+            }
+        }
+        if let (Some(_), Some(node)) = (&metadata_dir, broker_id) {
+            let asked = |p: &ClusterProblem| match p {
+                ClusterProblem::MissingReplicas { topic, .. } => {
+                    inputs.topics.is_empty() || inputs.topics.contains(topic)
+                }
+                _ => true,
+            };
+            problems.extend(
+                missing_replicas(&image, node, &present, &log_dir_info)
+                    .into_iter()
+                    .filter(asked),
+            );
+        }
         let mut names: Vec<String> = if inputs.topics.is_empty() {
             let described = sources.describe_file.iter().flat_map(|f| f.topics());
             image
@@ -515,6 +729,7 @@ impl ClusterView {
                 .keys()
                 .cloned()
                 .chain(described.map(str::to_string))
+                .chain(dir_topics)
                 .collect()
         } else {
             inputs.topics.clone()
@@ -555,6 +770,8 @@ impl ClusterView {
         }));
         Ok(ClusterView {
             log_dirs,
+            log_dir_info,
+            mode,
             broker_id,
             metadata: MetadataSummary {
                 dir: metadata_dir,
@@ -613,6 +830,7 @@ impl ClusterView {
 mod tests {
     use super::*;
     use crate::config::{CleanupPolicy, ConfigSource, Limit};
+    use crate::formats::meta_properties::MetaPropertiesVersion;
 
     fn copy_of_kraft_fixture() -> (tempfile::TempDir, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
@@ -706,6 +924,180 @@ mod tests {
         );
         assert_eq!(v.topics["ghost"].topic_id, None);
         assert_eq!(v.topics.len(), 2);
+    }
+
+    fn write(path: &Path, bytes: &[u8]) {
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o644)).ok();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// The fixture re-labelled as a ZooKeeper-mode dir: v0 meta.properties with broker.id, no
+    /// metadata log, no partition.metadata.
+    fn zookeeper_copy(dir: &Path) {
+        std::fs::remove_dir_all(dir.join("__cluster_metadata-0")).unwrap();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let pm = e.unwrap().path().join("partition.metadata");
+            if pm.exists() {
+                std::fs::remove_file(pm).unwrap();
+            }
+        }
+        write(
+            &dir.join("meta.properties"),
+            b"#\n#Tue Mar 05 10:00:00 UTC 2024\nbroker.id=1\nversion=0\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
+        );
+    }
+
+    #[test]
+    fn modes_of_the_log_dirs() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert_eq!(v.mode, LogDirMode::KRaft);
+        let info = &v.log_dir_info[0];
+        assert_eq!(info.mode.meta_version, Some(MetaPropertiesVersion::V1));
+        assert_eq!(info.cluster_id.as_deref(), Some("TG9nQ2xlYW5GaXh0dXJlcw"));
+        assert_eq!(info.node_id, Some(1));
+        assert!(info.directory_id.is_some() && info.mode.metadata_log);
+
+        zookeeper_copy(&dir);
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert_eq!(v.mode, LogDirMode::ZooKeeper);
+        assert_eq!(v.broker_id, Some(1));
+        assert_eq!(v.problems, vec![ClusterProblem::ZooKeeperMode]);
+        // Topics come from the dir names; their dirs are joined by name.
+        assert_eq!(
+            v.topics.keys().collect::<Vec<_>>(),
+            vec!["kt-alpha", "kt-beta"]
+        );
+        assert_eq!(v.topics["kt-alpha"].dirs.len(), 3);
+        assert_eq!(v.topics["kt-alpha"].topic_id, None);
+        assert_eq!(
+            v.log_config("kt-alpha").cleanup_policy,
+            CleanupPolicy::DELETE
+        );
+    }
+
+    #[test]
+    fn dirs_of_different_clusters_are_one_problem() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let other_tmp = tempfile::tempdir().unwrap();
+        let other = other_tmp.path().join("logs-0");
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/compacted/logs-0"))
+            .arg(&other)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let meta = std::fs::read_to_string(other.join("meta.properties")).unwrap();
+        write(
+            &other.join("meta.properties"),
+            meta.replace("TG9nQ2xlYW5GaXh0dXJlcw", "T3RoZXJDbHVzdGVyMDAwMA")
+                .as_bytes(),
+        );
+        let mut i = inputs(&dir);
+        i.log_dirs.push(other.clone());
+        let v = ClusterView::build(&i).unwrap();
+        let mismatches: Vec<_> = v
+            .problems
+            .iter()
+            .filter_map(|p| match p {
+                ClusterProblem::ClusterIdMismatch { dirs } => Some(dirs),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            mismatches,
+            vec![&vec![
+                (dir.clone(), Some("TG9nQ2xlYW5GaXh0dXJlcw".to_string())),
+                (other.clone(), Some("T3RoZXJDbHVzdGVyMDAwMA".to_string())),
+            ]]
+        );
+        // The metadata log found is the first cluster's: the other dir's v1 file still says KRaft,
+        // but the metadata log is not counted for it.
+        assert!(v.log_dir_info[0].mode.metadata_log);
+        assert!(!v.log_dir_info[1].mode.metadata_log);
+        assert_eq!(v.log_dir_info[1].mode.mode, LogDirMode::KRaft);
+    }
+
+    #[test]
+    fn partitions_assigned_here_without_a_dir() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert!(!v
+            .problems
+            .iter()
+            .any(|p| matches!(p, ClusterProblem::MissingReplicas { .. })));
+        std::fs::remove_dir_all(dir.join("kt-alpha-1")).unwrap();
+        // A dir without partition.metadata still holds its replica (its own finding is inspect's).
+        std::fs::remove_file(dir.join("kt-alpha-2/partition.metadata")).unwrap();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        let missing: Vec<_> = v
+            .problems
+            .iter()
+            .filter(|p| matches!(p, ClusterProblem::MissingReplicas { .. }))
+            .collect();
+        assert_eq!(
+            missing,
+            vec![&ClusterProblem::MissingReplicas {
+                topic: "kt-alpha".into(),
+                node_id: 1,
+                partitions: vec![1],
+                assigned: 3,
+            }]
+        );
+        // Another broker holds none of them.
+        let mut i = inputs(&dir);
+        i.broker_id = Some(2);
+        let v = ClusterView::build(&i).unwrap();
+        assert!(!v
+            .problems
+            .iter()
+            .any(|p| matches!(p, ClusterProblem::MissingReplicas { .. })));
+        // --topic limits the check to the topics asked for.
+        let mut i = inputs(&dir);
+        i.topics = vec!["kt-beta".into()];
+        let v = ClusterView::build(&i).unwrap();
+        assert!(!v
+            .problems
+            .iter()
+            .any(|p| matches!(p, ClusterProblem::MissingReplicas { .. })));
+    }
+
+    #[test]
+    fn damaged_meta_properties_are_corrupt_files() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let real = std::fs::read(dir.join("meta.properties")).unwrap();
+        let damaged: [(&str, Vec<u8>); 4] = [
+            ("empty", Vec::new()),
+            ("NUL-filled", vec![0; real.len()]),
+            ("garbage", b"this is not\na properties file\n".to_vec()),
+            (
+                "no node.id",
+                String::from_utf8(real.clone())
+                    .unwrap()
+                    .replace("node.id=1\n", "")
+                    .into_bytes(),
+            ),
+        ];
+        for (what, bytes) in damaged {
+            write(&dir.join("meta.properties"), &bytes);
+            let v = ClusterView::build(&inputs(&dir)).unwrap();
+            assert!(
+                v.problems.iter().any(|p| matches!(
+                    p,
+                    ClusterProblem::File {
+                        role: FileRole::MetaProperties,
+                        problem: FileProblem::Format { .. },
+                        ..
+                    }
+                )),
+                "{what}: {:?}",
+                v.problems
+            );
+            // The metadata log still says KRaft.
+            assert_eq!(v.mode, LogDirMode::KRaft, "{what}");
+            assert_eq!(v.log_dir_info[0].mode.meta_version, None, "{what}");
+        }
     }
 
     #[test]

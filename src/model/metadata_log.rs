@@ -53,6 +53,22 @@ pub struct PartitionImage {
     pub directories: Vec<Uuid>,
 }
 
+impl PartitionImage {
+    /// The log directory id the image assigns to `node`'s replica: `None` when `node` holds no
+    /// replica or the metadata version predates directory assignment.
+    pub fn replica_directory(&self, node: i32) -> Option<Uuid> {
+        let i = self.replicas.iter().position(|&r| r == node)?;
+        self.directories.get(i).copied()
+    }
+}
+
+/// Whether `id` is one of Kafka's reserved directory ids (`DirectoryId.reserved`: most
+/// significant half 0, least below 100), e.g. `UNASSIGNED` (0), `LOST` (1), `MIGRATING` (2), which
+/// name no real log dir.
+pub fn is_reserved_directory(id: &Uuid) -> bool {
+    (0..100u64).any(|least| *id == Uuid::from_halves(0, least))
+}
+
 /// One topic in the image.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicImage {

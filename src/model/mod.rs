@@ -8,6 +8,7 @@ pub mod file_bytes;
 pub mod listing;
 pub mod log_dir;
 pub mod metadata_log;
+pub mod mode;
 pub mod names;
 pub mod partition;
 pub mod problem;

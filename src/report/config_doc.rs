@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 use crate::config::{ConfigSource, ResolvedValue};
 use crate::model::cluster::{ClusterView, TopicView};
+use crate::model::mode::{version_number, LogDirMode};
 
 use super::wire::Envelope;
 
@@ -121,12 +122,35 @@ pub struct MetadataDoc {
     pub topics: usize,
 }
 
+/// A log dir read, with its mode and ids.
+#[derive(Debug, Serialize)]
+pub struct LogDirDoc {
+    /// The log dir.
+    pub path: String,
+    /// `kraft`, `zookeeper` or `unknown`.
+    pub mode: LogDirMode,
+    /// What the mode was decided from.
+    pub mode_evidence: String,
+    /// `version` of its meta.properties (`None`: missing or unusable).
+    pub meta_properties_version: Option<u8>,
+    /// `cluster.id` of its meta.properties.
+    pub cluster_id: Option<String>,
+    /// `node.id` (`broker.id` in a v0 file).
+    pub node_id: Option<i32>,
+}
+
 /// The `config` document: the shared envelope around [`ConfigBody`].
 pub type ConfigDoc = Envelope<ConfigBody>;
 
 /// The keys of the `config` document.
 #[derive(Debug, Serialize)]
 pub struct ConfigBody {
+    /// The mode of the log dirs: `kraft`, `zookeeper` or `unknown`.
+    pub mode: LogDirMode,
+    /// The Kafka versions that run in that mode.
+    pub kafka_versions: &'static str,
+    /// The log dirs read.
+    pub log_dirs: Vec<LogDirDoc>,
     /// The broker whose dynamic configs were applied.
     pub broker_id: Option<i32>,
     /// The metadata log read.
@@ -142,6 +166,20 @@ impl ConfigBody {
     pub fn new(view: &ClusterView, filter: KeyFilter) -> Self {
         let meta = &view.metadata;
         ConfigBody {
+            mode: view.mode,
+            kafka_versions: view.mode.kafka_versions(),
+            log_dirs: view
+                .log_dir_info
+                .iter()
+                .map(|i| LogDirDoc {
+                    path: i.path.display().to_string(),
+                    mode: i.mode.mode,
+                    mode_evidence: i.mode.describe(),
+                    meta_properties_version: i.mode.meta_version.map(version_number),
+                    cluster_id: i.cluster_id.clone(),
+                    node_id: i.node_id,
+                })
+                .collect(),
             broker_id: view.broker_id,
             metadata: MetadataDoc {
                 dir: meta.dir.as_ref().map(|d| d.display().to_string()),

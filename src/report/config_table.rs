@@ -10,7 +10,7 @@ use std::path::Path;
 use super::config_doc::{ConfigDoc, ValueDoc};
 use super::sanitize::escape;
 use super::table::{findings_table, write_fitted, TableStyle};
-use super::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
+use super::terminal::{render_layouts, shorten_path, words, Align, Cell, Grid};
 
 /// A value as atoms: split after commas so that lists wrap between their items.
 fn value_atoms(v: &str) -> Vec<String> {
@@ -74,6 +74,40 @@ fn values_table(values: &BTreeMap<String, ValueDoc>, style: &TableStyle) -> Stri
 
 /// Write `doc` as a header line, the broker's values, each topic's values and the findings.
 pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let fit = |out: &mut dyn Write, atoms: &[String]| {
+        for line in super::terminal::fit_atoms(atoms, style.width, " ", "", "  ") {
+            writeln!(out, "{line}")?;
+        }
+        Ok::<(), io::Error>(())
+    };
+    fit(
+        out,
+        &words(&format!(
+            "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
+            doc.body.mode.name(),
+            doc.body.kafka_versions
+        )),
+    )?;
+    for d in &doc.body.log_dirs {
+        let mut atoms = vec![
+            "log dir".to_string(),
+            format!(
+                "{}:",
+                shorten_path(&escape(&d.path), style.width.saturating_sub(9))
+            ),
+            d.mode.name().to_string(),
+        ];
+        atoms.extend(words(&format!("({}),", escape(&d.mode_evidence))));
+        atoms.push(format!(
+            "cluster.id {},",
+            d.cluster_id.as_deref().map_or("-".into(), escape)
+        ));
+        atoms.push(format!(
+            "node id {}",
+            d.node_id.map_or("-".to_string(), |n| n.to_string())
+        ));
+        fit(out, &atoms)?;
+    }
     let meta = &doc.body.metadata;
     let dir = meta
         .dir
@@ -103,12 +137,6 @@ pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -
                 .map_or("-".to_string(), |b| b.to_string())
         ),
     ];
-    let fit = |out: &mut dyn Write, atoms: &[String]| {
-        for line in super::terminal::fit_atoms(atoms, style.width, " ", "", "  ") {
-            writeln!(out, "{line}")?;
-        }
-        Ok::<(), io::Error>(())
-    };
     fit(out, &atoms)?;
     if !doc.body.broker.is_empty() {
         writeln!(out, "\nbroker")?;
