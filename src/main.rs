@@ -7,6 +7,7 @@ use clap::Parser;
 use logclean::cli::run_config::RunConfig;
 use logclean::cli::{self, Cli, ColorChoice, Command};
 use logclean::exit_codes::Outcome;
+use logclean::report::human::Zone;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -24,6 +25,8 @@ fn main() -> ExitCode {
     };
     match run(&cli) {
         Ok(outcome) => outcome.into(),
+        // Only a failure before the outcome was known gets here (commands map a closed pipe
+        // while rendering to their outcome); a closed pipe then is no error of the run.
         Err(e) if is_broken_pipe(&e) => Outcome::Clean.into(),
         Err(e) => {
             eprintln!("logclean: error: {e:#}");
@@ -45,10 +48,18 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
             }
         },
         progress: !cli.no_progress && io::stderr().is_terminal(),
+        width: logclean::report::terminal::detect_width(),
+        zone: if cli.local_time {
+            Zone::Local
+        } else {
+            Zone::Utc
+        },
     };
     // The only read of the wall clock: every command gets its instants from here.
     let wall_clock_ms = chrono::Utc::now().timestamp_millis();
     let run = RunConfig::new(output, wall_clock_ms, cli.command.now_arg());
+    // Each command decides its outcome before it writes; a reader closing the pipe (`| head`)
+    // leaves that outcome as the exit code.
     let outcome = match &cli.command {
         Command::Inspect(args) => {
             cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
@@ -59,11 +70,10 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
             Outcome::Clean
         }
     };
-    out.flush()?;
-    Ok(outcome)
+    cli::inspect::finish_render(outcome, out.flush())
 }
 
-/// A closed stdout (`logclean inspect … | head`) ends the run quietly.
+/// A closed stdout before any outcome was known ends the run quietly.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()

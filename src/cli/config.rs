@@ -13,12 +13,11 @@ use crate::model::file_bytes::ReadMode;
 use crate::report::config_doc::{ConfigBody, KeyFilter};
 use crate::report::config_table::render_config;
 use crate::report::render_json;
-use crate::report::table::TableStyle;
 use crate::report::wire::Envelope;
 
 pub use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 
-use super::inspect::outcome_of;
+use super::inspect::{finish_render, outcome_of};
 use super::run_config::RunConfig;
 use super::{ConfigArgs, OutputFormat};
 
@@ -57,15 +56,11 @@ pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         None,
         outcome,
     );
-    match run.output.format {
-        OutputFormat::Json => render_json(&doc, out)?,
-        OutputFormat::Table => render_config(
-            &doc,
-            TableStyle {
-                color: run.output.color,
-            },
-            out,
-        )?,
-    }
-    Ok(outcome)
+    let rendered = match run.output.format {
+        OutputFormat::Json => render_json(&doc, out),
+        OutputFormat::Table => {
+            render_config(&doc, &run.output.table_style(run.evaluated_at_ms), out)
+        }
+    };
+    finish_render(outcome, rendered)
 }

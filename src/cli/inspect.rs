@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection};
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::report::human::Zone;
 use crate::report::render_json;
-use crate::report::table::{render_inspect, TableStyle};
+use crate::report::table::{render_inspect, TableStyle, VerifyTotals};
 use crate::report::wire::{Envelope, InspectBody, LogDirDoc, ScanTotals};
 
 use super::progress::Progress;
@@ -32,6 +33,57 @@ pub struct Output {
     pub color: bool,
     /// Show a progress bar (stderr is a terminal and not disabled).
     pub progress: bool,
+    /// Terminal columns the table fits in ([`crate::report::terminal::detect_width`]).
+    pub width: usize,
+    /// Zone of the times in the table (`--local-time`).
+    pub zone: Zone,
+}
+
+impl Output {
+    /// The table settings for a run evaluated at `evaluated_at_ms` (ages count from it).
+    pub fn table_style(&self, evaluated_at_ms: i64) -> TableStyle {
+        TableStyle {
+            color: self.color,
+            width: self.width,
+            zone: self.zone,
+            evaluated_at_ms,
+        }
+    }
+}
+
+/// Finish a command whose outcome is known: a reader that closed the pipe while the report
+/// was written does not change the exit code the run has.
+pub fn finish_render(outcome: Outcome, rendered: std::io::Result<()>) -> anyhow::Result<Outcome> {
+    match rendered {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(outcome),
+        Err(e) => Err(e.into()),
+        Ok(()) => Ok(outcome),
+    }
+}
+
+/// What `--verify` checked in `dirs`: the segments whose batches were verified, their bytes,
+/// the batches that passed, the CRCs computed, the indexes compared with the log.
+pub fn verify_totals(dirs: &[LogDir]) -> VerifyTotals {
+    let mut v = VerifyTotals::default();
+    for s in dirs
+        .iter()
+        .flat_map(|d| &d.partitions)
+        .flat_map(|p| &p.segments)
+    {
+        let Some(log) = s.log_summary() else {
+            continue;
+        };
+        let Some(passed) = log.verified_batches else {
+            continue;
+        };
+        v.segments += 1;
+        v.bytes += log.size;
+        v.batches += passed;
+        v.crcs += passed + u64::from(log.verify_error.is_some());
+        v.offset_indexes += u64::from(s.index.as_ref().is_some_and(|i| i.is_ok()));
+        v.time_indexes += u64::from(s.time_index.as_ref().is_some_and(|i| i.is_ok()));
+    }
+    v
 }
 
 /// The exit outcome implied by findings: I/O problems > corruption > findings at `fail_on`.
@@ -90,7 +142,8 @@ pub fn load_targets(
     Ok(dirs)
 }
 
-/// Run `inspect`; the report says it was made at `generated_at_ms`.
+/// Run `inspect`; the report says it was made at `generated_at_ms`. The outcome is decided
+/// before anything is written ([`finish_render`]).
 pub fn run(
     args: &InspectArgs,
     output: Output,
@@ -141,15 +194,15 @@ pub fn run(
         Some(ScanTotals::of(&dirs)),
         outcome,
     );
-    match output.format {
-        OutputFormat::Json => render_json(&doc, out)?,
+    let verify = args.verify.then(|| verify_totals(&dirs));
+    let rendered = match output.format {
+        OutputFormat::Json => render_json(&doc, out),
         OutputFormat::Table => render_inspect(
             &doc,
-            TableStyle {
-                color: output.color,
-            },
+            &output.table_style(generated_at_ms),
+            verify.as_ref(),
             out,
-        )?,
-    }
-    Ok(outcome)
+        ),
+    };
+    finish_render(outcome, rendered)
 }

@@ -37,6 +37,9 @@ pub struct Cli {
     /// Never show a progress bar (it only shows on a terminal anyway).
     #[arg(long, global = true)]
     pub no_progress: bool,
+    /// Show times in the host's time zone (with its UTC offset) instead of UTC, in tables.
+    #[arg(long, global = true)]
+    pub local_time: bool,
     /// The command.
     #[command(subcommand)]
     pub command: Command,

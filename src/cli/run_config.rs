@@ -67,6 +67,8 @@ mod tests {
         format: OutputFormat::Json,
         color: false,
         progress: false,
+        width: 100,
+        zone: crate::report::human::Zone::Utc,
     };
 
     #[test]

@@ -1,85 +1,169 @@
-//! The `config` document as tables for people.
+//! The `config` document as tables for people, fitted to the terminal width
+//! ([`super::terminal`]). Values table layouts, fullest first: `key`, `value`, `source`,
+//! `from broker key`; then the broker key below the source (`via …`); then the source below
+//! the value. Keys are never shortened below 40 columns; names read from disk are escaped.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-
 use super::config_doc::{ConfigDoc, ValueDoc};
-use super::table::{findings_table, TableStyle};
+use super::sanitize::escape;
+use super::table::{findings_table, write_fitted, TableStyle};
+use super::terminal::{render_layouts, shorten_path, words, Align, Cell, Grid};
 
-fn values_table(values: &BTreeMap<String, ValueDoc>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_header(["key", "value", "source", "from broker key"]);
-    for (k, v) in values {
-        t.add_row(vec![
-            k.as_str(),
-            v.value.as_str(),
-            v.source,
-            v.synonym.as_deref().unwrap_or(""),
-        ]);
+/// A value as atoms: split after commas so that lists wrap between their items.
+fn value_atoms(v: &str) -> Vec<String> {
+    let v = escape(v);
+    let mut atoms = Vec::new();
+    for word in v.split_whitespace() {
+        let mut rest = word;
+        while let Some(i) = rest.find(',') {
+            let (item, tail) = rest.split_at(i + 1);
+            atoms.push(item.to_string());
+            rest = tail;
+        }
+        if !rest.is_empty() {
+            atoms.push(rest.to_string());
+        }
     }
-    t
+    if atoms.is_empty() {
+        atoms.push("\"\"".to_string());
+    }
+    atoms
+}
+
+fn values_table(values: &BTreeMap<String, ValueDoc>, style: &TableStyle) -> String {
+    let mut full = Grid::new(&[
+        ("key", Align::Left),
+        ("value", Align::Left),
+        ("source", Align::Left),
+        ("from broker key", Align::Left),
+    ]);
+    let mut via = Grid::new(&[
+        ("key", Align::Left),
+        ("value", Align::Left),
+        ("source", Align::Left),
+    ]);
+    let mut stacked = Grid::new(&[("key", Align::Left), ("value / source", Align::Left)]);
+    for (k, v) in values {
+        let key = Cell::atom(escape(k).into_owned());
+        let value = value_atoms(&v.value);
+        let synonym = v.synonym.as_deref().map(|s| escape(s).into_owned());
+        full.push(vec![
+            key.clone(),
+            Cell::lines(vec![value.clone()]),
+            Cell::atom(v.source),
+            Cell::atom(synonym.clone().unwrap_or_default()),
+        ]);
+        let mut source = vec![vec![v.source.to_string()]];
+        if let Some(s) = &synonym {
+            source.push(vec!["via".to_string(), s.clone()]);
+        }
+        via.push(vec![
+            key.clone(),
+            Cell::lines(vec![value.clone()]),
+            Cell::lines(source.clone()),
+        ]);
+        let mut lines = vec![value];
+        lines.extend(source);
+        stacked.push(vec![key, Cell::lines(lines)]);
+    }
+    render_layouts(&[full, via, stacked], style.width)
 }
 
 /// Write `doc` as a header line, the broker's values, each topic's values and the findings.
-pub fn render_config(doc: &ConfigDoc, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
+pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let fit = |out: &mut dyn Write, atoms: &[String]| {
+        for line in super::terminal::fit_atoms(atoms, style.width, " ", "", "  ") {
+            writeln!(out, "{line}")?;
+        }
+        Ok::<(), io::Error>(())
+    };
+    fit(
         out,
-        "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
-        doc.body.mode.name(),
-        doc.body.kafka_versions
+        &words(&format!(
+            "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
+            doc.body.mode.name(),
+            doc.body.kafka_versions
+        )),
     )?;
     for d in &doc.body.log_dirs {
-        writeln!(
-            out,
-            "log dir {}: {} ({}), cluster.id {}, node id {}",
-            d.path,
-            d.mode.name(),
-            d.mode_evidence,
-            d.cluster_id.as_deref().unwrap_or("-"),
-            d.node_id.map_or("-".to_string(), |n| n.to_string()),
-        )?;
+        let mut atoms = vec![
+            "log dir".to_string(),
+            format!(
+                "{}:",
+                shorten_path(&escape(&d.path), style.width.saturating_sub(9))
+            ),
+            d.mode.name().to_string(),
+        ];
+        atoms.extend(words(&format!("({}),", escape(&d.mode_evidence))));
+        atoms.push(format!(
+            "cluster.id {},",
+            d.cluster_id.as_deref().map_or("-".into(), escape)
+        ));
+        atoms.push(format!(
+            "node id {}",
+            d.node_id.map_or("-".to_string(), |n| n.to_string())
+        ));
+        fit(out, &atoms)?;
     }
     let meta = &doc.body.metadata;
-    writeln!(
-        out,
-        "metadata log {} (snapshot {}, complete up to offset {}), broker id {}",
-        meta.dir.as_deref().unwrap_or("-"),
-        meta.snapshot
-            .as_deref()
-            .and_then(|s| Path::new(s).file_name()?.to_str())
-            .unwrap_or("-"),
-        meta.complete_up_to
-            .map_or("-".to_string(), |o| o.to_string()),
-        doc.body
-            .broker_id
-            .map_or("-".to_string(), |b| b.to_string()),
-    )?;
+    let dir = meta
+        .dir
+        .as_deref()
+        .map_or("-".to_string(), |d| escape(d).into_owned());
+    let atoms = vec![
+        format!(
+            "metadata log {}",
+            shorten_path(&dir, style.width.saturating_sub(13))
+        ),
+        format!(
+            "(snapshot {},",
+            meta.snapshot
+                .as_deref()
+                .and_then(|s| Path::new(s).file_name()?.to_str())
+                .map_or("-".to_string(), |s| escape(s).into_owned())
+        ),
+        format!(
+            "complete up to offset {}),",
+            meta.complete_up_to
+                .map_or("-".to_string(), |o| o.to_string())
+        ),
+        format!(
+            "broker id {}",
+            doc.body
+                .broker_id
+                .map_or("-".to_string(), |b| b.to_string())
+        ),
+    ];
+    fit(out, &atoms)?;
     if !doc.body.broker.is_empty() {
         writeln!(out, "\nbroker")?;
-        writeln!(out, "{}", values_table(&doc.body.broker))?;
+        write!(out, "{}", values_table(&doc.body.broker, style))?;
     }
     for t in &doc.body.topics {
-        writeln!(
-            out,
-            "\ntopic {}  id {}  partitions {}  dirs on disk {}",
-            t.topic,
-            t.topic_id.as_deref().unwrap_or("-"),
-            t.partitions.map_or("-".to_string(), |p| p.to_string()),
-            t.dirs.len()
-        )?;
+        writeln!(out)?;
+        let atoms = vec![
+            format!("topic {}", escape(&t.topic)),
+            format!("id {}", t.topic_id.as_deref().map_or("-".into(), escape)),
+            format!(
+                "partitions {}",
+                t.partitions.map_or("-".to_string(), |p| p.to_string())
+            ),
+            format!("dirs on disk {}", t.dirs.len()),
+        ];
         if t.configs.is_empty() {
-            writeln!(out, "  (all defaults)")?;
+            let mut atoms = atoms;
+            atoms.push("(all defaults)".to_string());
+            write_fitted(out, &atoms, style, "", "  ")?;
         } else {
-            writeln!(out, "{}", values_table(&t.configs))?;
+            write_fitted(out, &atoms, style, "", "  ")?;
+            write!(out, "{}", values_table(&t.configs, style))?;
         }
     }
     if let Some(table) = findings_table(&doc.findings, style) {
-        writeln!(out, "\n{table}")?;
+        write!(out, "\n{table}")?;
     }
     Ok(())
 }

@@ -1,10 +1,12 @@
 //! Reports: serialise-only wire types and small renderers (table for people, JSON for tools);
-//! terminal escaping of names and values read from disk.
+//! terminal escaping of names and values read from disk; fitting tables to the terminal width.
 
 pub mod config_doc;
 pub mod config_table;
+pub mod human;
 pub mod sanitize;
 pub mod table;
+pub mod terminal;
 pub mod wire;
 
 use std::io::{self, Write};

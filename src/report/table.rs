@@ -1,36 +1,130 @@
-//! Tables for people: one per partition, then the findings. Sizes with humansize, segment times
-//! in the local time zone, evidence timestamps in RFC 3339 UTC. Every name or value read from
-//! disk goes through [`escape`] first.
+//! Tables for people: one line per log dir, one per partition and its segments table, the
+//! findings, the summary. Every line fits [`TableStyle::width`] ([`super::terminal`]); every
+//! name or value read from disk goes through [`escape`] first.
+//!
+//! Segment times name their zone in the header (`largest timestamp (UTC)`), or, with
+//! `--local-time`, each carries its UTC offset. Segments table, fullest layout first; when it does not fit, in this order: drop `txn`; merge
+//! `index` and `timeindex` into `index / time` (`3 / 3`); drop `records`; drop
+//! `first timestamp`; drop `batches`; drop `index / time`. `segment`, `size`, `offsets` and
+//! `largest timestamp` always stay; narrower still, each segment is a record of
+//! `header: value` lines.
+//!
+//! Findings table: the same code with the same message and fix (figures aside) on several
+//! places is one row with the count and the first [`LISTED_PLACES`] places. Layouts: `severity`,
+//! `code`, `where`, `what`, `fix`; then severity above the code in one column; then the fix
+//! below the message in `what`; then code and place in one column.
 
 use std::io::{self, Write};
 
-use comfy_table::{
-    presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Color, ContentArrangement, Table,
-};
 use humansize::{format_size, BINARY};
 
+use super::human::{age, time, time_without_zone, Precision, Zone};
 use super::sanitize::escape;
+use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
 use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
-use super::wire::{IndexDoc, InspectDoc, PartitionDoc};
+use super::wire::{IndexDoc, InspectDoc, PartitionDoc, SegmentDoc};
 
-/// Table rendering options.
+/// Table rendering settings of one run.
 #[derive(Debug, Clone, Copy)]
 pub struct TableStyle {
     /// Colour severities.
     pub color: bool,
+    /// Terminal columns every line fits in ([`super::terminal::detect_width`]).
+    pub width: usize,
+    /// Zone times are shown in.
+    pub zone: Zone,
+    /// The instant ages are counted from (the run's `evaluated_at_ms`).
+    pub evaluated_at_ms: i64,
 }
 
-/// A timestamp in local time, or `-`.
-pub fn local_time(ms: Option<i64>) -> String {
-    use chrono::TimeZone;
-    match ms.and_then(|ms| chrono::Local.timestamp_millis_opt(ms).single()) {
-        Some(t) if ms.unwrap_or(-1) >= 0 => t.format("%Y-%m-%d %H:%M:%S").to_string(),
-        _ => "-".to_string(),
-    }
+/// Narrowest width of a prose column (message, fix) in the findings table, unless the table
+/// cannot fit otherwise.
+const PROSE: usize = 24;
+
+/// Places listed in a grouped finding row before `+K more`.
+pub const LISTED_PLACES: usize = 5;
+
+/// What `--verify` checked, for the summary line (counted by the command from the model).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VerifyTotals {
+    /// Segments whose batches were verified.
+    pub segments: u64,
+    /// Bytes of those segments' `.log` files.
+    pub bytes: u64,
+    /// Batches that passed (CRC, offsets, records decoded).
+    pub batches: u64,
+    /// CRCs computed: the batches that passed and the first that failed in each segment.
+    pub crcs: u64,
+    /// Offset indexes checked against the log.
+    pub offset_indexes: u64,
+    /// Time indexes checked against the log.
+    pub time_indexes: u64,
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+impl TableStyle {
+    /// A segment-table timestamp (minutes) or `-`: without its zone when the header names it
+    /// ([`TableStyle::header_zone`]).
+    fn table_time(&self, ms: Option<i64>) -> Option<String> {
+        let ms = ms?;
+        match self.header_zone() {
+            Some(_) => time_without_zone(ms, Precision::Minutes),
+            None => time(ms, self.zone, Precision::Minutes),
+        }
+    }
+
+    /// The zone a table header names (UTC), or None when each time carries its own offset.
+    pub fn header_zone(&self) -> Option<&'static str> {
+        (self.zone == Zone::Utc).then_some("UTC")
+    }
+
+    /// A timestamp with seconds, or `-`.
+    fn time_s(&self, ms: i64) -> String {
+        time(ms, self.zone, Precision::Seconds).unwrap_or_else(|| "-".to_string())
+    }
+
+    /// A timestamp and its age as atoms (`-` alone when there is none).
+    /// `table`: as the segment table shows times ([`TableStyle::table_time`]).
+    fn time_and_age(
+        &self,
+        ms: Option<i64>,
+        note: Option<&str>,
+        precision: Precision,
+        table: bool,
+    ) -> Vec<String> {
+        let shown = |ms| {
+            if table {
+                self.table_time(Some(ms))
+            } else {
+                time(ms, self.zone, precision)
+            }
+        };
+        match ms.and_then(|ms| Some((ms, shown(ms)?))) {
+            Some((ms, t)) => {
+                let age = age(ms, self.evaluated_at_ms);
+                let tail = match note {
+                    Some(n) => format!("({age}, {n})"),
+                    None => format!("({age})"),
+                };
+                vec![t, tail]
+            }
+            None => vec!["-".to_string()],
+        }
+    }
+
+    fn severity_color(&self, s: &str) -> Option<&'static str> {
+        if !self.color {
+            return None;
+        }
+        Some(match s {
+            "error" => "31",
+            "warning" => "33",
+            _ => "36",
+        })
+    }
 }
 
 fn index_cell(i: &Option<IndexDoc>) -> String {
@@ -42,105 +136,209 @@ fn index_cell(i: &Option<IndexDoc>) -> String {
     }
 }
 
-fn new_table() -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    t
+/// The offsets a segment holds, `first..last`, or `-` when it holds none (an empty segment, or
+/// one whose first batch cannot be read); never wraps near `i64::MAX`.
+pub fn offsets_cell(s: &SegmentDoc) -> String {
+    match (s.first_offset, s.next_offset) {
+        (Some(first), Some(next)) if next > first => format!("{first}..{}", next.saturating_sub(1)),
+        (Some(first), _) => first.to_string(),
+        (None, _) => "-".to_string(),
+    }
 }
 
-fn partition_table(p: &PartitionDoc) -> Table {
-    let mut t = new_table();
-    t.set_header([
-        "segment",
-        "size",
-        "offsets",
-        "first timestamp",
-        "largest timestamp",
-        "batches",
-        "records",
-        "index",
-        "timeindex",
-        "txn",
-    ]);
-    for s in &p.segments {
-        let offsets = format!(
-            "{}..{}{}",
-            opt(s.first_offset),
-            opt(s.next_offset.map(|n| n - 1)),
-            if s.active { " (active)" } else { "" }
-        );
-        let largest = match s.largest_timestamp_source {
-            Some(crate::model::segment::TimestampSource::LogMtime) => {
-                format!("{} (mtime)", local_time(s.largest_timestamp_ms))
+/// Segment table columns, one per [`SegmentColumn`] kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SegmentColumn {
+    Segment,
+    Size,
+    Offsets,
+    FirstTimestamp,
+    LargestTimestamp,
+    Batches,
+    Records,
+    Index,
+    TimeIndex,
+    Idx,
+    Txn,
+}
+
+/// The segment layouts, fullest first (the documented drop order).
+const SEGMENT_LAYOUTS: &[&[SegmentColumn]] = {
+    use SegmentColumn::*;
+    &[
+        &[
+            Segment,
+            Size,
+            Offsets,
+            FirstTimestamp,
+            LargestTimestamp,
+            Batches,
+            Records,
+            Index,
+            TimeIndex,
+            Txn,
+        ],
+        &[
+            Segment,
+            Size,
+            Offsets,
+            FirstTimestamp,
+            LargestTimestamp,
+            Batches,
+            Records,
+            Index,
+            TimeIndex,
+        ],
+        &[
+            Segment,
+            Size,
+            Offsets,
+            FirstTimestamp,
+            LargestTimestamp,
+            Batches,
+            Records,
+            Idx,
+        ],
+        &[
+            Segment,
+            Size,
+            Offsets,
+            FirstTimestamp,
+            LargestTimestamp,
+            Batches,
+            Idx,
+        ],
+        &[Segment, Size, Offsets, LargestTimestamp, Batches, Idx],
+        &[Segment, Size, Offsets, LargestTimestamp, Idx],
+        &[Segment, Size, Offsets, LargestTimestamp],
+    ]
+};
+
+fn segment_header(c: SegmentColumn, style: &TableStyle) -> (String, Align) {
+    use SegmentColumn::*;
+    let (name, align) = segment_header_name(c);
+    let name = match (c, style.header_zone()) {
+        (FirstTimestamp | LargestTimestamp, Some(zone)) => format!("{name} ({zone})"),
+        _ => name.to_string(),
+    };
+    (name, align)
+}
+
+fn segment_header_name(c: SegmentColumn) -> (&'static str, Align) {
+    use SegmentColumn::*;
+    match c {
+        Segment => ("segment", Align::Right),
+        Size => ("size", Align::Right),
+        Offsets => ("offsets", Align::Left),
+        FirstTimestamp => ("first timestamp", Align::Left),
+        LargestTimestamp => ("largest timestamp", Align::Left),
+        Batches => ("batches", Align::Right),
+        Records => ("records", Align::Right),
+        Index => ("index", Align::Left),
+        TimeIndex => ("timeindex", Align::Left),
+        Idx => ("index / time", Align::Left),
+        Txn => ("txn", Align::Right),
+    }
+}
+
+fn segment_cell(c: SegmentColumn, s: &SegmentDoc, style: &TableStyle) -> Cell {
+    use SegmentColumn::*;
+    match c {
+        Segment => Cell::atom(s.base_offset.to_string()),
+        Size => Cell::atom(format_size(s.size_bytes, BINARY)),
+        Offsets => {
+            let mut atoms = vec![offsets_cell(s)];
+            if s.active {
+                atoms.push("(active)".to_string());
             }
-            _ => local_time(s.largest_timestamp_ms),
-        };
-        t.add_row(vec![
-            Cell::new(s.base_offset).set_alignment(CellAlignment::Right),
-            Cell::new(format_size(s.size_bytes, BINARY)).set_alignment(CellAlignment::Right),
-            Cell::new(offsets),
-            Cell::new(local_time(s.first_timestamp_ms)),
-            Cell::new(largest),
-            Cell::new(opt(s.batches)).set_alignment(CellAlignment::Right),
-            Cell::new(opt(s.records)).set_alignment(CellAlignment::Right),
-            Cell::new(index_cell(&s.index)),
-            Cell::new(index_cell(&s.time_index)),
-            Cell::new(opt(s.aborted_transactions)),
-        ]);
+            Cell::lines(vec![atoms])
+        }
+        FirstTimestamp => Cell::atom(
+            style
+                .table_time(s.first_timestamp_ms)
+                .unwrap_or_else(|| "-".to_string()),
+        ),
+        LargestTimestamp => {
+            let mtime = matches!(
+                s.largest_timestamp_source,
+                Some(crate::model::segment::TimestampSource::LogMtime)
+            );
+            let note = mtime.then_some(".log mtime");
+            Cell::lines(vec![style.time_and_age(
+                s.largest_timestamp_ms,
+                note,
+                Precision::Minutes,
+                true,
+            )])
+        }
+        Batches => Cell::atom(opt(s.batches)),
+        Records => Cell::atom(opt(s.records)),
+        Index => Cell::lines(vec![words(&index_cell(&s.index))]),
+        TimeIndex => Cell::lines(vec![words(&index_cell(&s.time_index))]),
+        Idx => {
+            let mut atoms = words(&index_cell(&s.index));
+            atoms.push("/".to_string());
+            atoms.extend(words(&index_cell(&s.time_index)));
+            Cell::lines(vec![atoms])
+        }
+        Txn => Cell::atom(opt(s.aborted_transactions)),
     }
-    t
 }
 
-fn severity_cell(s: &str, color: bool) -> Cell {
-    let c = Cell::new(s);
-    if !color {
-        return c;
-    }
-    match s {
-        "error" => c.fg(Color::Red),
-        "warning" => c.fg(Color::Yellow),
-        _ => c.fg(Color::Cyan),
-    }
+fn segments_table(p: &PartitionDoc, style: &TableStyle) -> String {
+    let layouts: Vec<Grid> = SEGMENT_LAYOUTS
+        .iter()
+        .map(|cols| {
+            let headers: Vec<(String, Align)> =
+                cols.iter().map(|c| segment_header(*c, style)).collect();
+            let headers: Vec<(&str, Align)> =
+                headers.iter().map(|(h, a)| (h.as_str(), *a)).collect();
+            let mut g = Grid::new(&headers);
+            for s in &p.segments {
+                g.push(cols.iter().map(|c| segment_cell(*c, s, style)).collect());
+            }
+            g
+        })
+        .collect();
+    render_layouts(&layouts, style.width)
 }
 
-/// An evidence value as people read it: sizes with humansize (and the exact count past 1 KiB),
-/// timestamps in RFC 3339 UTC, CRCs in hex, text and paths escaped.
-pub fn evidence_value(e: &EvidenceDoc) -> String {
+/// An evidence value as atoms: sizes with humansize (and the exact count past 1 KiB),
+/// timestamps in the run's zone with their age, CRCs in hex, text and paths escaped.
+pub fn evidence_value(e: &EvidenceDoc, style: &TableStyle) -> Vec<String> {
     use EvidenceValueDoc as V;
     match (e.kind, &e.value) {
         ("bytes", V::Unsigned(b)) if *b >= 1024 => {
-            format!("{} ({b} bytes)", format_size(*b, BINARY))
+            vec![format_size(*b, BINARY), format!("({b} bytes)")]
         }
-        ("bytes", V::Unsigned(b)) => format!("{b} bytes"),
-        ("timestamp_ms", V::Int(ms)) => utc_time(*ms),
-        ("crc32", V::Unsigned(c)) => format!("0x{c:08x}"),
-        (_, V::Int(v)) => v.to_string(),
-        (_, V::Unsigned(v)) => v.to_string(),
-        (_, V::Flag(b)) => if *b { "yes" } else { "no" }.to_string(),
-        (_, V::Text(t)) => escape(t).into_owned(),
+        ("bytes", V::Unsigned(b)) => vec![format!("{b} bytes")],
+        ("timestamp_ms", V::Int(ms)) if *ms < 0 => vec![format!("{ms}"), "(no timestamp)".into()],
+        ("timestamp_ms", V::Int(ms)) => {
+            style.time_and_age(Some(*ms), None, Precision::Seconds, false)
+        }
+        ("crc32", V::Unsigned(c)) => vec![format!("0x{c:08x}")],
+        (_, V::Int(v)) => vec![v.to_string()],
+        (_, V::Unsigned(v)) => vec![v.to_string()],
+        (_, V::Flag(b)) => vec![if *b { "yes" } else { "no" }.to_string()],
+        ("path", V::Text(t)) => vec![escape(t).into_owned()],
+        (_, V::Text(t)) => words(&escape(t)),
     }
 }
 
-/// Milliseconds since the epoch as RFC 3339 UTC (negative values are Kafka's "no timestamp").
-pub fn utc_time(ms: i64) -> String {
-    match chrono::DateTime::from_timestamp_millis(ms) {
-        Some(t) if ms >= 0 => t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        _ => format!("{ms} (no timestamp)"),
-    }
-}
-
-/// Evidence lines: `name: value`, one per item, except that the items after a `problem` item
-/// (one example of a bounded summary) share its line.
-pub fn evidence_lines(evidence: &[EvidenceDoc]) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
+/// Evidence lines of atoms: `name:` and the value, one item a line, except that the items
+/// after a `problem` item (one example of a bounded summary) share its line.
+pub fn evidence_lines(evidence: &[EvidenceDoc], style: &TableStyle) -> Vec<Vec<String>> {
+    let mut lines: Vec<Vec<String>> = Vec::new();
     let mut in_example = false;
     for e in evidence {
-        let item = format!("{}: {}", e.name, evidence_value(e));
+        let mut item = vec![format!("{}:", e.name)];
+        item.extend(evidence_value(e, style));
         match lines.last_mut() {
             Some(line) if in_example && e.kind != "problem" => {
-                line.push_str(", ");
-                line.push_str(&item);
+                if let Some(last) = line.last_mut() {
+                    last.push(',');
+                }
+                line.extend(item);
             }
             _ => lines.push(item),
         }
@@ -151,135 +349,465 @@ pub fn evidence_lines(evidence: &[EvidenceDoc]) -> Vec<String> {
     lines
 }
 
-/// The findings table (None when there are none).
-pub fn findings_table(findings: &[FindingDoc], style: TableStyle) -> Option<Table> {
+/// A message with its figures blanked out: findings whose texts differ only in figures group.
+fn template(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_digits = false;
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            in_digits = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The last component of a path.
+fn file_name(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Where a finding is, as atoms: partition dir, file name and `@byte`; the file or dir; else
+/// the log dir.
+fn place(f: &FindingDoc) -> Vec<String> {
+    let l = &f.location;
+    let mut atoms = match (&l.dir, &l.file) {
+        (Some(dir), Some(file)) => vec![
+            escape(dir).into_owned(),
+            escape(&file_name(file)).into_owned(),
+        ],
+        (Some(dir), None) => vec![escape(dir).into_owned()],
+        (None, Some(file)) => vec![escape(file).into_owned()],
+        (None, None) => match &l.group {
+            Some(g) => vec!["group".to_string(), escape(g).into_owned()],
+            None => vec![escape(&l.log_dir).into_owned()],
+        },
+    };
+    if let Some(b) = l.byte_offset {
+        atoms.push(format!("@{b}"));
+    }
+    atoms
+}
+
+/// Findings that share code, severity, message and fix (figures aside).
+struct Group<'a> {
+    first: &'a FindingDoc,
+    all: Vec<&'a FindingDoc>,
+}
+
+fn group(findings: &[FindingDoc]) -> Vec<Group<'_>> {
+    let mut groups: Vec<(String, Group<'_>)> = Vec::new();
+    for f in findings {
+        let key = format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            f.severity,
+            f.code,
+            template(&f.message),
+            template(&f.fix)
+        );
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.all.push(f),
+            None => groups.push((
+                key,
+                Group {
+                    first: f,
+                    all: vec![f],
+                },
+            )),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+struct FindingCells {
+    severity: Cell,
+    code: String,
+    place: Vec<Vec<String>>,
+    what: Vec<Vec<String>>,
+    fix: Vec<String>,
+}
+
+fn finding_cells(g: &Group<'_>, style: &TableStyle) -> FindingCells {
+    let n = g.all.len();
+    let mut place = Vec::new();
+    if n > 1 {
+        let mut dirs: Vec<&str> = g
+            .all
+            .iter()
+            .filter_map(|f| f.location.dir.as_deref())
+            .collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        let files = g.all.iter().all(|f| f.location.file.is_some());
+        let count = match dirs.len() {
+            0 if files => format!("{n} files:"),
+            0 => format!("{n} places:"),
+            d if d == n => format!("{n} partitions:"),
+            1 if files => format!("{n} files in 1 partition:"),
+            d if files => format!("{n} files in {d} partitions:"),
+            d => format!("{n} places in {d} partitions:"),
+        };
+        place.push(words(&count));
+    }
+    // The same file name in each partition (a segment's file): named once above the dirs.
+    let file_of = |f: &FindingDoc| f.location.file.as_deref().map(file_name);
+    let same_file = n > 1
+        && g.all
+            .iter()
+            .all(|f| f.location.dir.is_some() && f.location.byte_offset.is_none())
+        && g.all
+            .iter()
+            .all(|f| file_of(f).is_some() && file_of(f) == file_of(g.first));
+    if let (true, Some(name)) = (same_file, file_of(g.first)) {
+        if let Some(line) = place.last_mut() {
+            if let Some(last) = line.last_mut() {
+                last.pop();
+            }
+            line.push("each".to_string());
+            line.push(format!("{}:", escape(&name)));
+        }
+    }
+    let mut prev_dir: Option<&str> = None;
+    for f in g.all.iter().take(LISTED_PLACES) {
+        let mut atoms = self::place(f);
+        let dir = f.location.dir.as_deref();
+        // Files of the partition named just above are listed without repeating it.
+        if dir.is_some() && dir == prev_dir && f.location.file.is_some() && atoms.len() > 1 {
+            atoms.remove(0);
+        }
+        prev_dir = dir;
+        if same_file {
+            atoms.truncate(1);
+        }
+        place.push(atoms);
+    }
+    if n > LISTED_PLACES {
+        place.push(vec![
+            format!("+{} more", n - LISTED_PLACES),
+            "(--format json lists all)".to_string(),
+        ]);
+    }
+    let mut what = vec![words(&escape(&g.first.message))];
+    if g.all.iter().any(|f| f.message != g.first.message) {
+        what.push(words("(figures differ by place; the first is shown)"));
+    }
+    let evidence = evidence_lines(&g.first.evidence, style);
+    if n > 1 && !evidence.is_empty() {
+        what.push(words("evidence at the first place:"));
+    }
+    what.extend(evidence.into_iter().map(|mut l| {
+        l.insert(0, "·".to_string());
+        l
+    }));
+    FindingCells {
+        severity: Cell::atom(g.first.severity).colored(style.severity_color(g.first.severity)),
+        code: g.first.code.to_string(),
+        place,
+        what,
+        fix: words(&escape(&g.first.fix)),
+    }
+}
+
+/// The findings table (None when there are none), grouped and fitted to `style.width`.
+pub fn findings_table(findings: &[FindingDoc], style: &TableStyle) -> Option<String> {
     if findings.is_empty() {
         return None;
     }
-    let mut t = new_table();
-    t.set_header(["severity", "code", "where", "what", "fix"]);
-    for f in findings {
-        let l = &f.location;
-        let mut place = match (&l.file, &l.dir) {
-            (Some(file), _) => escape(file).into_owned(),
-            (None, Some(dir)) => escape(dir).into_owned(),
-            (None, None) => escape(&l.log_dir).into_owned(),
+    let rows: Vec<FindingCells> = group(findings)
+        .iter()
+        .map(|g| finding_cells(g, style))
+        .collect();
+    let mut full = Grid::new(&[
+        ("severity", Align::Left),
+        ("code", Align::Left),
+        ("where", Align::Left),
+        ("what", Align::Left),
+        ("fix", Align::Left),
+    ])
+    .floor(3, PROSE)
+    .floor(4, PROSE);
+    let mut stacked = Grid::new(&[
+        ("code", Align::Left),
+        ("where", Align::Left),
+        ("what", Align::Left),
+        ("fix", Align::Left),
+    ])
+    .floor(2, PROSE)
+    .floor(3, PROSE);
+    let mut fix_below = Grid::new(&[
+        ("code", Align::Left),
+        ("where", Align::Left),
+        ("what / fix", Align::Left),
+    ])
+    .floor(2, PROSE);
+    let mut narrow =
+        Grid::new(&[("code / where", Align::Left), ("what / fix", Align::Left)]).floor(1, PROSE);
+    for r in &rows {
+        let sev = r.severity.lines.first().cloned().unwrap_or_default();
+        let code_cell =
+            Cell::lines(vec![sev.clone(), vec![r.code.clone()]]).colored(r.severity.color);
+        let with_fix = {
+            let mut w = r.what.clone();
+            let mut fix = vec!["fix:".to_string()];
+            fix.extend(r.fix.iter().cloned());
+            w.push(fix);
+            w
         };
-        if let Some(b) = l.byte_offset {
-            place.push_str(&format!(" @{b}"));
-        }
-        let mut what = escape(&f.message).into_owned();
-        for line in evidence_lines(&f.evidence) {
-            what.push_str("\n  ");
-            what.push_str(&line);
-        }
-        t.add_row(vec![
-            severity_cell(f.severity, style.color),
-            Cell::new(f.code),
-            Cell::new(place),
-            Cell::new(what),
-            Cell::new(escape(&f.fix)),
+        full.push(vec![
+            r.severity.clone(),
+            Cell::atom(r.code.clone()),
+            Cell::lines(r.place.clone()),
+            Cell::lines(r.what.clone()),
+            Cell::lines(vec![r.fix.clone()]),
+        ]);
+        stacked.push(vec![
+            code_cell.clone(),
+            Cell::lines(r.place.clone()),
+            Cell::lines(r.what.clone()),
+            Cell::lines(vec![r.fix.clone()]),
+        ]);
+        fix_below.push(vec![
+            code_cell.clone(),
+            Cell::lines(r.place.clone()),
+            Cell::lines(with_fix.clone()),
+        ]);
+        let mut left = vec![sev, vec![r.code.clone()]];
+        left.extend(r.place.iter().cloned());
+        narrow.push(vec![
+            Cell::lines(left).colored(r.severity.color),
+            Cell::lines(with_fix),
         ]);
     }
-    Some(t)
+    Some(render_layouts(
+        &[full, stacked, fix_below, narrow],
+        style.width,
+    ))
 }
 
-/// Render an inspect document.
-pub fn render_inspect(doc: &InspectDoc, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
+/// Write `atoms` fitted to `style.width`, two spaces apart, continuation lines indented.
+pub fn write_fitted(
+    out: &mut dyn Write,
+    atoms: &[String],
+    style: &TableStyle,
+    first: &str,
+    indent: &str,
+) -> io::Result<()> {
+    for line in fit_atoms(atoms, style.width, "  ", first, indent) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+fn partition_is_empty(p: &PartitionDoc) -> bool {
+    p.segments.iter().all(|s| s.size_bytes == 0)
+}
+
+fn partition_line(p: &PartitionDoc, style: &TableStyle) -> Vec<String> {
+    let dir = shorten_path(&escape(&p.dir), style.width);
+    let state = format!("[{}]", p.state);
+    if partition_is_empty(p) {
+        // One short line: no table, and no offsets but where the log starts and ends.
+        let what = match p.segments.len() {
+            0 => "empty: no segments".to_string(),
+            1 => "empty: 1 segment of 0 B".to_string(),
+            n => format!("empty: {n} segments of 0 B"),
+        };
+        let ends = match (p.log_start_offset, p.log_end_offset) {
+            (Some(a), Some(b)) if a == b => format!("log start = log end = {a}"),
+            (a, b) => format!("log start {}  log end {}", opt(a), opt(b)),
+        };
+        return vec![dir, state, what, ends];
+    }
+    vec![
+        dir,
+        state,
+        format!("topic id {}", opt(p.topic_id.as_deref().map(escape))),
+        format!("log start {}", opt(p.log_start_offset)),
+        format!("log end {}", opt(p.log_end_offset)),
+        format!("hw {}", opt(p.high_watermark)),
+        format!("recovery point {}", opt(p.recovery_point)),
+        format_size(p.size_bytes, BINARY),
+    ]
+}
+
+fn write_batches(p: &PartitionDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let Some(batches) = &p.batches else {
+        return Ok(());
+    };
+    for b in batches {
+        let mut atoms = vec![
+            format!("batch {}..{}", b.base_offset, b.last_offset),
+            format!("@{}:{}", b.segment, b.position),
+            format!("{} B", b.size),
+            format!("magic {}", b.magic),
+            b.compression.to_string(),
+        ];
+        if b.transactional {
+            atoms.push("txn".into());
+        }
+        if b.control {
+            atoms.push("control".into());
+        }
+        if b.producer_id >= 0 {
+            atoms.push(format!("pid {}", b.producer_id));
+        }
+        atoms.push(format!("max ts {}", style.time_s(b.max_timestamp_ms)));
+        if let Some(e) = &b.error {
+            atoms.push("ERROR".into());
+            atoms.extend(words(&escape(e)));
+        }
+        write_fitted(out, &atoms, style, "  ", "      ")?;
+        for r in &b.records {
+            let mut atoms = vec![
+                r.offset.to_string(),
+                style.time_s(r.timestamp_ms),
+                format!("key={}", escape(r.key.as_deref().unwrap_or("null"))),
+                format!("value={}", escape(r.value.as_deref().unwrap_or("null"))),
+            ];
+            if let Some(c) = &r.control {
+                atoms.push(format!("control={}", escape(c)));
+            }
+            for h in &r.headers {
+                atoms.push(format!("header:{}", escape(h)));
+            }
+            write_fitted(out, &atoms, style, "    ", "        ")?;
+        }
+    }
+    Ok(())
+}
+
+/// The `--verify` line: what was checked, said even when nothing was found.
+pub fn verify_line(v: &VerifyTotals) -> Vec<String> {
+    vec![
+        "verified:".to_string(),
+        format!("{} batches,", v.batches),
+        format!("{} CRCs,", v.crcs),
+        format!("{} of log data", format_size(v.bytes, BINARY)),
+        format!("in {} segments;", v.segments),
+        format!("{} offset and", v.offset_indexes),
+        format!("{} time indexes", v.time_indexes),
+        "against the log".to_string(),
+    ]
+}
+
+/// Render an inspect document (`verify`: what `--verify` checked, when it ran).
+pub fn render_inspect(
+    doc: &InspectDoc,
+    style: &TableStyle,
+    verify: Option<&VerifyTotals>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for d in &doc.body.log_dirs {
-        writeln!(
-            out,
-            "log dir {}  cluster {}  node {}  {}",
-            escape(&d.path),
-            opt(d.cluster_id.as_deref().map(escape)),
-            opt(d.node_id),
+        let path = shorten_path(&escape(&d.path), style.width.saturating_sub(8));
+        let atoms = vec![
+            format!("log dir {path}"),
+            format!("cluster {}", opt(d.cluster_id.as_deref().map(escape))),
+            format!("node {}", opt(d.node_id)),
             if d.clean_shutdown {
-                "clean shutdown"
+                "clean shutdown".to_string()
             } else {
-                "NO clean-shutdown marker"
-            }
-        )?;
+                "NO clean-shutdown marker".to_string()
+            },
+        ];
+        write_fitted(out, &atoms, style, "", "  ")?;
         for p in &d.partitions {
-            writeln!(out)?;
-            writeln!(
-                out,
-                "{}  [{}]  topic id {}  log start {}  log end {}  hw {}  recovery point {}  {}",
-                escape(&p.dir),
-                p.state,
-                opt(p.topic_id.as_deref().map(escape)),
-                opt(p.log_start_offset),
-                opt(p.log_end_offset),
-                opt(p.high_watermark),
-                opt(p.recovery_point),
-                format_size(p.size_bytes, BINARY),
-            )?;
-            if !p.segments.is_empty() {
-                writeln!(out, "{}", partition_table(p))?;
+            let empty = partition_is_empty(p);
+            if !empty {
+                writeln!(out)?;
             }
-            if let Some(batches) = &p.batches {
-                for b in batches {
-                    writeln!(
-                        out,
-                        "  batch {}..{} @{}:{} {} B magic {} {}{}{}{} max ts {}{}",
-                        b.base_offset,
-                        b.last_offset,
-                        b.segment,
-                        b.position,
-                        b.size,
-                        b.magic,
-                        b.compression,
-                        if b.transactional { " txn" } else { "" },
-                        if b.control { " control" } else { "" },
-                        if b.producer_id >= 0 {
-                            format!(" pid {}", b.producer_id)
-                        } else {
-                            String::new()
-                        },
-                        local_time(Some(b.max_timestamp_ms)),
-                        b.error
-                            .as_ref()
-                            .map(|e| format!("  ERROR {}", escape(e)))
-                            .unwrap_or_default(),
-                    )?;
-                    for r in &b.records {
-                        write!(
-                            out,
-                            "    {} {} key={} value={}",
-                            r.offset,
-                            local_time(Some(r.timestamp_ms)),
-                            escape(r.key.as_deref().unwrap_or("null")),
-                            escape(r.value.as_deref().unwrap_or("null")),
-                        )?;
-                        if let Some(c) = &r.control {
-                            write!(out, " control={}", escape(c))?;
-                        }
-                        for h in &r.headers {
-                            write!(out, " header:{}", escape(h))?;
-                        }
-                        writeln!(out)?;
-                    }
-                }
+            write_fitted(out, &partition_line(p, style), style, "", "  ")?;
+            if !empty {
+                write!(out, "{}", segments_table(p, style))?;
             }
+            write_batches(p, style, out)?;
         }
         writeln!(out)?;
     }
     if let Some(t) = findings_table(&doc.findings, style) {
-        writeln!(out, "{t}")?;
+        write!(out, "{t}")?;
     }
     let s = &doc.summary;
+    let mut atoms = Vec::new();
     if let Some(t) = &s.scanned {
-        write!(
-            out,
-            "{} log dir(s), {} partition(s), {} segment(s), {} of log data; ",
-            t.log_dirs,
-            t.partitions,
-            t.segments,
-            format_size(t.log_bytes, BINARY),
-        )?;
+        atoms.extend([
+            format!("{} log dir(s),", t.log_dirs),
+            format!("{} partition(s),", t.partitions),
+            format!("{} segment(s),", t.segments),
+            format!("{} of log data;", format_size(t.log_bytes, BINARY)),
+        ]);
     }
-    writeln!(
-        out,
-        "findings: {} error, {} warning, {} info",
-        s.error, s.warning, s.info
-    )
+    atoms.extend([
+        "findings:".to_string(),
+        format!("{} error,", s.error),
+        format!("{} warning,", s.warning),
+        format!("{} info", s.info),
+    ]);
+    for line in fit_atoms(&atoms, style.width, " ", "", "  ") {
+        writeln!(out, "{line}")?;
+    }
+    if let Some(v) = verify {
+        for line in fit_atoms(&verify_line(v), style.width, " ", "", "  ") {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(first: Option<i64>, next: Option<i64>) -> SegmentDoc {
+        SegmentDoc {
+            base_offset: first.unwrap_or(0),
+            active: false,
+            recovered_on_start: false,
+            size_bytes: 0,
+            first_offset: first,
+            next_offset: next,
+            first_timestamp_ms: None,
+            first_batch_max_timestamp_ms: None,
+            largest_timestamp_ms: None,
+            largest_timestamp_source: None,
+            batches: None,
+            records: None,
+            codecs: Vec::new(),
+            transactional_batches: None,
+            control_batches: None,
+            log_end: "clean",
+            index: None,
+            time_index: None,
+            aborted_transactions: None,
+        }
+    }
+
+    #[test]
+    fn offsets_of_empty_and_extreme_segments() {
+        assert_eq!(offsets_cell(&segment(None, Some(0))), "-");
+        assert_eq!(offsets_cell(&segment(None, Some(42))), "-");
+        assert_eq!(offsets_cell(&segment(Some(0), Some(4))), "0..3");
+        assert_eq!(offsets_cell(&segment(Some(7), Some(7))), "7");
+        let max = i64::MAX;
+        assert_eq!(
+            offsets_cell(&segment(Some(max - 1), Some(max))),
+            format!("{}..{}", max - 1, max - 1)
+        );
+        assert_eq!(
+            offsets_cell(&segment(Some(max), Some(i64::MIN))),
+            max.to_string()
+        );
+    }
+
+    #[test]
+    fn templates_blank_figures_only() {
+        assert_eq!(template("12 of 4096 slots"), "# of # slots");
+        assert_eq!(template("no figures"), "no figures");
+    }
 }

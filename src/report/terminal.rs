@@ -1,0 +1,552 @@
+//! Fitting the table output to the terminal.
+//!
+//! The width is the terminal's when stdout is one, else `COLUMNS` when set to a number, else
+//! [`DEFAULT_WIDTH`]; never less than [`MIN_WIDTH`] ([`width_from`]). Every line the table
+//! renderers print fits it, counted in terminal columns (unicode-width, so that box-drawing
+//! borders and wide characters count right):
+//!
+//! - Text is made of *atoms*, values that are never split (a number, a timestamp with its zone,
+//!   a word, a path). Lines break between atoms only.
+//! - An atom wider than the room it has is shortened in the middle with `…`: a path keeps its
+//!   first component and as many trailing components as fit (`/var/…/orders-0/…0042.log`).
+//! - A table is given as [`Grid`]s from the fullest to the narrowest layout (columns dropped or
+//!   merged in the order its renderer documents); the first whose columns fit at their
+//!   narrowest is used, the spare room going to the columns that wrap. When none fits, the
+//!   rows are printed as records, one `header: value` line per column.
+
+use std::fmt::Write as _;
+
+use unicode_width::UnicodeWidthStr;
+
+/// Width used when stdout is not a terminal and `COLUMNS` is not set.
+pub const DEFAULT_WIDTH: usize = 100;
+/// The narrowest width honoured (a smaller `COLUMNS` counts as this).
+pub const MIN_WIDTH: usize = 40;
+
+/// The output width: the terminal's when stdout is one, else `COLUMNS`, else 100.
+pub fn detect_width() -> usize {
+    let tty = terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0));
+    width_from(tty, std::env::var("COLUMNS").ok().as_deref())
+}
+
+/// [`detect_width`]'s rule, from the terminal's width (if stdout is one) and `COLUMNS`.
+pub fn width_from(tty: Option<usize>, columns: Option<&str>) -> usize {
+    tty.filter(|w| *w > 0)
+        .or_else(|| columns.and_then(|c| c.trim().parse::<usize>().ok()))
+        .filter(|w| *w > 0)
+        .unwrap_or(DEFAULT_WIDTH)
+        .max(MIN_WIDTH)
+}
+
+/// Terminal columns `s` takes.
+pub fn text_width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// The longest prefix of `s` (by chars) at most `max` columns wide.
+fn prefix_within(s: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > max {
+            return s.get(..i).unwrap_or("");
+        }
+        used += w;
+    }
+    s
+}
+
+/// The longest suffix of `s` (by chars) at most `max` columns wide.
+fn suffix_within(s: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > max {
+            return s.get(i + c.len_utf8()..).unwrap_or("");
+        }
+        used += w;
+    }
+    s
+}
+
+/// `s` in at most `max` columns: whole when it fits, else its start and end around `…`.
+pub fn shorten_middle(s: &str, max: usize) -> String {
+    if text_width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let room = max - 1;
+    let tail = room / 2;
+    let head = room - tail;
+    format!("{}…{}", prefix_within(s, head), suffix_within(s, tail))
+}
+
+/// A path in at most `max` columns: whole when it fits, else its first component, `…` and as
+/// many trailing components as fit; a last component too long on its own is shortened in its
+/// middle.
+pub fn shorten_path(s: &str, max: usize) -> String {
+    if text_width(s) <= max {
+        return s.to_string();
+    }
+    let parts: Vec<&str> = s.split('/').collect();
+    let absolute = s.starts_with('/');
+    let first = if absolute {
+        parts.get(1).map(|p| format!("/{p}"))
+    } else {
+        parts.first().map(|p| (*p).to_string())
+    };
+    let skip_front = if absolute { 2 } else { 1 };
+    if let Some(first) = first.filter(|_| parts.len() > skip_front) {
+        let mut tail = String::new();
+        for part in parts.iter().skip(skip_front).rev() {
+            let candidate = if tail.is_empty() {
+                (*part).to_string()
+            } else {
+                format!("{part}/{tail}")
+            };
+            if text_width(&first) + text_width("/…/") + text_width(&candidate) > max {
+                break;
+            }
+            tail = candidate;
+        }
+        if !tail.is_empty() {
+            return format!("{first}/…/{tail}");
+        }
+        if let Some(last) = parts.last() {
+            let room = max.saturating_sub(text_width("…/"));
+            if room >= 8 {
+                return format!("…/{}", shorten_middle(last, room));
+            }
+        }
+    }
+    shorten_middle(s, max)
+}
+
+/// An atom in at most `max` columns (paths keep their ends, see [`shorten_path`]).
+pub fn shorten_atom(s: &str, max: usize) -> String {
+    if s.contains('/') {
+        shorten_path(s, max)
+    } else {
+        shorten_middle(s, max)
+    }
+}
+
+/// Pack `atoms` into lines of at most `width` columns, `sep` between atoms on a line,
+/// `first` before the first line and `indent` before the others; atoms too wide are shortened.
+pub fn fit_atoms<S: AsRef<str>>(
+    atoms: &[S],
+    width: usize,
+    sep: &str,
+    first: &str,
+    indent: &str,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    for atom in atoms {
+        let atom = atom.as_ref();
+        if !line.is_empty() && used + text_width(sep) + text_width(atom) > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if line.is_empty() {
+            let lead_text = if lines.is_empty() { first } else { indent };
+            let lead = text_width(lead_text);
+            line.push_str(lead_text);
+            let fitted = shorten_atom(atom, width.saturating_sub(lead));
+            used = lead + text_width(&fitted);
+            line.push_str(&fitted);
+        } else {
+            line.push_str(sep);
+            line.push_str(atom);
+            used += text_width(sep) + text_width(atom);
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        if line.is_empty() {
+            line.push_str(first);
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// Words of `s` as atoms (split at whitespace).
+pub fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+/// How a column's text is aligned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// Flush left.
+    Left,
+    /// Flush right (numbers).
+    Right,
+}
+
+/// One table cell: lines of atoms, and an optional SGR colour for its text.
+#[derive(Debug, Clone, Default)]
+pub struct Cell {
+    /// Lines, each a list of atoms (broken further between atoms when narrow).
+    pub lines: Vec<Vec<String>>,
+    /// ANSI SGR parameter (`31` red), applied after padding so it never counts as width.
+    pub color: Option<&'static str>,
+}
+
+impl Cell {
+    /// A cell of one atom.
+    pub fn atom(s: impl Into<String>) -> Cell {
+        Cell {
+            lines: vec![vec![s.into()]],
+            color: None,
+        }
+    }
+
+    /// A cell of text: each line of `s` split into words.
+    pub fn text(s: &str) -> Cell {
+        Cell {
+            lines: s.lines().map(words).collect(),
+            color: None,
+        }
+    }
+
+    /// A cell of the given lines of atoms.
+    pub fn lines(lines: Vec<Vec<String>>) -> Cell {
+        Cell { lines, color: None }
+    }
+
+    /// The same cell coloured.
+    pub fn colored(mut self, sgr: Option<&'static str>) -> Cell {
+        self.color = sgr;
+        self
+    }
+
+    fn narrowest(&self) -> usize {
+        self.lines
+            .iter()
+            .flatten()
+            .map(|a| atom_floor(a))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn natural(&self) -> usize {
+        self.lines
+            .iter()
+            .map(|l| l.iter().map(|a| text_width(a)).sum::<usize>() + l.len().saturating_sub(1))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn wrap(&self, width: usize) -> Vec<String> {
+        if self.lines.is_empty() {
+            return vec![String::new()];
+        }
+        self.lines
+            .iter()
+            .flat_map(|l| {
+                // A bullet line (`· name: value`) continues under its text.
+                let indent = if l.first().is_some_and(|a| a == "·") {
+                    "  "
+                } else {
+                    ""
+                };
+                fit_atoms(l, width, " ", "", indent)
+            })
+            .collect()
+    }
+}
+
+/// A table layout: headers, alignments and rows.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    /// Column headers (words, wrapped like cells).
+    pub headers: Vec<String>,
+    /// Alignment of each column.
+    pub align: Vec<Align>,
+    /// Rows, one cell per column.
+    pub rows: Vec<Vec<Cell>>,
+    /// Narrowest width of each column beyond its atoms' (prose stays readable), by column.
+    pub floor: Vec<usize>,
+}
+
+/// Atoms wider than this count as this when a column's narrowest width is computed (they are
+/// shortened in the middle when the column ends up narrower); paths, which shorten well,
+/// count as at most [`PATH_CAP`].
+const ATOM_CAP: usize = 40;
+/// See [`ATOM_CAP`].
+const PATH_CAP: usize = 24;
+
+fn atom_floor(a: &str) -> usize {
+    let cap = if a.contains('/') { PATH_CAP } else { ATOM_CAP };
+    text_width(a).min(cap)
+}
+
+impl Grid {
+    /// A grid with these columns and no rows.
+    pub fn new(columns: &[(&str, Align)]) -> Grid {
+        Grid {
+            headers: columns.iter().map(|(h, _)| (*h).to_string()).collect(),
+            align: columns.iter().map(|(_, a)| *a).collect(),
+            rows: Vec::new(),
+            floor: vec![0; columns.len()],
+        }
+    }
+
+    /// Never make column `c` narrower than `w` (unless the whole table must be squeezed).
+    pub fn floor(mut self, c: usize, w: usize) -> Grid {
+        if let Some(f) = self.floor.get_mut(c) {
+            *f = w;
+        }
+        self
+    }
+
+    /// Add a row (missing cells are empty, extra cells ignored).
+    pub fn push(&mut self, mut row: Vec<Cell>) {
+        row.resize_with(self.headers.len(), Cell::default);
+        self.rows.push(row);
+    }
+
+    fn column_cells(&self, c: usize) -> impl Iterator<Item = &Cell> {
+        self.rows.iter().filter_map(move |r| r.get(c))
+    }
+
+    /// (narrowest, natural) width of each column.
+    fn bounds(&self) -> Vec<(usize, usize)> {
+        (0..self.headers.len())
+            .map(|c| {
+                let header = Cell::text(self.headers.get(c).map_or("", String::as_str));
+                let cells = || std::iter::once(&header).chain(self.column_cells(c));
+                let natural = cells().map(Cell::natural).max().unwrap_or(0);
+                let floor = self.floor.get(c).copied().unwrap_or(0).min(natural);
+                let min = cells().map(Cell::narrowest).max().unwrap_or(0).max(floor);
+                (min.max(1), natural.max(min).max(1))
+            })
+            .collect()
+    }
+
+    fn frame(n: usize) -> usize {
+        3 * n + 1
+    }
+
+    /// Column widths for `width` columns, or None when the narrowest do not fit.
+    fn widths(&self, width: usize) -> Option<Vec<usize>> {
+        let bounds = self.bounds();
+        let frame = Grid::frame(bounds.len());
+        let natural: usize = bounds.iter().map(|b| b.1).sum();
+        if natural + frame <= width {
+            return Some(bounds.iter().map(|b| b.1).collect());
+        }
+        let mut ws: Vec<usize> = bounds.iter().map(|b| b.0).collect();
+        let total: usize = ws.iter().sum::<usize>() + frame;
+        if total > width {
+            return None;
+        }
+        // Spare room: first to the columns that then need no wrapping, the cheapest first;
+        // what is left one column at a time to the column furthest from its natural width.
+        let mut spare = width - total;
+        let mut order: Vec<usize> = (0..ws.len()).collect();
+        order.sort_by_key(|&i| bounds.get(i).map_or(0, |b| b.1) - ws.get(i).copied().unwrap_or(0));
+        for i in order {
+            let (Some(w), Some(b)) = (ws.get_mut(i), bounds.get(i)) else {
+                continue;
+            };
+            let need = b.1 - *w;
+            if need > 0 && need <= spare {
+                *w += need;
+                spare -= need;
+            }
+        }
+        while spare > 0 {
+            let Some((i, _)) = ws
+                .iter()
+                .zip(&bounds)
+                .enumerate()
+                .filter(|(_, (w, b))| **w < b.1)
+                .max_by_key(|(_, (w, b))| b.1 - **w)
+            else {
+                break;
+            };
+            if let Some(w) = ws.get_mut(i) {
+                *w += 1;
+                spare -= 1;
+            }
+        }
+        Some(ws)
+    }
+
+    fn render_with(&self, ws: &[usize]) -> String {
+        let rule = |l: &str, fill: &str, mid: &str, r: &str| {
+            let mut s = String::from(l);
+            for (i, w) in ws.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(mid);
+                }
+                s.push_str(&fill.repeat(w + 2));
+            }
+            s.push_str(r);
+            s.push('\n');
+            s
+        };
+        let mut out = rule("┌", "─", "┬", "┐");
+        let header: Vec<Cell> = self.headers.iter().map(|h| Cell::text(h)).collect();
+        self.render_row(&mut out, &header, ws, false);
+        out.push_str(&rule("╞", "═", "╪", "╡"));
+        for row in &self.rows {
+            self.render_row(&mut out, row, ws, true);
+        }
+        out.push_str(&rule("└", "─", "┴", "┘"));
+        out
+    }
+
+    fn render_row(&self, out: &mut String, row: &[Cell], ws: &[usize], body: bool) {
+        let wrapped: Vec<Vec<String>> = ws
+            .iter()
+            .enumerate()
+            .map(|(c, w)| {
+                row.get(c)
+                    .map_or_else(|| vec![String::new()], |x| x.wrap(*w))
+            })
+            .collect();
+        let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+        for line in 0..height {
+            out.push('│');
+            for (c, w) in ws.iter().enumerate() {
+                out.push_str(if c == 0 { " " } else { " ┆ " });
+                let text = wrapped
+                    .get(c)
+                    .and_then(|l| l.get(line))
+                    .map_or("", String::as_str);
+                let pad = w.saturating_sub(text_width(text));
+                let right = body && self.align.get(c) == Some(&Align::Right);
+                let padded = if right {
+                    format!("{}{text}", " ".repeat(pad))
+                } else {
+                    format!("{text}{}", " ".repeat(pad))
+                };
+                match row
+                    .get(c)
+                    .and_then(|x| x.color)
+                    .filter(|_| !text.is_empty())
+                {
+                    Some(sgr) => {
+                        let _ = write!(out, "\x1b[{sgr}m{padded}\x1b[0m");
+                    }
+                    None => out.push_str(&padded),
+                }
+            }
+            out.push_str(" │\n");
+        }
+    }
+}
+
+/// Render the first of `layouts` (fullest first) that fits `width`; when none does, the last as
+/// records: for each row, one `header: value` line per column (continuations indented), rows
+/// apart by a blank line. Lines end with `\n`.
+pub fn render_layouts(layouts: &[Grid], width: usize) -> String {
+    for g in layouts {
+        if let Some(ws) = g.widths(width) {
+            return g.render_with(&ws);
+        }
+    }
+    let Some(g) = layouts.last() else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for (i, row) in g.rows.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        for (c, header) in g.headers.iter().enumerate() {
+            let Some(cell) = row.get(c) else {
+                continue;
+            };
+            for (j, line) in cell.lines.iter().enumerate() {
+                let mut atoms = Vec::with_capacity(line.len() + 1);
+                if j == 0 {
+                    atoms.push(format!("{header}:"));
+                }
+                atoms.extend(line.iter().cloned());
+                let first = if j == 0 { "" } else { "    " };
+                for l in fit_atoms(&atoms, width, " ", first, "    ") {
+                    out.push_str(&l);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn width_comes_from_the_tty_then_columns_then_100() {
+        assert_eq!(width_from(Some(120), Some("80")), 120);
+        assert_eq!(width_from(None, Some("80")), 80);
+        assert_eq!(width_from(None, Some(" 132 ")), 132);
+        assert_eq!(width_from(None, Some("wide")), 100);
+        assert_eq!(width_from(None, None), 100);
+        assert_eq!(width_from(None, Some("10")), MIN_WIDTH);
+        assert_eq!(width_from(Some(0), Some("0")), 100);
+    }
+
+    #[test]
+    fn shortening_keeps_both_ends() {
+        assert_eq!(shorten_middle("abcdef", 6), "abcdef");
+        assert_eq!(shorten_middle("abcdefghij", 5), "ab…ij");
+        let cjk = shorten_middle("日本語のトピック名", 7);
+        assert!(
+            text_width(&cjk) <= 7 && cjk.starts_with("日") && cjk.ends_with("名"),
+            "{cjk}"
+        );
+        let p = "/var/lib/kafka/data/logs-0/orders-0/00000000000000000042.log";
+        let s = shorten_path(p, 47);
+        assert_eq!(s, "/var/…/logs-0/orders-0/00000000000000000042.log");
+        assert_eq!(
+            shorten_path(p, 45),
+            "/var/…/orders-0/00000000000000000042.log"
+        );
+        let s = shorten_path(p, 20);
+        assert!(
+            s.starts_with("…/") && s.ends_with("42.log") && text_width(&s) <= 20,
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn atoms_are_never_split() {
+        let lines = fit_atoms(&["2026-11-30 13:22 UTC", "(3 d ago)"], 22, " ", "", "  ");
+        assert_eq!(lines, ["2026-11-30 13:22 UTC", "  (3 d ago)"]);
+        let lines = fit_atoms(&["a", "b", "c"], 10, "  ", "> ", "");
+        assert_eq!(lines, ["> a  b  c"]);
+    }
+
+    #[test]
+    fn layouts_fall_back_and_fit() {
+        let mut wide = Grid::new(&[("segment", Align::Right), ("a long header", Align::Left)]);
+        wide.push(vec![Cell::atom("42"), Cell::text(&"word ".repeat(40))]);
+        let mut narrow = Grid::new(&[("segment", Align::Right)]);
+        narrow.push(vec![Cell::atom("42")]);
+        for width in [40, 60, 100, 300] {
+            let out = render_layouts(&[wide.clone(), narrow.clone()], width);
+            assert!(
+                out.lines().all(|l| text_width(l) <= width),
+                "{width}:\n{out}"
+            );
+            assert!(out.contains("a long"), "{out}");
+        }
+        let mut tight = Grid::new(&[("x", Align::Left), ("y", Align::Left)]);
+        tight.push(vec![Cell::atom("a".repeat(30)), Cell::atom("b".repeat(30))]);
+        let out = render_layouts(&[tight], 40);
+        assert!(out.lines().all(|l| text_width(l) <= 40), "{out}");
+        assert_eq!(
+            out,
+            format!("x: {}\ny: {}\n", "a".repeat(30), "b".repeat(30))
+        );
+    }
+}
