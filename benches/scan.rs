@@ -386,10 +386,7 @@ fn bench_many_segments(work: &Path, small: bool) {
         );
     }
     let scan = |depth: ScanDepth| {
-        let opts = LoadOptions {
-            depth,
-            read_mode: ReadMode::Mmap,
-        };
+        let opts = LoadOptions::uniform(depth, ReadMode::Mmap);
         let d = load_log_dir(&dir, &Selection::default(), &opts, &|| {}).expect("load");
         let segs: usize = d.partitions.iter().map(|p| p.segments.len()).sum();
         assert_eq!(segs, n, "segments loaded");
@@ -400,10 +397,7 @@ fn bench_many_segments(work: &Path, small: bool) {
     let held = load_log_dir(
         &dir,
         &Selection::default(),
-        &LoadOptions {
-            depth: ScanDepth::Tail,
-            read_mode: ReadMode::Mmap,
-        },
+        &LoadOptions::uniform(ScanDepth::Tail, ReadMode::Mmap),
         &|| {},
     )
     .expect("load");
@@ -509,10 +503,7 @@ fn bench_many_partitions(work: &Path, small: bool) {
             std::fs::write(&marker, b"").expect("write");
             println!("generated in {:.1} s", secs(t.elapsed()));
         }
-        let opts = LoadOptions {
-            depth: ScanDepth::Tail,
-            read_mode: ReadMode::Mmap,
-        };
+        let opts = LoadOptions::uniform(ScanDepth::Tail, ReadMode::Mmap);
         let load = || {
             let d = load_log_dir(&dir, &Selection::default(), &opts, &|| {}).expect("load");
             assert_eq!(d.partitions.len(), partitions, "partitions loaded");
@@ -730,10 +721,7 @@ fn bench_verify(work: &Path, small: bool) {
         ("Headers", ScanDepth::Headers),
         ("Verify", ScanDepth::Verify),
     ] {
-        let opts = LoadOptions {
-            depth,
-            read_mode: ReadMode::Mmap,
-        };
+        let opts = LoadOptions::uniform(depth, ReadMode::Mmap);
         let (best, _, _) = timed(2, || {
             load_log_dir(&dir, &Selection::default(), &opts, &|| {}).expect("load")
         });
