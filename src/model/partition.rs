@@ -163,14 +163,21 @@ pub fn load_partition(
         .filter(|f| f.log.is_some())
         .map(|f| f.base_offset)
         .next_back();
-    let segments = segment_files
-        .into_values()
-        .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
-        .map(|files| {
-            let active = Some(files.base_offset) == active_base;
-            load_segment(files, active, opts)
-        })
-        .collect();
+    // Sized once: a vector grown by doubling keeps up to half its slots unused.
+    let mut segments = Vec::with_capacity(if only_segment.is_some() {
+        1
+    } else {
+        segment_count
+    });
+    segments.extend(
+        segment_files
+            .into_values()
+            .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
+            .map(|files| {
+                let active = Some(files.base_offset) == active_base;
+                load_segment(files, active, opts)
+            }),
+    );
     let snapshots = std::mem::take(&mut listing.snapshots)
         .into_iter()
         .map(|(offset, file)| {

@@ -150,7 +150,7 @@ pub struct LogSummary {
     /// Offset after the last batch (base offset for an empty segment): Kafka's `readNextOffset`.
     pub next_offset: i64,
     /// Every-header statistics (depth `Headers` and up).
-    pub stats: Option<BatchStats>,
+    pub stats: Option<Box<BatchStats>>,
     /// Largest batch max timestamp among the batches read (all of them at depth `Headers`; the
     /// first and those after the last offset-index entry at depth `Tail`).
     pub max_timestamp_seen: Option<i64>,
@@ -159,9 +159,9 @@ pub struct LogSummary {
     /// How the walk ended, if it ended without error.
     pub end: Option<WalkEnd>,
     /// The first structural error of the walk (Kafka's recovery would truncate at its offset).
-    pub walk_error: Option<FormatError>,
+    pub walk_error: Option<Box<FormatError>>,
     /// The first error of the deep verification (depth `Verify`).
-    pub verify_error: Option<FormatError>,
+    pub verify_error: Option<Box<FormatError>>,
     /// Batches that passed deep verification (depth `Verify`).
     pub verified_batches: Option<u64>,
 }
@@ -434,7 +434,7 @@ impl LogWalk {
                     }
                 }
                 Err(e) => {
-                    self.summary.walk_error = Some(e);
+                    self.summary.walk_error = Some(Box::new(e));
                     clean = false;
                 }
             }
@@ -469,7 +469,7 @@ impl LogWalk {
         let chunk_len = chunk.max(18);
         if start > file.len() {
             // What the walk over the whole file says for a start past its end.
-            self.summary.walk_error = Some(FormatError::new(
+            self.summary.walk_error = Some(Box::new(FormatError::new(
                 ErrorKind::LengthOutOfRange {
                     field: "position",
                     value: i64::try_from(start).unwrap_or(i64::MAX),
@@ -477,7 +477,7 @@ impl LogWalk {
                     max: i64::try_from(file.len()).unwrap_or(i64::MAX),
                 },
                 start,
-            ));
+            )));
             self.summary.valid_end = start;
             self.summary.end = None;
             return Ok(false);
@@ -514,7 +514,7 @@ impl LogWalk {
                 walk.summary.valid_end = stop;
                 walk.summary.end = end;
                 let clean = error.is_none();
-                walk.summary.walk_error = error;
+                walk.summary.walk_error = error.map(Box::new);
                 clean
             };
             if error.is_some() || to_end {
@@ -565,7 +565,7 @@ impl LogWalk {
                 true
             }
             Some(Err(e)) => {
-                self.summary.walk_error = Some(e);
+                self.summary.walk_error = Some(Box::new(e));
                 false
             }
             None => self.walk(bytes, 0, None),
@@ -706,7 +706,7 @@ fn load_log(
         ScanDepth::Headers | ScanDepth::Verify => {
             let mut stats = BatchStats::default();
             walk_from(&mut walk, 0, false, Some(&mut stats))?;
-            walk.summary.stats = Some(stats);
+            walk.summary.stats = Some(Box::new(stats));
         }
     }
     let mut summary = walk.summary;
@@ -721,7 +721,7 @@ fn load_log(
                 ..VerifyOptions::default()
             },
         );
-        summary.verify_error = v.error;
+        summary.verify_error = v.error.map(Box::new);
         summary.verified_batches = Some(v.valid_batches);
     }
     Ok((summary, walk.positions))
@@ -958,6 +958,7 @@ mod tests {
                     assert_eq!(pos.summary, whole.summary, "{at}");
                     assert_eq!(pos.positions, whole.positions, "{at}");
                     assert_eq!(pos_stats, whole_stats, "{at}");
+                    assert_eq!(pos.summary.walk_error.is_some(), !clean, "{at}");
                 }
             }
             // The first batch alone.
