@@ -274,6 +274,20 @@ impl IoProblem {
 /// List a log dir (its root entries and, for each partition dir, that dir's entries: depth 2).
 /// Fails only if the dir itself cannot be read.
 pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
+    let mut partitions = Vec::new();
+    let mut out = list_log_dir_streaming(dir, |p| partitions.push(p))?;
+    out.partitions = partitions;
+    Ok(out)
+}
+
+/// [`list_log_dir`], handing each partition dir's listing to `on_partition` as soon as it is
+/// complete (in name order) instead of keeping them: the returned listing has no partitions.
+/// A loader can then work on one partition while the next is listed, and the listings of all
+/// partitions never exist at once.
+pub fn list_log_dir_streaming(
+    dir: &Path,
+    mut on_partition: impl FnMut(PartitionEntry),
+) -> io::Result<LogDirListing> {
     let mut out = LogDirListing {
         path: dir.to_path_buf(),
         ..Default::default()
@@ -297,7 +311,9 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
             }
             return Descend::No;
         }
-        out.partitions.extend(current.take());
+        if let Some(done) = current.take() {
+            on_partition(done);
+        }
         if found.meta.is_dir() {
             if found.name == "remote-log-index-cache" {
                 return Descend::No; // tiered-storage cache; the loader skips it too
@@ -315,8 +331,18 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
         add_root_entry(&mut out, found);
         Descend::No
     })?;
-    out.partitions.extend(current);
+    if let Some(done) = current {
+        on_partition(done);
+    }
     Ok(out)
+}
+
+/// A root file by name, as the listing classifies it: present when its name leads (links
+/// followed) to a regular file.
+pub(crate) fn root_file(dir: &Path, name: &str) -> Option<FileInfo> {
+    let path = dir.join(name);
+    let meta = fs::metadata(&path).ok().filter(fs::Metadata::is_file)?;
+    Some(FileInfo::of(path, &meta))
 }
 
 /// A root entry that is not a dir.

@@ -14,7 +14,7 @@ use crate::formats::clean_shutdown::{parse_clean_shutdown, CleanShutdownMarker};
 use crate::formats::meta_properties::{parse_meta_properties, MetaProperties};
 
 use super::file_bytes::ReadMode;
-use super::listing::{list_log_dir, LogDirListing, PartitionEntry};
+use super::listing::{list_log_dir_streaming, root_file, LogDirListing, PartitionEntry};
 use super::lock::{probe_lock, LockState};
 use super::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
 use super::partition::{load_partition, parse_small, Partition, PartitionCheckpoints};
@@ -123,7 +123,6 @@ pub fn load_log_dir(
     opts: &LoadOptions,
     progress: &(dyn Fn() + Sync),
 ) -> io::Result<LogDir> {
-    let mut listing = list_log_dir(path)?;
     let lock = probe_lock(path).unwrap_or(LockState::Unknown);
     let unmapped;
     let opts = if read_mode_for(lock, opts.read_mode) == opts.read_mode {
@@ -141,36 +140,62 @@ pub fn load_log_dir(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
     };
-    if let Some(wanted) = &selection.partitions {
-        listing
-            .partitions
-            .retain(|p| dir_name(p).is_some_and(|n| wanted.contains_key(&n)));
-    }
+    let selected = |p: &PartitionEntry| match &selection.partitions {
+        None => true,
+        Some(wanted) => dir_name(p).is_some_and(|n| wanted.contains_key(&n)),
+    };
     let only_segment = |p: &PartitionEntry| {
         selection
             .partitions
             .as_ref()
             .and_then(|w| dir_name(p).and_then(|n| w.get(&n).copied().flatten()))
     };
-    let root = &listing.root;
+    // Partitions need the root checkpoints before they load, and the listing reaches them
+    // only in name order: they are read by name first (as the listing classifies them).
+    let checkpoint =
+        |name: &str| root_file(path, name).map(|f| parse_small(&f, parse_offset_checkpoint));
     let checkpoints = RootCheckpoints {
-        recovery_point: root
-            .recovery_point
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
-        log_start_offset: root
-            .log_start_offset
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
-        replication_offset: root
-            .replication_offset
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
-        cleaner_offset: root
-            .cleaner_offset
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
+        recovery_point: checkpoint("recovery-point-offset-checkpoint"),
+        log_start_offset: checkpoint("log-start-offset-checkpoint"),
+        replication_offset: checkpoint("replication-offset-checkpoint"),
+        cleaner_offset: checkpoint("cleaner-offset-checkpoint"),
     };
+    let by_partition = checkpoints.index();
+    // Partitions load while the walk lists the next ones: each listing moves into its loaded
+    // partition, and at most a few listings wait at once (their memory is reused by the next
+    // ones instead of all of them existing before the first load).
+    let (listing, mut partitions) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<PartitionEntry>(16);
+        let lister = s.spawn(move || {
+            list_log_dir_streaming(path, |entry| {
+                // A send fails only when the loader is gone; nothing is left to do then.
+                let _ = tx.send(entry);
+            })
+        });
+        let partitions: Vec<Partition> = rx
+            .into_iter()
+            .par_bridge()
+            .filter(|entry| selected(entry))
+            .map(|entry: PartitionEntry| {
+                let ckpt = entry
+                    .name
+                    .as_ref()
+                    .and_then(|n| by_partition.get(&(n.topic.as_str(), n.partition)))
+                    .copied()
+                    .unwrap_or_default();
+                let only = only_segment(&entry);
+                let p = load_partition(entry, ckpt, only, opts);
+                progress();
+                p
+            })
+            .collect();
+        let listing = lister
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (listing, partitions)
+    });
+    let listing = listing?;
+    let root = &listing.root;
     let meta = root
         .meta_properties
         .as_ref()
@@ -179,24 +204,6 @@ pub fn load_log_dir(
         .clean_shutdown
         .as_ref()
         .map(|f| parse_small(f, parse_clean_shutdown));
-    let by_partition = checkpoints.index();
-    // The partition listings move into the loaded partitions.
-    let entries = std::mem::take(&mut listing.partitions);
-    let mut partitions: Vec<Partition> = entries
-        .into_par_iter()
-        .map(|entry: PartitionEntry| {
-            let ckpt = entry
-                .name
-                .as_ref()
-                .and_then(|n| by_partition.get(&(n.topic.as_str(), n.partition)))
-                .copied()
-                .unwrap_or_default();
-            let only = only_segment(&entry);
-            let p = load_partition(entry, ckpt, only, opts);
-            progress();
-            p
-        })
-        .collect();
     partitions.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
     let clean = clean_shutdown.is_some();
     for p in &mut partitions {
