@@ -616,6 +616,17 @@ mod tests {
             ]
         );
         assert!(l.io_problems[0].message.contains("No such file"));
+        // Root files read by name before the walk (the loader's checkpoints) agree with it.
+        for name in [
+            "recovery-point-offset-checkpoint",
+            "replication-offset-checkpoint",
+        ] {
+            assert!(root_file(&root, name).is_none(), "{name}");
+        }
+        fs::write(root.join("cleaner-offset-checkpoint"), b"0\n0\n").unwrap();
+        let by_name = root_file(&root, "cleaner-offset-checkpoint").unwrap();
+        let listed = list_log_dir(&root).unwrap().root.cleaner_offset.unwrap();
+        assert_eq!(by_name, listed);
         // The tiered-storage cache is skipped whole.
         assert!(l.leftovers.is_empty());
         // A file is not a log dir.
