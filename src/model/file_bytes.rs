@@ -8,7 +8,7 @@
 //!   truncates or deletes meanwhile yields a short read or an error, never a signal.
 //! - [`read_file`]: the whole file, memory-mapped when large and the caller allows it (deep
 //!   verification of every batch, where mapping pays), else read into memory. A mapped file
-//!   truncated by another process makes the next access to a lost page a SIGBUS, so callers map
+//!   truncated by another process makes the next access to a lost page a SIGBUS, so it maps
 //!   only files of a log dir whose `.lock` no live process holds ([`super::lock`]).
 //!
 //! Small text files are read whole, up to a cap.
@@ -18,6 +18,8 @@ use std::io::{self, Read};
 use std::ops::Deref;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+
+use super::lock::{probe_lock, LockState};
 
 /// Files at or above this size are mapped rather than read.
 const MAP_THRESHOLD: u64 = 64 * 1024;
@@ -67,11 +69,13 @@ fn open_regular(path: &Path) -> io::Result<File> {
     File::open(path)
 }
 
-/// Open `path` read-only and return its bytes.
+/// Open `path`, a file of a partition dir, read-only and return its bytes. In `Mmap` mode a
+/// large file is mapped unless a live process holds (or may hold) the `.lock` of its log dir,
+/// the partition dir's parent: every caller gets that guarantee, whatever mode it passes.
 pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
     let file = open_regular(path)?;
     let len = file.metadata()?.len();
-    if mode == ReadMode::Mmap && len >= MAP_THRESHOLD {
+    if mode == ReadMode::Mmap && len >= MAP_THRESHOLD && log_dir_unlocked(path) {
         if let Ok(map) = map_read_only(&file) {
             return Ok(FileBytes::Mapped(map));
         }
@@ -80,6 +84,15 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
     let mut buf = Vec::with_capacity(usize::try_from(len.min(1 << 30)).unwrap_or(0));
     (&file).read_to_end(&mut buf)?;
     Ok(FileBytes::Owned(buf))
+}
+
+/// Whether no live process holds the `.lock` of the log dir holding the partition dir of
+/// `path` (false when that cannot be told).
+fn log_dir_unlocked(path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .is_some_and(|dir| probe_lock(dir).is_ok_and(LockState::allows_mapping))
 }
 
 /// Read a small file whole, refusing anything larger than `cap` bytes.
@@ -183,6 +196,40 @@ mod tests {
         assert!(matches!(a, FileBytes::Mapped(_)));
         assert_eq!(&*a, &*b);
         assert_eq!(&*a, &data[..]);
+    }
+
+    #[test]
+    fn files_of_a_locked_log_dir_are_not_mapped() {
+        use std::io::{BufRead, BufReader};
+        let tmp = tempfile::tempdir().unwrap();
+        let part = tmp.path().join("orders-0");
+        std::fs::create_dir(&part).unwrap();
+        let log = part.join("00000000000000000000.log");
+        std::fs::write(&log, vec![7u8; 100_000]).unwrap();
+        assert!(matches!(
+            read_file(&log, ReadMode::Mmap).unwrap(),
+            FileBytes::Mapped(_)
+        ));
+        let mut child = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import fcntl,time,sys; f=open(sys.argv[1],'w'); fcntl.lockf(f, fcntl.LOCK_EX); \
+                 print('locked', flush=True); time.sleep(30)",
+            )
+            .arg(tmp.path().join(".lock"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let bytes = read_file(&log, ReadMode::Mmap);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let bytes = bytes.unwrap();
+        assert!(matches!(bytes, FileBytes::Owned(_)));
+        assert_eq!(bytes.len(), 100_000);
     }
 
     #[test]

@@ -9,7 +9,6 @@ use crate::formats::record::{for_each_record, RecordRef};
 use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
-use super::lock::probe_lock;
 use super::partition::Partition;
 use super::problem::FileProblem;
 
@@ -96,23 +95,13 @@ fn control_name(kind: ControlKind) -> String {
 
 /// Dump the batches and records of `p`, at most `max_records` records (0: no limit). Segments
 /// are read whole (records need their bytes), mapped only in `Mmap` mode and only when no live
-/// process holds the log dir's `.lock`.
+/// process holds the log dir's `.lock` ([`read_file`]).
 pub fn dump_partition(
     p: &Partition,
     read_mode: ReadMode,
     max_records: usize,
     max_value_bytes: usize,
 ) -> Result<Vec<BatchDump>, FileProblem> {
-    let locked = || {
-        p.path
-            .parent()
-            .is_none_or(|dir| probe_lock(dir).map_or(true, |l| !l.allows_mapping()))
-    };
-    let read_mode = if read_mode == ReadMode::Mmap && locked() {
-        ReadMode::Buffered
-    } else {
-        read_mode
-    };
     let mut out = Vec::new();
     let mut budget = if max_records == 0 {
         usize::MAX
