@@ -160,7 +160,7 @@ pub fn run(
     } else {
         ReadMode::Mmap
     };
-    let opts = LoadOptions { depth, read_mode };
+    let opts = LoadOptions::uniform(depth, read_mode);
     let progress = Progress::new(output.progress, "reading partitions");
     let dirs = load_targets(&args.paths, &opts, &progress)?;
     let mut findings = inspect_findings(&dirs, depth);

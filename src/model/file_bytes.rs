@@ -1,24 +1,40 @@
 //! Read-only access to the bytes of a file in a log dir.
 //!
-//! Every open here is `File::open` (read only): nothing in `model/` can create, lock or change a
-//! file. Large files are memory-mapped so that walking batch headers touches only the pages that
-//! hold them; small text files are read whole, up to a cap.
+//! Every open here is read only: nothing in `model/` can create, lock or change a file.
+//!
+//! Two ways to read:
+//! - [`PositionedFile`]: positioned reads (`pread`) of the byte ranges a shallow scan needs
+//!   (headers, index files, the tail after the last index entry). A file that a running broker
+//!   truncates or deletes meanwhile yields a short read or an error, never a signal.
+//! - [`read_file`]: the whole file, memory-mapped when large and the caller allows it (deep
+//!   verification of every batch, where mapping pays), else read into memory. A mapped file
+//!   truncated by another process makes the next access to a lost page a SIGBUS, so it maps
+//!   only files of a log dir whose `.lock` no live process holds ([`super::lock`]).
+//!
+//! Small text files are read whole, up to a cap.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::ops::Deref;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+
+use super::lock::{probe_lock, LockState};
 
 /// Files at or above this size are mapped rather than read.
 const MAP_THRESHOLD: u64 = 64 * 1024;
 
-/// How to read large files.
+/// Whether large files may be memory-mapped. Shallow scans (`Tail`, `Headers`) never map: they
+/// use positioned reads of the ranges they need. Deep verification maps large files in `Mmap`
+/// mode, except in a log dir whose `.lock` a live process holds (a running broker may truncate
+/// a segment under the map); there, and always in `Buffered` mode (`--no-mmap`), it reads each
+/// file into memory instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadMode {
-    /// Memory-map large files (the default; fast, O(pages touched)).
+    /// Memory-map large files for deep verification (the default; fast, O(pages touched)).
     #[default]
     Mmap,
-    /// Read whole files into memory (for file systems where mapping is unsafe or unsupported).
+    /// Never map (for file systems where mapping is unsafe or unsupported).
     Buffered,
 }
 
@@ -53,11 +69,13 @@ fn open_regular(path: &Path) -> io::Result<File> {
     File::open(path)
 }
 
-/// Open `path` read-only and return its bytes.
+/// Open `path`, a file of a partition dir, read-only and return its bytes. In `Mmap` mode a
+/// large file is mapped unless a live process holds (or may hold) the `.lock` of its log dir,
+/// the partition dir's parent: every caller gets that guarantee, whatever mode it passes.
 pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
     let file = open_regular(path)?;
     let len = file.metadata()?.len();
-    if mode == ReadMode::Mmap && len >= MAP_THRESHOLD {
+    if mode == ReadMode::Mmap && len >= MAP_THRESHOLD && log_dir_unlocked(path) {
         if let Ok(map) = map_read_only(&file) {
             return Ok(FileBytes::Mapped(map));
         }
@@ -66,6 +84,15 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
     let mut buf = Vec::with_capacity(usize::try_from(len.min(1 << 30)).unwrap_or(0));
     (&file).read_to_end(&mut buf)?;
     Ok(FileBytes::Owned(buf))
+}
+
+/// Whether no live process holds the `.lock` of the log dir holding the partition dir of
+/// `path` (false when that cannot be told).
+fn log_dir_unlocked(path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .is_some_and(|dir| probe_lock(dir).is_ok_and(LockState::allows_mapping))
 }
 
 /// Read a small file whole, refusing anything larger than `cap` bytes.
@@ -82,12 +109,75 @@ pub fn read_small_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// A regular file opened read-only for positioned reads, with its length at open time.
+#[derive(Debug)]
+pub struct PositionedFile {
+    file: File,
+    len: u64,
+}
+
+impl PositionedFile {
+    /// Open `path` read-only. The listing has already classified it as a regular file by its
+    /// metadata; the open is non-blocking so that a FIFO swapped in meanwhile cannot hang it,
+    /// and anything but a regular file is refused before a byte is read.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK)
+            .open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        Ok(PositionedFile {
+            file,
+            len: meta.len(),
+        })
+    }
+
+    /// File length when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file was empty when opened.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Up to `max` bytes from `start` (fewer at the end of the file, or if the file shrank).
+    pub fn read_range(&self, start: u64, max: u64) -> io::Result<Vec<u8>> {
+        let want = max.min(self.len.saturating_sub(start));
+        let mut buf = vec![0u8; usize::try_from(want).unwrap_or(usize::MAX)];
+        let mut filled = 0usize;
+        while let Some(rest) = buf.get_mut(filled..).filter(|r| !r.is_empty()) {
+            let at = start.saturating_add(filled as u64);
+            match self.file.read_at(rest, at) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        buf.truncate(filled);
+        Ok(buf)
+    }
+
+    /// The whole file (as long as it was when opened).
+    pub fn read_all(&self) -> io::Result<Vec<u8>> {
+        self.read_range(0, self.len)
+    }
+}
+
 #[allow(unsafe_code)]
 fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only and private to this process. The one hazard is another
-    // process truncating the file while it is mapped (SIGBUS): logclean reads log dirs of
-    // stopped brokers, refuses to mutate a locked dir, and `--no-mmap` avoids maps altogether
-    // for inspection of a live broker's files.
+    // process truncating the file while it is mapped (SIGBUS): only deep verification maps,
+    // never in a log dir whose `.lock` a live process holds, and `--no-mmap` avoids maps
+    // altogether.
     unsafe { memmap2::Mmap::map(file) }
 }
 
@@ -109,6 +199,40 @@ mod tests {
     }
 
     #[test]
+    fn files_of_a_locked_log_dir_are_not_mapped() {
+        use std::io::{BufRead, BufReader};
+        let tmp = tempfile::tempdir().unwrap();
+        let part = tmp.path().join("orders-0");
+        std::fs::create_dir(&part).unwrap();
+        let log = part.join("00000000000000000000.log");
+        std::fs::write(&log, vec![7u8; 100_000]).unwrap();
+        assert!(matches!(
+            read_file(&log, ReadMode::Mmap).unwrap(),
+            FileBytes::Mapped(_)
+        ));
+        let mut child = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import fcntl,time,sys; f=open(sys.argv[1],'w'); fcntl.lockf(f, fcntl.LOCK_EX); \
+                 print('locked', flush=True); time.sleep(30)",
+            )
+            .arg(tmp.path().join(".lock"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let bytes = read_file(&log, ReadMode::Mmap);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let bytes = bytes.unwrap();
+        assert!(matches!(bytes, FileBytes::Owned(_)));
+        assert_eq!(bytes.len(), 100_000);
+    }
+
+    #[test]
     fn fifo_is_refused_not_opened() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("recovery-point-offset-checkpoint");
@@ -122,6 +246,35 @@ mod tests {
             io::ErrorKind::InvalidInput
         );
         assert!(read_file(&fifo, ReadMode::Mmap).is_err());
+    }
+
+    #[test]
+    fn positioned_reads_are_clipped_to_the_file() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(b"0123456789").unwrap();
+        let p = PositionedFile::open(f.path()).unwrap();
+        assert_eq!(p.len(), 10);
+        assert_eq!(p.read_range(2, 3).unwrap(), b"234");
+        assert_eq!(p.read_range(8, 100).unwrap(), b"89");
+        assert!(p.read_range(10, 5).unwrap().is_empty());
+        assert!(p.read_range(50, 5).unwrap().is_empty());
+        assert_eq!(p.read_all().unwrap(), b"0123456789");
+        // A file truncated under the reader gives a short read, not a signal.
+        f.as_file().set_len(4).unwrap();
+        assert_eq!(p.read_range(2, 8).unwrap(), b"23");
+    }
+
+    #[test]
+    fn positioned_open_refuses_a_fifo_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("00000000000000000000.log");
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let err = PositionedFile::open(&fifo).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
     }
 
     #[test]

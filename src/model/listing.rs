@@ -117,6 +117,8 @@ pub struct PartitionListing {
     pub unknown: Vec<UnknownEntry>,
     /// Entries that could not be read.
     pub io_problems: Vec<IoProblem>,
+    /// Whether this is the KRaft metadata log's dir (`__cluster_metadata-0`).
+    pub is_metadata: bool,
 }
 
 /// Root-level files of a log dir.
@@ -166,92 +168,225 @@ pub struct LogDirListing {
     pub io_problems: Vec<IoProblem>,
 }
 
-/// Read the entries of a directory, sorted by name, with their metadata; entries whose metadata
-/// cannot be read (a dangling link, a loop, a permission error) go to `problems`.
-fn read_dir_sorted(
+/// One entry found by the walk: its name, path and metadata (links followed).
+struct Found {
+    name: String,
+    path: PathBuf,
+    meta: fs::Metadata,
+}
+
+/// Walk `dir` to `max_depth` (1: its entries; 2: also the entries of its subdirs) with walkdir,
+/// sorted by name, following links as the broker's `File.isDirectory`/`isFile` do (symlinked
+/// partition dirs are a real practice). Only dirs are opened: a FIFO or device is classified by
+/// its metadata and never opened. Each entry goes to `visit` with its depth; an entry that
+/// cannot be read (a dangling link, a link loop, a permission error, a dir that cannot be
+/// listed) goes to it as a problem with the depth of the dir it was found in. A dir is entered
+/// unless `visit` says [`Descend::No`]. Fails only when `dir` itself cannot be listed.
+fn walk_sorted(
     dir: &Path,
-    problems: &mut Vec<IoProblem>,
-) -> io::Result<Vec<(String, PathBuf, fs::Metadata)>> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        // Follow links as the broker's File.isDirectory/isFile do (symlinked partition dirs are
-        // a real practice); a dangling link or a loop becomes a read problem.
-        match fs::metadata(&path) {
-            Ok(meta) => out.push((name, path, meta)),
-            Err(e) => problems.push(IoProblem::new(&path, &e)),
+    max_depth: usize,
+    mut visit: impl FnMut(Walked) -> Descend,
+) -> io::Result<()> {
+    let mut walk = walkdir::WalkDir::new(dir)
+        .max_depth(max_depth)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
+    match walk.next() {
+        Some(Ok(root)) if root.file_type().is_dir() => {}
+        Some(Ok(_)) => return Err(io::Error::from_raw_os_error(nix::libc::ENOTDIR)),
+        Some(Err(e)) => return Err(walk_error_to_io(e)),
+        None => return Ok(()),
+    }
+    while let Some(item) = walk.next() {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(e) if e.depth() == 0 => return Err(walk_error_to_io(e)),
+            Err(e) => {
+                // An entry at depth d of a dir at depth d - 1, or a dir at depth d that cannot
+                // be listed (reported in its parent, as a failed listing was before).
+                let in_dir = e.depth().saturating_sub(1);
+                let path = e
+                    .path()
+                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+                visit(Walked::Problem(in_dir, IoProblem::from_walk(path, &e)));
+                continue;
+            }
+        };
+        let depth = entry.depth();
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                let path = entry.path().to_path_buf();
+                let in_dir = depth.saturating_sub(1);
+                visit(Walked::Problem(in_dir, IoProblem::from_walk(path, &e)));
+                continue;
+            }
+        };
+        let is_dir = meta.is_dir();
+        let found = Found {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            path: entry.into_path(),
+            meta,
+        };
+        // (`skip_current_dir` after a file would skip the rest of the file's own dir.)
+        if visit(Walked::Entry(depth, found)) == Descend::No && is_dir && depth < max_depth {
+            walk.skip_current_dir();
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(())
+}
+
+/// What the walk found.
+enum Walked {
+    /// An entry at a depth (1: in the dir walked).
+    Entry(usize, Found),
+    /// An entry that could not be read, by the depth of the dir holding it (0: the dir walked).
+    Problem(usize, IoProblem),
+}
+
+/// Whether the walk goes into a dir just visited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Descend {
+    Yes,
+    No,
+}
+
+fn walk_error_to_io(e: walkdir::Error) -> io::Error {
+    let text = e.to_string();
+    e.into_io_error().unwrap_or_else(|| io::Error::other(text))
+}
+
+impl IoProblem {
+    /// A walk error: the OS error's text (as `io::Error` shows it), or walkdir's own (a link
+    /// loop).
+    fn from_walk(path: PathBuf, e: &walkdir::Error) -> Self {
+        match e.io_error() {
+            Some(io) => IoProblem::new(&path, io),
+            None => IoProblem {
+                path,
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// List a log dir (its root entries and, for each partition dir, that dir's entries: depth 2).
+/// Fails only if the dir itself cannot be read.
+pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
+    let mut partitions = Vec::new();
+    let mut out = list_log_dir_streaming(dir, |p| partitions.push(p))?;
+    out.partitions = partitions;
     Ok(out)
 }
 
-/// List a log dir. Fails only if the dir itself cannot be read.
-pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
+/// [`list_log_dir`], handing each partition dir's listing to `on_partition` as soon as it is
+/// complete (in name order) instead of keeping them: the returned listing has no partitions.
+/// A loader can then work on one partition while the next is listed, and the listings of all
+/// partitions never exist at once.
+pub fn list_log_dir_streaming(
+    dir: &Path,
+    mut on_partition: impl FnMut(PartitionEntry),
+) -> io::Result<LogDirListing> {
     let mut out = LogDirListing {
         path: dir.to_path_buf(),
         ..Default::default()
     };
-    for (name, path, meta) in read_dir_sorted(dir, &mut out.io_problems)? {
-        if meta.is_dir() {
-            if name == "remote-log-index-cache" {
-                continue; // tiered-storage cache; the loader skips it too
-            }
-            let listing = match list_partition_dir(&path) {
-                Ok(l) => l,
-                Err(e) => {
-                    out.io_problems.push(IoProblem::new(&path, &e));
-                    PartitionListing {
-                        path: path.clone(),
-                        ..Default::default()
-                    }
+    // The partition dir being listed (the walk is depth first, in name order).
+    let mut current: Option<PartitionEntry> = None;
+    walk_sorted(dir, 2, |walked| {
+        let (depth, found) = match walked {
+            Walked::Entry(depth, found) => (depth, found),
+            Walked::Problem(in_dir, problem) => {
+                match current.as_mut() {
+                    Some(p) if in_dir == 1 => p.listing.io_problems.push(problem),
+                    _ => out.io_problems.push(problem),
                 }
-            };
-            out.partitions.push(PartitionEntry {
-                name: parse_partition_dir_name(&name),
-                listing,
-            });
-            continue;
+                return Descend::No;
+            }
+        };
+        if depth == 2 {
+            if let Some(p) = current.as_mut() {
+                add_partition_entry(&mut p.listing, found);
+            }
+            return Descend::No;
         }
-        if !meta.is_file() {
-            // A FIFO or device named like a checkpoint would block or mislead a read.
+        if let Some(done) = current.take() {
+            on_partition(done);
+        }
+        if found.meta.is_dir() {
+            if found.name == "remote-log-index-cache" {
+                return Descend::No; // tiered-storage cache; the loader skips it too
+            }
+            current = Some(PartitionEntry {
+                name: parse_partition_dir_name(&found.name),
+                listing: PartitionListing {
+                    is_metadata: is_metadata_dir_name(&found.name),
+                    path: found.path,
+                    ..Default::default()
+                },
+            });
+            return Descend::Yes;
+        }
+        add_root_entry(&mut out, found);
+        Descend::No
+    })?;
+    if let Some(done) = current {
+        on_partition(done);
+    }
+    Ok(out)
+}
+
+/// A root file by name, as the listing classifies it: present when its name leads (links
+/// followed) to a regular file.
+pub(crate) fn root_file(dir: &Path, name: &str) -> Option<FileInfo> {
+    let path = dir.join(name);
+    let meta = fs::metadata(&path).ok().filter(fs::Metadata::is_file)?;
+    Some(FileInfo::of(path, &meta))
+}
+
+/// A root entry that is not a dir.
+fn add_root_entry(out: &mut LogDirListing, found: Found) {
+    let Found { name, path, meta } = found;
+    if !meta.is_file() {
+        // A FIFO or device named like a checkpoint would block or mislead a read.
+        out.unknown.push(UnknownEntry {
+            path,
+            is_dir: false,
+        });
+        return;
+    }
+    let slot = match name.as_str() {
+        "meta.properties" => &mut out.root.meta_properties,
+        ".kafka_cleanshutdown" => &mut out.root.clean_shutdown,
+        ".lock" => &mut out.root.lock,
+        "recovery-point-offset-checkpoint" => &mut out.root.recovery_point,
+        "log-start-offset-checkpoint" => &mut out.root.log_start_offset,
+        "replication-offset-checkpoint" => &mut out.root.replication_offset,
+        "cleaner-offset-checkpoint" => &mut out.root.cleaner_offset,
+        "bootstrap.checkpoint" => &mut out.root.bootstrap_checkpoint,
+        _ if name.ends_with(".tmp") => {
+            out.leftovers.push(Leftover {
+                file: FileInfo::of(path, &meta),
+                kind: None,
+                segment: None,
+            });
+            return;
+        }
+        _ => {
             out.unknown.push(UnknownEntry {
                 path,
                 is_dir: false,
             });
-            continue;
+            return;
         }
-        let info = FileInfo::of(path.clone(), &meta);
-        let slot = match name.as_str() {
-            "meta.properties" => &mut out.root.meta_properties,
-            ".kafka_cleanshutdown" => &mut out.root.clean_shutdown,
-            ".lock" => &mut out.root.lock,
-            "recovery-point-offset-checkpoint" => &mut out.root.recovery_point,
-            "log-start-offset-checkpoint" => &mut out.root.log_start_offset,
-            "replication-offset-checkpoint" => &mut out.root.replication_offset,
-            "cleaner-offset-checkpoint" => &mut out.root.cleaner_offset,
-            "bootstrap.checkpoint" => &mut out.root.bootstrap_checkpoint,
-            _ if name.ends_with(".tmp") => {
-                out.leftovers.push(Leftover {
-                    file: info,
-                    kind: None,
-                    segment: None,
-                });
-                continue;
-            }
-            _ => {
-                out.unknown.push(UnknownEntry {
-                    path,
-                    is_dir: false,
-                });
-                continue;
-            }
-        };
-        *slot = Some(info);
-    }
-    Ok(out)
+    };
+    *slot = Some(FileInfo::of(path, &meta));
+}
+
+/// Whether a partition dir name is the KRaft metadata log's.
+fn is_metadata_dir_name(name: &str) -> bool {
+    name.strip_prefix(METADATA_TOPIC) == Some("-0")
 }
 
 /// List one partition dir.
@@ -259,78 +394,88 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
     let is_metadata = dir
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n == format!("{METADATA_TOPIC}-0"));
+        .is_some_and(is_metadata_dir_name);
     let mut out = PartitionListing {
         path: dir.to_path_buf(),
+        is_metadata,
         ..Default::default()
     };
-    for (name, path, meta) in read_dir_sorted(dir, &mut out.io_problems)? {
-        if !meta.is_file() {
-            out.unknown.push(UnknownEntry {
-                path,
-                is_dir: meta.is_dir(),
-            });
-            continue;
+    let mut problems = Vec::new();
+    walk_sorted(dir, 1, |walked| {
+        match walked {
+            Walked::Entry(_, found) => add_partition_entry(&mut out, found),
+            Walked::Problem(_, problem) => problems.push(problem),
         }
-        let info = FileInfo::of(path.clone(), &meta);
-        if let Some(seg) = parse_segment_file_name(&name) {
-            if let Some(kind) = seg.leftover {
-                out.leftovers.push(Leftover {
-                    file: info,
-                    kind: Some(kind),
-                    segment: Some((seg.offset, seg.kind)),
-                });
-                continue;
-            }
-            if seg.kind == SegmentFileKind::Snapshot {
-                out.snapshots.insert(seg.offset, info);
-                continue;
-            }
-            let files = out
-                .segments
-                .entry(seg.offset)
-                .or_insert_with(|| SegmentFiles {
-                    base_offset: seg.offset,
-                    ..Default::default()
-                });
-            let slot = match seg.kind {
-                SegmentFileKind::Log => &mut files.log,
-                SegmentFileKind::Index => &mut files.index,
-                SegmentFileKind::TimeIndex => &mut files.time_index,
-                SegmentFileKind::TxnIndex => &mut files.txn_index,
-                SegmentFileKind::Snapshot => continue,
-            };
-            *slot = Some(info);
-            continue;
-        }
-        match name.as_str() {
-            "leader-epoch-checkpoint" => out.leader_epoch_checkpoint = Some(info),
-            "partition.metadata" => out.partition_metadata = Some(info),
-            "quorum-state" if is_metadata => out.quorum_state = Some(info),
-            _ if is_metadata && is_metadata_snapshot_name(&name) => {
-                out.metadata_snapshots.push(info)
-            }
-            _ if name.ends_with(".tmp") || (is_metadata && name.ends_with(".checkpoint.part")) => {
-                out.leftovers.push(Leftover {
-                    file: info,
-                    kind: None,
-                    segment: None,
-                })
-            }
-            _ if is_metadata && name.ends_with(".checkpoint.deleted") => {
-                out.leftovers.push(Leftover {
-                    file: info,
-                    kind: Some(LeftoverKind::Deleted),
-                    segment: None,
-                })
-            }
-            _ => out.unknown.push(UnknownEntry {
-                path,
-                is_dir: false,
-            }),
-        }
-    }
+        Descend::No
+    })?;
+    out.io_problems = problems;
     Ok(out)
+}
+
+/// One entry of a partition dir.
+fn add_partition_entry(out: &mut PartitionListing, found: Found) {
+    let Found { name, path, meta } = found;
+    let is_metadata = out.is_metadata;
+    if !meta.is_file() {
+        out.unknown.push(UnknownEntry {
+            path,
+            is_dir: meta.is_dir(),
+        });
+        return;
+    }
+    let info = FileInfo::of(path.clone(), &meta);
+    if let Some(seg) = parse_segment_file_name(&name) {
+        if let Some(kind) = seg.leftover {
+            out.leftovers.push(Leftover {
+                file: info,
+                kind: Some(kind),
+                segment: Some((seg.offset, seg.kind)),
+            });
+            return;
+        }
+        if seg.kind == SegmentFileKind::Snapshot {
+            out.snapshots.insert(seg.offset, info);
+            return;
+        }
+        let files = out
+            .segments
+            .entry(seg.offset)
+            .or_insert_with(|| SegmentFiles {
+                base_offset: seg.offset,
+                ..Default::default()
+            });
+        let slot = match seg.kind {
+            SegmentFileKind::Log => &mut files.log,
+            SegmentFileKind::Index => &mut files.index,
+            SegmentFileKind::TimeIndex => &mut files.time_index,
+            SegmentFileKind::TxnIndex => &mut files.txn_index,
+            SegmentFileKind::Snapshot => return,
+        };
+        *slot = Some(info);
+        return;
+    }
+    match name.as_str() {
+        "leader-epoch-checkpoint" => out.leader_epoch_checkpoint = Some(info),
+        "partition.metadata" => out.partition_metadata = Some(info),
+        "quorum-state" if is_metadata => out.quorum_state = Some(info),
+        _ if is_metadata && is_metadata_snapshot_name(&name) => out.metadata_snapshots.push(info),
+        _ if name.ends_with(".tmp") || (is_metadata && name.ends_with(".checkpoint.part")) => {
+            out.leftovers.push(Leftover {
+                file: info,
+                kind: None,
+                segment: None,
+            })
+        }
+        _ if is_metadata && name.ends_with(".checkpoint.deleted") => out.leftovers.push(Leftover {
+            file: info,
+            kind: Some(LeftoverKind::Deleted),
+            segment: None,
+        }),
+        _ => out.unknown.push(UnknownEntry {
+            path,
+            is_dir: false,
+        }),
+    }
 }
 
 /// `<20-digit offset>-<10-digit epoch>.checkpoint` (KRaft snapshot names, spec formats §8.5).
@@ -397,6 +542,103 @@ mod tests {
             Some((7, SegmentFileKind::Log))
         );
         assert_eq!(orders.listing.unknown.len(), 1);
+    }
+
+    #[test]
+    fn links_followed_fifos_not_opened_problems_where_found() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("logs");
+        let elsewhere = tmp.path().join("elsewhere-3");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("00000000000000000000.log"), b"").unwrap();
+        symlink(&elsewhere, root.join("linked-3")).unwrap();
+        let p = root.join("orders-0");
+        fs::create_dir(&p).unwrap();
+        fs::create_dir(p.join("subdir")).unwrap();
+        fs::write(p.join("subdir").join("00000000000000000005.log"), b"").unwrap();
+        symlink("/nonexistent/x", p.join("00000000000000000007.index")).unwrap();
+        symlink("/nonexistent/y", root.join("replication-offset-checkpoint")).unwrap();
+        fs::create_dir(root.join("remote-log-index-cache")).unwrap();
+        fs::write(root.join("remote-log-index-cache").join("a.tmp"), b"").unwrap();
+        symlink(".", root.join("self-0")).unwrap();
+        for fifo in [
+            root.join("recovery-point-offset-checkpoint"),
+            p.join("00000000000000000000.log"),
+        ] {
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+        let l = list_log_dir(&root).unwrap();
+        let names: Vec<_> = l
+            .partitions
+            .iter()
+            .map(|p| p.listing.path.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["linked-3", "orders-0"]);
+        // The symlinked partition dir is followed; its path stays the link's.
+        let linked = &l.partitions[0].listing;
+        assert_eq!(linked.path, root.join("linked-3"));
+        assert!(linked.segments[&0].log.is_some());
+        // A FIFO is an unknown entry, never a checkpoint or a segment.
+        assert!(l.root.recovery_point.is_none());
+        let orders = &l.partitions[1].listing;
+        assert!(orders.segments.is_empty());
+        let unknown: Vec<_> = orders.unknown.iter().map(|u| (&u.path, u.is_dir)).collect();
+        assert_eq!(
+            unknown,
+            [
+                (&p.join("00000000000000000000.log"), false),
+                (&p.join("subdir"), true)
+            ]
+        );
+        assert_eq!(
+            l.unknown.iter().map(|u| &u.path).collect::<Vec<_>>(),
+            [&root.join("recovery-point-offset-checkpoint")]
+        );
+        // Dangling links are read problems of the dir they are in; the link to an ancestor is
+        // a problem of the root (walkdir's loop check).
+        assert_eq!(orders.io_problems.len(), 1);
+        assert_eq!(
+            orders.io_problems[0].path,
+            p.join("00000000000000000007.index")
+        );
+        let root_problems: Vec<_> = l.io_problems.iter().map(|p| &p.path).collect();
+        assert_eq!(
+            root_problems,
+            [
+                &root.join("replication-offset-checkpoint"),
+                &root.join("self-0")
+            ]
+        );
+        assert!(l.io_problems[0].message.contains("No such file"));
+        // Root files read by name before the walk (the loader's checkpoints) agree with it.
+        for name in [
+            "recovery-point-offset-checkpoint",
+            "replication-offset-checkpoint",
+        ] {
+            assert!(root_file(&root, name).is_none(), "{name}");
+        }
+        fs::write(root.join("cleaner-offset-checkpoint"), b"0\n0\n").unwrap();
+        let by_name = root_file(&root, "cleaner-offset-checkpoint").unwrap();
+        let listed = list_log_dir(&root).unwrap().root.cleaner_offset.unwrap();
+        assert_eq!(by_name, listed);
+        // The tiered-storage cache is skipped whole.
+        assert!(l.leftovers.is_empty());
+        // A file is not a log dir.
+        assert!(list_log_dir(&p.join("00000000000000000000.log")).is_err());
+        assert!(list_log_dir(&root.join("missing")).is_err());
+        assert_eq!(
+            list_partition_dir(&root.join("linked-3"))
+                .unwrap()
+                .segments
+                .len(),
+            1
+        );
     }
 
     #[test]

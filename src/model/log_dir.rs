@@ -13,7 +13,9 @@ use crate::formats::checkpoint::{parse_offset_checkpoint, CheckpointFile, TopicP
 use crate::formats::clean_shutdown::{parse_clean_shutdown, CleanShutdownMarker};
 use crate::formats::meta_properties::{parse_meta_properties, MetaProperties};
 
-use super::listing::{list_log_dir, LogDirListing, PartitionEntry};
+use super::file_bytes::ReadMode;
+use super::listing::{list_log_dir_streaming, root_file, LogDirListing, PartitionEntry};
+use super::lock::{probe_lock, LockState};
 use super::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
 use super::partition::{load_partition, parse_small, Partition, PartitionCheckpoints};
 use super::problem::Parsed;
@@ -36,23 +38,33 @@ pub struct RootCheckpoints {
 }
 
 impl RootCheckpoints {
-    fn for_partition(&self, topic: &str, partition: i32) -> PartitionCheckpoints {
-        let find = |c: &Option<OffsetCheckpoint>| {
-            c.as_ref()?
-                .as_ref()
-                .ok()?
-                .values()
-                .find(|e| e.topic == topic && e.partition == partition)
-                .map(|e| e.offset)
-        };
-        PartitionCheckpoints {
-            recovery_point: find(&self.recovery_point),
-            log_start_offset: find(&self.log_start_offset),
-            high_watermark: find(&self.replication_offset),
-            cleaner_offset: find(&self.cleaner_offset),
+    /// Every partition's entries, indexed once by (topic, partition): one lookup per partition
+    /// instead of a scan of each file (which made loading quadratic in the partition count).
+    /// When a file names a partition twice, its first entry counts, as a scan would find it.
+    fn index(&self) -> CheckpointIndex<'_> {
+        let mut out: CheckpointIndex<'_> = HashMap::new();
+        let files: [(&Option<OffsetCheckpoint>, CheckpointSlot); 4] = [
+            (&self.recovery_point, |c| &mut c.recovery_point),
+            (&self.log_start_offset, |c| &mut c.log_start_offset),
+            (&self.replication_offset, |c| &mut c.high_watermark),
+            (&self.cleaner_offset, |c| &mut c.cleaner_offset),
+        ];
+        for (file, slot) in files {
+            let Some(Ok(file)) = file else { continue };
+            for e in file.values() {
+                let entry = out.entry((e.topic.as_str(), e.partition)).or_default();
+                slot(entry).get_or_insert(e.offset);
+            }
         }
+        out
     }
 }
+
+/// Which field of [`PartitionCheckpoints`] a root checkpoint file fills.
+type CheckpointSlot = fn(&mut PartitionCheckpoints) -> &mut Option<i64>;
+
+/// Root checkpoint entries by (topic, partition).
+type CheckpointIndex<'a> = HashMap<(&'a str, i32), PartitionCheckpoints>;
 
 /// One log dir, loaded.
 #[derive(Debug, Clone)]
@@ -69,6 +81,8 @@ pub struct LogDir {
     pub checkpoints: RootCheckpoints,
     /// Partitions (including `__cluster_metadata-0` and unparseable dirs), sorted by dir name.
     pub partitions: Vec<Partition>,
+    /// The `.lock` when the dir was loaded: held by a running broker, or not.
+    pub lock: LockState,
 }
 
 /// What part of a log dir to load.
@@ -101,49 +115,87 @@ impl Selection {
 }
 
 /// Load a log dir (or the selected part of it). `progress` is called once per partition loaded.
+/// Files are never memory-mapped when a live process holds the dir's `.lock` (or when that
+/// cannot be told): a running broker may truncate a segment under the map.
 pub fn load_log_dir(
     path: &Path,
     selection: &Selection,
     opts: &LoadOptions,
     progress: &(dyn Fn() + Sync),
 ) -> io::Result<LogDir> {
-    let mut listing = list_log_dir(path)?;
+    let lock = probe_lock(path).unwrap_or(LockState::Unknown);
+    let unmapped;
+    let opts = if read_mode_for(lock, opts.read_mode) == opts.read_mode {
+        opts
+    } else {
+        unmapped = LoadOptions {
+            read_mode: ReadMode::Buffered,
+            ..opts.clone()
+        };
+        &unmapped
+    };
     let dir_name = |p: &PartitionEntry| {
         p.listing
             .path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
     };
-    if let Some(wanted) = &selection.partitions {
-        listing
-            .partitions
-            .retain(|p| dir_name(p).is_some_and(|n| wanted.contains_key(&n)));
-    }
+    let selected = |p: &PartitionEntry| match &selection.partitions {
+        None => true,
+        Some(wanted) => dir_name(p).is_some_and(|n| wanted.contains_key(&n)),
+    };
     let only_segment = |p: &PartitionEntry| {
         selection
             .partitions
             .as_ref()
             .and_then(|w| dir_name(p).and_then(|n| w.get(&n).copied().flatten()))
     };
-    let root = &listing.root;
+    // Partitions need the root checkpoints before they load, and the listing reaches them
+    // only in name order: they are read by name first (as the listing classifies them).
+    let checkpoint =
+        |name: &str| root_file(path, name).map(|f| parse_small(&f, parse_offset_checkpoint));
     let checkpoints = RootCheckpoints {
-        recovery_point: root
-            .recovery_point
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
-        log_start_offset: root
-            .log_start_offset
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
-        replication_offset: root
-            .replication_offset
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
-        cleaner_offset: root
-            .cleaner_offset
-            .as_ref()
-            .map(|f| parse_small(f, parse_offset_checkpoint)),
+        recovery_point: checkpoint("recovery-point-offset-checkpoint"),
+        log_start_offset: checkpoint("log-start-offset-checkpoint"),
+        replication_offset: checkpoint("replication-offset-checkpoint"),
+        cleaner_offset: checkpoint("cleaner-offset-checkpoint"),
     };
+    let by_partition = checkpoints.index();
+    // Partitions load while the walk lists the next ones: each listing moves into its loaded
+    // partition, and at most a few listings wait at once (their memory is reused by the next
+    // ones instead of all of them existing before the first load).
+    let (listing, mut partitions) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<PartitionEntry>(16);
+        let lister = s.spawn(move || {
+            list_log_dir_streaming(path, |entry| {
+                // A send fails only when the loader is gone; nothing is left to do then.
+                let _ = tx.send(entry);
+            })
+        });
+        let partitions: Vec<Partition> = rx
+            .into_iter()
+            .par_bridge()
+            .filter(|entry| selected(entry))
+            .map(|entry: PartitionEntry| {
+                let ckpt = entry
+                    .name
+                    .as_ref()
+                    .and_then(|n| by_partition.get(&(n.topic.as_str(), n.partition)))
+                    .copied()
+                    .unwrap_or_default();
+                let only = only_segment(&entry);
+                let p = load_partition(entry, ckpt, only, opts);
+                progress();
+                p
+            })
+            .collect();
+        let listing = lister
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (listing, partitions)
+    });
+    let listing = listing?;
+    let root = &listing.root;
     let meta = root
         .meta_properties
         .as_ref()
@@ -152,22 +204,6 @@ pub fn load_log_dir(
         .clean_shutdown
         .as_ref()
         .map(|f| parse_small(f, parse_clean_shutdown));
-    // The partition listings move into the loaded partitions.
-    let entries = std::mem::take(&mut listing.partitions);
-    let mut partitions: Vec<Partition> = entries
-        .into_par_iter()
-        .map(|entry: PartitionEntry| {
-            let ckpt = entry
-                .name
-                .as_ref()
-                .map(|n| checkpoints.for_partition(&n.topic, n.partition))
-                .unwrap_or_default();
-            let only = only_segment(&entry);
-            let p = load_partition(entry, ckpt, only, opts);
-            progress();
-            p
-        })
-        .collect();
     partitions.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
     let clean = clean_shutdown.is_some();
     for p in &mut partitions {
@@ -180,7 +216,17 @@ pub fn load_log_dir(
         clean_shutdown,
         checkpoints,
         partitions,
+        lock,
     })
+}
+
+/// The read mode for a log dir in `lock` state: never mapped while a live process may hold it.
+fn read_mode_for(lock: LockState, wanted: ReadMode) -> ReadMode {
+    if lock.allows_mapping() {
+        wanted
+    } else {
+        ReadMode::Buffered
+    }
 }
 
 /// What a path given on the command line is.
@@ -301,4 +347,89 @@ pub fn partitions_by_name(dirs: &[LogDir]) -> HashMap<(String, i32), Vec<(&LogDi
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::problem::FileProblem;
+
+    fn ckpt(text: &str) -> Option<OffsetCheckpoint> {
+        Some(
+            parse_offset_checkpoint(text.as_bytes())
+                .map_err(|e| FileProblem::format(Path::new("x"), e)),
+        )
+    }
+
+    #[test]
+    fn checkpoint_index_joins_the_four_files_by_partition() {
+        let root = RootCheckpoints {
+            recovery_point: ckpt("0\n3\na 0 10\nb 1 20\na 0 99\n"),
+            log_start_offset: ckpt("0\n1\nb 1 5\n"),
+            replication_offset: ckpt("0\n2\na 0 11\nc 0 7\n"),
+            cleaner_offset: ckpt("not a checkpoint"),
+        };
+        let index = root.index();
+        assert_eq!(index.len(), 3);
+        assert_eq!(
+            index[&("a", 0)],
+            PartitionCheckpoints {
+                recovery_point: Some(10), // the first of two entries, as a scan finds it
+                log_start_offset: None,
+                high_watermark: Some(11),
+                cleaner_offset: None,
+            }
+        );
+        assert_eq!(index[&("b", 1)].log_start_offset, Some(5));
+        assert_eq!(index[&("c", 0)].high_watermark, Some(7));
+        assert!(!index.contains_key(&("a", 1)));
+        assert!(RootCheckpoints::default().index().is_empty());
+    }
+
+    #[test]
+    fn a_dir_locked_by_a_live_process_is_never_mapped() {
+        use std::io::{BufRead, BufReader};
+        assert_eq!(
+            read_mode_for(LockState::NoLockFile, ReadMode::Mmap),
+            ReadMode::Mmap
+        );
+        assert_eq!(
+            read_mode_for(LockState::Unlocked, ReadMode::Mmap),
+            ReadMode::Mmap
+        );
+        let held = LockState::HeldBy { pid: Some(1) };
+        assert_eq!(read_mode_for(held, ReadMode::Mmap), ReadMode::Buffered);
+        assert_eq!(
+            read_mode_for(LockState::Unknown, ReadMode::Mmap),
+            ReadMode::Buffered
+        );
+        assert_eq!(
+            read_mode_for(LockState::Unlocked, ReadMode::Buffered),
+            ReadMode::Buffered
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let opts = LoadOptions::uniform(super::super::segment::ScanDepth::Verify, ReadMode::Mmap);
+        let loaded = load_log_dir(dir.path(), &Selection::default(), &opts, &|| {}).unwrap();
+        assert_eq!(loaded.lock, LockState::NoLockFile);
+        let mut child = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import fcntl,time,sys; f=open(sys.argv[1],'w'); fcntl.lockf(f, fcntl.LOCK_EX); \
+                 print('locked', flush=True); time.sleep(30)",
+            )
+            .arg(dir.path().join(".lock"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let loaded = load_log_dir(dir.path(), &Selection::default(), &opts, &|| {});
+        let pid = i32::try_from(child.id()).unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(loaded.unwrap().lock, LockState::HeldBy { pid: Some(pid) });
+    }
 }

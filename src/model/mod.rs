@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod file_bytes;
 pub mod listing;
+pub mod lock;
 pub mod log_dir;
 pub mod metadata_log;
 pub mod mode;

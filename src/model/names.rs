@@ -9,6 +9,12 @@ use std::fmt;
 /// Topic of the KRaft metadata log, whose dir is `__cluster_metadata-0`.
 pub const METADATA_TOPIC: &str = "__cluster_metadata";
 
+/// The group coordinator's compacted topic (committed offsets, group metadata).
+pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// The transaction coordinator's compacted topic (transaction states).
+pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+
 /// What the suffix of a partition dir says about it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case", tag = "state", content = "uid")]

@@ -12,7 +12,7 @@ use super::file_bytes::read_small_file;
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
 use super::names::{PartitionDirName, PartitionDirState};
 use super::problem::{FileProblem, Parsed};
-use super::segment::{load_segment, LoadOptions, Segment};
+use super::segment::{load_segment, LoadOptions, ScanDepth, Segment};
 
 /// Cap for the small text files of a partition dir.
 const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
@@ -65,6 +65,8 @@ pub struct Partition {
     pub leader_epochs: Option<Parsed<CheckpointFile<EpochEntry>>>,
     /// Root checkpoint entries for this partition.
     pub checkpoints: PartitionCheckpoints,
+    /// How much of each segment was read ([`LoadOptions::depth_for`] this partition).
+    pub depth: ScanDepth,
 }
 
 impl Partition {
@@ -143,8 +145,8 @@ impl Partition {
 }
 
 /// Load a listed partition dir, taking its listing over (segment and snapshot file lists move
-/// into the loaded segments instead of being kept twice). `only_segment` restricts segments to
-/// one base offset.
+/// into the loaded segments instead of being kept twice), at the depth `opts` gives its topic.
+/// `only_segment` restricts segments to one base offset.
 pub fn load_partition(
     entry: PartitionEntry,
     checkpoints: PartitionCheckpoints,
@@ -152,6 +154,7 @@ pub fn load_partition(
     opts: &LoadOptions,
 ) -> Partition {
     let PartitionEntry { name, mut listing } = entry;
+    let opts = &opts.for_partition(name.as_ref());
     let segment_files = std::mem::take(&mut listing.segments);
     let segment_count = segment_files.len();
     // The active segment is the last one with a `.log`; orphan index files do not count.
@@ -160,14 +163,21 @@ pub fn load_partition(
         .filter(|f| f.log.is_some())
         .map(|f| f.base_offset)
         .next_back();
-    let segments = segment_files
-        .into_values()
-        .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
-        .map(|files| {
-            let active = Some(files.base_offset) == active_base;
-            load_segment(files, active, opts)
-        })
-        .collect();
+    // Sized once: a vector grown by doubling keeps up to half its slots unused.
+    let mut segments = Vec::with_capacity(if only_segment.is_some() {
+        1
+    } else {
+        segment_count
+    });
+    segments.extend(
+        segment_files
+            .into_values()
+            .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
+            .map(|files| {
+                let active = Some(files.base_offset) == active_base;
+                load_segment(files, active, opts)
+            }),
+    );
     let snapshots = std::mem::take(&mut listing.snapshots)
         .into_iter()
         .map(|(offset, file)| {
@@ -207,6 +217,7 @@ pub fn load_partition(
         metadata,
         leader_epochs,
         checkpoints,
+        depth: opts.depth,
     }
 }
 

@@ -93,7 +93,9 @@ fn control_name(kind: ControlKind) -> String {
     format!("{kind:?}").to_lowercase()
 }
 
-/// Dump the batches and records of `p`, at most `max_records` records (0: no limit).
+/// Dump the batches and records of `p`, at most `max_records` records (0: no limit). Segments
+/// are read whole (records need their bytes), mapped only in `Mmap` mode and only when no live
+/// process holds the log dir's `.lock` ([`read_file`]).
 pub fn dump_partition(
     p: &Partition,
     read_mode: ReadMode,

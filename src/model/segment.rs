@@ -14,10 +14,14 @@ use crate::formats::time_index::{TimeIndex, TimestampOffset};
 use crate::formats::txn_index::{TxnIndex, TxnIndexProblem};
 use crate::formats::verify::{verify_segment, VerifyOptions};
 use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
-use crate::formats::FormatError;
+use crate::formats::{ErrorKind, FormatError};
 
-use super::file_bytes::{read_file, ReadMode};
+use std::collections::BTreeMap;
+use std::io;
+
+use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
 use super::listing::{FileInfo, SegmentFiles};
+use super::names::{PartitionDirName, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
 use super::problem::{FileProblem, Parsed};
 
 /// How much of each segment to read.
@@ -33,12 +37,53 @@ pub enum ScanDepth {
 }
 
 /// Options for loading segments.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
-    /// How much to read.
+    /// How much to read of every partition not named in `topic_depths`.
     pub depth: ScanDepth,
-    /// Mapped or buffered reads.
+    /// Per-topic depths that override `depth` (`diagnose` reads data partitions at `Tail` and
+    /// the coordinators' compacted topics deeper). Empty: one depth for all (`inspect`).
+    pub topic_depths: BTreeMap<String, ScanDepth>,
+    /// Whether large files may be mapped for deep verification (see [`ReadMode`]).
     pub read_mode: ReadMode,
+}
+
+impl LoadOptions {
+    /// One depth for every partition.
+    pub fn uniform(depth: ScanDepth, read_mode: ReadMode) -> Self {
+        LoadOptions {
+            depth,
+            topic_depths: BTreeMap::new(),
+            read_mode,
+        }
+    }
+
+    /// Data partitions at `Tail` (their cleanup depends on segment boundaries, sizes and
+    /// timestamps only), the coordinators' compacted topics `__consumer_offsets` and
+    /// `__transaction_state` at `internal` (their records say what compaction keeps).
+    pub fn tail_with_internal_topics_at(internal: ScanDepth, read_mode: ReadMode) -> Self {
+        LoadOptions {
+            depth: ScanDepth::Tail,
+            topic_depths: [CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC]
+                .into_iter()
+                .map(|t| (t.to_string(), internal))
+                .collect(),
+            read_mode,
+        }
+    }
+
+    /// The depth for a partition dir (`None`: a dir whose name does not parse, read at the
+    /// default depth).
+    pub fn depth_for(&self, name: Option<&PartitionDirName>) -> ScanDepth {
+        name.and_then(|n| self.topic_depths.get(&n.topic))
+            .copied()
+            .unwrap_or(self.depth)
+    }
+
+    /// The options for one partition: its depth, no overrides.
+    pub(crate) fn for_partition(&self, name: Option<&PartitionDirName>) -> LoadOptions {
+        LoadOptions::uniform(self.depth_for(name), self.read_mode)
+    }
 }
 
 /// The few batch fields the model keeps.
@@ -106,7 +151,7 @@ pub struct LogSummary {
     /// Offset after the last batch (base offset for an empty segment): Kafka's `readNextOffset`.
     pub next_offset: i64,
     /// Every-header statistics (depth `Headers` and up).
-    pub stats: Option<BatchStats>,
+    pub stats: Option<Box<BatchStats>>,
     /// Largest batch max timestamp among the batches read (all of them at depth `Headers`; the
     /// first and those after the last offset-index entry at depth `Tail`).
     pub max_timestamp_seen: Option<i64>,
@@ -115,9 +160,9 @@ pub struct LogSummary {
     /// How the walk ended, if it ended without error.
     pub end: Option<WalkEnd>,
     /// The first structural error of the walk (Kafka's recovery would truncate at its offset).
-    pub walk_error: Option<FormatError>,
+    pub walk_error: Option<Box<FormatError>>,
     /// The first error of the deep verification (depth `Verify`).
-    pub verify_error: Option<FormatError>,
+    pub verify_error: Option<Box<FormatError>>,
     /// Batches that passed deep verification (depth `Verify`).
     pub verified_batches: Option<u64>,
 }
@@ -304,10 +349,7 @@ impl Segment {
 /// Load one segment.
 pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
-    let index_bytes = files
-        .index
-        .as_ref()
-        .map(|f| (f, read_file(&f.path, opts.read_mode)));
+    let index_bytes = files.index.as_ref().map(|f| (f, read_whole(&f.path)));
     let index = index_bytes.as_ref().map(|(f, r)| match r {
         Ok(bytes) => OffsetIndex::parse(bytes, base).map_err(|e| FileProblem::format(&f.path, e)),
         Err(e) => Err(FileProblem::io(&f.path, e)),
@@ -324,14 +366,8 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
             summarize_offset_index(&view, log.as_ref().and_then(|l| l.as_ref().ok()), opts)
         })
     });
-    let time_index = files
-        .time_index
-        .as_ref()
-        .map(|f| load_time_index(f, base, opts));
-    let txn_index = files
-        .txn_index
-        .as_ref()
-        .map(|f| load_txn_index(f, base, opts));
+    let time_index = files.time_index.as_ref().map(|f| load_time_index(f, base));
+    let txn_index = files.txn_index.as_ref().map(|f| load_txn_index(f, base));
 
     let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref());
     Segment {
@@ -399,7 +435,7 @@ impl LogWalk {
                     }
                 }
                 Err(e) => {
-                    self.summary.walk_error = Some(e);
+                    self.summary.walk_error = Some(Box::new(e));
                     clean = false;
                 }
             }
@@ -410,18 +446,211 @@ impl LogWalk {
     }
 }
 
+/// Read size of one positioned read of a `.log`; files up to this size are read whole, once.
+const LOG_CHUNK: u64 = 256 * 1024;
+
+impl LogWalk {
+    /// Walk the `.log` behind `file` from `start` to its end with positioned reads of `chunk`
+    /// bytes (at least 18; [`LOG_CHUNK`] in use: never the whole of a big file in memory), stopping after the first
+    /// batch when `first_only`. The outcome is that of [`Self::walk`] over the whole file: a
+    /// chunk of at least 18 bytes yields exactly the batches and header errors the whole file
+    /// does up to where its walk stops; only two ends depend on bytes beyond the chunk, and
+    /// both are judged again: a partial batch is re-read from its start with a chunk large
+    /// enough to hold it, and a zero run is followed to the end of the file (zeros to the end:
+    /// a zero-filled tail; else the size-0 header error the whole walk would report).
+    /// `false` if the walk hit an error.
+    fn walk_positioned(
+        &mut self,
+        file: &PositionedFile,
+        start: u64,
+        first_only: bool,
+        mut stats: Option<&mut BatchStats>,
+        chunk: u64,
+    ) -> io::Result<bool> {
+        let chunk_len = chunk.max(18);
+        if start > file.len() {
+            // What the walk over the whole file says for a start past its end.
+            self.summary.walk_error = Some(Box::new(FormatError::new(
+                ErrorKind::LengthOutOfRange {
+                    field: "position",
+                    value: i64::try_from(start).unwrap_or(i64::MAX),
+                    min: 0,
+                    max: i64::try_from(file.len()).unwrap_or(i64::MAX),
+                },
+                start,
+            )));
+            self.summary.valid_end = start;
+            self.summary.end = None;
+            return Ok(false);
+        }
+        let mut at = start;
+        let mut want = chunk_len;
+        loop {
+            let chunk = file.read_range(at, want)?;
+            // A short read before the end means the file shrank: what was read is what there is.
+            let to_end =
+                (chunk.len() as u64) < want || at.saturating_add(chunk.len() as u64) >= file.len();
+            let mut walker = ShallowWalker::new(&chunk);
+            let mut error = None;
+            for item in walker.by_ref() {
+                match item {
+                    Ok(mut b) => {
+                        b.position = b.position.saturating_add(at);
+                        self.record(&b);
+                        if let Some(stats) = stats.as_deref_mut() {
+                            add_to_stats(stats, &b);
+                        }
+                        if first_only {
+                            self.summary.valid_end = b.end();
+                            return Ok(true);
+                        }
+                    }
+                    Err(e) => error = Some(e.at_base(at)),
+                }
+            }
+            let done = walker.valid_end();
+            let stop = at.saturating_add(done);
+            let end = walker.end().cloned();
+            let finish = |walk: &mut LogWalk, end: Option<WalkEnd>, error: Option<FormatError>| {
+                walk.summary.valid_end = stop;
+                walk.summary.end = end;
+                let clean = error.is_none();
+                walk.summary.walk_error = error.map(Box::new);
+                clean
+            };
+            if error.is_some() || to_end {
+                return Ok(finish(self, end.map(|e| rebase_end(e, at)), error));
+            }
+            match end {
+                Some(WalkEnd::PartialBatch { declared_size, .. }) => {
+                    // Re-read from the batch's start, large enough to hold it (or to the end).
+                    want = if done == 0 && want >= declared_size {
+                        want.saturating_mul(2)
+                    } else {
+                        declared_size.max(chunk_len)
+                    };
+                    at = stop;
+                }
+                Some(WalkEnd::ZeroFilled { .. }) if done > 0 => {
+                    at = stop;
+                    want = chunk_len;
+                }
+                Some(WalkEnd::ZeroFilled { .. }) => {
+                    // A whole chunk of zeros at `at`: zeros to the end of the file, or not.
+                    let after = at.saturating_add(chunk.len() as u64);
+                    if zeros_to_end(file, after, chunk_len)? {
+                        let len = file.len().saturating_sub(at);
+                        let end = WalkEnd::ZeroFilled { position: at, len };
+                        return Ok(finish(self, Some(end), None));
+                    }
+                    let error = ShallowWalker::new(&ZERO_SIZE_THEN_DATA)
+                        .find_map(Result::err)
+                        .map(|e| e.at_base(at));
+                    return Ok(finish(self, None, error));
+                }
+                // The chunk ended on a batch boundary: go on from there.
+                Some(WalkEnd::Clean) | None => {
+                    at = stop;
+                    want = chunk_len;
+                }
+            }
+        }
+    }
+
+    /// The first batch of the whole file `bytes`: recorded as `first_batch` alone (the walk
+    /// from the last index entry records the rest). `false` if it is an error.
+    fn first(&mut self, bytes: &[u8]) -> bool {
+        match ShallowWalker::new(bytes).next() {
+            Some(Ok(first)) => {
+                self.summary.first_batch = Some(BatchBrief::from(&first));
+                true
+            }
+            Some(Err(e)) => {
+                self.summary.walk_error = Some(Box::new(e));
+                false
+            }
+            None => self.walk(bytes, 0, None),
+        }
+    }
+}
+
+/// A header whose size field is 0, followed by a non-zero byte: what the walk meets at a run of
+/// zeros that does not last to the end of the file. Walking it yields the walk's own error for
+/// that case (rebased to where the zeros start).
+const ZERO_SIZE_THEN_DATA: [u8; 19] = {
+    let mut b = [0u8; 19];
+    b[18] = 1;
+    b
+};
+
+/// Whether every byte of `file` from `from` to its end is zero (read in chunks).
+fn zeros_to_end(file: &PositionedFile, from: u64, chunk: u64) -> io::Result<bool> {
+    let mut at = from;
+    while at < file.len() {
+        let chunk = file.read_range(at, chunk)?;
+        if chunk.is_empty() {
+            break;
+        }
+        if chunk.iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        at = at.saturating_add(chunk.len() as u64);
+    }
+    Ok(true)
+}
+
+/// A walk end found in a chunk read from `base`, as a position in the file.
+fn rebase_end(end: WalkEnd, base: u64) -> WalkEnd {
+    match end {
+        WalkEnd::Clean => WalkEnd::Clean,
+        WalkEnd::PartialBatch {
+            position,
+            declared_size,
+            available,
+        } => WalkEnd::PartialBatch {
+            position: position.saturating_add(base),
+            declared_size,
+            available,
+        },
+        WalkEnd::ZeroFilled { position, len } => WalkEnd::ZeroFilled {
+            position: position.saturating_add(base),
+            len,
+        },
+    }
+}
+
+/// Where the `.log` bytes come from.
+enum LogSource {
+    /// The whole file in memory (small files, and deep verification).
+    Whole(FileBytes),
+    /// Positioned reads of the ranges needed.
+    Positioned(PositionedFile),
+}
+
 fn load_log(
     file: &FileInfo,
     base: i64,
     index: Option<&OffsetIndex<'_>>,
     opts: &LoadOptions,
 ) -> Parsed<LogLoad> {
-    let bytes =
-        read_file(&file.path, opts.read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
-    let bytes: &[u8] = &bytes;
+    let io = |e: io::Error| FileProblem::io(&file.path, &e);
+    let source = if opts.depth == ScanDepth::Verify {
+        LogSource::Whole(read_file(&file.path, opts.read_mode).map_err(io)?)
+    } else {
+        let f = PositionedFile::open(&file.path).map_err(io)?;
+        if f.len() <= LOG_CHUNK {
+            LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?))
+        } else {
+            LogSource::Positioned(f)
+        }
+    };
+    let size = match &source {
+        LogSource::Whole(bytes) => bytes.len() as u64,
+        LogSource::Positioned(f) => f.len(),
+    };
     let mut walk = LogWalk {
         summary: LogSummary {
-            size: bytes.len() as u64,
+            size,
             first_batch: None,
             last_batch: None,
             next_offset: base,
@@ -435,6 +664,20 @@ fn load_log(
         },
         positions: Vec::new(),
     };
+    // One walk from `start` (to the end, or only the first batch), over either source.
+    let walk_from = |walk: &mut LogWalk,
+                     start: u64,
+                     first_only: bool,
+                     stats: Option<&mut BatchStats>|
+     -> Parsed<bool> {
+        match &source {
+            LogSource::Whole(bytes) if first_only => Ok(walk.first(bytes)),
+            LogSource::Whole(bytes) => Ok(walk.walk(bytes, start, stats)),
+            LogSource::Positioned(f) => walk
+                .walk_positioned(f, start, first_only, stats, LOG_CHUNK)
+                .map_err(io),
+        }
+    };
     match opts.depth {
         ScanDepth::Tail => {
             // The first batch, then from the last valid index entry to the end, as Kafka's
@@ -443,25 +686,17 @@ fn load_log(
                 .map(|i| i.last_valid_entry().position)
                 .and_then(|p| u64::try_from(p).ok())
                 .unwrap_or(0);
-            let first_ok = match ShallowWalker::new(bytes).next() {
-                Some(Ok(first)) => {
-                    walk.summary.first_batch = Some(BatchBrief::from(&first));
-                    true
-                }
-                Some(Err(e)) => {
-                    walk.summary.walk_error = Some(e);
-                    false
-                }
-                None => walk.walk(bytes, 0, None),
-            };
-            if first_ok
-                && walk.summary.first_batch.is_some()
-                && !walk.walk(bytes, start, None)
-                && start != 0
-            {
+            let first_ok = walk_from(&mut walk, 0, true, None)?;
+            if first_ok && walk.summary.first_batch.is_some() {
+                // Only the first batch is kept from the first walk (as `first` does).
                 walk.positions.clear();
-                walk.summary.walk_error = None;
-                walk.walk(bytes, 0, None);
+                walk.summary.last_batch = None;
+                walk.summary.max_timestamp_seen = None;
+                if !walk_from(&mut walk, start, false, None)? && start != 0 {
+                    walk.positions.clear();
+                    walk.summary.walk_error = None;
+                    walk_from(&mut walk, 0, false, None)?;
+                }
             }
             // The first batch counts for the largest timestamp seen even when not re-walked.
             if let Some(first) = walk.summary.first_batch {
@@ -471,15 +706,15 @@ fn load_log(
         }
         ScanDepth::Headers | ScanDepth::Verify => {
             let mut stats = BatchStats::default();
-            walk.walk(bytes, 0, Some(&mut stats));
-            walk.summary.stats = Some(stats);
+            walk_from(&mut walk, 0, false, Some(&mut stats))?;
+            walk.summary.stats = Some(Box::new(stats));
         }
     }
     let mut summary = walk.summary;
     if let Some(last) = summary.last_batch {
         summary.next_offset = last.last_offset.saturating_add(1);
     }
-    if opts.depth == ScanDepth::Verify {
+    if let (ScanDepth::Verify, LogSource::Whole(bytes)) = (opts.depth, &source) {
         let v = verify_segment(
             bytes,
             &VerifyOptions {
@@ -487,7 +722,7 @@ fn load_log(
                 ..VerifyOptions::default()
             },
         );
-        summary.verify_error = v.error;
+        summary.verify_error = v.error.map(Box::new);
         summary.verified_batches = Some(v.valid_batches);
     }
     Ok((summary, walk.positions))
@@ -589,9 +824,16 @@ fn check_index_entry(
     })
 }
 
-fn load_time_index(file: &FileInfo, base: i64, opts: &LoadOptions) -> Parsed<TimeIndexSummary> {
-    let bytes =
-        read_file(&file.path, opts.read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+/// An index file, whole, with one positioned read. The offset and time index summaries need
+/// every slot (Kafka's sanity check and the zero-tail and garbage shape checks scan them all),
+/// so index files are read whole at every depth: 8 or 12 bytes per entry, at most
+/// `segment.index.bytes` (10 MiB by default).
+fn read_whole(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    PositionedFile::open(path)?.read_all()
+}
+
+fn load_time_index(file: &FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
+    let bytes = read_whole(&file.path).map_err(|e| FileProblem::io(&file.path, &e))?;
     let view = TimeIndex::parse(&bytes, base).map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
     Ok(TimeIndexSummary {
@@ -601,9 +843,8 @@ fn load_time_index(file: &FileInfo, base: i64, opts: &LoadOptions) -> Parsed<Tim
     })
 }
 
-fn load_txn_index(file: &FileInfo, base: i64, opts: &LoadOptions) -> Parsed<TxnIndexSummary> {
-    let bytes =
-        read_file(&file.path, opts.read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+fn load_txn_index(file: &FileInfo, base: i64) -> Parsed<TxnIndexSummary> {
+    let bytes = read_whole(&file.path).map_err(|e| FileProblem::io(&file.path, &e))?;
     let index = TxnIndex::parse(&bytes).map_err(|e| FileProblem::format(&file.path, e))?;
     let mut problems = index.sanity_check(base);
     problems.extend(index.entry_problems());
@@ -617,4 +858,213 @@ fn load_txn_index(file: &FileInfo, base: i64, opts: &LoadOptions) -> Parsed<TxnI
         partial_tail: index.partial_tail_len,
         problems,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::formats::record::encode::{encode_batch, rec, BatchSpec};
+    use std::io::Write;
+
+    fn empty_walk() -> LogWalk {
+        LogWalk {
+            summary: LogSummary {
+                size: 0,
+                first_batch: None,
+                last_batch: None,
+                next_offset: 0,
+                stats: None,
+                max_timestamp_seen: None,
+                valid_end: 0,
+                end: None,
+                walk_error: None,
+                verify_error: None,
+                verified_batches: None,
+            },
+            positions: Vec::new(),
+        }
+    }
+
+    /// Batches of growing size (some larger than the test chunks), ending in `tail`.
+    fn log_with_tail(tail: &[u8]) -> (Vec<u8>, Vec<u64>) {
+        let mut file = Vec::new();
+        let mut starts = Vec::new();
+        let mut offset = 0i64;
+        for n in 1..12usize {
+            let value = vec![b'x'; n * 37];
+            let records: Vec<_> = (0..n as i64)
+                .map(|i| rec(offset + i, 1_000 + offset + i, Some(b"k"), Some(&value)))
+                .collect();
+            starts.push(file.len() as u64);
+            file.extend(encode_batch(
+                &BatchSpec {
+                    base_offset: offset,
+                    ..BatchSpec::default()
+                },
+                &records,
+            ));
+            offset += n as i64;
+        }
+        file.extend_from_slice(tail);
+        (file, starts)
+    }
+
+    #[test]
+    fn positioned_walk_equals_the_walk_over_the_whole_file() {
+        let mut zeros_then_data = vec![0u8; 700];
+        zeros_then_data.push(7);
+        zeros_then_data.extend(vec![0u8; 40]);
+        let mut bad_magic = vec![0u8; 40];
+        bad_magic[11] = 30; // size 30
+        bad_magic[16] = 9; // magic 9
+        let tails: Vec<(&str, Vec<u8>)> = vec![
+            ("clean", vec![]),
+            ("partial header", vec![0, 0, 0, 0, 0, 0, 0, 99, 0, 0]),
+            ("partial batch", {
+                let mut t = vec![0u8; 300];
+                t[11] = 200; // size 200 + 12 > 300? no: declares 212 of 300 -> a short batch
+                t[8] = 1; // size 0x010000c8: far past the end
+                t[16] = 2;
+                t
+            }),
+            ("zero tail", vec![0u8; 1500]),
+            ("short zero tail", vec![0u8; 10]),
+            ("zeros then data", zeros_then_data),
+            ("bad magic", bad_magic),
+            ("small size", {
+                let mut t = vec![0u8; 60];
+                t[11] = 5;
+                t
+            }),
+        ];
+        for (what, tail) in &tails {
+            let (bytes, starts) = log_with_tail(tail);
+            let mut f = tempfile::NamedTempFile::new().unwrap();
+            f.write_all(&bytes).unwrap();
+            let file = PositionedFile::open(f.path()).unwrap();
+            let past_end = bytes.len() as u64 + 5;
+            for start in [0, starts[3], starts[10], past_end] {
+                let mut whole = empty_walk();
+                let mut whole_stats = BatchStats::default();
+                let whole_clean = whole.walk(&bytes, start, Some(&mut whole_stats));
+                for chunk in [18, 64, 100, 333, 4096, 1 << 20] {
+                    let mut pos = empty_walk();
+                    let mut pos_stats = BatchStats::default();
+                    let clean = pos
+                        .walk_positioned(&file, start, false, Some(&mut pos_stats), chunk)
+                        .unwrap();
+                    let at = format!("{what}, start {start}, chunk {chunk}");
+                    assert_eq!(clean, whole_clean, "{at}");
+                    assert_eq!(pos.summary, whole.summary, "{at}");
+                    assert_eq!(pos.positions, whole.positions, "{at}");
+                    assert_eq!(pos_stats, whole_stats, "{at}");
+                    assert_eq!(pos.summary.walk_error.is_some(), !clean, "{at}");
+                }
+            }
+            // The first batch alone.
+            let mut whole = empty_walk();
+            assert!(whole.first(&bytes));
+            let mut pos = empty_walk();
+            assert!(pos.walk_positioned(&file, 0, true, None, 64).unwrap());
+            assert_eq!(pos.summary.first_batch, whole.summary.first_batch, "{what}");
+        }
+    }
+
+    #[test]
+    fn depth_policy_per_topic() {
+        use crate::model::names::parse_partition_dir_name;
+        let name = |n: &str| parse_partition_dir_name(n).unwrap();
+        let inspect = LoadOptions::uniform(ScanDepth::Headers, ReadMode::Mmap);
+        for dir in ["orders-0", "__consumer_offsets-3", "__transaction_state-0"] {
+            assert_eq!(inspect.depth_for(Some(&name(dir))), ScanDepth::Headers);
+        }
+        assert_eq!(inspect.depth_for(None), ScanDepth::Headers);
+        let diagnose = LoadOptions::tail_with_internal_topics_at(ScanDepth::Verify, ReadMode::Mmap);
+        assert_eq!(diagnose.depth_for(Some(&name("orders-0"))), ScanDepth::Tail);
+        assert_eq!(diagnose.depth_for(None), ScanDepth::Tail);
+        assert_eq!(
+            diagnose.depth_for(Some(&name("__consumer_offsets-49"))),
+            ScanDepth::Verify
+        );
+        assert_eq!(
+            diagnose.depth_for(Some(&name("__transaction_state-7"))),
+            ScanDepth::Verify
+        );
+        // A topic whose name only starts like an internal one is data.
+        assert_eq!(
+            diagnose.depth_for(Some(&name("__consumer_offsets_copy-0"))),
+            ScanDepth::Tail
+        );
+        let p = diagnose.for_partition(Some(&name("__consumer_offsets-0")));
+        assert_eq!(p.depth, ScanDepth::Verify);
+        assert!(p.topic_depths.is_empty());
+        assert_eq!(LoadOptions::default().depth, ScanDepth::Headers);
+    }
+
+    #[test]
+    fn tail_and_headers_agree_on_a_big_segment_read_by_ranges() {
+        // Larger than one chunk: loaded through positioned reads, then in memory (Verify).
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = Vec::new();
+        let mut index = Vec::new();
+        let value = vec![b'v'; 1000];
+        let mut offset = 0i64;
+        while (bytes.len() as u64) < 3 * LOG_CHUNK {
+            let records: Vec<_> = (0..10)
+                .map(|i| rec(offset + i, 5_000 + offset + i, None, Some(&value)))
+                .collect();
+            let position = bytes.len() as i32;
+            bytes.extend(encode_batch(
+                &BatchSpec {
+                    base_offset: offset,
+                    ..BatchSpec::default()
+                },
+                &records,
+            ));
+            index.extend_from_slice(&((offset + 9) as i32).to_be_bytes());
+            index.extend_from_slice(&position.to_be_bytes());
+            offset += 10;
+        }
+        let log = dir.path().join("00000000000000000000.log");
+        std::fs::write(&log, &bytes).unwrap();
+        let idx = dir.path().join("00000000000000000000.index");
+        std::fs::write(&idx, &index).unwrap();
+        let info = |p: &std::path::Path| FileInfo {
+            path: p.to_path_buf(),
+            size: std::fs::metadata(p).unwrap().len(),
+            mtime_ms: None,
+        };
+        let files = SegmentFiles {
+            base_offset: 0,
+            log: Some(info(&log)),
+            index: Some(info(&idx)),
+            time_index: None,
+            txn_index: None,
+        };
+        let load = |depth| {
+            let opts = LoadOptions {
+                depth,
+                ..LoadOptions::default()
+            };
+            load_segment(files.clone(), true, &opts)
+        };
+        let tail = load(ScanDepth::Tail);
+        let headers = load(ScanDepth::Headers);
+        let verify = load(ScanDepth::Verify);
+        let t = tail.log_summary().unwrap();
+        let h = headers.log_summary().unwrap();
+        let v = verify.log_summary().unwrap();
+        assert_eq!(t.next_offset, offset);
+        assert_eq!(h.next_offset, offset);
+        assert_eq!(t.first_batch, h.first_batch);
+        assert_eq!(t.last_batch, h.last_batch);
+        assert_eq!(t.end, Some(WalkEnd::Clean));
+        assert_eq!(h.stats, v.stats);
+        assert_eq!(h.valid_end, v.valid_end);
+        assert_eq!(h.end, v.end);
+        assert_eq!(v.verify_error, None);
+        let i = tail.index.as_ref().unwrap().as_ref().unwrap();
+        assert!(i.log_mismatches.is_empty());
+    }
 }
