@@ -1,0 +1,712 @@
+//! The delete passes the broker runs on one partition replica, in its order, with a verdict and
+//! a typed reason for every segment.
+//!
+//! Kafka: `UnifiedLog.java` (`deleteOldSegments()`, `deleteLogStartOffsetBreachedSegments`,
+//! `deleteRetentionSizeBreachedSegments`, `deleteRetentionMsBreachedSegments`,
+//! `deletableSegments`, `isSegmentEligibleForDeletion`, `deleteSegments`), `LogManager`
+//! (`cleanupLogs`), `LogCleaner` (retention of compacted logs in the cleaner threads),
+//! `Partition.deleteRecordsOnLeader`. Spec §B1–B7, §C1, §C3, Errata 5, 6, 9, 16.
+//!
+//! One pass scans oldest to newest and stops at the first segment that is not deletable: the
+//! HW gate (HW ≥ next segment's base, or ≥ LEO for the last segment) is tested first, an empty
+//! last segment is never deleted, tiered segments must be uploaded. Passes run in the order
+//! log-start-offset breach, size, time (3.0+; before 3.0 the order was time, size, log start,
+//! which this module does not model), each on the list the previous one left. Deleting every
+//! segment rolls first, so the expired non-empty active segment is deleted when HW = LEO.
+//!
+//! Tiered storage (remote-enabled topics) is approximate: the remote tier's state
+//! (`highestOffsetInRemoteStorage`, remote retention moving the log start) is not on local
+//! disk; when it is not given, non-active segments are assumed uploaded.
+
+use crate::config::{BrokerCleanupConfig, CleanupPolicy, Limit, LogConfig};
+use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
+
+use super::facts::{SegmentFacts, TimestampSource};
+use super::high_watermark::HighWatermark;
+use super::KafkaVersion;
+
+/// One delete pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pass {
+    /// Segments wholly below the log start offset (DeleteRecords, a follower adopting the
+    /// leader's start, earlier retention).
+    LogStartOffset,
+    /// `retention.bytes` (or `local.retention.bytes`) per replica, active segment counted.
+    Size,
+    /// `retention.ms` (or `local.retention.ms`) against the segment's largest timestamp.
+    Time,
+}
+
+/// Which broker thread runs retention for a log (spec §C1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Runner {
+    /// The `kafka-log-retention` scheduler task (policy without `compact`).
+    RetentionTask,
+    /// The log cleaner threads, after each loop iteration (policy with `compact`).
+    CleanerThreads,
+}
+
+/// Why a segment is kept, with the numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RetainReason {
+    /// The HW gate: the segment's upper bound (next base, or LEO) is above the HW.
+    HwBelowUpperBound {
+        /// The HW assumed.
+        hw: HighWatermark,
+        /// The next segment's base, or the LEO for the last segment.
+        upper_bound: Offset,
+    },
+    /// The last segment is empty; it is never deleted.
+    EmptyActive,
+    /// Tiered: not yet uploaded to the remote tier.
+    NotUploaded {
+        /// The segment's upper bound.
+        upper_bound: Offset,
+        /// The highest offset in remote storage, if known.
+        highest_remote: Option<Offset>,
+    },
+    /// Tiered: the active segment breaches retention; the broker rolls it so it can be
+    /// uploaded, then deletes it in a later run (spec §A9b).
+    RolledForUpload,
+    /// Log-start pass: the next segment's base is above the log start offset (or there is no
+    /// next segment).
+    NotBelowLogStart {
+        /// The log start offset compared (local log start for remote-enabled topics).
+        log_start: Offset,
+        /// The next segment's base, `None` for the last segment.
+        next_base: Option<Offset>,
+    },
+    /// Size pass: deleting it would leave fewer than the limit.
+    WithinSize {
+        /// Bytes of the newer segments (what would remain).
+        remaining_if_deleted: Bytes,
+        /// The limit.
+        limit: Bytes,
+    },
+    /// Time pass: its largest timestamp is not old enough yet.
+    NotExpired {
+        /// The largest timestamp.
+        largest_timestamp: TimestampMs,
+        /// The first instant the time predicate holds (largest + retention + 1 ms).
+        expires_at: TimestampMs,
+    },
+    /// Time pass: its largest timestamp is in the future (the broker WARNs "contains future
+    /// timestamp(s)"); it blocks this and every newer segment.
+    FutureTimestamp {
+        /// The largest timestamp.
+        ts: TimestampMs,
+        /// The first instant the time predicate holds.
+        expires_at: TimestampMs,
+    },
+    /// An older segment stopped the pass.
+    BlockedBehind {
+        /// The base offset of the segment that stopped it.
+        base_offset: Offset,
+    },
+    /// The pass has no limit (`-1`).
+    NoLimit {
+        /// The pass.
+        pass: Pass,
+    },
+    /// `delete` policy with `retention.ms` and `retention.bytes` both unlimited: only the
+    /// log-start pass can delete, and this segment is not below the log start.
+    RetentionUnlimited,
+    /// The policy has no `delete`, so only the log-start pass runs (Errata 6 for the empty
+    /// policy) and this segment is not below the log start.
+    PolicyWithoutDelete {
+        /// The policy.
+        policy: CleanupPolicy,
+    },
+    /// The log is compacted and no cleaner thread runs (`log.cleaner.enable=false` or
+    /// `log.cleaner.threads=0`): no retention at all.
+    NoRetentionThread {
+        /// `log.cleaner.enable`.
+        cleaner_enabled: bool,
+        /// `log.cleaner.threads`.
+        cleaner_threads: i32,
+    },
+    /// The log is paused (intra-broker move, truncation): retention skips it (spec §C3).
+    Paused,
+    /// The compacted log is marked uncleanable: no cleaner-run retention until restart (§D7).
+    Uncleanable,
+}
+
+/// The verdict on one segment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Verdict {
+    /// Deleted by `pass`; `eligible_at` is when its time predicate first held (time pass), else
+    /// `now` (the moment the size or log-start condition began is not derivable).
+    Delete {
+        /// The pass.
+        pass: Pass,
+        /// When it became eligible (at or before `now`).
+        eligible_at: TimestampMs,
+    },
+    /// Kept.
+    Retain {
+        /// The primary reason: the last pass that ran with a limit.
+        reason: RetainReason,
+    },
+}
+
+/// The result for one segment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentVerdict {
+    /// The segment's base offset.
+    pub base_offset: Offset,
+    /// Its `largestTimestamp` and where it came from.
+    pub largest_timestamp: (TimestampMs, TimestampSource),
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Each pass that saw it and kept it, with that pass's reason.
+    pub pass_reasons: Vec<(Pass, RetainReason)>,
+    /// For a kept segment waiting only for time: the instant the time pass will delete it (its
+    /// and every older kept segment's largest timestamp + retention + 1 ms).
+    pub time_eligible_at: Option<TimestampMs>,
+}
+
+/// Why the answer may differ from the broker's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approximation {
+    /// Remote-enabled topic: upload state and remote retention are not on local disk.
+    TieredStorage {
+        /// Whether `highestOffsetInRemoteStorage` was given.
+        upload_state_known: bool,
+    },
+}
+
+/// Tiered storage context: the broker gate and what is known of the remote tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TieredFacts {
+    /// `remote.log.storage.system.enable` on the broker.
+    pub system_enabled: bool,
+    /// The topic is internal, `__remote_log_metadata` or `__cluster_metadata` (never remote).
+    pub internal_topic: bool,
+    /// `highestOffsetInRemoteStorage`, if known (the leader's RLM state).
+    pub highest_offset_in_remote_storage: Option<Offset>,
+}
+
+/// Cleaner-manager state of the log (spec §C3, §D7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LogState {
+    /// Paused: an intra-broker move (a `-future` dir exists), a truncation.
+    pub paused: bool,
+    /// Marked uncleanable (in memory only, dropped on restart).
+    pub uncleanable: bool,
+}
+
+/// Everything the passes read for one partition replica.
+#[derive(Debug, Clone)]
+pub struct RetentionInput<'a> {
+    /// Local segments, oldest first; the last is the active segment.
+    pub segments: &'a [SegmentFacts],
+    /// The log start offset.
+    pub log_start_offset: Offset,
+    /// The log end offset.
+    pub log_end_offset: Offset,
+    /// The HW assumed when retention runs ([`super::high_watermark`]).
+    pub high_watermark: HighWatermark,
+    /// The topic's effective config.
+    pub config: &'a LogConfig,
+    /// The broker's cleanup config.
+    pub broker: &'a BrokerCleanupConfig,
+    /// Tiered storage context.
+    pub tiered: TieredFacts,
+    /// Cleaner-manager state.
+    pub state: LogState,
+    /// The evaluation instant (the broker's clock when the pass starts).
+    pub now: TimestampMs,
+    /// The broker's release.
+    pub version: KafkaVersion,
+}
+
+/// The result of one retention run on a replica.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetentionOutcome {
+    /// The thread that runs it.
+    pub runner: Runner,
+    /// The passes that run, in order (empty when the log is skipped).
+    pub passes: Vec<Pass>,
+    /// One verdict per input segment, same order.
+    pub segments: Vec<SegmentVerdict>,
+    /// The log start offset after the passes.
+    pub new_log_start_offset: Offset,
+    /// The local log start offset after the passes (differs only for tiered topics).
+    pub new_local_log_start_offset: Offset,
+    /// Every segment was deleted: the broker rolled a new empty active segment at the LEO.
+    pub rolled_new_active: bool,
+    /// Tiered: the active segment is rolled so it can be uploaded.
+    pub rolled_for_upload: bool,
+    /// Set when the answer is approximate.
+    pub approximation: Option<Approximation>,
+}
+
+/// The thread that runs retention for `policy` (spec §C1).
+pub fn runner(policy: CleanupPolicy) -> Runner {
+    if policy.compact {
+        Runner::CleanerThreads
+    } else {
+        Runner::RetentionTask
+    }
+}
+
+/// Whether the topic is remote-enabled (`UnifiedLog.remoteLogEnabled`): broker gate, topic
+/// flag, not compacted, not internal.
+pub fn remote_log_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
+    tiered.system_enabled
+        && config.remote_storage_enable
+        && !config.cleanup_policy.compact
+        && !tiered.internal_topic
+}
+
+/// Whether the local limits apply (`remoteLogEnabledAndRemoteCopyEnabled`).
+fn copy_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
+    remote_log_enabled(config, tiered) && !config.remote_log_copy_disable
+}
+
+/// The passes `deleteOldSegments()` runs for a policy, in order (spec §B2, Errata 6).
+pub fn passes(config: &LogConfig, tiered: &TieredFacts, version: KafkaVersion) -> Vec<Pass> {
+    let all = vec![Pass::LogStartOffset, Pass::Size, Pass::Time];
+    let p = config.cleanup_policy;
+    if p.delete {
+        all
+    } else if p.compact {
+        vec![Pass::LogStartOffset]
+    } else if version.at_least(KafkaVersion::V4_2) && copy_enabled(config, tiered) {
+        all
+    } else {
+        vec![Pass::LogStartOffset]
+    }
+}
+
+/// Whether the leader accepts DeleteRecords for this policy (`Partition.deleteRecordsOnLeader`,
+/// Errata 5): 4.0/4.1 refuse without `delete`; 4.2+ refuse only compact-without-delete.
+pub fn delete_records_allowed(policy: CleanupPolicy, version: KafkaVersion) -> bool {
+    if version.at_least(KafkaVersion::V4_2) {
+        policy.delete || !policy.compact
+    } else {
+        policy.delete
+    }
+}
+
+/// The size limit of the size pass (`UnifiedLog.localRetentionSize`).
+fn size_limit(config: &LogConfig, tiered: &TieredFacts) -> Limit {
+    if copy_enabled(config, tiered) {
+        config
+            .local_retention_bytes
+            .effective(config.retention_bytes)
+    } else {
+        config.retention_bytes
+    }
+}
+
+/// The time limit of the time pass (`UnifiedLog.localRetentionMs`).
+fn time_limit(config: &LogConfig, tiered: &TieredFacts) -> Limit {
+    if copy_enabled(config, tiered) {
+        config.local_retention_ms.effective(config.retention_ms)
+    } else {
+        config.retention_ms
+    }
+}
+
+/// The first instant `now - ts > retention` holds.
+fn expires_at(ts: TimestampMs, retention_ms: i64) -> TimestampMs {
+    ts + DurationMs(retention_ms) + DurationMs(1)
+}
+
+/// Why the whole log is skipped, if it is (spec §B7 steps 1–2, §C1, §C3, Errata 16).
+fn skip_reason(input: &RetentionInput<'_>, runner: Runner) -> Option<RetainReason> {
+    let b = input.broker;
+    let cleaner_exists = b.log_cleaner_enable;
+    match runner {
+        Runner::CleanerThreads if !cleaner_exists || b.log_cleaner_threads <= 0 => {
+            Some(RetainReason::NoRetentionThread {
+                cleaner_enabled: b.log_cleaner_enable,
+                cleaner_threads: b.log_cleaner_threads,
+            })
+        }
+        Runner::CleanerThreads if input.state.uncleanable => Some(RetainReason::Uncleanable),
+        // Without a cleaner object `abortAndPauseCleaning` does nothing (Errata 16).
+        _ if input.state.paused && cleaner_exists => Some(RetainReason::Paused),
+        _ => None,
+    }
+}
+
+/// The mutable state the passes share (spec §B5: each pass sees what the previous one left).
+struct Scan<'a> {
+    input: &'a RetentionInput<'a>,
+    /// Index of the first live segment (deletion always removes a prefix).
+    first: usize,
+    log_start: Offset,
+    local_log_start: Offset,
+    remote: bool,
+    copy: bool,
+    rolled_new_active: bool,
+    rolled_for_upload: bool,
+    deleted: Vec<Option<(Pass, TimestampMs)>>,
+    reasons: Vec<Vec<(Pass, RetainReason)>>,
+}
+
+impl Scan<'_> {
+    fn seg(&self, i: usize) -> Option<&SegmentFacts> {
+        self.input.segments.get(i)
+    }
+
+    fn upper_bound(&self, i: usize) -> Offset {
+        self.seg(i + 1)
+            .map_or(self.input.log_end_offset, |n| n.base_offset)
+    }
+
+    /// `isSegmentEligibleForDeletion`: the tiered upload condition.
+    fn tiered_eligible(&self, i: usize, upper: Offset) -> bool {
+        if !self.copy {
+            return true;
+        }
+        let next = self.seg(i + 1);
+        let start_passed = next.is_some_and(|n| self.log_start >= n.base_offset);
+        let uploaded = match self.input.tiered.highest_offset_in_remote_storage {
+            Some(h) => upper > Offset(0) && Offset(upper.get().saturating_sub(1)) <= h,
+            // Unknown: non-active segments assumed uploaded (approximate).
+            None => next.is_some(),
+        };
+        uploaded || start_passed
+    }
+
+    /// The pass's predicate on live segment `i`: `Ok(eligible_since)` or the failing reason.
+    fn predicate(
+        &self,
+        pass: Pass,
+        i: usize,
+        size_diff: &mut i128,
+    ) -> Result<TimestampMs, RetainReason> {
+        let s = self.seg(i).copied().ok_or(RetainReason::EmptyActive)?;
+        let next = self.seg(i + 1);
+        let now = self.input.now;
+        match pass {
+            Pass::LogStartOffset => {
+                let l = if self.remote {
+                    self.local_log_start
+                } else {
+                    self.log_start
+                };
+                match next {
+                    Some(n) if n.base_offset <= l => Ok(now),
+                    _ => Err(RetainReason::NotBelowLogStart {
+                        log_start: l,
+                        next_base: next.map(|n| n.base_offset),
+                    }),
+                }
+            }
+            Pass::Size => {
+                let size = i128::from(s.size.get());
+                if *size_diff - size >= 0 {
+                    *size_diff -= size;
+                    Ok(now)
+                } else {
+                    let limit = size_limit(self.input.config, &self.input.tiered)
+                        .max()
+                        .unwrap_or(0);
+                    Err(RetainReason::WithinSize {
+                        remaining_if_deleted: self.bytes_after(i),
+                        limit: Bytes(u64::try_from(limit).unwrap_or(0)),
+                    })
+                }
+            }
+            Pass::Time => {
+                let m = time_limit(self.input.config, &self.input.tiered)
+                    .max()
+                    .unwrap_or(i64::MAX);
+                let (ts, _) = s.largest_timestamp();
+                let at = expires_at(ts, m);
+                if (now - ts).get() > m {
+                    Ok(at)
+                } else if ts > now {
+                    Err(RetainReason::FutureTimestamp { ts, expires_at: at })
+                } else {
+                    Err(RetainReason::NotExpired {
+                        largest_timestamp: ts,
+                        expires_at: at,
+                    })
+                }
+            }
+        }
+    }
+
+    fn live_bytes(&self) -> Bytes {
+        self.input
+            .segments
+            .iter()
+            .skip(self.first)
+            .fold(Bytes(0), |a, s| a.plus(s.size))
+    }
+
+    fn bytes_after(&self, i: usize) -> Bytes {
+        self.input
+            .segments
+            .iter()
+            .skip(i + 1)
+            .fold(Bytes(0), |a, s| a.plus(s.size))
+    }
+
+    fn retain_all_live(&mut self, pass: Pass, reason: RetainReason) {
+        for r in self.reasons.iter_mut().skip(self.first) {
+            r.push((pass, reason));
+        }
+    }
+
+    /// One `deletableSegments` scan plus `deleteSegments`.
+    fn run_pass(&mut self, pass: Pass) {
+        if self.rolled_new_active {
+            return; // only the new empty active segment is left: never deletable
+        }
+        let mut size_diff: i128 = 0;
+        match pass {
+            Pass::Size => match size_limit(self.input.config, &self.input.tiered).max() {
+                None => return self.retain_all_live(pass, RetainReason::NoLimit { pass }),
+                Some(r) => {
+                    let total = self.live_bytes();
+                    if i128::from(total.get()) < i128::from(r) {
+                        for i in self.first..self.input.segments.len() {
+                            let reason = RetainReason::WithinSize {
+                                remaining_if_deleted: self.bytes_after(i),
+                                limit: Bytes(u64::try_from(r).unwrap_or(0)),
+                            };
+                            if let Some(v) = self.reasons.get_mut(i) {
+                                v.push((pass, reason));
+                            }
+                        }
+                        return;
+                    }
+                    size_diff = i128::from(total.get()) - i128::from(r);
+                }
+            },
+            Pass::Time => {
+                if time_limit(self.input.config, &self.input.tiered)
+                    .max()
+                    .is_none()
+                {
+                    return self.retain_all_live(pass, RetainReason::NoLimit { pass });
+                }
+            }
+            Pass::LogStartOffset => {}
+        }
+        let n = self.input.segments.len();
+        let hw = self.input.high_watermark;
+        let mut deletable: Vec<(usize, TimestampMs)> = Vec::new();
+        let mut stopper: Option<(usize, RetainReason)> = None;
+        let mut eligible_since = TimestampMs(i64::MIN);
+        for i in self.first..n {
+            let Some(s) = self.seg(i).copied() else { break };
+            let is_last = i + 1 == n;
+            let upper = self.upper_bound(i);
+            if hw.value < upper {
+                stopper = Some((
+                    i,
+                    RetainReason::HwBelowUpperBound {
+                        hw,
+                        upper_bound: upper,
+                    },
+                ));
+                break;
+            }
+            let pred = self.predicate(pass, i, &mut size_diff);
+            if pred.is_ok() && self.remote && is_last && !s.is_empty() {
+                self.rolled_for_upload = true;
+            }
+            let reason = if is_last && s.is_empty() {
+                Some(RetainReason::EmptyActive)
+            } else {
+                match pred {
+                    Err(r) => Some(r),
+                    Ok(_) if !self.tiered_eligible(i, upper) => Some(if is_last {
+                        RetainReason::RolledForUpload
+                    } else {
+                        RetainReason::NotUploaded {
+                            upper_bound: upper,
+                            highest_remote: self.input.tiered.highest_offset_in_remote_storage,
+                        }
+                    }),
+                    Ok(_) => None,
+                }
+            };
+            match (reason, pred) {
+                (None, Ok(since)) => {
+                    eligible_since = eligible_since.max(since);
+                    deletable.push((i, eligible_since));
+                }
+                (Some(r), _) | (None, Err(r)) => {
+                    stopper = Some((i, r));
+                    break;
+                }
+            }
+        }
+        if let Some((i, r)) = stopper {
+            let base = self.seg(i).map_or(Offset(0), |s| s.base_offset);
+            if let Some(v) = self.reasons.get_mut(i) {
+                v.push((pass, r));
+            }
+            for v in self.reasons.iter_mut().skip(i + 1) {
+                v.push((pass, RetainReason::BlockedBehind { base_offset: base }));
+            }
+        }
+        self.delete(pass, &deletable);
+    }
+
+    /// `deleteSegments`: roll if everything goes, then raise the (local) log start.
+    fn delete(&mut self, pass: Pass, deletable: &[(usize, TimestampMs)]) {
+        let Some(&(last, _)) = deletable.last() else {
+            return;
+        };
+        for &(i, at) in deletable {
+            if let Some(d) = self.deleted.get_mut(i) {
+                *d = Some((pass, at));
+            }
+        }
+        let new_start = match self.seg(last + 1) {
+            Some(n) => n.base_offset,
+            None => {
+                self.rolled_new_active = true;
+                self.input.log_end_offset
+            }
+        };
+        self.first = last + 1;
+        if self.copy {
+            self.local_log_start = self.local_log_start.max(new_start);
+        } else {
+            self.log_start = self.log_start.max(new_start);
+            self.local_log_start = self.local_log_start.max(new_start);
+        }
+    }
+}
+
+/// The primary reason: the last pass that ran with a limit; the log-start pass's own failure
+/// under a policy without `delete` is reported as such.
+fn primary(
+    reasons: &[(Pass, RetainReason)],
+    policy: CleanupPolicy,
+    has_limit_pass: bool,
+) -> RetainReason {
+    let chosen = reasons
+        .iter()
+        .rev()
+        .find(|(_, r)| !matches!(r, RetainReason::NoLimit { .. }))
+        .or(reasons.last());
+    let only_log_start = |r: &RetainReason| {
+        !has_limit_pass
+            && matches!(
+                r,
+                RetainReason::NotBelowLogStart { .. } | RetainReason::BlockedBehind { .. }
+            )
+    };
+    match chosen {
+        Some((_, r)) if only_log_start(r) && policy.delete => RetainReason::RetentionUnlimited,
+        Some((_, r)) if only_log_start(r) => RetainReason::PolicyWithoutDelete { policy },
+        Some((_, r)) => *r,
+        None => RetainReason::PolicyWithoutDelete { policy },
+    }
+}
+
+/// When a kept segment `i` will be deleted by the time pass if it waits only for time: every
+/// live segment up to it passes the HW gate, is not an empty last one, is tiered-eligible, and
+/// fails only the time predicate.
+fn time_eligible_at(scan: &Scan<'_>, i: usize, time_ms: Option<i64>) -> Option<TimestampMs> {
+    let m = time_ms?;
+    let n = scan.input.segments.len();
+    let mut at = TimestampMs(i64::MIN);
+    for j in scan.first..=i {
+        let s = scan.seg(j)?;
+        let upper = scan.upper_bound(j);
+        if scan.input.high_watermark.value < upper
+            || (j + 1 == n && s.is_empty())
+            || !scan.tiered_eligible(j, upper)
+        {
+            return None;
+        }
+        at = at.max(expires_at(s.largest_timestamp().0, m));
+    }
+    Some(at)
+}
+
+/// Run the broker's retention on one replica (spec §B7).
+pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
+    let n = input.segments.len();
+    let policy = input.config.cleanup_policy;
+    let run_by = runner(policy);
+    let remote = remote_log_enabled(input.config, &input.tiered);
+    let first_base = input
+        .segments
+        .first()
+        .map_or(input.log_start_offset, |s| s.base_offset);
+    let mut scan = Scan {
+        input,
+        first: 0,
+        log_start: input.log_start_offset,
+        // UnifiedLog starts the local log start at max(log start, first local segment's base).
+        local_log_start: first_base.max(input.log_start_offset),
+        remote,
+        copy: copy_enabled(input.config, &input.tiered),
+        rolled_new_active: false,
+        rolled_for_upload: false,
+        deleted: vec![None; n],
+        reasons: vec![Vec::new(); n],
+    };
+    let skip = skip_reason(input, run_by);
+    let run = match skip {
+        Some(_) => Vec::new(),
+        None => passes(input.config, &input.tiered, input.version),
+    };
+    for &pass in &run {
+        scan.run_pass(pass);
+    }
+    let time_ms = if run.contains(&Pass::Time) {
+        time_limit(input.config, &input.tiered).max()
+    } else {
+        None
+    };
+    let has_limit_pass = run.iter().any(|p| match p {
+        Pass::Size => size_limit(input.config, &input.tiered).max().is_some(),
+        Pass::Time => time_ms.is_some(),
+        Pass::LogStartOffset => false,
+    });
+    let segments = input
+        .segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let pass_reasons = scan.reasons.get(i).cloned().unwrap_or_default();
+            let deleted = scan.deleted.get(i).copied().flatten();
+            let (verdict, time_eligible) = match (deleted, skip) {
+                (Some((pass, eligible_at)), _) => (Verdict::Delete { pass, eligible_at }, None),
+                (None, Some(reason)) => (Verdict::Retain { reason }, None),
+                (None, None) => (
+                    Verdict::Retain {
+                        reason: primary(&pass_reasons, policy, has_limit_pass),
+                    },
+                    time_eligible_at(&scan, i, time_ms),
+                ),
+            };
+            SegmentVerdict {
+                base_offset: s.base_offset,
+                largest_timestamp: s.largest_timestamp(),
+                verdict,
+                pass_reasons,
+                time_eligible_at: time_eligible,
+            }
+        })
+        .collect();
+    RetentionOutcome {
+        runner: run_by,
+        passes: run,
+        segments,
+        new_log_start_offset: scan.log_start,
+        new_local_log_start_offset: scan.local_log_start,
+        rolled_new_active: scan.rolled_new_active,
+        rolled_for_upload: scan.rolled_for_upload,
+        approximation: remote.then_some(Approximation::TieredStorage {
+            upload_state_known: input.tiered.highest_offset_in_remote_storage.is_some(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;
