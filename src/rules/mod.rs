@@ -15,7 +15,9 @@
 //! | [`high_watermark`] | the HW a replica holds when retention runs | §B6, F1, Errata 18 |
 //! | [`timing`] | when eligible files are renamed and gone (task cadence, delays) | §C1–C3 |
 //! | [`roll`] | when the active segment rolls; projection at a write rate | §A, Errata 1, 2 |
+//! | [`compaction`] | cleaner selection, dirty ratio, map capacity, horizons | §D1–D5, D7, Errata 3, 13, 19 |
 
+pub mod compaction;
 pub mod facts;
 pub mod high_watermark;
 pub mod retention;
