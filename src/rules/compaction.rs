@@ -122,6 +122,12 @@ pub fn first_dirty_offset(
     FirstDirty { offset, source }
 }
 
+/// `UnifiedLog.lastStableOffset`: the first unstable offset (the first offset of the oldest
+/// open transaction, from the producer state) capped at the HW, else the HW.
+pub fn last_stable_offset(high_watermark: Offset, first_unstable_offset: Option<Offset>) -> Offset {
+    first_unstable_offset.map_or(high_watermark, |u| u.min(high_watermark))
+}
+
 /// What bounds the cleanable range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UncleanableBound {
@@ -233,6 +239,14 @@ pub fn cleanable_range(input: &CompactionInput<'_>) -> CleanableRange {
     }
 }
 
+/// Where a cleaning pass ends, i.e. the `cleaner-offset-checkpoint` it writes (spec §D3.2,
+/// Errata 13): the first uncleanable offset when the offset map did not fill, else one past the
+/// map's latest offset (the last offset put, or the last offset of the last fully processed
+/// batch, control and aborted batches included), which can fall mid-segment or mid-batch.
+pub fn pass_end_offset(range: &CleanableRange, map_full_at: Option<Offset>) -> Offset {
+    map_full_at.map_or(range.first_uncleanable_offset, Offset::next)
+}
+
 /// The cleaner's byte accounting for one log (`LogToClean`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DirtyStats {
@@ -261,7 +275,7 @@ impl DirtyStats {
 }
 
 fn sum(segments: &[SegmentFacts]) -> Bytes {
-    segments.iter().fold(Bytes(0), |a, s| a.plus(s.size))
+    segments.iter().map(|s| s.size).sum()
 }
 
 /// `LogToClean`'s byte accounting and `maxCompactionDelay`.

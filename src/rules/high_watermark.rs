@@ -57,6 +57,8 @@ pub enum HwBasis {
     FollowerCheckpointAssumed,
     /// Role unknown: the checkpoint value, assumed.
     CheckpointAssumed,
+    /// Supplied by the caller (a live broker's figure, a test).
+    Given,
 }
 
 /// How the checkpointed value was adjusted before use.
@@ -92,11 +94,11 @@ impl HighWatermark {
         )
     }
 
-    /// A HW known by other means (a test, a live broker's figure), taken as is.
-    pub fn known(value: Offset) -> HighWatermark {
+    /// A HW known by other means (a live broker's figure, a test), taken as is.
+    pub fn given(value: Offset) -> HighWatermark {
         HighWatermark {
             value,
-            basis: HwBasis::CheckpointAssumed,
+            basis: HwBasis::Given,
             checkpoint: CheckpointAdjustment::None,
         }
     }

@@ -18,12 +18,19 @@
 //! (`highestOffsetInRemoteStorage`, remote retention moving the log start) is not on local
 //! disk; when it is not given, non-active segments are assumed uploaded.
 
-use crate::config::{BrokerCleanupConfig, CleanupPolicy, Limit, LogConfig};
-use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
+mod policy;
+mod scan;
+
+use crate::config::{BrokerCleanupConfig, CleanupPolicy, LogConfig};
+use crate::model::units::{Bytes, Offset, TimestampMs};
 
 use super::facts::{SegmentFacts, TimestampSource};
 use super::high_watermark::HighWatermark;
 use super::KafkaVersion;
+
+pub use policy::{delete_records_allowed, passes, remote_log_enabled, runner};
+use policy::{expires_at, size_limit, skip_reason, time_limit};
+use scan::Scan;
 
 /// One delete pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -241,344 +248,6 @@ pub struct RetentionOutcome {
     pub approximation: Option<Approximation>,
 }
 
-/// The thread that runs retention for `policy` (spec §C1).
-pub fn runner(policy: CleanupPolicy) -> Runner {
-    if policy.compact {
-        Runner::CleanerThreads
-    } else {
-        Runner::RetentionTask
-    }
-}
-
-/// Whether the topic is remote-enabled (`UnifiedLog.remoteLogEnabled`): broker gate, topic
-/// flag, not compacted, not internal.
-pub fn remote_log_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
-    tiered.system_enabled
-        && config.remote_storage_enable
-        && !config.cleanup_policy.compact
-        && !tiered.internal_topic
-}
-
-/// Whether the local limits apply (`remoteLogEnabledAndRemoteCopyEnabled`).
-fn copy_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
-    remote_log_enabled(config, tiered) && !config.remote_log_copy_disable
-}
-
-/// The passes `deleteOldSegments()` runs for a policy, in order (spec §B2, Errata 6).
-pub fn passes(config: &LogConfig, tiered: &TieredFacts, version: KafkaVersion) -> Vec<Pass> {
-    let all = vec![Pass::LogStartOffset, Pass::Size, Pass::Time];
-    let p = config.cleanup_policy;
-    if p.delete {
-        all
-    } else if p.compact {
-        vec![Pass::LogStartOffset]
-    } else if version.at_least(KafkaVersion::V4_2) && copy_enabled(config, tiered) {
-        all
-    } else {
-        vec![Pass::LogStartOffset]
-    }
-}
-
-/// Whether the leader accepts DeleteRecords for this policy (`Partition.deleteRecordsOnLeader`,
-/// Errata 5): 4.0/4.1 refuse without `delete`; 4.2+ refuse only compact-without-delete.
-pub fn delete_records_allowed(policy: CleanupPolicy, version: KafkaVersion) -> bool {
-    if version.at_least(KafkaVersion::V4_2) {
-        policy.delete || !policy.compact
-    } else {
-        policy.delete
-    }
-}
-
-/// The size limit of the size pass (`UnifiedLog.localRetentionSize`).
-fn size_limit(config: &LogConfig, tiered: &TieredFacts) -> Limit {
-    if copy_enabled(config, tiered) {
-        config
-            .local_retention_bytes
-            .effective(config.retention_bytes)
-    } else {
-        config.retention_bytes
-    }
-}
-
-/// The time limit of the time pass (`UnifiedLog.localRetentionMs`).
-fn time_limit(config: &LogConfig, tiered: &TieredFacts) -> Limit {
-    if copy_enabled(config, tiered) {
-        config.local_retention_ms.effective(config.retention_ms)
-    } else {
-        config.retention_ms
-    }
-}
-
-/// The first instant `now - ts > retention` holds.
-fn expires_at(ts: TimestampMs, retention_ms: i64) -> TimestampMs {
-    ts + DurationMs(retention_ms) + DurationMs(1)
-}
-
-/// Why the whole log is skipped, if it is (spec §B7 steps 1–2, §C1, §C3, Errata 16).
-fn skip_reason(input: &RetentionInput<'_>, runner: Runner) -> Option<RetainReason> {
-    let b = input.broker;
-    let cleaner_exists = b.log_cleaner_enable;
-    match runner {
-        Runner::CleanerThreads if !cleaner_exists || b.log_cleaner_threads <= 0 => {
-            Some(RetainReason::NoRetentionThread {
-                cleaner_enabled: b.log_cleaner_enable,
-                cleaner_threads: b.log_cleaner_threads,
-            })
-        }
-        Runner::CleanerThreads if input.state.uncleanable => Some(RetainReason::Uncleanable),
-        // Without a cleaner object `abortAndPauseCleaning` does nothing (Errata 16).
-        _ if input.state.paused && cleaner_exists => Some(RetainReason::Paused),
-        _ => None,
-    }
-}
-
-/// The mutable state the passes share (spec §B5: each pass sees what the previous one left).
-struct Scan<'a> {
-    input: &'a RetentionInput<'a>,
-    /// Index of the first live segment (deletion always removes a prefix).
-    first: usize,
-    log_start: Offset,
-    local_log_start: Offset,
-    remote: bool,
-    copy: bool,
-    rolled_new_active: bool,
-    rolled_for_upload: bool,
-    deleted: Vec<Option<(Pass, TimestampMs)>>,
-    reasons: Vec<Vec<(Pass, RetainReason)>>,
-}
-
-impl Scan<'_> {
-    fn seg(&self, i: usize) -> Option<&SegmentFacts> {
-        self.input.segments.get(i)
-    }
-
-    fn upper_bound(&self, i: usize) -> Offset {
-        self.seg(i + 1)
-            .map_or(self.input.log_end_offset, |n| n.base_offset)
-    }
-
-    /// `isSegmentEligibleForDeletion`: the tiered upload condition.
-    fn tiered_eligible(&self, i: usize, upper: Offset) -> bool {
-        if !self.copy {
-            return true;
-        }
-        let next = self.seg(i + 1);
-        let start_passed = next.is_some_and(|n| self.log_start >= n.base_offset);
-        let uploaded = match self.input.tiered.highest_offset_in_remote_storage {
-            Some(h) => upper > Offset(0) && Offset(upper.get().saturating_sub(1)) <= h,
-            // Unknown: non-active segments assumed uploaded (approximate).
-            None => next.is_some(),
-        };
-        uploaded || start_passed
-    }
-
-    /// The pass's predicate on live segment `i`: `Ok(eligible_since)` or the failing reason.
-    fn predicate(
-        &self,
-        pass: Pass,
-        i: usize,
-        size_diff: &mut i128,
-    ) -> Result<TimestampMs, RetainReason> {
-        let s = self.seg(i).copied().ok_or(RetainReason::EmptyActive)?;
-        let next = self.seg(i + 1);
-        let now = self.input.now;
-        match pass {
-            Pass::LogStartOffset => {
-                let l = if self.remote {
-                    self.local_log_start
-                } else {
-                    self.log_start
-                };
-                match next {
-                    Some(n) if n.base_offset <= l => Ok(now),
-                    _ => Err(RetainReason::NotBelowLogStart {
-                        log_start: l,
-                        next_base: next.map(|n| n.base_offset),
-                    }),
-                }
-            }
-            Pass::Size => {
-                let size = i128::from(s.size.get());
-                if *size_diff - size >= 0 {
-                    *size_diff -= size;
-                    Ok(now)
-                } else {
-                    let limit = size_limit(self.input.config, &self.input.tiered)
-                        .max()
-                        .unwrap_or(0);
-                    Err(RetainReason::WithinSize {
-                        remaining_if_deleted: self.bytes_after(i),
-                        limit: Bytes(u64::try_from(limit).unwrap_or(0)),
-                    })
-                }
-            }
-            Pass::Time => {
-                let m = time_limit(self.input.config, &self.input.tiered)
-                    .max()
-                    .unwrap_or(i64::MAX);
-                let (ts, _) = s.largest_timestamp();
-                let at = expires_at(ts, m);
-                if (now - ts).get() > m {
-                    Ok(at)
-                } else if ts > now {
-                    Err(RetainReason::FutureTimestamp { ts, expires_at: at })
-                } else {
-                    Err(RetainReason::NotExpired {
-                        largest_timestamp: ts,
-                        expires_at: at,
-                    })
-                }
-            }
-        }
-    }
-
-    fn live_bytes(&self) -> Bytes {
-        self.input
-            .segments
-            .iter()
-            .skip(self.first)
-            .fold(Bytes(0), |a, s| a.plus(s.size))
-    }
-
-    fn bytes_after(&self, i: usize) -> Bytes {
-        self.input
-            .segments
-            .iter()
-            .skip(i + 1)
-            .fold(Bytes(0), |a, s| a.plus(s.size))
-    }
-
-    fn retain_all_live(&mut self, pass: Pass, reason: RetainReason) {
-        for r in self.reasons.iter_mut().skip(self.first) {
-            r.push((pass, reason));
-        }
-    }
-
-    /// One `deletableSegments` scan plus `deleteSegments`.
-    fn run_pass(&mut self, pass: Pass) {
-        if self.rolled_new_active {
-            return; // only the new empty active segment is left: never deletable
-        }
-        let mut size_diff: i128 = 0;
-        match pass {
-            Pass::Size => match size_limit(self.input.config, &self.input.tiered).max() {
-                None => return self.retain_all_live(pass, RetainReason::NoLimit { pass }),
-                Some(r) => {
-                    let total = self.live_bytes();
-                    if i128::from(total.get()) < i128::from(r) {
-                        for i in self.first..self.input.segments.len() {
-                            let reason = RetainReason::WithinSize {
-                                remaining_if_deleted: self.bytes_after(i),
-                                limit: Bytes(u64::try_from(r).unwrap_or(0)),
-                            };
-                            if let Some(v) = self.reasons.get_mut(i) {
-                                v.push((pass, reason));
-                            }
-                        }
-                        return;
-                    }
-                    size_diff = i128::from(total.get()) - i128::from(r);
-                }
-            },
-            Pass::Time => {
-                if time_limit(self.input.config, &self.input.tiered)
-                    .max()
-                    .is_none()
-                {
-                    return self.retain_all_live(pass, RetainReason::NoLimit { pass });
-                }
-            }
-            Pass::LogStartOffset => {}
-        }
-        let n = self.input.segments.len();
-        let hw = self.input.high_watermark;
-        let mut deletable: Vec<(usize, TimestampMs)> = Vec::new();
-        let mut stopper: Option<(usize, RetainReason)> = None;
-        let mut eligible_since = TimestampMs(i64::MIN);
-        for i in self.first..n {
-            let Some(s) = self.seg(i).copied() else { break };
-            let is_last = i + 1 == n;
-            let upper = self.upper_bound(i);
-            if hw.value < upper {
-                stopper = Some((
-                    i,
-                    RetainReason::HwBelowUpperBound {
-                        hw,
-                        upper_bound: upper,
-                    },
-                ));
-                break;
-            }
-            let pred = self.predicate(pass, i, &mut size_diff);
-            if pred.is_ok() && self.remote && is_last && !s.is_empty() {
-                self.rolled_for_upload = true;
-            }
-            let reason = if is_last && s.is_empty() {
-                Some(RetainReason::EmptyActive)
-            } else {
-                match pred {
-                    Err(r) => Some(r),
-                    Ok(_) if !self.tiered_eligible(i, upper) => Some(if is_last {
-                        RetainReason::RolledForUpload
-                    } else {
-                        RetainReason::NotUploaded {
-                            upper_bound: upper,
-                            highest_remote: self.input.tiered.highest_offset_in_remote_storage,
-                        }
-                    }),
-                    Ok(_) => None,
-                }
-            };
-            match (reason, pred) {
-                (None, Ok(since)) => {
-                    eligible_since = eligible_since.max(since);
-                    deletable.push((i, eligible_since));
-                }
-                (Some(r), _) | (None, Err(r)) => {
-                    stopper = Some((i, r));
-                    break;
-                }
-            }
-        }
-        if let Some((i, r)) = stopper {
-            let base = self.seg(i).map_or(Offset(0), |s| s.base_offset);
-            if let Some(v) = self.reasons.get_mut(i) {
-                v.push((pass, r));
-            }
-            for v in self.reasons.iter_mut().skip(i + 1) {
-                v.push((pass, RetainReason::BlockedBehind { base_offset: base }));
-            }
-        }
-        self.delete(pass, &deletable);
-    }
-
-    /// `deleteSegments`: roll if everything goes, then raise the (local) log start.
-    fn delete(&mut self, pass: Pass, deletable: &[(usize, TimestampMs)]) {
-        let Some(&(last, _)) = deletable.last() else {
-            return;
-        };
-        for &(i, at) in deletable {
-            if let Some(d) = self.deleted.get_mut(i) {
-                *d = Some((pass, at));
-            }
-        }
-        let new_start = match self.seg(last + 1) {
-            Some(n) => n.base_offset,
-            None => {
-                self.rolled_new_active = true;
-                self.input.log_end_offset
-            }
-        };
-        self.first = last + 1;
-        if self.copy {
-            self.local_log_start = self.local_log_start.max(new_start);
-        } else {
-            self.log_start = self.log_start.max(new_start);
-            self.local_log_start = self.local_log_start.max(new_start);
-        }
-    }
-}
-
 /// The primary reason: the last pass that ran with a limit; the log-start pass's own failure
 /// under a policy without `delete` is reported as such.
 fn primary(
@@ -629,27 +298,9 @@ fn time_eligible_at(scan: &Scan<'_>, i: usize, time_ms: Option<i64>) -> Option<T
 
 /// Run the broker's retention on one replica (spec §B7).
 pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
-    let n = input.segments.len();
     let policy = input.config.cleanup_policy;
     let run_by = runner(policy);
-    let remote = remote_log_enabled(input.config, &input.tiered);
-    let first_base = input
-        .segments
-        .first()
-        .map_or(input.log_start_offset, |s| s.base_offset);
-    let mut scan = Scan {
-        input,
-        first: 0,
-        log_start: input.log_start_offset,
-        // UnifiedLog starts the local log start at max(log start, first local segment's base).
-        local_log_start: first_base.max(input.log_start_offset),
-        remote,
-        copy: copy_enabled(input.config, &input.tiered),
-        rolled_new_active: false,
-        rolled_for_upload: false,
-        deleted: vec![None; n],
-        reasons: vec![Vec::new(); n],
-    };
+    let mut scan = Scan::new(input);
     let skip = skip_reason(input, run_by);
     let run = match skip {
         Some(_) => Vec::new(),
@@ -702,7 +353,7 @@ pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
         new_local_log_start_offset: scan.local_log_start,
         rolled_new_active: scan.rolled_new_active,
         rolled_for_upload: scan.rolled_for_upload,
-        approximation: remote.then_some(Approximation::TieredStorage {
+        approximation: scan.remote.then_some(Approximation::TieredStorage {
             upload_state_known: input.tiered.highest_offset_in_remote_storage.is_some(),
         }),
     }

@@ -157,6 +157,22 @@ fn open_transaction_lso_bounds_the_range_at_its_segment_base() {
 }
 
 #[test]
+fn last_stable_offset_is_the_first_unstable_offset_capped_at_the_hw() {
+    assert_eq!(last_stable_offset(Offset(40), None), Offset(40));
+    assert_eq!(last_stable_offset(Offset(40), Some(Offset(15))), Offset(15));
+    assert_eq!(last_stable_offset(Offset(40), Some(Offset(50))), Offset(40));
+}
+
+#[test]
+fn errata_13_a_pass_ends_past_the_maps_latest_offset_or_at_the_uncleanable_boundary() {
+    let l = Log::new(&[100; 4]);
+    let r = l.clean().range;
+    assert_eq!(pass_end_offset(&r, None), Offset(30));
+    // The map filled at offset 17 (mid-segment): the next pass starts at 18.
+    assert_eq!(pass_end_offset(&r, Some(Offset(17))), Offset(18));
+}
+
+#[test]
 fn min_compaction_lag_stops_at_the_first_young_segment() {
     let mut l = Log::new(&[100; 5]);
     l.config.min_compaction_lag_ms = 10 * HOUR;

@@ -1,6 +1,7 @@
 //! Retention tests: every §B6 edge case by name, the errata that are rules, and properties.
 
 use super::*;
+use crate::config::Limit;
 use crate::rules::facts::test_support::seg;
 use crate::rules::high_watermark::HighWatermark;
 
@@ -55,7 +56,7 @@ impl Case {
             segments: &self.segments,
             log_start_offset: Offset(self.log_start),
             log_end_offset: Offset(self.leo),
-            high_watermark: HighWatermark::known(Offset(self.hw)),
+            high_watermark: HighWatermark::given(Offset(self.hw)),
             config: &self.config,
             broker: &self.broker,
             tiered: self.tiered,
