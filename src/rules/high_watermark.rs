@@ -11,6 +11,10 @@
 //! to unknown, so with followers in the ISR the HW stays at the checkpoint until they fetch. A
 //! follower takes min(leader's HW from fetch responses, own LEO). The leader HW only rises
 //! (`maybeIncrementHighWatermark`).
+//!
+//! The under-min-ISR guard in `maybeIncrementLeaderHW` (`if (isUnderMinIsr) return false`, with
+//! `effectiveMinIsr` = min(`min.insync.replicas`, replicas)) is the 4.x code (KIP-966); a
+//! release without it raises a sole leader's HW to the LEO even under min ISR.
 
 use crate::model::units::Offset;
 
@@ -32,8 +36,11 @@ pub enum ReplicaRole {
         /// The leader's high watermark, if known.
         leader_high_watermark: Option<Offset>,
     },
-    /// Not known (no metadata log, or the partition is not in it).
+    /// Not known (no metadata log, or it does not say).
     Unknown,
+    /// The log is loaded but the broker creates no partition for it (not assigned to this
+    /// broker in the metadata): the HW keeps its initial value, the log start offset.
+    NotCreated,
 }
 
 /// Why the HW has the value it has.
@@ -59,6 +66,9 @@ pub enum HwBasis {
     CheckpointAssumed,
     /// Supplied by the caller (a live broker's figure, a test).
     Given,
+    /// Never initialised from the checkpoint: the log start offset, so nothing at or above it
+    /// is deletable (spec §B6, Errata 9).
+    NotInitialised,
 }
 
 /// How the checkpointed value was adjusted before use.
@@ -162,6 +172,7 @@ pub fn assumed_high_watermark(f: &HwFacts) -> HighWatermark {
             leader_high_watermark: None,
         } => (installed, HwBasis::FollowerCheckpointAssumed),
         ReplicaRole::Unknown => (installed, HwBasis::CheckpointAssumed),
+        ReplicaRole::NotCreated => (f.log_start_offset, HwBasis::NotInitialised),
     };
     HighWatermark {
         value,
@@ -253,6 +264,13 @@ mod tests {
         assert_eq!(hw.value, Offset(8));
         assert_eq!(hw.basis, HwBasis::CheckpointAssumed);
         assert!(hw.is_assumed());
+    }
+
+    #[test]
+    fn errata_9_a_replica_without_partition_keeps_hw_at_log_start() {
+        let hw = assumed_high_watermark(&facts(Some(8), 3, 18, ReplicaRole::NotCreated));
+        assert_eq!(hw.value, Offset(3));
+        assert_eq!(hw.basis, HwBasis::NotInitialised);
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub mod retention;
 pub mod roll;
 pub mod timing;
 
+#[cfg(test)]
+mod fixture_cases;
+
 use std::fmt;
 
 /// The Kafka release whose rules apply, as `major.minor` (patch releases do not change them).
