@@ -249,7 +249,8 @@ pub struct RetentionOutcome {
 }
 
 /// The primary reason: the last pass that ran with a limit; the log-start pass's own failure
-/// under a policy without `delete` is reported as such.
+/// when no pass has a limit is reported as the policy (or the unlimited retention) that
+/// leaves only that pass, and so is a segment blocked behind such a segment.
 fn primary(
     reasons: &[(Pass, RetainReason)],
     policy: CleanupPolicy,
@@ -260,13 +261,8 @@ fn primary(
         .rev()
         .find(|(_, r)| !matches!(r, RetainReason::NoLimit { .. }))
         .or(reasons.last());
-    let only_log_start = |r: &RetainReason| {
-        !has_limit_pass
-            && matches!(
-                r,
-                RetainReason::NotBelowLogStart { .. } | RetainReason::BlockedBehind { .. }
-            )
-    };
+    let only_log_start =
+        |r: &RetainReason| !has_limit_pass && matches!(r, RetainReason::NotBelowLogStart { .. });
     match chosen {
         Some((_, r)) if only_log_start(r) && policy.delete => RetainReason::RetentionUnlimited,
         Some((_, r)) if only_log_start(r) => RetainReason::PolicyWithoutDelete { policy },
@@ -296,6 +292,28 @@ fn time_eligible_at(scan: &Scan<'_>, i: usize, time_ms: Option<i64>) -> Option<T
     Some(at)
 }
 
+/// A segment blocked behind one kept only for the policy (or unlimited retention) is kept for
+/// that reason too.
+fn inherit_policy_reason(segments: &mut [SegmentVerdict]) {
+    let mut policy_reason: Option<(Offset, RetainReason)> = None;
+    for s in segments.iter_mut() {
+        match s.verdict {
+            Verdict::Retain {
+                reason:
+                    r @ (RetainReason::PolicyWithoutDelete { .. } | RetainReason::RetentionUnlimited),
+            } => policy_reason = policy_reason.or(Some((s.base_offset, r))),
+            Verdict::Retain {
+                reason: RetainReason::BlockedBehind { base_offset },
+            } => {
+                if let Some((_, r)) = policy_reason.filter(|(b, _)| *b == base_offset) {
+                    s.verdict = Verdict::Retain { reason: r };
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Run the broker's retention on one replica (spec §B7).
 pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
     let policy = input.config.cleanup_policy;
@@ -319,7 +337,7 @@ pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
         Pass::Time => time_ms.is_some(),
         Pass::LogStartOffset => false,
     });
-    let segments = input
+    let mut segments: Vec<SegmentVerdict> = input
         .segments
         .iter()
         .enumerate()
@@ -345,6 +363,9 @@ pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
             }
         })
         .collect();
+    if !has_limit_pass {
+        inherit_policy_reason(&mut segments);
+    }
     RetentionOutcome {
         runner: run_by,
         passes: run,

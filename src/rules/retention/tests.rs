@@ -425,6 +425,22 @@ fn compacted_topics_still_run_the_log_start_pass() {
         }
     );
     assert_eq!(o.segments[2].time_eligible_at, None);
+    // Blocked behind a segment kept for the policy: kept for the policy too.
+    assert_eq!(reason(&o, 3), reason(&o, 2));
+    // Blocked behind the HW gate: the HW stays the reason.
+    c.hw = 25;
+    let o = c.run();
+    assert_eq!(deleted_by(&o), [L, L, None, None]);
+    assert!(matches!(
+        reason(&o, 2),
+        RetainReason::HwBelowUpperBound { .. }
+    ));
+    assert_eq!(
+        reason(&o, 3),
+        RetainReason::BlockedBehind {
+            base_offset: Offset(20)
+        }
+    );
 }
 
 #[test]
