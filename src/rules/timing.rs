@@ -301,6 +301,28 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn run_at_or_after_is_the_first_grid_point_not_before_t(
+            loaded in -1_000_000i64..1_000_000,
+            interval in 1i64..10_000,
+            t in -2_000_000i64..2_000_000,
+        ) {
+            let b = BrokerCleanupConfig {
+                log_retention_check_interval_ms: interval,
+                ..BrokerCleanupConfig::default()
+            };
+            let s = RetentionSchedule::new(TimestampMs(loaded), &b);
+            let r = s.run_at_or_after(TimestampMs(t));
+            proptest::prop_assert!(r >= TimestampMs(t) && r >= s.first_run_at);
+            let since = (r - s.first_run_at).get();
+            proptest::prop_assert_eq!(since % interval, 0);
+            if since > 0 {
+                proptest::prop_assert!(r.get() - interval < t);
+            }
+        }
+    }
+
     #[test]
     fn worst_case_age_at_defaults_is_fourteen_days_and_six_minutes() {
         let b = BrokerCleanupConfig::default();

@@ -709,6 +709,19 @@ mod properties {
         }
 
         #[test]
+        fn deletions_were_eligible_by_now_and_waits_end_after_now(c in arb_case()) {
+            let o = c.run();
+            for s in &o.segments {
+                if let Verdict::Delete { eligible_at, .. } = s.verdict {
+                    prop_assert!(eligible_at <= TimestampMs(NOW));
+                }
+                if let Some(at) = s.time_eligible_at {
+                    prop_assert!(at > TimestampMs(NOW));
+                }
+            }
+        }
+
+        #[test]
         fn nothing_above_the_hw_is_ever_deleted(c in arb_case()) {
             let o = c.run();
             for (i, s) in o.segments.iter().enumerate() {
