@@ -74,6 +74,21 @@ impl SegmentFacts {
     }
 }
 
+/// The max timestamp of a segment read from disk as `LogSegment.readLargestTimestamp` does
+/// (Errata 10): the last *used* `.timeindex` entry (not `length / 12`, the active index is
+/// preallocated with zeros), raised by any batch `maxTimestamp` after that entry's position.
+/// [`TimestampMs::NONE`] when neither exists.
+pub fn read_largest_timestamp(
+    last_used_entry: Option<TimestampMs>,
+    max_batch_timestamp_after_entry: Option<TimestampMs>,
+) -> TimestampMs {
+    last_used_entry
+        .into_iter()
+        .chain(max_batch_timestamp_after_entry)
+        .max()
+        .unwrap_or(TimestampMs::NONE)
+}
+
 #[cfg(test)]
 pub(crate) mod test_support {
     //! Builders shared by the rule tests.
@@ -129,6 +144,16 @@ mod tests {
             s.largest_timestamp(),
             (TimestampMs(0), TimestampSource::TimeIndex)
         );
+    }
+
+    #[test]
+    fn errata_10_active_largest_timestamp_is_max_of_last_used_entry_and_later_batches() {
+        let t = |v| Some(TimestampMs(v));
+        assert_eq!(read_largest_timestamp(t(5), t(9)), TimestampMs(9));
+        assert_eq!(read_largest_timestamp(t(9), t(5)), TimestampMs(9));
+        assert_eq!(read_largest_timestamp(None, t(5)), TimestampMs(5));
+        assert_eq!(read_largest_timestamp(t(5), None), TimestampMs(5));
+        assert_eq!(read_largest_timestamp(None, None), TimestampMs::NONE);
     }
 
     #[test]
