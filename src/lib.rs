@@ -11,3 +11,4 @@ pub mod exit_codes;
 pub mod formats;
 pub mod model;
 pub mod report;
+pub mod rules;

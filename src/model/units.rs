@@ -40,6 +40,11 @@ impl Offset {
         Offset(self.0.saturating_add(1))
     }
 
+    /// The offset before this one (saturating at `i64::MIN`).
+    pub const fn prev(self) -> Offset {
+        Offset(self.0.saturating_sub(1))
+    }
+
     /// This offset moved by `n` records (saturating).
     pub const fn plus(self, n: i64) -> Offset {
         Offset(self.0.saturating_add(n))
@@ -109,6 +114,18 @@ impl DurationMs {
     /// A duration from whole seconds (saturating).
     pub const fn from_secs(s: i64) -> DurationMs {
         DurationMs(s.saturating_mul(1000))
+    }
+}
+
+impl std::iter::Sum for Bytes {
+    fn sum<I: Iterator<Item = Bytes>>(iter: I) -> Bytes {
+        iter.fold(Bytes(0), Bytes::plus)
+    }
+}
+
+impl<'a> std::iter::Sum<&'a Bytes> for Bytes {
+    fn sum<I: Iterator<Item = &'a Bytes>>(iter: I) -> Bytes {
+        iter.copied().sum()
     }
 }
 
@@ -184,6 +201,8 @@ mod tests {
         assert_eq!(Offset(i64::MIN).records_until(Offset(i64::MAX)), u64::MAX);
         assert_eq!(Offset(10).records_until(Offset(4)), 0);
         assert_eq!(Offset(4).records_until(Offset(10)), 6);
+        assert_eq!(Offset(4).prev(), Offset(3));
+        assert_eq!(Offset(i64::MIN).prev(), Offset(i64::MIN));
     }
 
     #[test]
@@ -192,6 +211,11 @@ mod tests {
         assert_eq!(Bytes(3).minus(Bytes(5)), Bytes(0));
         assert_eq!(FilePos(10).advance(Bytes(5)), FilePos(15));
         assert_eq!(FilePos(10).bytes_until(FilePos(4)), Bytes(0));
+        assert_eq!(
+            [Bytes(1), Bytes(u64::MAX)].iter().sum::<Bytes>(),
+            Bytes(u64::MAX)
+        );
+        assert_eq!(Vec::<Bytes>::new().into_iter().sum::<Bytes>(), Bytes(0));
     }
 
     #[test]

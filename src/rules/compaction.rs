@@ -1,0 +1,560 @@
+//! What the log cleaner would clean next, and how much work a backlog is.
+//!
+//! Kafka: `LogCleanerManager.java` (`grabFilthiestCompactedLog`, `cleanableOffsets`,
+//! `calculateCleanableBytes`, `findFirstUncleanableSegment`, `maxCompactionDelay`),
+//! `LogToClean.java` (clean/cleanable/total bytes, ratio), `LogSegments.values(from, to)` (from
+//! the floor segment of `from`), `SkimpyOffsetMap` (slots = memory / (digest + 8)),
+//! `Cleaner.buildOffsetMapForSegment` (stops at slots × load factor), `CleanerConfig`
+//! (`HASH_ALGORITHM = "MD5"`), `LogCleaner.CleanerThread` (memory per thread),
+//! `Cleaner.doClean` (legacy tombstone horizon), `MemoryRecords.filterTo` (keyless records
+//! dropped, delete horizon). Spec §D1–D5, D7; Errata 3 (MD5, 24 B/entry), 13, 19 (ties).
+//!
+//! The `max.compaction.lag.ms` anchor is each dirty segment's first-batch max timestamp; in
+//! 3.x/4.0 a segment written since the broker started uses its first append's max timestamp
+//! instead (Errata 1); [`SegmentFacts::first_batch_max_timestamp`] is what the caller knows.
+
+use crate::config::{BrokerCleanupConfig, CleanupPolicy, LogConfig};
+use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
+
+use super::facts::SegmentFacts;
+use super::retention::LogState;
+
+/// Bytes per offset-map entry: MD5 digest (16) + offset (8), Errata 3.
+pub const OFFSET_MAP_BYTES_PER_ENTRY: u64 = 24;
+
+/// Everything candidate selection reads for one compacted log.
+#[derive(Debug, Clone)]
+pub struct CompactionInput<'a> {
+    /// Local segments, oldest first; the last is the active segment.
+    pub segments: &'a [SegmentFacts],
+    /// The log start offset.
+    pub log_start_offset: Offset,
+    /// The log end offset.
+    pub log_end_offset: Offset,
+    /// The last stable offset (≤ HW; the first offset of the oldest open transaction if any).
+    pub last_stable_offset: Offset,
+    /// The partition's `cleaner-offset-checkpoint` entry.
+    pub checkpoint: Option<Offset>,
+    /// The topic's config.
+    pub config: &'a LogConfig,
+    /// The cleaner thread's clock.
+    pub now: TimestampMs,
+}
+
+/// Where the first dirty offset came from, and what the broker logs and writes then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstDirtySource {
+    /// The checkpoint entry, in range.
+    Checkpoint,
+    /// No entry: the log start offset (no warning, no rewrite).
+    NoCheckpoint,
+    /// The entry is below the log start: reset to it and the checkpoint rewritten.
+    ResetBelowLogStart {
+        /// The entry.
+        checkpoint: Offset,
+        /// Whether the broker WARNs (not for `compact,delete`, where this is normal).
+        warns: bool,
+    },
+    /// The entry is above the LEO (data lost at the end): reset to the log start, checkpoint
+    /// rewritten, WARN.
+    ResetAboveLogEnd {
+        /// The entry.
+        checkpoint: Offset,
+    },
+}
+
+impl FirstDirtySource {
+    /// Whether the broker rewrites `cleaner-offset-checkpoint` for this log.
+    pub fn rewrites_checkpoint(&self) -> bool {
+        matches!(
+            self,
+            FirstDirtySource::ResetBelowLogStart { .. } | FirstDirtySource::ResetAboveLogEnd { .. }
+        )
+    }
+
+    /// The WARN line the broker logs, as its format string.
+    pub fn broker_warning(&self) -> Option<&'static str> {
+        match self {
+            FirstDirtySource::ResetBelowLogStart { warns: true, .. } => Some(
+                "Resetting first dirty offset of {} to log start offset {} since the \
+                 checkpointed offset {} is invalid.",
+            ),
+            FirstDirtySource::ResetAboveLogEnd { .. } => Some(
+                "The last checkpoint dirty offset for partition {} is {}, which is larger than \
+                 the log end offset {}. Resetting to the log start offset {}.",
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// The first dirty offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstDirty {
+    /// The offset.
+    pub offset: Offset,
+    /// Where it came from.
+    pub source: FirstDirtySource,
+}
+
+/// `cleanableOffsets`, first half: the checkpoint entry, reset when out of range.
+pub fn first_dirty_offset(
+    checkpoint: Option<Offset>,
+    log_start: Offset,
+    log_end: Offset,
+    policy: CleanupPolicy,
+) -> FirstDirty {
+    let (offset, source) = match checkpoint {
+        None => (log_start, FirstDirtySource::NoCheckpoint),
+        Some(c) if c < log_start => (
+            log_start,
+            FirstDirtySource::ResetBelowLogStart {
+                checkpoint: c,
+                warns: !(policy.compact && policy.delete),
+            },
+        ),
+        Some(c) if c > log_end => (
+            log_start,
+            FirstDirtySource::ResetAboveLogEnd { checkpoint: c },
+        ),
+        Some(c) => (c, FirstDirtySource::Checkpoint),
+    };
+    FirstDirty { offset, source }
+}
+
+/// `UnifiedLog.lastStableOffset`: the first unstable offset (the first offset of the oldest
+/// open transaction, from the producer state) capped at the HW, else the HW.
+pub fn last_stable_offset(high_watermark: Offset, first_unstable_offset: Option<Offset>) -> Offset {
+    first_unstable_offset.map_or(high_watermark, |u| u.min(high_watermark))
+}
+
+/// What bounds the cleanable range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UncleanableBound {
+    /// The last stable offset (open transactions, or the HW).
+    LastStableOffset,
+    /// The active segment's base (the active segment is never cleaned).
+    ActiveSegment,
+    /// A segment newer than `min.compaction.lag.ms` by its largest timestamp (mtime fallback;
+    /// future timestamps block).
+    MinCompactionLag {
+        /// The segment's base.
+        segment_base: Offset,
+        /// Its largest timestamp.
+        largest_timestamp: TimestampMs,
+    },
+    /// The first dirty offset is already past the other bounds.
+    FirstDirty,
+}
+
+/// The cleanable range of a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CleanableRange {
+    /// The first dirty offset.
+    pub first_dirty: FirstDirty,
+    /// max(first dirty, min(LSO, active base, min-lag segment)).
+    pub first_uncleanable_dirty: Offset,
+    /// Which bound set it.
+    pub bound: UncleanableBound,
+    /// The base of the segment holding `first_uncleanable_dirty`, or the active base: the
+    /// cleanable range always ends on a segment boundary.
+    pub first_uncleanable_offset: Offset,
+}
+
+/// Index of the floor segment of `offset` (last base ≤ offset).
+fn floor_index(segments: &[SegmentFacts], offset: Offset) -> Option<usize> {
+    segments.iter().rposition(|s| s.base_offset <= offset)
+}
+
+/// `LogSegments.values(from, to)`: from the floor segment of `from` (or the first) while the
+/// base is below `to`; empty when `from == to`.
+fn segments_between(segments: &[SegmentFacts], from: Offset, to: Offset) -> &[SegmentFacts] {
+    if from >= to {
+        return &[];
+    }
+    let start = floor_index(segments, from).unwrap_or(0);
+    let rest = segments.get(start..).unwrap_or(&[]);
+    let len = rest.iter().take_while(|s| s.base_offset < to).count();
+    rest.get(..len).unwrap_or(&[])
+}
+
+/// `nonActiveLogSegmentsFrom(from)`: empty when `from` is past the active base.
+fn non_active_from(segments: &[SegmentFacts], from: Offset) -> &[SegmentFacts] {
+    match segments.last() {
+        Some(active) if from <= active.base_offset => {
+            segments_between(segments, from, active.base_offset)
+        }
+        _ => &[],
+    }
+}
+
+fn active_base(input: &CompactionInput<'_>) -> Offset {
+    input
+        .segments
+        .last()
+        .map_or(input.log_end_offset, |s| s.base_offset)
+}
+
+/// `cleanableOffsets` and the boundary half of `calculateCleanableBytes`.
+pub fn cleanable_range(input: &CompactionInput<'_>) -> CleanableRange {
+    let first_dirty = first_dirty_offset(
+        input.checkpoint,
+        input.log_start_offset,
+        input.log_end_offset,
+        input.config.cleanup_policy,
+    );
+    let fd = first_dirty.offset;
+    let active = active_base(input);
+    let mut bound = (input.last_stable_offset, UncleanableBound::LastStableOffset);
+    if active < bound.0 {
+        bound = (active, UncleanableBound::ActiveSegment);
+    }
+    let min_lag = input.config.min_compaction_lag_ms.max(0);
+    if min_lag > 0 {
+        let horizon = input.now - DurationMs(min_lag);
+        let young = non_active_from(input.segments, fd)
+            .iter()
+            .find(|s| s.largest_timestamp().0 > horizon);
+        if let Some(s) = young.filter(|s| s.base_offset < bound.0) {
+            bound = (
+                s.base_offset,
+                UncleanableBound::MinCompactionLag {
+                    segment_base: s.base_offset,
+                    largest_timestamp: s.largest_timestamp().0,
+                },
+            );
+        }
+    }
+    if fd > bound.0 {
+        bound = (fd, UncleanableBound::FirstDirty);
+    }
+    let first_uncleanable_offset = non_active_from(input.segments, bound.0)
+        .first()
+        .map_or(active, |s| s.base_offset);
+    CleanableRange {
+        first_dirty,
+        first_uncleanable_dirty: bound.0,
+        bound: bound.1,
+        first_uncleanable_offset,
+    }
+}
+
+/// Where a cleaning pass ends, i.e. the `cleaner-offset-checkpoint` it writes (spec §D3.2,
+/// Errata 13): the first uncleanable offset when the offset map did not fill, else one past the
+/// map's latest offset (the last offset put, or the last offset of the last fully processed
+/// batch, control and aborted batches included), which can fall mid-segment or mid-batch.
+pub fn pass_end_offset(range: &CleanableRange, map_full_at: Option<Offset>) -> Offset {
+    map_full_at.map_or(range.first_uncleanable_offset, Offset::next)
+}
+
+/// The cleaner's byte accounting for one log (`LogToClean`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DirtyStats {
+    /// Σ size of segments with base < first dirty.
+    pub clean_bytes: Bytes,
+    /// Σ size of segments from floor(min(first dirty, first uncleanable)) up to the first
+    /// uncleanable offset.
+    pub cleanable_bytes: Bytes,
+    /// clean + cleanable.
+    pub total_bytes: Bytes,
+    /// cleanable / total (0 when total is 0).
+    pub ratio: f64,
+    /// The segment counted in both clean and cleanable bytes, when the first dirty offset
+    /// falls inside it (spec §D1 quirk).
+    pub counted_twice: Option<Offset>,
+    /// `maxCompactionDelay`: how far past `max.compaction.lag.ms` the oldest dirty first batch
+    /// is (0: not due).
+    pub max_compaction_delay: DurationMs,
+}
+
+impl DirtyStats {
+    /// `needCompactionNow`.
+    pub fn need_compaction_now(&self) -> bool {
+        self.max_compaction_delay > DurationMs(0)
+    }
+}
+
+fn sum(segments: &[SegmentFacts]) -> Bytes {
+    segments.iter().map(|s| s.size).sum()
+}
+
+/// `LogToClean`'s byte accounting and `maxCompactionDelay`.
+pub fn dirty_stats(input: &CompactionInput<'_>, range: &CleanableRange) -> DirtyStats {
+    let fd = range.first_dirty.offset;
+    let fuo = range.first_uncleanable_offset;
+    let clean: Vec<SegmentFacts> = input
+        .segments
+        .iter()
+        .filter(|s| s.base_offset < fd)
+        .copied()
+        .collect();
+    let cleanable = segments_between(input.segments, fd.min(fuo), fuo);
+    let clean_bytes = sum(&clean);
+    let cleanable_bytes = sum(cleanable);
+    let total_bytes = clean_bytes.plus(cleanable_bytes);
+    let ratio = if total_bytes == Bytes(0) {
+        0.0
+    } else {
+        cleanable_bytes.get() as f64 / total_bytes.get() as f64
+    };
+    let counted_twice = cleanable
+        .first()
+        .filter(|s| s.base_offset < fd)
+        .map(|s| s.base_offset);
+    let earliest = non_active_from(input.segments, fd)
+        .iter()
+        .map(|s| s.first_batch_max_timestamp)
+        .filter(|t| t.get() > 0)
+        .min();
+    let clean_until = input.now - DurationMs(input.config.max_compaction_lag_ms.max(0));
+    let max_compaction_delay = match earliest {
+        Some(t) if t < clean_until => clean_until - t,
+        _ => DurationMs(0),
+    };
+    DirtyStats {
+        clean_bytes,
+        cleanable_bytes,
+        total_bytes,
+        ratio,
+        counted_twice,
+        max_compaction_delay,
+    }
+}
+
+/// Why a log is (not) a cleaning candidate this iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Eligibility {
+    /// Dropped: total bytes 0.
+    EmptyLog,
+    /// The ratio is above `min.cleanable.dirty.ratio` (strict).
+    RatioAbove {
+        /// The ratio.
+        ratio: f64,
+        /// The threshold.
+        min_ratio: f64,
+    },
+    /// `max.compaction.lag.ms` is due and something is cleanable (eligibility, not priority).
+    MaxCompactionLagDue {
+        /// How far past due.
+        delay: DurationMs,
+    },
+    /// Not eligible: the ratio is at or below the threshold and no deadline is due (or it is
+    /// due with nothing cleanable).
+    NotEligible {
+        /// The ratio.
+        ratio: f64,
+        /// The threshold.
+        min_ratio: f64,
+        /// Whether the max-lag deadline is due (with nothing cleanable).
+        lag_due: bool,
+    },
+}
+
+impl Eligibility {
+    /// Whether the cleaner may pick the log.
+    pub fn is_eligible(&self) -> bool {
+        matches!(
+            self,
+            Eligibility::RatioAbove { .. } | Eligibility::MaxCompactionLagDue { .. }
+        )
+    }
+}
+
+/// `grabFilthiestCompactedLog`'s filters (spec §D1 steps 4–5).
+pub fn eligibility(stats: &DirtyStats, config: &LogConfig) -> Eligibility {
+    let min_ratio = config.min_cleanable_dirty_ratio;
+    if stats.total_bytes == Bytes(0) {
+        Eligibility::EmptyLog
+    } else if stats.ratio > min_ratio {
+        Eligibility::RatioAbove {
+            ratio: stats.ratio,
+            min_ratio,
+        }
+    } else if stats.need_compaction_now() && stats.cleanable_bytes > Bytes(0) {
+        Eligibility::MaxCompactionLagDue {
+            delay: stats.max_compaction_delay,
+        }
+    } else {
+        Eligibility::NotEligible {
+            ratio: stats.ratio,
+            min_ratio,
+            lag_due: stats.need_compaction_now(),
+        }
+    }
+}
+
+/// One log as the cleaner sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogToClean {
+    /// The cleanable range.
+    pub range: CleanableRange,
+    /// The byte accounting.
+    pub stats: DirtyStats,
+    /// Whether it may be picked.
+    pub eligibility: Eligibility,
+}
+
+/// The cleaner's view of one compacted log.
+pub fn log_to_clean(input: &CompactionInput<'_>) -> LogToClean {
+    let range = cleanable_range(input);
+    let stats = dirty_stats(input, &range);
+    LogToClean {
+        range,
+        stats,
+        eligibility: eligibility(&stats, input.config),
+    }
+}
+
+/// Whether the cleaner considers a log at all: compacted, not paused or in progress, not
+/// uncleanable (spec §D1 step 2, §D7).
+pub fn is_cleaner_candidate(policy: CleanupPolicy, state: LogState) -> bool {
+    policy.compact && !state.paused && !state.uncleanable
+}
+
+/// The cleaner's choice among candidates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CleanerPick<Id> {
+    /// No candidate is eligible: the thread sleeps `log.cleaner.backoff.ms`.
+    Nothing,
+    /// The eligible log with the highest ratio.
+    Log(Id),
+    /// Several eligible logs share the highest ratio: the broker takes the first in its
+    /// hash-ordered map, which cannot be predicted from disk (Errata 19).
+    OrderUnknown(Vec<Id>),
+}
+
+/// `grabFilthiestCompactedLog`: the eligible log with the highest ratio.
+pub fn pick_filthiest<Id: Clone>(logs: &[(Id, LogToClean)]) -> CleanerPick<Id> {
+    let eligible: Vec<&(Id, LogToClean)> = logs
+        .iter()
+        .filter(|(_, l)| l.eligibility.is_eligible())
+        .collect();
+    let Some(best) = eligible.iter().map(|(_, l)| l.stats.ratio).reduce(f64::max) else {
+        return CleanerPick::Nothing;
+    };
+    let top: Vec<Id> = eligible
+        .iter()
+        .filter(|(_, l)| l.stats.ratio == best)
+        .map(|(id, _)| id.clone())
+        .collect();
+    if top.len() > 1 {
+        CleanerPick::OrderUnknown(top)
+    } else {
+        top.into_iter()
+            .next()
+            .map_or(CleanerPick::Nothing, CleanerPick::Log)
+    }
+}
+
+/// The offset map of one cleaner thread (spec §D2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetMapCapacity {
+    /// min(`log.cleaner.dedupe.buffer.size` / threads, 2³¹ − 1).
+    pub memory_per_thread: u64,
+    /// Whether the 2 GiB cap applied (the broker WARNs).
+    pub capped: bool,
+    /// memory / 24.
+    pub slots: u64,
+    /// slots × `log.cleaner.io.buffer.load.factor`: distinct keys one pass can map.
+    pub keys_per_pass: u64,
+}
+
+/// The offset map capacity; `None` without cleaner threads.
+pub fn offset_map_capacity(broker: &BrokerCleanupConfig) -> Option<OffsetMapCapacity> {
+    let threads = i64::from(broker.log_cleaner_threads);
+    if threads <= 0 {
+        return None;
+    }
+    let per_thread = broker.log_cleaner_dedupe_buffer_size.max(0) / threads;
+    let cap = i64::from(i32::MAX);
+    let memory = u64::try_from(per_thread.min(cap)).unwrap_or(0);
+    let slots = memory / OFFSET_MAP_BYTES_PER_ENTRY;
+    // Java: (int) (slots * loadFactor), truncating.
+    let keys = (slots as f64 * broker.log_cleaner_io_buffer_load_factor) as u64;
+    Some(OffsetMapCapacity {
+        memory_per_thread: memory,
+        capped: per_thread > cap,
+        slots,
+        keys_per_pass: keys,
+    })
+}
+
+/// Passes needed for a dirty section with `distinct_keys` keys (spec §D5: ceil(U / K),
+/// ignoring mid-batch cuts). `None` when a pass maps no key.
+pub fn passes_needed(distinct_keys: u64, keys_per_pass: u64) -> Option<u64> {
+    if keys_per_pass == 0 {
+        return None;
+    }
+    Some(distinct_keys.div_ceil(keys_per_pass))
+}
+
+/// Dirty bytes above which the ratio passes `min_ratio` for `clean` bytes (spec §D5):
+/// clean × r / (1 − r). `None` for r ≥ 1 (never by ratio).
+pub fn dirty_bytes_to_trigger(clean: Bytes, min_ratio: f64) -> Option<Bytes> {
+    if !(0.0..1.0).contains(&min_ratio) {
+        return None;
+    }
+    let dirty = clean.get() as f64 * min_ratio / (1.0 - min_ratio);
+    Some(Bytes(dirty as u64))
+}
+
+/// The delete horizon a pass at `pass_at` stamps on a batch with tombstones or an emptied
+/// transaction's marker (v2, 3.1+): `pass_at + delete.retention.ms`.
+pub fn delete_horizon(pass_at: TimestampMs, config: &LogConfig) -> TimestampMs {
+    pass_at + DurationMs(config.delete_retention_ms)
+}
+
+/// What a cleaning pass does with a v2 tombstone (or a discardable marker).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TombstoneFate {
+    /// No horizon yet: kept and stamped with this horizon.
+    Stamped(TimestampMs),
+    /// Horizon not reached: kept.
+    Kept,
+    /// Horizon reached: dropped.
+    Dropped,
+}
+
+/// A tombstone's fate in a pass at `pass_at`, given the horizon its batch carries. Nothing
+/// triggers a pass because a horizon expired (spec §D4).
+pub fn tombstone_fate(
+    horizon: Option<TimestampMs>,
+    pass_at: TimestampMs,
+    config: &LogConfig,
+) -> TombstoneFate {
+    match horizon {
+        None => TombstoneFate::Stamped(delete_horizon(pass_at, config)),
+        Some(h) if pass_at < h => TombstoneFate::Kept,
+        Some(_) => TombstoneFate::Dropped,
+    }
+}
+
+/// The legacy (v0/v1) tombstone horizon of a pass: the mtime of the last segment below the
+/// first dirty offset minus `delete.retention.ms`, or 0 (spec §D3.1).
+pub fn legacy_tombstone_horizon(
+    segments: &[SegmentFacts],
+    first_dirty: Offset,
+    config: &LogConfig,
+) -> TimestampMs {
+    segments
+        .iter()
+        .rfind(|s| s.base_offset < first_dirty)
+        .map_or(TimestampMs(0), |s| {
+            s.log_mtime - DurationMs(config.delete_retention_ms)
+        })
+}
+
+/// Records lost when the policy changes from `from` to `to`: the cleaner drops every keyless
+/// record in the ranges it cleans (`MemoryRecords.filterTo`), so turning `compact` on loses
+/// all `keyless_records` already written (those in the active segment after it rolls). The
+/// leader rejects new keyless records on compacted topics.
+pub fn keyless_records_lost(from: CleanupPolicy, to: CleanupPolicy, keyless_records: u64) -> u64 {
+    if to.compact && !from.compact {
+        keyless_records
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,498 @@
+//! Compaction tests: every §D1 case by name, D2/D5 arithmetic, horizons, Errata 3 and 19.
+
+use super::*;
+use crate::rules::facts::test_support::seg;
+
+const HOUR: i64 = 3_600_000;
+const NOW: i64 = 10_000 * HOUR;
+
+struct Log {
+    segments: Vec<SegmentFacts>,
+    log_start: i64,
+    leo: i64,
+    lso: i64,
+    checkpoint: Option<i64>,
+    config: LogConfig,
+}
+
+impl Log {
+    /// Segments of `sizes` bytes, 10 offsets each, old timestamps; the last is active.
+    fn new(sizes: &[u64]) -> Log {
+        let segments: Vec<_> = sizes
+            .iter()
+            .zip(0i64..)
+            .map(|(&size, i)| seg(i * 10, i * 10 + 10, size, NOW - 100 * HOUR))
+            .collect();
+        let leo = i64::try_from(segments.len()).unwrap() * 10;
+        Log {
+            segments,
+            log_start: 0,
+            leo,
+            lso: leo,
+            checkpoint: None,
+            config: LogConfig {
+                cleanup_policy: CleanupPolicy::COMPACT,
+                ..LogConfig::default()
+            },
+        }
+    }
+
+    fn input(&self) -> CompactionInput<'_> {
+        CompactionInput {
+            segments: &self.segments,
+            log_start_offset: Offset(self.log_start),
+            log_end_offset: Offset(self.leo),
+            last_stable_offset: Offset(self.lso),
+            checkpoint: self.checkpoint.map(Offset),
+            config: &self.config,
+            now: TimestampMs(NOW),
+        }
+    }
+
+    fn clean(&self) -> LogToClean {
+        log_to_clean(&self.input())
+    }
+}
+
+#[test]
+fn first_dirty_is_the_checkpoint_entry() {
+    let mut l = Log::new(&[100; 4]);
+    l.checkpoint = Some(20);
+    let r = l.clean().range;
+    assert_eq!(r.first_dirty.offset, Offset(20));
+    assert_eq!(r.first_dirty.source, FirstDirtySource::Checkpoint);
+    assert!(!r.first_dirty.source.rewrites_checkpoint());
+}
+
+#[test]
+fn first_dirty_without_checkpoint_is_the_log_start() {
+    let mut l = Log::new(&[100; 4]);
+    l.log_start = 5;
+    let r = l.clean().range;
+    assert_eq!(r.first_dirty.offset, Offset(5));
+    assert_eq!(r.first_dirty.source, FirstDirtySource::NoCheckpoint);
+    assert_eq!(r.first_dirty.source.broker_warning(), None);
+}
+
+#[test]
+fn checkpoint_below_log_start_resets_and_warns_unless_compact_delete() {
+    let f = first_dirty_offset(
+        Some(Offset(3)),
+        Offset(10),
+        Offset(40),
+        CleanupPolicy::COMPACT,
+    );
+    assert_eq!(f.offset, Offset(10));
+    assert_eq!(
+        f.source,
+        FirstDirtySource::ResetBelowLogStart {
+            checkpoint: Offset(3),
+            warns: true
+        }
+    );
+    assert!(f.source.rewrites_checkpoint());
+    assert!(f
+        .source
+        .broker_warning()
+        .unwrap()
+        .starts_with("Resetting first dirty offset"));
+    let f = first_dirty_offset(
+        Some(Offset(3)),
+        Offset(10),
+        Offset(40),
+        CleanupPolicy::COMPACT_DELETE,
+    );
+    assert!(f.source.rewrites_checkpoint());
+    assert_eq!(f.source.broker_warning(), None);
+}
+
+#[test]
+fn checkpoint_above_log_end_resets_to_log_start_and_warns() {
+    let f = first_dirty_offset(
+        Some(Offset(41)),
+        Offset(10),
+        Offset(40),
+        CleanupPolicy::COMPACT_DELETE,
+    );
+    assert_eq!(f.offset, Offset(10));
+    assert_eq!(
+        f.source,
+        FirstDirtySource::ResetAboveLogEnd {
+            checkpoint: Offset(41)
+        }
+    );
+    assert!(f.source.broker_warning().is_some());
+    // Equal to the LEO is in range.
+    let f = first_dirty_offset(
+        Some(Offset(40)),
+        Offset(10),
+        Offset(40),
+        CleanupPolicy::COMPACT,
+    );
+    assert_eq!(f.source, FirstDirtySource::Checkpoint);
+}
+
+#[test]
+fn active_segment_is_never_cleanable() {
+    let l = Log::new(&[100; 4]);
+    let t = l.clean();
+    assert_eq!(t.range.first_uncleanable_dirty, Offset(30));
+    assert_eq!(t.range.bound, UncleanableBound::ActiveSegment);
+    assert_eq!(t.range.first_uncleanable_offset, Offset(30));
+    assert_eq!(t.stats.cleanable_bytes, Bytes(300));
+    assert_eq!(t.stats.clean_bytes, Bytes(0));
+    assert_eq!(t.stats.ratio, 1.0);
+}
+
+#[test]
+fn open_transaction_lso_bounds_the_range_at_its_segment_base() {
+    let mut l = Log::new(&[100; 4]);
+    l.lso = 15; // open transaction starting at 15
+    let t = l.clean();
+    assert_eq!(t.range.first_uncleanable_dirty, Offset(15));
+    assert_eq!(t.range.bound, UncleanableBound::LastStableOffset);
+    // The range ends on the boundary of the segment holding the LSO.
+    assert_eq!(t.range.first_uncleanable_offset, Offset(10));
+    assert_eq!(t.stats.cleanable_bytes, Bytes(100));
+}
+
+#[test]
+fn last_stable_offset_is_the_first_unstable_offset_capped_at_the_hw() {
+    assert_eq!(last_stable_offset(Offset(40), None), Offset(40));
+    assert_eq!(last_stable_offset(Offset(40), Some(Offset(15))), Offset(15));
+    assert_eq!(last_stable_offset(Offset(40), Some(Offset(50))), Offset(40));
+}
+
+#[test]
+fn errata_13_a_pass_ends_past_the_maps_latest_offset_or_at_the_uncleanable_boundary() {
+    let l = Log::new(&[100; 4]);
+    let r = l.clean().range;
+    assert_eq!(pass_end_offset(&r, None), Offset(30));
+    // The map filled at offset 17 (mid-segment): the next pass starts at 18.
+    assert_eq!(pass_end_offset(&r, Some(Offset(17))), Offset(18));
+}
+
+#[test]
+fn min_compaction_lag_stops_at_the_first_young_segment() {
+    let mut l = Log::new(&[100; 5]);
+    l.config.min_compaction_lag_ms = 10 * HOUR;
+    l.segments[2].max_timestamp = TimestampMs(NOW - HOUR);
+    let t = l.clean();
+    assert_eq!(
+        t.range.bound,
+        UncleanableBound::MinCompactionLag {
+            segment_base: Offset(20),
+            largest_timestamp: TimestampMs(NOW - HOUR)
+        }
+    );
+    assert_eq!(t.range.first_uncleanable_offset, Offset(20));
+    assert_eq!(t.stats.cleanable_bytes, Bytes(200));
+}
+
+#[test]
+fn min_compaction_lag_zero_ignores_segment_age() {
+    let mut l = Log::new(&[100; 3]);
+    l.segments[0].max_timestamp = TimestampMs(NOW + HOUR);
+    assert_eq!(l.clean().range.bound, UncleanableBound::ActiveSegment);
+}
+
+#[test]
+fn future_timestamps_block_compaction_under_min_lag() {
+    let mut l = Log::new(&[100; 4]);
+    l.config.min_compaction_lag_ms = 1;
+    l.segments[0].max_timestamp = TimestampMs(NOW + 1_000 * HOUR);
+    let t = l.clean();
+    assert_eq!(t.range.first_uncleanable_offset, Offset(0));
+    assert_eq!(t.stats.cleanable_bytes, Bytes(0));
+}
+
+#[test]
+fn min_compaction_lag_uses_the_mtime_fallback() {
+    let mut l = Log::new(&[100; 3]);
+    l.config.min_compaction_lag_ms = 10 * HOUR;
+    l.segments[1].max_timestamp = TimestampMs::NONE;
+    l.segments[1].log_mtime = TimestampMs(NOW - HOUR);
+    assert_eq!(l.clean().range.first_uncleanable_offset, Offset(10));
+}
+
+#[test]
+fn first_dirty_past_the_bounds_wins() {
+    let mut l = Log::new(&[100; 4]);
+    l.checkpoint = Some(25);
+    l.lso = 12;
+    let t = l.clean();
+    assert_eq!(t.range.first_uncleanable_dirty, Offset(25));
+    assert_eq!(t.range.bound, UncleanableBound::FirstDirty);
+    assert_eq!(t.range.first_uncleanable_offset, Offset(20));
+    // cleanable = segments from floor(min(25, 20)) = [20,30) up to 20: none.
+    assert_eq!(t.stats.cleanable_bytes, Bytes(0));
+    assert_eq!(t.stats.clean_bytes, Bytes(300));
+}
+
+#[test]
+fn first_dirty_inside_a_segment_counts_it_in_clean_and_cleanable_bytes() {
+    // Spec §D1 quirk, LogToClean: cleanBytes takes bases < firstDirty, cleanableBytes starts
+    // at floor(firstDirty).
+    let mut l = Log::new(&[100, 200, 300, 50]);
+    l.checkpoint = Some(15);
+    let s = l.clean().stats;
+    assert_eq!(s.clean_bytes, Bytes(300)); // [0,10) + [10,20)
+    assert_eq!(s.cleanable_bytes, Bytes(500)); // [10,20) + [20,30)
+    assert_eq!(s.total_bytes, Bytes(800));
+    assert_eq!(s.counted_twice, Some(Offset(10)));
+    assert_eq!(s.ratio, 500.0 / 800.0);
+    // On a boundary nothing is counted twice.
+    l.checkpoint = Some(10);
+    let s = l.clean().stats;
+    assert_eq!((s.clean_bytes, s.cleanable_bytes), (Bytes(100), Bytes(500)));
+    assert_eq!(s.counted_twice, None);
+}
+
+#[test]
+fn first_dirty_inside_the_active_segment_counts_it_as_clean() {
+    let mut l = Log::new(&[100, 100, 70]);
+    l.checkpoint = Some(25);
+    let t = l.clean();
+    assert_eq!(t.range.first_uncleanable_offset, Offset(20));
+    assert_eq!(t.stats.clean_bytes, Bytes(270));
+    assert_eq!(t.stats.cleanable_bytes, Bytes(0));
+    assert!(!t.eligibility.is_eligible());
+}
+
+#[test]
+fn max_compaction_lag_makes_a_log_due_by_the_first_batch_timestamp() {
+    let mut l = Log::new(&[100, 100, 100, 100]);
+    l.checkpoint = Some(10);
+    l.config.max_compaction_lag_ms = 10 * HOUR;
+    l.config.min_cleanable_dirty_ratio = 0.9;
+    for s in &mut l.segments {
+        s.first_batch_max_timestamp = TimestampMs(NOW - HOUR);
+    }
+    l.segments[2].first_batch_max_timestamp = TimestampMs(NOW - 12 * HOUR);
+    l.segments[0].first_batch_max_timestamp = TimestampMs(NOW - 99 * HOUR); // clean: ignored
+    let t = l.clean();
+    assert_eq!(t.stats.max_compaction_delay, DurationMs(2 * HOUR));
+    assert!(t.stats.need_compaction_now());
+    assert_eq!(
+        t.eligibility,
+        Eligibility::MaxCompactionLagDue {
+            delay: DurationMs(2 * HOUR)
+        }
+    );
+}
+
+#[test]
+fn max_compaction_lag_ignores_non_positive_first_batch_timestamps_and_the_active_segment() {
+    let mut l = Log::new(&[100, 100, 100]);
+    l.config.max_compaction_lag_ms = HOUR;
+    l.segments[0].first_batch_max_timestamp = TimestampMs(0);
+    l.segments[1].first_batch_max_timestamp = TimestampMs(-1);
+    l.segments[2].first_batch_max_timestamp = TimestampMs(1); // active
+    assert_eq!(l.clean().stats.max_compaction_delay, DurationMs(0));
+    // Exactly at the deadline is not due (strict).
+    l.segments[0].first_batch_max_timestamp = TimestampMs(NOW - HOUR);
+    assert_eq!(l.clean().stats.max_compaction_delay, DurationMs(0));
+}
+
+#[test]
+fn max_compaction_lag_due_without_cleanable_bytes_is_not_eligible() {
+    let mut l = Log::new(&[100, 100, 100]);
+    l.checkpoint = Some(10);
+    l.lso = 10;
+    l.config.max_compaction_lag_ms = HOUR;
+    l.segments[1].first_batch_max_timestamp = TimestampMs(NOW - 5 * HOUR);
+    let t = l.clean();
+    assert_eq!(t.stats.cleanable_bytes, Bytes(0));
+    assert!(matches!(
+        t.eligibility,
+        Eligibility::NotEligible { lag_due: true, .. }
+    ));
+}
+
+#[test]
+fn dirty_ratio_must_exceed_the_minimum_strictly() {
+    let mut l = Log::new(&[100, 100, 100, 100, 7]);
+    l.checkpoint = Some(20); // clean 200, cleanable 200
+    let t = l.clean();
+    assert_eq!(t.stats.ratio, 0.5);
+    assert!(matches!(t.eligibility, Eligibility::NotEligible { .. }));
+    l.config.min_cleanable_dirty_ratio = 0.49;
+    assert!(matches!(
+        l.clean().eligibility,
+        Eligibility::RatioAbove { .. }
+    ));
+}
+
+#[test]
+fn empty_logs_are_dropped() {
+    let l = Log::new(&[0, 0]);
+    assert_eq!(l.clean().eligibility, Eligibility::EmptyLog);
+    assert_eq!(l.clean().stats.ratio, 0.0);
+}
+
+#[test]
+fn the_cleaner_picks_the_highest_ratio_and_max_lag_gives_no_priority() {
+    let mut a = Log::new(&[100, 100, 100, 100, 1]);
+    a.checkpoint = Some(10); // 300 / 400
+    let mut b = Log::new(&[100, 100, 1]);
+    b.checkpoint = Some(10); // 100 / 200, but due by max lag
+    b.config.max_compaction_lag_ms = HOUR;
+    b.segments[1].first_batch_max_timestamp = TimestampMs(NOW - 5 * HOUR);
+    let c = Log::new(&[0]);
+    let logs = [("a", a.clean()), ("b", b.clean()), ("c", c.clean())];
+    assert_eq!(pick_filthiest(&logs), CleanerPick::Log("a"));
+    assert_eq!(pick_filthiest(&logs[1..]), CleanerPick::Log("b"));
+    assert_eq!(pick_filthiest(&logs[2..]), CleanerPick::Nothing);
+    assert_eq!(pick_filthiest::<&str>(&[]), CleanerPick::Nothing);
+}
+
+#[test]
+fn errata_19_equal_ratios_make_the_order_unknown() {
+    let mut a = Log::new(&[100, 100, 100, 1]);
+    a.checkpoint = Some(10);
+    let mut b = Log::new(&[300, 300, 300, 1]);
+    b.checkpoint = Some(10);
+    let mut c = Log::new(&[300, 300, 1]);
+    c.checkpoint = Some(10); // ratio 0.5: not eligible
+    let logs = [("a", a.clean()), ("b", b.clean()), ("c", c.clean())];
+    assert_eq!(
+        pick_filthiest(&logs),
+        CleanerPick::OrderUnknown(vec!["a", "b"])
+    );
+}
+
+#[test]
+fn candidates_are_compacted_not_paused_not_uncleanable() {
+    let ok = LogState::default();
+    assert!(is_cleaner_candidate(CleanupPolicy::COMPACT, ok));
+    assert!(is_cleaner_candidate(CleanupPolicy::COMPACT_DELETE, ok));
+    assert!(!is_cleaner_candidate(CleanupPolicy::DELETE, ok));
+    let paused = LogState { paused: true, ..ok };
+    let uncleanable = LogState {
+        uncleanable: true,
+        ..ok
+    };
+    assert!(!is_cleaner_candidate(CleanupPolicy::COMPACT, paused));
+    assert!(!is_cleaner_candidate(CleanupPolicy::COMPACT, uncleanable));
+}
+
+#[test]
+fn errata_3_offset_map_holds_5_033_164_keys_per_pass_at_defaults() {
+    let b = BrokerCleanupConfig::default();
+    let m = offset_map_capacity(&b).unwrap();
+    assert_eq!(m.memory_per_thread, 134_217_728);
+    assert_eq!(m.slots, 5_592_405);
+    assert_eq!(m.keys_per_pass, 5_033_164);
+    assert!(!m.capped);
+    let two = BrokerCleanupConfig {
+        log_cleaner_threads: 2,
+        ..b.clone()
+    };
+    assert_eq!(
+        offset_map_capacity(&two).unwrap().memory_per_thread,
+        67_108_864
+    );
+    let huge = BrokerCleanupConfig {
+        log_cleaner_dedupe_buffer_size: 8 << 30,
+        ..b.clone()
+    };
+    let m = offset_map_capacity(&huge).unwrap();
+    assert!(m.capped);
+    assert_eq!(m.memory_per_thread, u64::from(i32::MAX.unsigned_abs()));
+    let none = BrokerCleanupConfig {
+        log_cleaner_threads: 0,
+        ..b
+    };
+    assert_eq!(offset_map_capacity(&none), None);
+}
+
+#[test]
+fn passes_needed_is_keys_over_capacity_rounded_up() {
+    assert_eq!(passes_needed(0, 5_033_164), Some(0));
+    assert_eq!(passes_needed(5_033_164, 5_033_164), Some(1));
+    assert_eq!(passes_needed(5_033_165, 5_033_164), Some(2));
+    assert_eq!(passes_needed(1, 0), None);
+}
+
+#[test]
+fn trigger_threshold_at_ratio_half_is_dirty_above_clean() {
+    assert_eq!(
+        dirty_bytes_to_trigger(Bytes(1_000), 0.5),
+        Some(Bytes(1_000))
+    );
+    assert_eq!(
+        dirty_bytes_to_trigger(Bytes(1_000), 0.75),
+        Some(Bytes(3_000))
+    );
+    assert_eq!(dirty_bytes_to_trigger(Bytes(1_000), 1.0), None);
+}
+
+#[test]
+fn tombstones_are_stamped_then_dropped_by_a_pass_after_the_horizon() {
+    let c = LogConfig::default();
+    let day = 86_400_000;
+    let h = delete_horizon(TimestampMs(1_000), &c);
+    assert_eq!(h, TimestampMs(1_000 + day));
+    assert_eq!(
+        tombstone_fate(None, TimestampMs(1_000), &c),
+        TombstoneFate::Stamped(h)
+    );
+    assert_eq!(
+        tombstone_fate(Some(h), TimestampMs(999 + day), &c),
+        TombstoneFate::Kept
+    );
+    assert_eq!(tombstone_fate(Some(h), h, &c), TombstoneFate::Dropped);
+}
+
+#[test]
+fn legacy_tombstone_horizon_is_the_last_clean_segment_mtime_minus_delete_retention() {
+    let c = LogConfig::default();
+    let mut segs = vec![seg(0, 10, 1, -1), seg(10, 20, 1, -1), seg(20, 30, 1, -1)];
+    segs[1].log_mtime = TimestampMs(500_000_000);
+    assert_eq!(
+        legacy_tombstone_horizon(&segs, Offset(15), &c),
+        TimestampMs(500_000_000 - 86_400_000)
+    );
+    assert_eq!(
+        legacy_tombstone_horizon(&segs, Offset(0), &c),
+        TimestampMs(0)
+    );
+}
+
+#[test]
+fn keyless_records_are_lost_when_compaction_is_turned_on() {
+    use CleanupPolicy as P;
+    assert_eq!(keyless_records_lost(P::DELETE, P::COMPACT, 42), 42);
+    assert_eq!(keyless_records_lost(P::DELETE, P::COMPACT_DELETE, 42), 42);
+    assert_eq!(keyless_records_lost(P::COMPACT, P::COMPACT_DELETE, 42), 0);
+    assert_eq!(keyless_records_lost(P::COMPACT, P::DELETE, 42), 0);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn range_ends_on_a_boundary_and_bytes_add_up(
+            sizes in proptest::collection::vec(0u64..500, 1..8),
+            checkpoint in proptest::option::of(-5i64..90),
+            lso in 0i64..90,
+        ) {
+            let mut l = Log::new(&sizes);
+            l.checkpoint = checkpoint;
+            l.lso = lso.min(l.leo);
+            let t = l.clean();
+            let fuo = t.range.first_uncleanable_offset;
+            prop_assert!(l.segments.iter().any(|s| s.base_offset == fuo));
+            prop_assert!(fuo <= l.segments.last().unwrap().base_offset);
+            prop_assert_eq!(t.stats.total_bytes, t.stats.clean_bytes.plus(t.stats.cleanable_bytes));
+            let all: u64 = sizes.iter().sum();
+            let twice = t.stats.counted_twice.map_or(0, |b| {
+                l.segments.iter().find(|s| s.base_offset == b).unwrap().size.get()
+            });
+            prop_assert!(t.stats.total_bytes.get() <= all + twice);
+            prop_assert!((0.0..=1.0).contains(&t.stats.ratio));
+        }
+    }
+}
