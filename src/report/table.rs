@@ -715,6 +715,12 @@ pub fn render_inspect(
             } else {
                 "NO clean-shutdown marker".to_string()
             },
+            match (d.lock.state, d.lock.pid) {
+                ("held", Some(pid)) => format!("LOCKED by a running broker (pid {pid})"),
+                ("held", None) => "LOCKED by a running broker".to_string(),
+                ("unknown", _) => "lock state unknown".to_string(),
+                _ => "not locked".to_string(),
+            },
         ];
         write_fitted(out, &atoms, style, "", "  ")?;
         for p in &d.partitions {

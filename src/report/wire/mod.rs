@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::formats::walk::WalkEnd;
+use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
 use crate::model::partition::Partition;
@@ -42,8 +43,34 @@ pub struct LogDirDoc {
     pub clean_shutdown: bool,
     /// Whether a `.lock` file exists (a running or crashed broker).
     pub lock_file: bool,
+    /// The broker's lock on `.lock`, probed with `fcntl(F_GETLK)` without taking it.
+    pub lock: LockDoc,
     /// Partitions.
     pub partitions: Vec<PartitionDoc>,
+}
+
+/// The state of a log dir's `.lock` (`model::lock::LockState`).
+#[derive(Debug, Serialize)]
+pub struct LockDoc {
+    /// `absent` (no `.lock` file), `free` (no process holds it: a crashed or stopped broker),
+    /// `held` (a running broker holds it) or `unknown` (the probe failed).
+    pub state: &'static str,
+    /// The holder's process id, when `held` and the kernel names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i32>,
+}
+
+impl LockDoc {
+    /// Wire form of a probed lock.
+    pub fn new(lock: &LockState) -> Self {
+        let (state, pid) = match lock {
+            LockState::NoLockFile => ("absent", None),
+            LockState::Unlocked => ("free", None),
+            LockState::HeldBy { pid } => ("held", *pid),
+            LockState::Unknown => ("unknown", None),
+        };
+        LockDoc { state, pid }
+    }
 }
 
 /// One partition dir.
@@ -196,6 +223,7 @@ impl LogDirDoc {
             directory_id: meta.and_then(|m| m.directory_id).map(|u| u.to_string()),
             clean_shutdown: d.clean_shutdown.is_some(),
             lock_file: d.listing.root.lock.is_some(),
+            lock: LockDoc::new(&d.lock),
             partitions: d.partitions.iter().map(PartitionDoc::new).collect(),
         }
     }
