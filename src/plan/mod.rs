@@ -128,6 +128,8 @@ pub struct CompactionPlan {
     pub log: LogToClean,
     /// `min.cleanable.dirty.ratio`.
     pub min_ratio: f64,
+    /// The last stable offset assumed (the HW, or an open transaction's first offset).
+    pub last_stable_offset: Offset,
     /// The cleaner takes this log on its next passes.
     pub will_clean: bool,
     /// The `cleaner-offset-checkpoint` its pass writes.
@@ -343,14 +345,20 @@ fn blocker(
     if f.state.paused {
         return Some(Blocker::Paused);
     }
+    let active_base = f
+        .segments
+        .last()
+        .map_or(f.log_end_offset, |s| s.base_offset);
     let by_bound = match log.range.bound {
+        // The LSO bounds the range only when it is below the active segment's base.
         UncleanableBound::LastStableOffset => match f.first_unstable_offset {
-            Some(u) if u < hw.value => Some(Blocker::OpenTransaction {
+            Some(u) if u < hw.value && u < active_base => Some(Blocker::OpenTransaction {
                 first_unstable_offset: u,
             }),
-            _ => Some(Blocker::HighWatermark {
+            _ if hw.value < active_base => Some(Blocker::HighWatermark {
                 high_watermark: hw.value,
             }),
+            _ => None,
         },
         UncleanableBound::MinCompactionLag {
             segment_base,
@@ -382,11 +390,12 @@ fn compaction_plan(
     if !config.cleanup_policy.compact {
         return None;
     }
+    let lso = compaction::last_stable_offset(hw.value, f.first_unstable_offset);
     let input = CompactionInput {
         segments: &f.segments,
         log_start_offset: f.log_start_offset,
         log_end_offset: f.log_end_offset,
-        last_stable_offset: compaction::last_stable_offset(hw.value, f.first_unstable_offset),
+        last_stable_offset: lso,
         checkpoint: f.cleaner_checkpoint,
         config,
         now,
@@ -403,6 +412,7 @@ fn compaction_plan(
     let keys = compaction::offset_map_capacity(broker).map(|c| c.keys_per_pass);
     Some(CompactionPlan {
         min_ratio: config.min_cleanable_dirty_ratio,
+        last_stable_offset: lso,
         will_clean,
         clean_up_to: will_clean.then(|| compaction::pass_end_offset(&log.range, None)),
         blocked_by: blocker(f, hw, &log, config, broker),

@@ -120,6 +120,8 @@ pub struct CompactionDoc {
     pub first_dirty_offset: i64,
     /// Where cleaning must stop (a segment base).
     pub first_uncleanable_offset: i64,
+    /// The last stable offset assumed (the HW, or an open transaction's first offset).
+    pub last_stable_offset: i64,
     /// The cleaner takes this log on its next passes.
     pub will_clean: bool,
     /// The `cleaner-offset-checkpoint` its pass writes (when `will_clean`).
@@ -246,6 +248,7 @@ impl PartitionPlanDoc {
                 cleanable_bytes: c.log.stats.cleanable_bytes.get(),
                 first_dirty_offset: c.log.range.first_dirty.offset.get(),
                 first_uncleanable_offset: c.log.range.first_uncleanable_offset.get(),
+                last_stable_offset: c.last_stable_offset.get(),
                 will_clean: c.will_clean,
                 clean_up_to: c.clean_up_to.map(|o| o.get()),
                 clean_up_to_exact: c.clean_up_to_exact,
