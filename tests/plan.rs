@@ -560,3 +560,86 @@ fn timeline_marks_what_goes_what_stays_and_the_blocker() {
     assert!(axis[3].contains('-'), "{axis:?}");
     assert!(axis[6].contains('C') && axis[6].contains('N'), "{axis:?}");
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn zookeeper_mode_dirs_assume_the_checkpointed_hw_and_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logs-0");
+    copy_dir(&fixture("basic-delete").join("logs-0"), &dir);
+    // Re-labelled as a 3.x ZooKeeper-mode dir: no metadata log, no partition.metadata.
+    std::fs::remove_dir_all(dir.join("__cluster_metadata-0")).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let pm = e.unwrap().path().join("partition.metadata");
+        if pm.exists() {
+            std::fs::remove_file(pm).unwrap();
+        }
+    }
+    std::fs::write(
+        dir.join("meta.properties"),
+        "version=0\nbroker.id=1\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .args(["--format", "json", "--no-progress", "plan"])
+        .arg(&dir)
+        .args(["--at", &captured_at("basic-delete").to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hw = &partition(&doc, "orders", 0)["high_watermark"];
+    assert_eq!(hw["kind"], "checkpoint_assumed");
+    assert!(
+        hw["text"].as_str().unwrap().contains("ZooKeeper-mode"),
+        "{hw}"
+    );
+    assert!(hw["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "role_source" && e["value"] == "zookeeper_mode"));
+}
+
+#[test]
+fn tiered_topics_are_marked_approximate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let props =
+        std::fs::read_to_string(fixture("future-timestamps").join("server.properties")).unwrap();
+    let sp = tmp.path().join("server.properties");
+    std::fs::write(
+        &sp,
+        format!("{props}\nremote.log.storage.system.enable=true\n"),
+    )
+    .unwrap();
+    let (_, doc) = plan_at(
+        "future-timestamps",
+        captured_at("future-timestamps"),
+        &[
+            "--server-properties",
+            sp.to_str().unwrap(),
+            "--config",
+            "ft:remote.storage.enable=true",
+        ],
+    );
+    assert_eq!(partition(&doc, "ft", 0)["approximate"], false);
+    let proposed = partition(&doc["what_if"], "ft", 0);
+    assert_eq!(proposed["approximate"], true);
+    assert!(proposed["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["kind"] == "tiered_approximate"));
+}

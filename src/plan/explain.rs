@@ -378,3 +378,79 @@ pub fn note(n: &super::Note) -> Explanation {
         text,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::units::Bytes;
+    use crate::rules::high_watermark::HighWatermark;
+
+    fn text(r: RetainReason, log_end: i64, policy: &str) -> String {
+        retain_reason(&r, Offset(log_end), policy).text
+    }
+
+    #[test]
+    fn reasons_read_as_the_issue_writes_them() {
+        let hw = HighWatermark::given(Offset(1200));
+        let gate = RetainReason::HwBelowUpperBound {
+            hw,
+            upper_bound: Offset(1500),
+        };
+        assert_eq!(text(gate, 2000, "delete"), "HW 1200 < next base 1500");
+        assert_eq!(text(gate, 1500, "delete"), "HW 1200 < log end 1500");
+        let future = RetainReason::FutureTimestamp {
+            ts: TimestampMs(1_803_859_200_000),
+            expires_at: TimestampMs(1_803_945_600_001),
+        };
+        assert_eq!(
+            text(future, 0, "delete"),
+            "largest timestamp 2027-03-01T00:00Z is in the future"
+        );
+        let behind = RetainReason::BlockedBehind {
+            base_offset: Offset(4711),
+        };
+        assert_eq!(
+            text(behind, 0, "delete"),
+            "blocked behind 00000000000000004711"
+        );
+        let no_thread = RetainReason::NoRetentionThread {
+            cleaner_enabled: false,
+            cleaner_threads: 1,
+        };
+        assert_eq!(
+            text(no_thread, 0, "compact"),
+            "policy is compact: only the cleaner thread deletes here, and log.cleaner.enable=false"
+        );
+        let size = RetainReason::WithinSize {
+            remaining_if_deleted: Bytes(800),
+            limit: Bytes(1000),
+        };
+        let e = retain_reason(&size, Offset(0), "delete");
+        assert_eq!(e.kind, "within_size");
+        assert_eq!(
+            e.evidence,
+            vec![
+                ev("remaining_if_deleted", EvidenceValue::Bytes(800)),
+                ev("retention_bytes", EvidenceValue::Bytes(1000)),
+            ]
+        );
+    }
+
+    #[test]
+    fn times_drop_zero_seconds_and_milliseconds() {
+        assert_eq!(utc(TimestampMs(0)), "1970-01-01T00:00Z");
+        assert_eq!(utc(TimestampMs(61_000)), "1970-01-01T00:01:01Z");
+        assert_eq!(utc(TimestampMs(60_001)), "1970-01-01T00:01:00.001Z");
+    }
+
+    #[test]
+    fn the_hw_says_what_it_assumed() {
+        let mut hw = HighWatermark::given(Offset(8));
+        hw.basis = HwBasis::CheckpointAssumed;
+        let e = high_watermark(&hw, "zookeeper_mode");
+        assert_eq!(e.kind, "checkpoint_assumed");
+        assert!(e.text.contains("ZooKeeper-mode"), "{}", e.text);
+        hw.basis = HwBasis::LeaderLogEnd;
+        assert_eq!(high_watermark(&hw, "metadata_image").kind, "leader_log_end");
+    }
+}

@@ -274,7 +274,10 @@ fn write_partition(
             out,
             "  timeline (oldest to newest record time; C cut-off, N now):"
         )?;
-        out.write_all(timeline(p, p.retention_ms, style.evaluated_at_ms, style.width).as_bytes())?;
+        let retention = p
+            .retention_ms
+            .filter(|_| p.cleanup_policy.contains("delete"));
+        out.write_all(timeline(p, retention, style.evaluated_at_ms, style.width).as_bytes())?;
     }
     writeln!(out)
 }
