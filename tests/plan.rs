@@ -273,6 +273,12 @@ fn compacted_cleaner_view_and_first_pick() {
     let c1 = &partition(&doc, "compacted", 1)["compaction"];
     assert_eq!(c1["will_clean"], false);
     assert!(c1["clean_up_to"].is_null());
+    // The active segment is never cleaned, and an idle partition does not roll on segment.ms.
+    assert!(partition(&doc, "compacted", 1)["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["kind"] == "idle_does_not_roll"));
     assert_eq!(c1["blocked_by"]["kind"], "ratio_not_above");
     // compact,delete was never cleaned: ratio 1, the cleaner takes it first; its retention
     // runs in the cleaner threads and deletes the segments older than 1 d.
@@ -347,6 +353,26 @@ fn idle_active_segment_expired_is_rolled_and_deleted_trickle_is_kept() {
     // Most of trickle's records are older than 2 h, but its newest is recent.
     let trickle = partition(&doc, "trickle", 0);
     assert_eq!(verdicts(trickle), v(&[(0, "retain:not_expired")]));
+    let kinds = |p: &Value| -> Vec<String> {
+        p["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Under the default segment.ms (7 d) no roll is due yet.
+    assert!(!kinds(trickle).contains(&"idle_does_not_roll".to_string()));
+    // With segment.ms=1h a roll is due, but only an append rolls it: the records past
+    // retention.ms stay with the recent ones.
+    let (_, doc) = plan_at(
+        "idle-active-segment",
+        captured_at("idle-active-segment"),
+        &["--config", "trickle:segment.ms=3600000"],
+    );
+    let proposed = partition(&doc["what_if"], "trickle", 0);
+    assert!(kinds(proposed).contains(&"idle_does_not_roll".to_string()));
+    assert!(doc["what_if"]["changes"].as_array().unwrap().is_empty());
 }
 
 #[test]

@@ -442,9 +442,19 @@ fn notes(
     if let (Some(active), Some(plan)) = (f.segments.last(), segments.last()) {
         let base = active.first_batch_max_timestamp;
         let due = base + DurationMs(config.segment_ms.max(0));
+        // It matters where a roll would change what goes: the active segment is never cleaned
+        // nor uploaded, and its records past retention stay until its newest one expires.
+        let oldest_expired = config.cleanup_policy.delete
+            && config.retention_ms.max().is_some_and(|r| {
+                plan.first_timestamp
+                    .is_some_and(|t| t.get().saturating_add(r) < now.get())
+            });
+        let matters =
+            config.cleanup_policy.compact || config.remote_storage_enable || oldest_expired;
         if !active.is_empty()
             && base.is_set()
             && due < now
+            && matters
             && matches!(plan.verdict, Verdict::Retain { .. })
         {
             notes.push(Note::IdleDoesNotRoll {
