@@ -293,7 +293,7 @@ pub fn render_plan(
     let at = vec![
         "plan at".to_string(),
         t(style, Some(doc.evaluated_at_ms)),
-        format!("({} partitions)", b.partitions.len()),
+        format!("({} partition replica(s))", b.partitions.len()),
     ];
     write_fitted(out, &at, style, "", "    ")?;
     writeln!(out)?;
@@ -310,7 +310,7 @@ pub fn render_plan(
     ];
     for d in &b.totals.per_log_dir {
         totals.push(format!(
-            "· {}: {} in {}",
+            "· {}: {} in {};",
             escape(&d.log_dir),
             format_size(d.bytes, BINARY),
             d.segments
@@ -320,7 +320,7 @@ pub fn render_plan(
     let mut topics = vec!["per topic:".to_string()];
     for tp in &b.totals.per_topic {
         topics.push(format!(
-            "{} {} in {};",
+            "{}: {} in {};",
             escape(&tp.topic),
             format_size(tp.bytes, BINARY),
             tp.segments
