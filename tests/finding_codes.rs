@@ -440,6 +440,29 @@ cases! {
         "kt-alpha-1 removed: the metadata log still assigns it to this broker",
         |d| fs::remove_dir_all(d.join("logs-0/kt-alpha-1")).unwrap(),
         healthy "kraft-metadata";
+    // --- plan -------------------------------------------------------------------------------
+    plan_retains_expired: "plan.retains_expired", "warning", exit 0,
+        "future-timestamps" ["plan", "logs-0", "--at", "2026-11-30T13:33:04Z"],
+        "none: segments 27 and 34 are past retention.ms but kept behind the far-future segment 14",
+        |_| {},
+        healthy "basic-delete" ["plan", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--at", "2026-11-30T13:32:33Z"];
+    plan_future_timestamp_blocks: "plan.future_timestamp_blocks", "warning", exit 0,
+        "future-timestamps" ["plan", "logs-0", "--at", "2026-11-30T13:33:04Z"],
+        "none: segment 14 holds a record stamped base+365d",
+        |_| {},
+        healthy "basic-delete" ["plan", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--at", "2026-11-30T13:32:33Z"];
+    plan_compaction_blocked: "plan.compaction_blocked", "warning", exit 0,
+        "compacted" ["plan", "logs-0", "--server-properties", "server.properties", "--at",
+            "2026-11-30T13:42:20Z"],
+        "server.properties: log.cleaner.enable=false appended (no cleaner thread runs)",
+        |d| {
+            let p = d.join("server.properties");
+            let text = fs::read_to_string(&p).unwrap();
+            fs::write(&p, format!("{text}\nlog.cleaner.enable=false\n")).unwrap();
+        },
+        healthy "compacted";
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.

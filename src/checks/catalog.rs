@@ -222,6 +222,15 @@ kinds! {
     PARTITION_MISSING_REPLICA = "partition.missing_replica", Condition, Warning,
         "per topic, the partitions the metadata log assigns to this broker that have no partition dir in the log dirs given (replicas placed in a directory id none of them carries are not counted) (`config`)",
         "if the broker has more log dirs, give them all; if a dir was moved or deleted, put it back before starting the broker: it otherwise starts the replica empty and re-fetches it from the leader (a sole replica's data is gone)";
+    PLAN_RETAINS_EXPIRED = "plan.retains_expired", Condition, Warning,
+        "segments whose largest timestamp is older than `retention.ms` stay on disk, with the first condition that keeps them (HW gate, a future timestamp, a blocking segment, no retention thread) (`plan`; `--fail-if-retains-expired` exits 1)",
+        "remove what the reason names: let followers catch up (HW), fix the producer clock and wait out or delete the future-stamped segment's data (`kafka-delete-records.sh`), or enable the cleaner";
+    PLAN_FUTURE_TIMESTAMP_BLOCKS = "plan.future_timestamp_blocks", Condition, Warning,
+        "a segment's largest timestamp is in the future: time retention stops at it and keeps every newer segment (`plan`)",
+        "fix the producer's clock or set `message.timestamp.after.max.ms`; to free the space now, `kafka-delete-records.sh` past the segment (the log-start pass ignores timestamps)";
+    PLAN_COMPACTION_BLOCKED = "plan.compaction_blocked", Condition, Warning,
+        "a compacted log the cleaner cannot clean past a point: no cleaner thread, a paused log, an open transaction holding the last stable offset, or a HW below the active segment (`plan`)",
+        "enable the cleaner (`log.cleaner.enable=true`, `log.cleaner.threads` ≥ 1); end or abort the open transaction (`kafka-transactions.sh abort`); let the ISR catch up";
 }
 
 /// The kind with this code.
