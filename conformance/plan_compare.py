@@ -15,7 +15,7 @@ Compared, per partition (keyed by topic and partition: one broker has one replic
     `delete`. Segments below the new cleaner checkpoint of a partition the broker cleaned are left out:
     the cleaner merges them into fewer segments, which is not a deletion.
   * new log start offset (ListOffsets earliest) == log_start_offset_after.
-  * compacted partitions (`compaction` in the plan): cleaned (cleaner-offset-checkpoint changed) ==
+  * compacted partitions (cleanup.policy has compact; the plan must have `compaction`): cleaned (cleaner-offset-checkpoint changed) ==
     will_clean; and if cleaned, the new checkpoint == clean_up_to.
 A partition on disk that the plan does not list, or a listed segment the plan has no verdict for, is a
 difference too.
@@ -104,9 +104,11 @@ def compare(scenario, replay, plan_start, plan_end):
                 res.differ.append((label, f"log start: broker {ls}, plan {la} (start) / {lb} (end)"))
         comp = "-"
         ca, cb = a.get("compaction"), b.get("compaction")
-        if ca is not None or cb is not None or cleaned:
+        compacted = "compact" in (rp.get("cleanup_policy") or "").split(",")
+        if ca is not None or cb is not None or cleaned or compacted:
             if ca is None or cb is None:
-                res.differ.append((label, "broker cleaned it, plan has no compaction object"))
+                what = "broker cleaned it" if cleaned else f"cleanup.policy={rp.get('cleanup_policy')}"
+                res.differ.append((label, f"{what}, plan has no compaction object"))
             else:
                 wa, wb = bool(ca.get("will_clean")), bool(cb.get("will_clean"))
                 if wa != wb:

@@ -19,12 +19,14 @@ REPLAY = {
          "cleaner_checkpoint_before": None, "cleaner_checkpoint_after": None, "cleaned": False},
         {"log_dir": "logs-0", "topic": "orders", "partition": 0, "segments_before": [0, 4, 8],
          "segments_after": [8], "deleted": [0, 4], "created": [], "log_start_offset": 8, "high_watermark": 12,
+         "cleanup_policy": "delete",
          "cleaner_checkpoint_before": None, "cleaner_checkpoint_after": None, "cleaned": False},
         {"log_dir": "logs-1", "topic": "compacted", "partition": 0, "segments_before": [0, 35, 36, 47, 58, 69],
          "segments_after": [0, 69], "deleted": [35, 36, 47, 58], "created": [], "log_start_offset": 0,
-         "high_watermark": 76, "cleaner_checkpoint_before": 35, "cleaner_checkpoint_after": 69, "cleaned": True},
+         "high_watermark": 76, "cleanup_policy": "compact", "cleaner_checkpoint_before": 35, "cleaner_checkpoint_after": 69, "cleaned": True},
         {"log_dir": "logs-1", "topic": "compacted", "partition": 1, "segments_before": [0, 35, 36],
          "segments_after": [0, 35, 36], "deleted": [], "created": [], "log_start_offset": 0, "high_watermark": 38,
+         "cleanup_policy": "compact",
          "cleaner_checkpoint_before": 35, "cleaner_checkpoint_after": 35, "cleaned": False},
     ],
 }
@@ -124,6 +126,12 @@ class CompareTest(unittest.TestCase):
         del part(p, "compacted", 0)["compaction"]
         r = self.run_cmp(p)
         self.assertEqual(r.differ, [("compacted-0", "broker cleaned it, plan has no compaction object")])
+
+    def test_compacted_partition_without_compaction_object(self):
+        p = copy.deepcopy(PLAN)
+        del part(p, "compacted", 1)["compaction"]
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("compacted-1", "cleanup.policy=compact, plan has no compaction object")])
 
     def test_missing_partition_and_segment(self):
         p = copy.deepcopy(PLAN)

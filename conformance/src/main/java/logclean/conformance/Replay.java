@@ -227,6 +227,7 @@ public final class Replay {
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> earliest;
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> latest;
         boolean timedOut = false;
+        Map<String, String> policies = new HashMap<>();
         try (Broker broker = new Broker(dir, cp, numDirs, overrides)) {
             broker.writeConfig();
             window.put("start_ms", System.currentTimeMillis());
@@ -269,6 +270,12 @@ public final class Replay {
                         l.put(new TopicPartition(td.name(), pi.partition()), OffsetSpec.latest());
                     });
                 }
+                List<ConfigResource> rs = topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                    .toList();
+                admin.describeConfigs(rs).all().get(30, TimeUnit.SECONDS).forEach((r, cfg) -> {
+                    ConfigEntry ce = cfg.get("cleanup.policy");
+                    policies.put(r.name(), ce == null ? null : ce.value());
+                });
                 earliest = admin.listOffsets(e).all().get(30, TimeUnit.SECONDS);
                 latest = admin.listOffsets(l).all().get(30, TimeUnit.SECONDS);
             }
@@ -295,6 +302,7 @@ public final class Replay {
             b.stream().filter(x -> !a.contains(x)).forEach(del::add);
             ArrayNode cre = o.putArray("created");
             a.stream().filter(x -> !b.contains(x)).forEach(cre::add);
+            o.put("cleanup_policy", policies.get(p.topic()));
             TopicPartition tp = new TopicPartition(p.topic(), p.partition());
             if (earliest.containsKey(tp)) {
                 o.put("log_start_offset", earliest.get(tp).offset());
