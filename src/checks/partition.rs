@@ -3,6 +3,7 @@
 //! §3.7–3.9).
 
 use crate::model::log_dir::LogDir;
+use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
 
@@ -11,9 +12,16 @@ use super::file::{io_findings, problem_finding};
 use super::finding::{EvidenceValue, Finding, Location};
 use super::location::{at_file, at_partition};
 
-/// Findings about the partition dir itself. Returns false when its name does not parse, in
-/// which case nothing else about it is checked (the broker fails on the dir before reading it).
-pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) -> bool {
+/// Findings about the partition dir itself, in a log dir of `mode`. Returns false when its name
+/// does not parse, in which case nothing else about it is checked (the broker fails on the dir
+/// before reading it). A missing `partition.metadata` is a finding only where the broker needs
+/// it (KRaft: [`LogDirMode::requires_topic_id`]) and the dir could be listed whole.
+pub fn partition_dir_findings(
+    dir: &LogDir,
+    p: &Partition,
+    mode: LogDirMode,
+    out: &mut Vec<Finding>,
+) -> bool {
     let Some(name) = &p.name else {
         out.push(Finding::new(
             &catalog::PARTITION_BAD_DIR_NAME,
@@ -49,11 +57,16 @@ pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding
     }
     io_findings(&p.listing.io_problems, &loc, out);
     match &p.metadata {
-        None if name.state == PartitionDirState::Live => out.push(Finding::new(
+        None if name.state == PartitionDirState::Live
+            && mode.requires_topic_id()
+            && p.listing.io_problems.is_empty() =>
+        {
+            out.push(Finding::new(
             &catalog::PARTITION_NO_TOPIC_ID,
             loc.clone(),
             "no partition.metadata: a KRaft broker treats a log without topic id as stray and sets it aside",
-        )),
+        ))
+        }
         Some(Err(e)) => out.push(problem_finding(
             loc.clone(),
             "partition.metadata",
@@ -154,7 +167,7 @@ mod tests {
             .find(|p| p.dir_name == dir_name)
             .unwrap();
         let mut out = Vec::new();
-        let parsed = partition_dir_findings(&d, p, &mut out);
+        let parsed = partition_dir_findings(&d, p, LogDirMode::KRaft, &mut out);
         partition_offset_findings(&d, p, &mut out);
         (parsed, out)
     }
@@ -220,5 +233,26 @@ mod tests {
         let (_, f) = dir_findings(&s, "orders-9.0123456789abcdef0123456789abcdef-stray");
         assert_eq!(codes(&f), ["partition.stray"]);
         assert_eq!(f[0].evidence[0].name, "size");
+    }
+
+    #[test]
+    fn missing_metadata_is_no_finding_in_zookeeper_mode() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path("orders-0/partition.metadata")).unwrap();
+        let d = s.load(ScanDepth::Tail);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        for (mode, expected) in [
+            (LogDirMode::KRaft, vec!["partition.no_topic_id"]),
+            (LogDirMode::ZooKeeper, vec![]),
+            (LogDirMode::Unknown, vec![]),
+        ] {
+            let mut out = Vec::new();
+            partition_dir_findings(&d, p, mode, &mut out);
+            assert_eq!(codes(&out), expected, "{mode:?}");
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::model::file_bytes::ReadMode;
 use std::collections::BTreeMap;
 
 use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection};
+use crate::model::mode::run_modes;
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::report::human::Zone;
@@ -164,7 +165,11 @@ pub fn run(
     let progress = Progress::new(output.progress, "reading partitions");
     let dirs = load_targets(&args.paths, &opts, &progress)?;
     let mut findings = inspect_findings(&dirs, depth);
-    let mut log_dirs: Vec<LogDirDoc> = dirs.iter().map(LogDirDoc::new).collect();
+    let mut log_dirs: Vec<LogDirDoc> = dirs
+        .iter()
+        .zip(run_modes(&dirs))
+        .map(|(d, m)| LogDirDoc::new(d, &m))
+        .collect();
     if args.records {
         for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
             for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {

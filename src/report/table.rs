@@ -23,6 +23,7 @@ use super::sanitize::escape;
 use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
 use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
 use super::wire::{IndexDoc, InspectDoc, PartitionDoc, SegmentDoc};
+use crate::model::mode::LogDirMode;
 
 /// Table rendering settings of one run.
 #[derive(Debug, Clone, Copy)]
@@ -710,6 +711,11 @@ pub fn render_inspect(
             format!("log dir {path}"),
             format!("cluster {}", opt(d.cluster_id.as_deref().map(escape))),
             format!("node {}", opt(d.node_id)),
+            match d.mode {
+                LogDirMode::KRaft => "KRaft mode (Kafka 3.3+)".to_string(),
+                LogDirMode::ZooKeeper => "ZooKeeper mode (Kafka up to 3.9)".to_string(),
+                LogDirMode::Unknown => "mode unknown".to_string(),
+            },
             if d.clean_shutdown {
                 "clean shutdown".to_string()
             } else {

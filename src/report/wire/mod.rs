@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::formats::walk::WalkEnd;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
+use crate::model::mode::{LogDirMode, ModeEvidence};
 use crate::model::names::PartitionDirState;
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexShape, Segment, TimestampSource};
@@ -39,6 +40,12 @@ pub struct LogDirDoc {
     pub node_id: Option<i32>,
     /// `directory.id` from meta.properties.
     pub directory_id: Option<String>,
+    /// `kraft`, `zookeeper` or `unknown` (`model::mode`).
+    pub mode: LogDirMode,
+    /// What the mode was decided from (`meta.properties v1 with node.id, ...`).
+    pub mode_evidence: String,
+    /// The Kafka releases that run in that mode (the rules applied are Kafka 4.x's).
+    pub kafka_versions: &'static str,
     /// Whether `.kafka_cleanshutdown` exists.
     pub clean_shutdown: bool,
     /// Whether a `.lock` file exists (a running or crashed broker).
@@ -213,14 +220,17 @@ impl ScanTotals {
 }
 
 impl LogDirDoc {
-    /// Wire form of a loaded log dir.
-    pub fn new(d: &LogDir) -> Self {
+    /// Wire form of a loaded log dir of `mode` ([`crate::model::mode::run_modes`]).
+    pub fn new(d: &LogDir, mode: &ModeEvidence) -> Self {
         let meta = d.meta.as_ref().and_then(|m| m.as_ref().ok());
         LogDirDoc {
             path: d.path.display().to_string(),
             cluster_id: meta.and_then(|m| m.cluster_id.clone()),
             node_id: meta.and_then(|m| m.node_id),
             directory_id: meta.and_then(|m| m.directory_id).map(|u| u.to_string()),
+            mode: mode.mode,
+            mode_evidence: mode.describe(),
+            kafka_versions: mode.mode.kafka_versions(),
             clean_shutdown: d.clean_shutdown.is_some(),
             lock_file: d.listing.root.lock.is_some(),
             lock: LockDoc::new(&d.lock),
