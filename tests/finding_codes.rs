@@ -440,6 +440,29 @@ cases! {
         "kt-alpha-1 removed: the metadata log still assigns it to this broker",
         |d| fs::remove_dir_all(d.join("logs-0/kt-alpha-1")).unwrap(),
         healthy "kraft-metadata";
+    dir_not_a_log_dir: "dir.not_a_log_dir", "error", exit 1,
+        "basic-delete" ["inspect", "."],
+        "none: the fixture's root (no meta.properties) holds the log dirs logs-0 and logs-1",
+        |_| {},
+        healthy "basic-delete" ["inspect", "logs-0"];
+    partition_data_lost: "partition.data_lost", "error", exit 1,
+        "basic-delete" ["inspect", "logs-0"],
+        "every orders-0/*.log removed (indexes and snapshots kept); the checkpoints still say \
+         high watermark 36",
+        |d| {
+            for e in fs::read_dir(d.join("logs-0/orders-0")).unwrap() {
+                let path = e.unwrap().path();
+                if path.extension().is_some_and(|x| x == "log") {
+                    fs::remove_file(path).unwrap();
+                }
+            }
+        },
+        healthy "basic-delete";
+    segment_empty_log_with_index: "segment.empty_log_with_index", "error", exit 1,
+        "basic-delete" ["inspect", "logs-0"],
+        "orders-0/00000000000000000004.log (rolled) truncated to 0 bytes, its indexes kept",
+        |d| fs::write(seg(d, "orders-0", 4, "log"), b"").unwrap(),
+        healthy "basic-delete";
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.

@@ -222,6 +222,15 @@ kinds! {
     PARTITION_MISSING_REPLICA = "partition.missing_replica", Condition, Warning,
         "per topic, the partitions the metadata log assigns to this broker that have no partition dir in the log dirs given (replicas placed in a directory id none of them carries are not counted) (`config`)",
         "if the broker has more log dirs, give them all; if a dir was moved or deleted, put it back before starting the broker: it otherwise starts the replica empty and re-fetches it from the leader (a sole replica's data is gone)";
+    DIR_NOT_A_LOG_DIR = "dir.not_a_log_dir", Condition, Error,
+        "a dir without `meta.properties` whose subdirs are log dirs (a parent of `log.dirs` entries): nothing in it is read as partitions; the log dirs found below are listed (exit 1)",
+        "run logclean on the log dirs listed in the evidence (all of one broker at once)";
+    PARTITION_DATA_LOST = "partition.data_lost", Condition, Error,
+        "no `.log` file left in a partition whose checkpoints (high watermark, recovery point, log start) say it held records: the broker starts it empty at the log start offset and the data is gone (the offsets are in the evidence)",
+        "restore the partition's .log files from a backup or another replica before starting the broker; a follower re-fetches them from the leader, a sole replica's data is lost";
+    SEGMENT_EMPTY_LOG_WITH_INDEX = "segment.empty_log_with_index", Condition, Error,
+        "a rolled segment whose `.log` is empty while its offset or time index points at records: those records are gone (the indexed offsets are in the evidence)",
+        "restore the segment's .log from a backup or another replica before starting the broker; the broker would otherwise serve the offsets as missing";
 }
 
 /// The kind with this code.

@@ -11,6 +11,7 @@ use super::catalog;
 use super::file::{io_findings, problem_finding};
 use super::finding::{EvidenceValue, Finding, Location};
 use super::location::{at_file, at_partition};
+use super::lost::{data_lost_findings, empty_log_findings};
 
 /// Findings about the partition dir itself, in a log dir of `mode`. Returns false when its name
 /// does not parse, in which case nothing else about it is checked (the broker fails on the dir
@@ -121,8 +122,11 @@ pub fn partition_dir_findings(
     true
 }
 
-/// Checkpointed offsets of the partition against its log end.
+/// Checkpointed offsets of the partition against its log end, and data they say is lost
+/// ([`super::lost`]).
 pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
+    data_lost_findings(dir, p, out);
+    empty_log_findings(dir, p, out);
     let loc = at_partition(dir, p);
     if let (Some(start), Some(leo)) = (p.checkpoints.log_start_offset, p.log_end_offset()) {
         if start > leo {

@@ -13,7 +13,9 @@ use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
 use std::collections::BTreeMap;
 
-use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection};
+use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::model::listing::log_dirs_below;
+use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection, Target};
 use crate::model::mode::run_modes;
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
@@ -101,17 +103,27 @@ pub fn outcome_of(findings: &[Finding], fail_on: impl Into<Severity>) -> Outcome
     })
 }
 
-/// Load every target, each log dir once: targets inside the same log dir are merged.
+/// Load every target, each log dir once: targets inside the same log dir are merged. A target
+/// that is a parent of log dirs, not one ([`log_dirs_below`]), is not loaded: it is a
+/// `dir.not_a_log_dir` finding, returned beside the loaded dirs.
 pub fn load_targets(
     paths: &[PathBuf],
     opts: &LoadOptions,
     progress: &Progress,
-) -> anyhow::Result<Vec<LogDir>> {
+) -> anyhow::Result<(Vec<LogDir>, Vec<Finding>)> {
     let mut by_dir: BTreeMap<PathBuf, Selection> = BTreeMap::new();
     let mut order = Vec::new();
+    let mut not_log_dirs = Vec::new();
     for path in paths {
         let target = classify_target(path)
             .with_context(|| format!("failed to open `{}`", path.display()))?;
+        if let Target::LogDir(dir) = &target {
+            let below = log_dirs_below(dir);
+            if !below.is_empty() {
+                not_log_dirs.push(not_a_log_dir_finding(dir, &below));
+                continue;
+            }
+        }
         let (log_dir, selection) = target.split();
         let log_dir = log_dir.to_path_buf();
         match by_dir.remove(&log_dir) {
@@ -140,7 +152,7 @@ pub fn load_targets(
         dirs.push(dir);
     }
     progress.finish();
-    Ok(dirs)
+    Ok((dirs, not_log_dirs))
 }
 
 /// Run `inspect`; the report says it was made at `generated_at_ms`. The outcome is decided
@@ -163,8 +175,9 @@ pub fn run(
     };
     let opts = LoadOptions::uniform(depth, read_mode);
     let progress = Progress::new(output.progress, "reading partitions");
-    let dirs = load_targets(&args.paths, &opts, &progress)?;
+    let (dirs, not_log_dirs) = load_targets(&args.paths, &opts, &progress)?;
     let mut findings = inspect_findings(&dirs, depth);
+    findings.extend(not_log_dirs);
     let mut log_dirs: Vec<LogDirDoc> = dirs
         .iter()
         .zip(run_modes(&dirs))

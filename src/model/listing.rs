@@ -494,6 +494,35 @@ fn is_metadata_snapshot_name(name: &str) -> bool {
             .all(|b| b.is_ascii_digit())
 }
 
+/// Files only a log dir root holds: a subdir with one of them is a log dir.
+const LOG_DIR_ROOT_FILES: &[&str] = &[
+    "meta.properties",
+    ".kafka_cleanshutdown",
+    "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "log-start-offset-checkpoint",
+];
+
+/// The log dirs directly below `dir` when `dir` is not one itself (no `meta.properties`): its
+/// subdirs holding a file only a log dir root holds, sorted. Empty for a log dir, for a dir
+/// whose subdirs are partition dirs, and when `dir` cannot be listed (the caller's load says
+/// why). Symlinked subdirs are followed, as the broker follows a symlinked log dir.
+pub fn log_dirs_below(dir: &Path) -> Vec<PathBuf> {
+    if dir.join("meta.properties").exists() {
+        return Vec::new();
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && LOG_DIR_ROOT_FILES.iter().any(|f| p.join(f).is_file()))
+        .collect();
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,5 +678,18 @@ mod tests {
         assert!(!is_metadata_snapshot_name(
             "00000000000000000123.checkpoint"
         ));
+    }
+
+    #[test]
+    fn log_dirs_below_a_parent_of_log_dirs() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let parent = fixtures.join("basic-delete");
+        assert_eq!(
+            log_dirs_below(&parent),
+            [parent.join("logs-0"), parent.join("logs-1")]
+        );
+        assert!(log_dirs_below(&parent.join("logs-0")).is_empty());
+        assert!(log_dirs_below(&parent.join("logs-0/orders-0")).is_empty());
+        assert!(log_dirs_below(&fixtures.join("no-such-dir")).is_empty());
     }
 }
