@@ -10,6 +10,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod support;
+
 const PARTITION: &str = "orders-0";
 const SEGMENT: &str = "00000000000000000004";
 
@@ -49,8 +51,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The binary under the shared memory cap (`support::logclean_capped`).
 fn logclean() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_logclean"))
+    support::logclean_capped(support::MEMORY_CAP_BYTES, false)
 }
 
 /// Run `logclean --format json inspect <args>`; return the exit code and the document.
@@ -293,19 +296,7 @@ fn unreadable_file_is_an_io_error() {
     }
     fs::set_permissions(c.file(".log"), fs::Permissions::from_mode(0o000)).unwrap();
     // Root reads any file, so as root run logclean as `nobody`.
-    let is_root = euid_is_root();
-    let mut cmd = if is_root {
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_logclean"),
-        ]);
-        c
-    } else {
-        logclean()
-    };
+    let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, true);
     let out = cmd
         .args(["--format", "json", "inspect", c.log_dir.to_str().unwrap()])
         .output()
@@ -323,11 +314,6 @@ fn unreadable_file_is_an_io_error() {
         .as_str()
         .unwrap()
         .ends_with(&format!("{SEGMENT}.log")));
-}
-
-fn euid_is_root() -> bool {
-    let out = Command::new("id").arg("-u").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
 
 #[test]

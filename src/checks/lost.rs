@@ -11,6 +11,7 @@ use super::catalog;
 use super::finding::{EvidenceValue, Finding};
 use super::index::path_of;
 use super::location::{at_partition, at_segment_file};
+use super::partition::listed_whole;
 
 /// `partition.data_lost` for a live, fully loaded partition without a single `.log` whose high
 /// watermark, recovery point or log start checkpoint is above 0.
@@ -19,7 +20,11 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
         .name
         .as_ref()
         .is_some_and(|n| n.state == PartitionDirState::Live);
-    if !live || !p.complete() || p.segments.iter().any(|s| s.files.log.is_some()) {
+    if !live
+        || !p.complete()
+        || !listed_whole(dir, p)
+        || p.segments.iter().any(|s| s.files.log.is_some())
+    {
         return;
     }
     let c = &p.checkpoints;

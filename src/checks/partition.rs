@@ -60,7 +60,7 @@ pub fn partition_dir_findings(
     match &p.metadata {
         None if name.state == PartitionDirState::Live
             && mode.requires_topic_id()
-            && p.listing.io_problems.is_empty() =>
+            && listed_whole(dir, p) =>
         {
             out.push(Finding::new(
             &catalog::PARTITION_NO_TOPIC_ID,
@@ -120,6 +120,12 @@ pub fn partition_dir_findings(
         ));
     }
     true
+}
+
+/// Whether every entry of the partition dir could be listed: neither the dir itself (reported
+/// in the log dir's listing) nor an entry in it failed. Absent files prove nothing otherwise.
+pub(crate) fn listed_whole(dir: &LogDir, p: &Partition) -> bool {
+    p.listing.io_problems.is_empty() && !dir.listing.io_problems.iter().any(|i| i.path == p.path)
 }
 
 /// Checkpointed offsets of the partition against its log end, and data they say is lost

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::checks::catalog;
+use crate::checks::file::problem_finding;
 use crate::checks::finding::{Finding, FindingClass, Severity};
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::at_partition;
@@ -188,14 +188,9 @@ pub fn run(
             for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
                 match dump_partition(p, read_mode, args.max_records, args.max_value_bytes) {
                     Ok(b) => pdoc.batches = Some(b),
+                    // Unreadable, or refused for its size ("too large"), never read whole.
                     Err(e) => {
-                        let mut loc = at_partition(dir, p);
-                        loc.file = Some(e.path().to_path_buf());
-                        findings.push(Finding::new(
-                            &catalog::FILE_UNREADABLE,
-                            loc,
-                            "cannot read records",
-                        ));
+                        findings.push(problem_finding(at_partition(dir, p), "records", &e, ""))
                     }
                 }
             }
