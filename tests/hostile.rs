@@ -271,3 +271,44 @@ fn offsets_near_i64_max_never_wrap() {
     assert!(table.contains(&max.to_string()), "{table}");
     assert!(!table.contains(&format!("-{}", max)), "{table}");
 }
+
+#[test]
+fn names_that_are_not_utf8_are_carried_losslessly_in_a_complete_document() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let c = Copy::new();
+    fs::write(
+        c.path("orders-0")
+            .join(OsStr::from_bytes(b"notes-\xff\xfe")),
+        b"",
+    )
+    .unwrap();
+    fs::create_dir(c.log_dir.join(OsStr::from_bytes(b"ord\xe9rs-5"))).unwrap();
+    let dir = c.log_dir.to_str().unwrap();
+    let (code, doc) = run(1 << 30, false, &["inspect", dir]);
+    assert_eq!(code, 1, "{doc:#}");
+    let dirs: Vec<&str> = doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["dir"].as_str().unwrap())
+        .collect();
+    assert!(dirs.contains(&"ord\\xe9rs-5"), "{dirs:?}");
+    let unknown = findings(&doc, "partition.unknown_file");
+    assert_eq!(unknown.len(), 1, "{doc:#}");
+    assert_eq!(
+        file_of(unknown[0]),
+        format!("{dir}/orders-0/notes-\\xff\\xfe")
+    );
+    let no_id = findings(&doc, "partition.no_topic_id");
+    assert_eq!(no_id[0]["location"]["dir"], "ord\\xe9rs-5", "{doc:#}");
+    // The table shows the same escaped names and keeps the run's exit code.
+    let out = support::logclean_capped(1 << 30, false)
+        .args(["--no-progress", "inspect", dir])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("ord\\xe9rs-5"), "{table}");
+    assert!(table.contains("notes-\\xff\\xfe"), "{table}");
+}

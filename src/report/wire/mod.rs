@@ -9,7 +9,7 @@ use crate::formats::walk::WalkEnd;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::mode::{LogDirMode, ModeEvidence};
-use crate::model::names::PartitionDirState;
+use crate::model::names::{path_text, PartitionDirState};
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexShape, Segment, TimestampSource};
 
@@ -224,7 +224,7 @@ impl LogDirDoc {
     pub fn new(d: &LogDir, mode: &ModeEvidence) -> Self {
         let meta = d.meta.as_ref().and_then(|m| m.as_ref().ok());
         LogDirDoc {
-            path: d.path.display().to_string(),
+            path: path_text(&d.path),
             cluster_id: meta.and_then(|m| m.cluster_id.clone()),
             node_id: meta.and_then(|m| m.node_id),
             directory_id: meta.and_then(|m| m.directory_id).map(|u| u.to_string()),
