@@ -16,13 +16,14 @@ use std::collections::BTreeMap;
 use crate::checks::log_dir::not_a_log_dir_finding;
 use crate::model::listing::log_dirs_below;
 use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection, Target};
+use crate::model::metadata_log::load_metadata_image;
 use crate::model::mode::run_modes;
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::report::human::Zone;
 use crate::report::render_json;
 use crate::report::table::{render_inspect, TableStyle, VerifyTotals};
-use crate::report::wire::{Envelope, InspectBody, LogDirDoc, ScanTotals};
+use crate::report::wire::{Envelope, InspectBody, LogDirDoc, MetadataLogDoc, ScanTotals};
 
 use super::progress::Progress;
 use super::{InspectArgs, OutputFormat};
@@ -183,6 +184,15 @@ pub fn run(
         .zip(run_modes(&dirs))
         .map(|(d, m)| LogDirDoc::new(d, &m))
         .collect();
+    // The KRaft metadata log: its snapshots and the feature levels of the image it holds.
+    for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
+        for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
+            if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
+                let image = load_metadata_image(&p.path, read_mode);
+                pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
+            }
+        }
+    }
     if args.records {
         for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
             for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {

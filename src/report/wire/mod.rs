@@ -8,10 +8,12 @@ use serde::Serialize;
 use crate::formats::walk::WalkEnd;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
+use crate::model::metadata_log::{metadata_version_name, parse_snapshot_name, MetadataImage};
 use crate::model::mode::{LogDirMode, ModeEvidence};
 use crate::model::names::{path_text, PartitionDirState};
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexShape, Segment, TimestampSource};
+use std::collections::BTreeMap;
 
 pub mod envelope;
 pub mod findings;
@@ -116,6 +118,85 @@ pub struct PartitionDoc {
     /// With `--records`: batches and records.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batches: Option<Vec<crate::model::records::BatchDump>>,
+    /// `__cluster_metadata-0` only: what the KRaft metadata log holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_log: Option<MetadataLogDoc>,
+}
+
+/// The KRaft metadata log (`__cluster_metadata-0`): its snapshots and the finalized feature
+/// levels of the image rebuilt from the newest valid snapshot and the log after it.
+#[derive(Debug, Serialize)]
+pub struct MetadataLogDoc {
+    /// Snapshot files (`<end offset>-<epoch>.checkpoint`), by end offset.
+    pub snapshots: Vec<MetadataSnapshotDoc>,
+    /// The snapshot file the image starts from (null: none valid, the log from its start).
+    pub snapshot_used: Option<String>,
+    /// The last offset whose effect the image holds.
+    pub complete_up_to: Option<i64>,
+    /// Feature name → finalized level (`metadata.version`, `kraft.version`, `group.version`, ...).
+    pub features: BTreeMap<String, i16>,
+    /// `metadata.version` as Kafka names it (`4.4-IV2`), when the level is known.
+    pub metadata_version: Option<&'static str>,
+    /// Problems of the replay (also the findings of `config`), as text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+/// One metadata snapshot file.
+#[derive(Debug, Serialize)]
+pub struct MetadataSnapshotDoc {
+    /// File name.
+    pub file: String,
+    /// The offset it ends at (exclusive: the image holds offsets below it).
+    pub end_offset: i64,
+    /// The leader epoch in its name.
+    pub epoch: i32,
+    /// File size.
+    pub size_bytes: u64,
+}
+
+impl MetadataLogDoc {
+    /// The wire form of the metadata log listed in `p`, with the image rebuilt from it.
+    pub fn new(p: &Partition, image: &MetadataImage) -> Self {
+        let mut snapshots: Vec<MetadataSnapshotDoc> = p
+            .listing
+            .metadata_snapshots
+            .iter()
+            .filter_map(|f| {
+                let file = f.path.file_name()?;
+                let (end_offset, epoch) = parse_snapshot_name(file.to_str()?)?;
+                Some(MetadataSnapshotDoc {
+                    file: crate::model::names::name_text(file),
+                    end_offset,
+                    epoch,
+                    size_bytes: f.size,
+                })
+            })
+            .collect();
+        snapshots.sort_by_key(|s| (s.end_offset, s.epoch));
+        MetadataLogDoc {
+            snapshots,
+            snapshot_used: image
+                .snapshot_used
+                .as_deref()
+                .and_then(std::path::Path::file_name)
+                .map(crate::model::names::name_text),
+            complete_up_to: image.complete_up_to,
+            metadata_version: image
+                .features
+                .get("metadata.version")
+                .and_then(|l| metadata_version_name(*l)),
+            features: image.features.clone(),
+            problems: image
+                .problems
+                .iter()
+                .map(|p| {
+                    let file = p.path.file_name().map(crate::model::names::name_text);
+                    format!("{}: {}", file.unwrap_or_default(), p.message)
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One segment.
@@ -297,6 +378,7 @@ impl PartitionDoc {
                 })
                 .collect(),
             batches: None,
+            metadata_log: None,
         }
     }
 }
