@@ -133,6 +133,12 @@ pub(crate) fn listed_whole(dir: &LogDir, p: &Partition) -> bool {
 pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     data_lost_findings(dir, p, out);
     empty_log_findings(dir, p, out);
+    // A last .log that could not be read (or was refused as too large) has no known end: its
+    // own finding says so, and the checkpoints cannot be judged against a guess.
+    let last_log = p.log_segments().last();
+    if last_log.is_some_and(|s| s.log.as_ref().is_some_and(|l| l.is_err())) {
+        return;
+    }
     let loc = at_partition(dir, p);
     if let (Some(start), Some(leo)) = (p.checkpoints.log_start_offset, p.log_end_offset()) {
         if start > leo {
