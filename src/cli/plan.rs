@@ -17,10 +17,12 @@ use crate::report::render_json;
 use crate::report::wire::Envelope;
 use crate::rules::KafkaVersion;
 
-use super::inspect::{finish_render, load_targets};
+use super::inspect::{finish_render, load_targets, outcome_of};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::{OutputFormat, PlanArgs};
+use crate::checks::finding::Severity;
+use crate::checks::inspect::sort_findings;
 
 /// Parse a size: bytes, or a number with `K`/`M`/`G`/`T` (powers of 1000, `B` optional) or
 /// `KiB`/`MiB`/`GiB`/`TiB` (powers of 1024).
@@ -92,7 +94,8 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     };
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, read_mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
-    let dirs = load_targets(&args.paths, &opts, &progress)?;
+    // A wrong target (a parent of log dirs, ...) is a finding of the plan too.
+    let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
     let view = ClusterView::build(&inputs(args, Vec::new(), read_mode))?;
     let plan_opts = PlanOptions {
         now: TimestampMs(now),
@@ -117,8 +120,11 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
         Outcome::Findings
     } else {
         Outcome::Clean
-    };
-    let findings = plan_findings(&today);
+    }
+    .merge(outcome_of(&target_findings, Severity::Warning));
+    let mut findings = plan_findings(&today);
+    findings.extend(target_findings);
+    sort_findings(&mut findings);
     let body = PlanBody::new(
         &today,
         proposed
