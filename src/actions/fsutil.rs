@@ -100,6 +100,11 @@ fn temp_path(path: &Path) -> PathBuf {
     parent_dir(path).join(format!(".{name}.logclean-{}.tmp", std::process::id()))
 }
 
+/// Whether `name` is a temp file of [`RealFs::write_atomic`] (of any process).
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp") && name.contains(".logclean-")
+}
+
 impl Fs for RealFs {
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let dir = parent_dir(path);
@@ -205,6 +210,9 @@ mod tests {
         );
         // No temp file is left behind.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(is_temp_name(
+            &temp_path(&p).file_name().unwrap().to_string_lossy()
+        ));
     }
 
     #[test]

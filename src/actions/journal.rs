@@ -206,7 +206,7 @@ pub fn list_runs(root: &Path) -> Vec<Journal> {
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.join("journal.jsonl").is_file())
+        .filter(|p| p.extension().is_none_or(|x| x != "tmp") && p.join("journal.jsonl").is_file())
         .collect();
     dirs.sort();
     dirs.iter().filter_map(|d| read_journal(d).ok()).collect()
@@ -260,35 +260,48 @@ pub fn execute(
         chrono::Utc::now().timestamp_millis(),
         std::process::id()
     );
+    // The run is prepared in `<id>.tmp` and renamed into place: a run killed while staging
+    // leaves only an ignored `.tmp` dir and an unchanged log dir.
     let run_dir = root.join(&run_id);
+    let tmp_dir = root.join(format!("{run_id}.tmp"));
     let quarantine_dir = match &opts.quarantine_root {
         Some(q) => q.join(&run_id),
         None => run_dir.join("quarantine"),
     };
     let mkdir = |d: &Path| fs.create_dir_all(d).map_err(|e| ActionError::io(d, e));
-    mkdir(&run_dir.join("staged"))?;
-    mkdir(&quarantine_dir)?;
-    let quarantine = Quarantine {
-        dir: quarantine_dir.clone(),
+    mkdir(&tmp_dir.join("staged"))?;
+    if opts.quarantine_root.is_none() {
+        mkdir(&tmp_dir.join("quarantine"))?;
+    } else {
+        mkdir(&quarantine_dir)?;
+    }
+    let staging_quarantine = if opts.quarantine_root.is_none() {
+        tmp_dir.join("quarantine")
+    } else {
+        quarantine_dir.clone()
     };
-    quarantine.check_same_filesystem(&log_dir.path)?;
+    Quarantine {
+        dir: staging_quarantine,
+    }
+    .check_same_filesystem(&log_dir.path)?;
     for (i, step) in plan.steps.iter().enumerate() {
         if let Step::WriteFile { bytes, .. } = step {
-            let staged = run_dir.join("staged").join(i.to_string());
+            let staged = tmp_dir.join("staged").join(i.to_string());
             fs.write_atomic(&staged, bytes)
                 .map_err(|e| ActionError::io(&staged, e))?;
         }
     }
-    let journal_file = run_dir.join("journal.jsonl");
     append(
         fs,
-        &journal_file,
+        &tmp_dir.join("journal.jsonl"),
         &Record::Plan {
             plan: plan.clone(),
-            quarantine: quarantine_dir,
+            quarantine: quarantine_dir.clone(),
             purge: opts.purge,
         },
     )?;
+    fs.rename(&tmp_dir, &run_dir)
+        .map_err(|e| ActionError::io(&tmp_dir, e))?;
     let journal = read_journal(&run_dir)?;
     run_steps(&journal, &log_dir, fs)
 }
@@ -357,6 +370,7 @@ pub fn resume(
             }
         }
     }
+    remove_stale_temps(&journal, fs)?;
     let report = run_steps(&journal, &checked, fs)?;
     Ok((journal, report))
 }
@@ -392,6 +406,7 @@ pub fn undo(
         quarantine: &quarantine,
         purge: journal.purge,
     };
+    remove_stale_temps(&journal, fs)?;
     let file = journal.file();
     let mut taken = 0;
     for (i, step) in journal.plan.steps.iter().enumerate().rev() {
@@ -418,6 +433,33 @@ pub fn undo(
         steps_taken: taken,
     };
     Ok((journal, report))
+}
+
+/// Remove the temp files a killed run's `write_atomic` left in the dirs the plan writes
+/// (`.<name>.logclean-<pid>.tmp`; the broker ignores them, but they are ours to clean).
+fn remove_stale_temps(journal: &Journal, fs: &dyn Fs) -> Result<(), ActionError> {
+    let mut dirs: Vec<PathBuf> = journal
+        .plan
+        .steps
+        .iter()
+        .map(|s| super::fsutil::parent_dir(s.path()))
+        .collect();
+    dirs.push(journal.quarantine.clone());
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if super::fsutil::is_temp_name(&name) {
+                fs.remove(&e.path())
+                    .map_err(|err| ActionError::io(&e.path(), err))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Take every step not recorded as done, in order.

@@ -155,7 +155,9 @@ fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
     let entries = fs::read_dir(log_dir).map_err(|e| ActionError::io(log_dir, e))?;
     let mut out: Vec<String> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        // Symlinked partition dirs count (the broker follows them); writes through them are
+        // refused by the write guard when they lead outside the log dir.
+        .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| parse_partition_dir_name(n).is_some_and(|p| p.state == PartitionDirState::Live))
         .collect();
