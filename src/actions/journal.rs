@@ -218,6 +218,18 @@ fn append(fs: &dyn Fs, journal: &Path, record: &Record) -> Result<(), ActionErro
         message: e.to_string(),
     })?;
     line.push('\n');
+    // A torn last record (the process died while appending it) is cut first, so the new record
+    // starts on its own line.
+    if let Ok(existing) = fs::read(journal) {
+        if existing.last().is_some_and(|b| *b != b'\n') {
+            let keep = existing
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            fs.truncate(journal, keep as u64)
+                .map_err(|e| ActionError::io(journal, e))?;
+        }
+    }
     fs.append_synced(journal, line.as_bytes())
         .map_err(|e| ActionError::io(journal, e))
 }
@@ -509,4 +521,73 @@ fn run_steps(
         quarantine: quarantine.dir,
         steps_taken: taken,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::fsutil::RealFs;
+
+    fn log_dir(root: &Path) -> PathBuf {
+        let d = root.join("logs-0");
+        fs::create_dir_all(d.join("t-0")).unwrap();
+        fs::write(d.join("meta.properties"), "version=1\n").unwrap();
+        fs::write(d.join("t-0/a"), b"old").unwrap();
+        fs::canonicalize(d).unwrap()
+    }
+
+    fn plan(dir: &Path) -> ActionPlan {
+        ActionPlan {
+            command: "test".into(),
+            log_dir: dir.to_path_buf(),
+            steps: vec![
+                Step::WriteFile {
+                    path: dir.join("t-0/a"),
+                    bytes: b"new!".to_vec(),
+                    new_len: 4,
+                    old_len: Some(3),
+                    why: "w".into(),
+                },
+                Step::Truncate {
+                    path: dir.join("t-0/a"),
+                    from_len: 4,
+                    to_len: 2,
+                    why: "t".into(),
+                },
+            ],
+            ..ActionPlan::default()
+        }
+    }
+
+    #[test]
+    fn execute_then_undo_and_a_torn_last_line_is_ignored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = log_dir(tmp.path());
+        let p = plan(&dir);
+        let text = p.render_text(false);
+        assert!(
+            text.contains("would rewrite t-0/a (3 -> 4 bytes)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("would truncate t-0/a from 4 to 2 bytes (drops 2)"),
+            "{text}"
+        );
+        assert!(text.contains("nothing changed (dry run)"), "{text}");
+        let report = execute(&p, &RunOptions::default(), &RealFs).unwrap();
+        assert_eq!(report.steps_taken, 2);
+        assert_eq!(fs::read(dir.join("t-0/a")).unwrap(), b"ne");
+        // A torn append (the process died while writing a record) reads as absent.
+        RealFs
+            .append_synced(&report.journal, b"{\"record\":\"undo_be")
+            .unwrap();
+        let j = read_journal(report.journal.parent().unwrap()).unwrap();
+        assert!(j.complete() && !j.pending() && !j.undo_started());
+        let (_, undone) = undo(&dir, &RunOptions::default(), None, &RealFs).unwrap();
+        assert_eq!(undone.steps_taken, 2);
+        assert_eq!(fs::read(dir.join("t-0/a")).unwrap(), b"old");
+        let j = read_journal(report.journal.parent().unwrap()).unwrap();
+        assert!(j.undone(), "the torn line was cut before the undo records");
+        assert!(undo(&dir, &RunOptions::default(), None, &RealFs).is_err());
+    }
 }

@@ -758,3 +758,150 @@ pub fn plan_partition(
     }
     Ok(reports)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::batch::Record;
+    use crate::formats::record::encode::{encode_batch, BatchSpec};
+
+    fn record(offset: i64, timestamp: i64, key: Option<Vec<u8>>, value: Vec<u8>) -> Record {
+        Record {
+            offset,
+            timestamp,
+            key,
+            value: Some(value),
+            headers: Vec::new(),
+            control: None,
+        }
+    }
+
+    /// One-record batches at offsets 0.. with these max timestamps.
+    fn log_of(timestamps: &[i64]) -> (Vec<u8>, u64) {
+        let mut log = Vec::new();
+        let mut size = 0;
+        for (i, ts) in timestamps.iter().enumerate() {
+            let off = i as i64;
+            let b = encode_batch(
+                &BatchSpec {
+                    base_offset: off,
+                    ..BatchSpec::default()
+                },
+                &[record(off, *ts, None, b"v".to_vec())],
+            );
+            size = b.len() as u64;
+            log.extend(b);
+        }
+        (log, size)
+    }
+
+    fn sizing(interval: u64) -> IndexSizing {
+        IndexSizing {
+            index_interval_bytes: i32::try_from(interval).unwrap(),
+            segment_index_bytes: 10 * 1024 * 1024,
+        }
+    }
+
+    #[test]
+    fn the_interval_is_strictly_greater_and_counts_from_the_last_entry() {
+        let (log, size) = log_of(&[1, 2, 3, 4, 5, 6]);
+        let rec = recover_segment(&log, 0, sizing(size), &mut ProducerState::default());
+        let points: Vec<(i32, i32)> = rec
+            .offset_entries
+            .iter()
+            .map(|e| (e.relative_offset, e.position))
+            .collect();
+        let s = i32::try_from(size).unwrap();
+        // Batch 1 starts exactly `size` bytes in: not more, so no entry; batch 2 does.
+        assert_eq!(points, vec![(2, 2 * s), (4, 4 * s)]);
+        assert_eq!(rec.time_entries.len(), 3); // 3 (at 2), 5 (at 4), final 6
+        assert_eq!(rec.time_entries.last().unwrap().timestamp, 6);
+        assert_eq!(rec.next_offset, 6);
+        assert!(rec.tail.is_none() && rec.fatal.is_none());
+    }
+
+    #[test]
+    fn ties_keep_the_earliest_batch_and_equal_timestamps_are_not_appended() {
+        let (log, _) = log_of(&[100, 300, 300, 200]);
+        let rec = recover_segment(&log, 0, sizing(0), &mut ProducerState::default());
+        assert_eq!(rec.offset_entries.len(), 3); // every batch but the first
+        let t: Vec<(i64, i32)> = rec
+            .time_entries
+            .iter()
+            .map(|e| (e.timestamp, e.relative_offset))
+            .collect();
+        assert_eq!(t, vec![(300, 1)]);
+        assert_eq!(rec.max_timestamp, (300, 1));
+    }
+
+    #[test]
+    fn an_invalid_tail_stops_recovery_there() {
+        let (mut log, size) = log_of(&[1, 2]);
+        log.extend_from_slice(&[0xab; 30]);
+        let rec = recover_segment(&log, 0, sizing(4096), &mut ProducerState::default());
+        let tail = rec.tail.unwrap();
+        assert_eq!(tail.position, 2 * size);
+        assert_eq!(tail.dropped_bytes, 30);
+        // A flipped byte in the second batch's records: its CRC fails, recovery stops before it.
+        let (mut log, size) = log_of(&[1, 2]);
+        let last = log.len() - 1;
+        log[last] ^= 1;
+        let rec = recover_segment(&log, 0, sizing(4096), &mut ProducerState::default());
+        assert_eq!(rec.valid_bytes, size);
+        assert!(rec.tail.unwrap().reason.to_lowercase().contains("crc"));
+    }
+
+    #[test]
+    fn an_abort_marker_gives_a_txnindex_entry_with_its_last_stable_offset() {
+        let data = |base: i64, pid: i64| {
+            encode_batch(
+                &BatchSpec {
+                    base_offset: base,
+                    transactional: true,
+                    producer_id: pid,
+                    producer_epoch: 0,
+                    base_sequence: 0,
+                    ..BatchSpec::default()
+                },
+                &[
+                    record(base, 10, None, b"a".to_vec()),
+                    record(base + 1, 10, None, b"b".to_vec()),
+                ],
+            )
+        };
+        let mut log = data(0, 7);
+        log.extend(data(2, 8)); // another producer's transaction stays open
+        log.extend(encode_batch(
+            &BatchSpec {
+                base_offset: 4,
+                transactional: true,
+                control: true,
+                producer_id: 7,
+                producer_epoch: 0,
+                ..BatchSpec::default()
+            },
+            &[record(
+                4,
+                11,
+                Some(vec![0, 0, 0, 0]),
+                vec![0, 0, 0, 0, 0, 5],
+            )],
+        ));
+        let mut state = ProducerState::default();
+        let rec = recover_segment(&log, 0, sizing(4096), &mut state);
+        assert_eq!(
+            rec.aborted,
+            vec![AbortedTxn {
+                version: 0,
+                producer_id: 7,
+                first_offset: 0,
+                last_offset: 4,
+                last_stable_offset: 2,
+            }]
+        );
+        let p7 = state.producers[&7];
+        assert_eq!((p7.current_txn_first_offset, p7.coordinator_epoch), (-1, 5));
+        assert_eq!(state.producers[&8].current_txn_first_offset, 2);
+        assert_eq!(state.ongoing.len(), 1);
+    }
+}
