@@ -489,3 +489,20 @@ fn refuses_a_locked_log_dir_with_exit_3() {
     drop(lock);
     same(&tree(&c.log_dir), &before, "refused runs");
 }
+
+#[test]
+fn sigint_finishes_the_current_step_and_leaves_a_resumable_journal() {
+    let reference = damaged();
+    run_strs(&rebuild_args(&reference), None);
+    let done = tree(&reference.log_dir);
+    let c = damaged();
+    let o = run_strs(
+        &rebuild_args(&c),
+        Some(("LOGCLEAN_FAILPOINT", "sigint:journal::after_begin:1".into())),
+    );
+    assert_eq!(code(&o), Some(130), "{}", text(&o));
+    assert!(text(&o).contains("interrupted after 2 of"), "{}", text(&o));
+    let r = logclean(&["resume", s(&c.log_dir)], None);
+    assert_eq!(code(&r), Some(0), "{}", text(&r));
+    same(&tree(&c.log_dir), &done, "resume after SIGINT");
+}

@@ -14,6 +14,7 @@
 //! when the named point is reached (names: `fsutil::after_temp_sync`,
 //! `fsutil::after_rename_before_dirsync`, `journal::after_begin:<step>`,
 //! `journal::before_done:<step>`). The crash tests use them to stop a run at every step.
+//! `LOGCLEAN_FAILPOINT=sigint:<name>` sends SIGINT instead (the interrupt test).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -31,10 +32,16 @@ pub fn mutation_count() -> u64 {
     MUTATIONS.load(Ordering::SeqCst)
 }
 
-/// Kill the process (SIGKILL, as a crash would) if `LOGCLEAN_FAILPOINT` names `name`.
+/// Kill the process (SIGKILL, as a crash would) if `LOGCLEAN_FAILPOINT` names `name`; send it
+/// SIGINT (as a user's Ctrl-C would) if it says `sigint:<name>`.
 pub fn failpoint(name: &str) {
-    if std::env::var(FAILPOINT_ENV).is_ok_and(|v| v == name) {
-        kill_self();
+    if let Ok(v) = std::env::var(FAILPOINT_ENV) {
+        if v == name {
+            kill_self();
+        }
+        if v.strip_prefix("sigint:") == Some(name) {
+            let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGINT);
+        }
     }
 }
 
