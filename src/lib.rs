@@ -4,6 +4,7 @@
 //! segment) → rules → checks / plans → report, with mutations apart in `actions`.
 #![deny(missing_docs)]
 
+pub mod actions;
 pub mod checks;
 pub mod cli;
 pub mod config;

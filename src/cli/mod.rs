@@ -13,6 +13,9 @@ pub mod config;
 pub mod inspect;
 pub mod plan;
 pub mod progress;
+pub mod rebuild_index;
+pub mod resume;
+pub mod roll;
 pub mod run_config;
 pub mod time_arg;
 
@@ -102,6 +105,16 @@ pub enum Command {
     /// pass or the first failing condition with its numbers, when files are gone, new log start
     /// offsets, the cleaner's next log; with --config, the same plan under proposed values.
     Plan(PlanArgs),
+    /// Rebuild .index, .timeindex and .txnindex from the .log exactly as the broker's segment
+    /// recovery does (dry run unless --execute); --verify-only compares and explains.
+    RebuildIndex(RebuildIndexArgs),
+    /// Close the active segment of partitions offline as the broker does on roll (dry run
+    /// unless --execute), so retention can act on it.
+    Roll(RollArgs),
+    /// Finish a mutating run that was interrupted or killed, from its journal.
+    Resume(JournalArgs),
+    /// Roll back a mutating run (finished or interrupted) from its journal and quarantine.
+    Undo(JournalArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -118,6 +131,10 @@ impl Command {
             Command::Inspect(_)
             | Command::Config(_)
             | Command::Plan(_)
+            | Command::RebuildIndex(_)
+            | Command::Roll(_)
+            | Command::Resume(_)
+            | Command::Undo(_)
             | Command::Completions { .. } => None,
         }
     }
@@ -223,6 +240,79 @@ pub struct PlanArgs {
     /// Read files with read(2) instead of memory maps.
     #[arg(long)]
     pub no_mmap: bool,
+}
+
+/// Options every mutating command shares (issue 9 safety rules).
+#[derive(Debug, Args)]
+pub struct MutateArgs {
+    /// Apply the plan. Without it the command is a dry run: it prints the actions and changes
+    /// nothing.
+    #[arg(long)]
+    pub execute: bool,
+    /// Journal root (default: `<log dir parent>/.logclean-journal/<log dir name>`).
+    #[arg(long, value_name = "DIR")]
+    pub journal: Option<PathBuf>,
+    /// Where replaced and removed files go; must be on the log dir's filesystem (default: the
+    /// run's journal dir).
+    #[arg(long, value_name = "DIR")]
+    pub quarantine: Option<PathBuf>,
+    /// Remove files instead of keeping them in quarantine (the run cannot be undone).
+    #[arg(long)]
+    pub purge: bool,
+    /// Partitions planned in parallel (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub jobs: usize,
+    /// The broker's static `server.properties` (for index.interval.bytes and
+    /// segment.index.bytes; topic overrides come from the metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// Override a value (repeatable; topic `*` = every topic).
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+/// Arguments of `logclean rebuild-index`.
+#[derive(Debug, Args)]
+pub struct RebuildIndexArgs {
+    /// Log dirs, partition dirs or segment files.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Only compare the indexes on disk with rebuilt ones and explain the differences (reads
+    /// only; allowed on a running broker's dir).
+    #[arg(long, conflicts_with = "execute")]
+    pub verify_only: bool,
+    /// Truncate an invalid tail of a partition's last segment as the broker's recovery would
+    /// (otherwise such a segment is reported and left alone).
+    #[arg(long)]
+    pub truncate_invalid_tail: bool,
+    /// Shared options of mutating commands.
+    #[command(flatten)]
+    pub mutate: MutateArgs,
+}
+
+/// Arguments of `logclean roll`.
+#[derive(Debug, Args)]
+pub struct RollArgs {
+    /// Partition dirs (or log dirs: every partition in them).
+    #[arg(required = true, value_name = "PARTITION_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Shared options of mutating commands.
+    #[command(flatten)]
+    pub mutate: MutateArgs,
+}
+
+/// Arguments of `logclean resume` and `logclean undo`.
+#[derive(Debug, Args)]
+pub struct JournalArgs {
+    /// The log dir the run changed.
+    #[arg(value_name = "LOG_DIR")]
+    pub log_dir: PathBuf,
+    /// Journal root the run used (default: next to the log dir).
+    #[arg(long, value_name = "DIR")]
+    pub journal: Option<PathBuf>,
+    /// One run's dir (default: the latest run that needs it).
+    #[arg(long, value_name = "RUN_DIR")]
+    pub run: Option<PathBuf>,
 }
 
 /// The clap command tree (for the man page and completions).
