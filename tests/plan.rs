@@ -340,6 +340,26 @@ fn compact_delete_taken_first_is_cleaned_before_its_retention_pass_as_the_broker
         .as_str()
         .unwrap()
         .contains("5 segment(s) merge into 1"));
+    assert_eq!(note["evidence"][2]["name"], "exact");
+    assert_eq!(note["evidence"][2]["value"], true);
+    // Two days on the cleaned segment has expired too: it goes by time with its merged
+    // members' records (freed counts them all), and the active segment after it.
+    let (_, later) = plan_at("compacted", captured_at("compacted") + 2 * 86_400_000, &[]);
+    let cd2 = partition(&later, "compact-delete", 0);
+    assert_eq!(
+        verdicts(cd2),
+        v(&[
+            (0, "delete:time"),
+            (4, "merge:0"),
+            (8, "merge:0"),
+            (12, "merge:0"),
+            (16, "merge:0"),
+            (18, "merge:0"),
+            (23, "delete:time"),
+        ])
+    );
+    assert_eq!(cd2["freed"]["segments"], 7);
+    assert_eq!(cd2["log_start_offset_after"], 24);
     // The compact-only log is cleaned later (second iteration): its layout is planned as is.
     let c0 = partition(&doc, "compacted", 0);
     assert!(verdicts(c0).iter().all(|(_, k)| !k.starts_with("merge")));

@@ -393,7 +393,7 @@ pub fn note(n: &super::Note) -> Explanation {
             vec![
                 ev("merged_segments", Count(merged as u64)),
                 ev("cleaned_groups", Count(groups as u64)),
-                ev("largest_timestamps_exact", EvidenceValue::Flag(exact)),
+                ev("exact", EvidenceValue::Flag(exact)),
             ],
             format!(
                 "the cleaner takes this log first and cleans it before its retention pass \
@@ -403,8 +403,9 @@ pub fn note(n: &super::Note) -> Explanation {
                 if exact {
                     ""
                 } else {
-                    " at most (compaction may drop the records carrying it; verdicts are \
-                     approximate)"
+                    " at most; approximate: compaction may drop the records carrying it, the \
+                     pass may stop early on a full offset map, and cleaned sizes are at most \
+                     their members' sum"
                 }
             ),
         ),

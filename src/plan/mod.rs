@@ -192,7 +192,9 @@ pub enum Note {
         merged: usize,
         /// Cleaned segments made of more than one segment.
         groups: usize,
-        /// Whether every cleaned segment's largest timestamp is exact.
+        /// Whether the verdicts on the cleaned layout are exact: every cleaned segment's
+        /// largest timestamp is, the pass surely ends at `clean_up_to`, and no
+        /// `retention.bytes` reads the (upper-bound) cleaned sizes.
         exact: bool,
     },
     /// This log ties for the highest dirty ratio: whether the cleaner takes it before its
@@ -594,10 +596,15 @@ fn clean_before_retention(
     );
     let groups = layout.iter().filter(|g| g.members.len() > 1).count();
     let merged = f.segments.len().saturating_sub(layout.len());
-    let exact = layout
-        .iter()
-        .filter(|g| g.cleaned)
-        .all(|g| g.largest_timestamp_exact);
+    // Exact when every cleaned segment's largest timestamp is, the pass surely reaches
+    // `clean_up_to` (one offset map holds the dirty section), and no size limit reads the
+    // cleaned sizes (summed pre-cleaning sizes are upper bounds).
+    let exact = c.clean_up_to_exact
+        && !(p.config.cleanup_policy.delete && matches!(p.config.retention_bytes, Limit::Max(_)))
+        && layout
+            .iter()
+            .filter(|g| g.cleaned)
+            .all(|g| g.largest_timestamp_exact);
     let retention = evaluate_retention(&layout, f, p.high_watermark, &p.config, broker, opts);
     p.segments = segment_plans(
         f,
