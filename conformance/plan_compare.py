@@ -13,7 +13,11 @@ between the two plans, and a partition whose log_start_offset_after / will_clean
 Compared, per partition (keyed by topic and partition: one broker has one replica of each):
   * deleted set: segments the broker deleted (live .log before minus after) == segments the plan says
     `delete`. Segments below the new cleaner checkpoint of a partition the broker cleaned are left out:
-    the cleaner merges them into fewer segments, which is not a deletion.
+    the cleaner merges them into fewer segments, which is not a deletion -- unless the plan modelled that
+    cleaning (it says `merge` for some segment of the partition, with `merged_into`): then each `merge`
+    segment must be gone after the run and its `merged_into` segment present (if that one is kept), and a
+    segment the plan keeps must still be there. A `merge` on a partition the broker did not clean is a
+    difference.
   * new log start offset (ListOffsets earliest) == log_start_offset_after.
   * compacted partitions (cleanup.policy has compact; the plan must have `compaction`): cleaned (cleaner-offset-checkpoint changed) ==
     will_clean; and if cleaned, the new checkpoint == clean_up_to.
@@ -68,6 +72,8 @@ def compare(scenario, replay, plan_start, plan_end):
         cleaned = bool(rp.get("cleaned"))
         ckpt_after = rp.get("cleaner_checkpoint_after")
         va, vb = verdicts(a), verdicts(b)
+        after = set(rp.get("segments_after") or [])
+        modelled = any(s.get("verdict") == "merge" for s in list(va.values()) + list(vb.values()))
         plan_del = []
         n_diff_before = len(res.differ)
         for base in rp["segments_before"]:
@@ -75,11 +81,32 @@ def compare(scenario, replay, plan_start, plan_end):
             if sa is None or sb is None:
                 res.differ.append((label, f"segment {base}: no verdict in the plan"))
                 continue
-            if cleaned and ckpt_after is not None and base < ckpt_after:
-                res.excluded_merged += 1
-                continue
-            if sa["verdict"] != sb["verdict"]:
+            if sa["verdict"] != sb["verdict"] or sa.get("merged_into") != sb.get("merged_into"):
                 res.time_sensitive += 1
+                continue
+            if sa["verdict"] == "merge":
+                into = sa.get("merged_into")
+                into_kept = (va.get(into) or {}).get("verdict") == "retain"
+                if not cleaned:
+                    res.differ.append((label, f"segment {base}: plan merges it into {into}, broker did not clean"))
+                elif base in after:
+                    res.differ.append((label, f"segment {base}: plan merges it into {into}, broker kept it"))
+                elif into_kept and into not in after:
+                    res.differ.append((label, f"segment {base}: merged into {into}, which the broker does not have"))
+                else:
+                    res.agree += 1
+                continue
+            if cleaned and ckpt_after is not None and base < ckpt_after:
+                if not modelled:
+                    res.excluded_merged += 1
+                    continue
+                # The plan modelled the cleaning: what it keeps below the checkpoint must be there.
+                if sa["verdict"] == "retain" and base not in after:
+                    res.differ.append((label, f"segment {base}: plan keeps it (cleaned), broker has no such segment"))
+                elif sa["verdict"] == "delete" and base in after:
+                    res.differ.append((label, f"segment {base}: plan deletes it (cleaned), broker kept it"))
+                else:
+                    res.agree += 1
                 continue
             want = sa["verdict"] == "delete"
             if want:

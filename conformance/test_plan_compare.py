@@ -74,6 +74,32 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(r.excluded_merged, 5)
         self.assertEqual(r.time_sensitive, 0)
 
+    def test_modelled_merges_are_checked_against_the_segments_left(self):
+        # The plan modelled compacted-0's cleaning: 35..58 merge into 0, which is kept.
+        p = copy.deepcopy(PLAN)
+        segs = part(p, "compacted", 0)["segments"]
+        for s in segs[1:5]:
+            s.update(verdict="merge", merged_into=0, reason={"kind": "merged_by_cleaner"})
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [])
+        # 0 kept and present, 35..58 merged and gone: compared, not excluded.
+        self.assertEqual(r.excluded_merged, 0)
+        self.assertEqual(r.agree, 4 + 9 + 5)
+        # A merge into a segment the broker does not have, or of a segment the broker kept.
+        q = copy.deepcopy(p)
+        for s in part(q, "compacted", 0)["segments"][2:5]:
+            s["merged_into"] = 35
+        part(q, "compacted", 0)["segments"][1].update(verdict="retain", merged_into=None)
+        r = self.run_cmp(q)
+        whats = [w for _, w in r.differ]
+        self.assertIn("segment 35: plan keeps it (cleaned), broker has no such segment", whats)
+        self.assertIn("segment 36: merged into 35, which the broker does not have", whats)
+        # A merge where the broker did not clean.
+        q = copy.deepcopy(PLAN)
+        part(q, "compacted", 1)["segments"][1].update(verdict="merge", merged_into=0)
+        r = self.run_cmp(q)
+        self.assertEqual(r.differ, [("compacted-1", "segment 35: plan merges it into 0, broker did not clean")])
+
     def test_wrong_verdict_is_a_difference(self):
         p = copy.deepcopy(PLAN)
         part(p, "orders", 0)["segments"][1] = seg(4, "retain")

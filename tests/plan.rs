@@ -84,6 +84,7 @@ fn verdicts(p: &Value) -> Vec<(i64, String)> {
         .map(|s| {
             let v = match s["verdict"].as_str().unwrap() {
                 "delete" => format!("delete:{}", s["pass"].as_str().unwrap()),
+                "merge" => format!("merge:{}", s["merged_into"].as_i64().unwrap()),
                 _ => format!("retain:{}", s["reason"]["kind"].as_str().unwrap()),
             };
             (s["base_offset"].as_i64().unwrap(), v)
@@ -281,7 +282,7 @@ fn compacted_cleaner_view_and_first_pick() {
         .any(|n| n["kind"] == "idle_does_not_roll"));
     assert_eq!(c1["blocked_by"]["kind"], "ratio_not_above");
     // compact,delete was never cleaned: ratio 1, the cleaner takes it first; its retention
-    // runs in the cleaner threads and deletes the segments older than 1 d.
+    // runs in the cleaner threads, after that cleaning (see the next test).
     let cd = partition(&doc, "compact-delete", 0);
     assert_eq!(cd["runner"], "cleaner_threads");
     assert_eq!(cd["compaction"]["first_in_line"], true);
@@ -290,13 +291,111 @@ fn compacted_cleaner_view_and_first_pick() {
         .as_str()
         .unwrap()
         .ends_with("compact-delete-0"));
-    assert_eq!(cd["log_start_offset_after"], 18);
     // compact only: retention.ms does not apply.
     let kinds = verdicts(partition(&doc, "compacted", 0));
     assert!(kinds
         .iter()
         .all(|(_, k)| k == "retain:policy_without_delete"));
     assert!(codes(&doc).is_empty());
+}
+
+#[test]
+fn compact_delete_taken_first_is_cleaned_before_its_retention_pass_as_the_broker_does() {
+    // Kafka 4.4.0 on this fixture (conformance/oracle/compacted.replay.json): the cleaner
+    // thread cleans the filthiest log, then runs deleteOldSegments; compact-delete-0 was first,
+    // so 0..18 were merged into segment 0 (checkpoint 23) with segment 18's recent records and
+    // retention found nothing old enough: log start 0, segments 0 and 23.
+    let (_, doc) = plan_at("compacted", captured_at("compacted"), &[]);
+    let cd = partition(&doc, "compact-delete", 0);
+    assert_eq!(cd["compaction"]["clean_up_to"], 23);
+    assert_eq!(cd["log_start_offset_after"], 0);
+    assert_eq!(cd["freed"]["segments"], 0);
+    let segs = cd["segments"].as_array().unwrap();
+    let by_base = |b: i64| segs.iter().find(|s| s["base_offset"] == b).unwrap();
+    let s0 = by_base(0);
+    assert_eq!(s0["verdict"], "retain");
+    // The cleaned segment's largest timestamp is segment 18's (its members' newest), exact:
+    // it is the pass's last batch, which the cleaner always keeps.
+    assert_eq!(
+        s0["largest_timestamp_ms"],
+        by_base(18)["largest_timestamp_ms"]
+    );
+    assert_eq!(s0["largest_timestamp_upper_bound"], false);
+    assert!(s0["merged_into"].is_null());
+    for b in [4, 8, 12, 16, 18] {
+        let s = by_base(b);
+        assert_eq!(s["verdict"], "merge", "{b}");
+        assert_eq!(s["merged_into"], 0, "{b}");
+        assert!(s["pass"].is_null() && s["gone_by_ms"].is_null(), "{b}");
+        assert_eq!(s["reason"]["kind"], "merged_by_cleaner", "{b}");
+    }
+    assert_eq!(by_base(23)["verdict"], "retain");
+    let note = cd["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["kind"] == "cleaned_before_retention")
+        .unwrap();
+    assert!(note["text"]
+        .as_str()
+        .unwrap()
+        .contains("5 segment(s) merge into 1"));
+    assert_eq!(note["evidence"][2]["name"], "exact");
+    assert_eq!(note["evidence"][2]["value"], true);
+    // Two days on the cleaned segment has expired too: it goes by time with its merged
+    // members' records (freed counts them all), and the active segment after it.
+    let (_, later) = plan_at("compacted", captured_at("compacted") + 2 * 86_400_000, &[]);
+    let cd2 = partition(&later, "compact-delete", 0);
+    assert_eq!(
+        verdicts(cd2),
+        v(&[
+            (0, "delete:time"),
+            (4, "merge:0"),
+            (8, "merge:0"),
+            (12, "merge:0"),
+            (16, "merge:0"),
+            (18, "merge:0"),
+            (23, "delete:time"),
+        ])
+    );
+    assert_eq!(cd2["freed"]["segments"], 7);
+    assert_eq!(cd2["log_start_offset_after"], 24);
+    // The compact-only log is cleaned later (second iteration): its layout is planned as is.
+    let c0 = partition(&doc, "compacted", 0);
+    assert!(verdicts(c0).iter().all(|(_, k)| !k.starts_with("merge")));
+    // Without the cleaner first, the same files lose 0..16 by time.
+    let tmp = tempfile::tempdir().unwrap();
+    let props = std::fs::read_to_string(fixture("compacted").join("server.properties")).unwrap();
+    let sp = tmp.path().join("server.properties");
+    std::fs::write(
+        &sp,
+        format!("{props}\nlog.cleaner.min.cleanable.ratio=1.0\n"),
+    )
+    .unwrap();
+    let (_, doc) = plan_at(
+        "compacted",
+        captured_at("compacted"),
+        &["--server-properties", sp.to_str().unwrap()],
+    );
+    let cd = partition(&doc, "compact-delete", 0);
+    assert_eq!(cd["compaction"]["will_clean"], false);
+    assert_eq!(cd["log_start_offset_after"], 18);
+}
+
+#[test]
+fn open_transaction_mid_segment_rounds_the_clean_limit_down_to_its_segment() {
+    // Kafka 4.4.0 cleaned nothing here (conformance/oracle/open-txn-compacted.replay.json):
+    // the LSO 5 lies inside segment 0, and the cleanable range ends at the base of the segment
+    // holding it (LogCleanerManager.calculateCleanableBytes), so nothing is cleanable.
+    let (_, doc) = plan_at("open-txn-compacted", captured_at("open-txn-compacted"), &[]);
+    let c = &partition(&doc, "otx", 0)["compaction"];
+    assert_eq!(c["last_stable_offset"], 5);
+    assert_eq!(c["first_uncleanable_offset"], 0);
+    assert_eq!(c["cleanable_bytes"], 0);
+    assert_eq!(c["will_clean"], false);
+    assert_eq!(c["blocked_by"]["kind"], "open_transaction");
+    let kinds = verdicts(partition(&doc, "otx", 0));
+    assert!(kinds.iter().all(|(_, k)| !k.starts_with("merge")));
 }
 
 #[test]
@@ -508,6 +607,11 @@ fn json_has_the_documented_shape() {
             match s["verdict"].as_str().unwrap() {
                 "delete" => assert!(s["pass"].is_string() && s["reason"].is_null()),
                 "retain" => assert!(s["pass"].is_null() && s["reason"]["kind"].is_string()),
+                "merge" => assert!(
+                    s["pass"].is_null()
+                        && s["reason"]["kind"] == "merged_by_cleaner"
+                        && s["merged_into"].is_i64()
+                ),
                 other => panic!("verdict {other}"),
             }
         }

@@ -15,6 +15,7 @@ use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
 use crate::model::segment::{Segment, TimestampSource};
 use crate::model::units::{Bytes, Offset, TimestampMs};
+use crate::rules::compaction::CleanerSegmentFacts;
 use crate::rules::facts::{MaxTimestampSource, SegmentFacts};
 use crate::rules::high_watermark::{HwFacts, ReplicaRole};
 use crate::rules::retention::{LogState, TieredFacts};
@@ -39,6 +40,8 @@ pub struct ReplicaFacts {
     pub partition: i32,
     /// Segments with a `.log`, oldest first.
     pub segments: Vec<SegmentFacts>,
+    /// What the cleaner's grouping reads of each segment (index sizes, last batch).
+    pub cleaner_segments: Vec<CleanerSegmentFacts>,
     /// The oldest record time of each segment (first batch), for the timeline.
     pub first_timestamps: Vec<TimestampMs>,
     /// Whether the next start recovers each segment (its largest timestamp is then rebuilt).
@@ -88,6 +91,22 @@ fn segment_facts(s: &Segment) -> SegmentFacts {
         log_mtime: mtime,
         first_batch_max_timestamp: log
             .and_then(|l| l.first_batch.as_ref())
+            .map_or(TimestampMs::NONE, |b| TimestampMs(b.max_timestamp)),
+    }
+}
+
+fn cleaner_segment_facts(s: &Segment) -> CleanerSegmentFacts {
+    let len = |f: &Option<crate::model::listing::FileInfo>, entry: u64| {
+        Bytes(f.as_ref().map_or(0, |f| f.size / entry * entry))
+    };
+    CleanerSegmentFacts {
+        base_offset: Offset(s.base_offset),
+        size: Bytes(s.size()),
+        offset_index_bytes: len(&s.files.index, 8),
+        time_index_bytes: len(&s.files.time_index, 12),
+        last_batch_max_timestamp: s
+            .log_summary()
+            .and_then(|l| l.last_batch.as_ref())
             .map_or(TimestampMs::NONE, |b| TimestampMs(b.max_timestamp)),
     }
 }
@@ -231,6 +250,7 @@ pub fn replica_facts(
     Some(ReplicaFacts {
         partition: name.partition,
         segments: segs.iter().map(|s| segment_facts(s)).collect(),
+        cleaner_segments: segs.iter().map(|s| cleaner_segment_facts(s)).collect(),
         first_timestamps: segs
             .iter()
             .map(|s| {

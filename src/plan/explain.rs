@@ -45,6 +45,19 @@ pub fn pass_name(p: Pass) -> &'static str {
     }
 }
 
+/// A segment the cleaner merges into the segment at `into` before retention runs; `fate` is
+/// that cleaned segment's verdict in words (`deleted by the time pass`, `kept`).
+pub fn merged_by_cleaner(into: Offset, fate: &str) -> Explanation {
+    Explanation {
+        kind: "merged_by_cleaner",
+        evidence: vec![ev("merged_into", EvidenceValue::Offset(into.get()))],
+        text: format!(
+            "merged by the cleaner into segment {} before retention runs; {fate} with it",
+            into.get()
+        ),
+    }
+}
+
 /// Why a segment is kept. `log_end` tells "next base" from "log end" in the HW gate.
 pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explanation {
     use EvidenceValue::{Bytes as B, Flag, Int, Offset as O, Text, TimestampMs as T};
@@ -369,6 +382,40 @@ pub fn note(n: &super::Note) -> Explanation {
             format!(
                 "the next start recovers {segments} segment(s) first; their largest timestamps \
                  are rebuilt from the batches"
+            ),
+        ),
+        Note::CleanedBeforeRetention {
+            merged,
+            groups,
+            exact,
+        } => (
+            "cleaned_before_retention",
+            vec![
+                ev("merged_segments", Count(merged as u64)),
+                ev("cleaned_groups", Count(groups as u64)),
+                ev("exact", EvidenceValue::Flag(exact)),
+            ],
+            format!(
+                "the cleaner takes this log first and cleans it before its retention pass \
+                 (same cleaner thread: clean, then delete old segments): {merged} segment(s) \
+                 merge into {groups} cleaned segment(s), whose largest timestamp is the newest \
+                 of their members{}",
+                if exact {
+                    ""
+                } else {
+                    " at most; approximate: compaction may drop the records carrying it, the \
+                     pass may stop early on a full offset map, and cleaned sizes are at most \
+                     their members' sum"
+                }
+            ),
+        ),
+        Note::CleanerOrderUnknown { tied } => (
+            "cleaner_order_unknown",
+            vec![ev("tied_logs", Count(tied as u64))],
+            format!(
+                "{tied} logs tie for the highest dirty ratio: whether the cleaner cleans this \
+                 one before its retention pass cannot be known from disk; verdicts assume it \
+                 does not"
             ),
         ),
     };

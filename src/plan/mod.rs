@@ -9,6 +9,14 @@
 //! - [`diff`]: what changes between two plans (today's and one under proposed configs);
 //! - [`findings::plan_findings`]: the `plan.*` findings.
 //!
+//! Order on the cleaner thread (`LogCleaner.CleanerThread.cleanFilthiestLog`): each iteration
+//! first cleans the filthiest log, then runs `deleteOldSegments` on every compacted log not in
+//! progress (`LogCleanerManager.deletableLogs`). The log the cleaner takes first is therefore
+//! cleaned before its first retention pass: its retention is evaluated on the post-clean layout
+//! ([`compaction::cleaned_layout`]), where the segments a group merges are reported
+//! [`SegmentPlan::merged_into`] its first segment. Every other compacted log meets retention on
+//! its current layout first.
+//!
 //! Timing: files are renamed by the thread that runs the topic's retention (spec §C1). When a
 //! log dir's `.lock` is held, the broker runs and its retention phase is unknown; otherwise the
 //! plan assumes a broker (re)started at the evaluation instant, so its first retention run
@@ -27,9 +35,9 @@ use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::rules::compaction::{
-    self, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
+    self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
 };
-use crate::rules::facts::TimestampSource;
+use crate::rules::facts::{SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark};
 use crate::rules::retention::{
     self, Pass, RetainReason, RetentionInput, RetentionOutcome, Verdict,
@@ -77,6 +85,12 @@ pub struct SegmentPlan {
     pub gone_by: Option<TimestampMs>,
     /// Kept although `retention.ms` has passed for it (policy with `delete`).
     pub retained_expired: bool,
+    /// The cleaner merges it into the segment with this base before retention runs; its
+    /// verdict is then that cleaned segment's (and its times are there, not here).
+    pub merged_into: Option<Offset>,
+    /// `largest_timestamp` is the bound of a cleaned group (its members' max), which the pass
+    /// may lower by dropping the records that carry it.
+    pub largest_timestamp_upper_bound: bool,
 }
 
 /// What stops the cleaner, with the numbers.
@@ -170,6 +184,24 @@ pub enum Note {
     RecoversOnStart {
         /// How many segments.
         segments: usize,
+    },
+    /// The cleaner takes this log before its retention pass runs, and retention sees the
+    /// cleaned segments.
+    CleanedBeforeRetention {
+        /// Segments merged into an earlier one.
+        merged: usize,
+        /// Cleaned segments made of more than one segment.
+        groups: usize,
+        /// Whether the verdicts on the cleaned layout are exact: every cleaned segment's
+        /// largest timestamp is, the pass surely ends at `clean_up_to`, and no
+        /// `retention.bytes` reads the (upper-bound) cleaned sizes.
+        exact: bool,
+    },
+    /// This log ties for the highest dirty ratio: whether the cleaner takes it before its
+    /// retention pass is unknown (Errata 19); verdicts assume it does not.
+    CleanerOrderUnknown {
+        /// The logs in the tie.
+        tied: usize,
     },
 }
 
@@ -287,8 +319,25 @@ fn latest(b: Bound) -> TimestampMs {
     }
 }
 
+/// The layout retention runs on: the segments as they are, one per group.
+fn layout_as_is(segments: &[SegmentFacts]) -> Vec<CleanedSegment> {
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| CleanedSegment {
+            members: i..i + 1,
+            facts: *s,
+            largest_timestamp_exact: true,
+            cleaned: false,
+        })
+        .collect()
+}
+
+/// One plan per segment of `f`, from `outcome` evaluated on `layout` (parallel to it): a
+/// segment merged into an earlier one takes that cleaned segment's verdict and times.
 fn segment_plans(
     f: &ReplicaFacts,
+    layout: &[CleanedSegment],
     outcome: &RetentionOutcome,
     config: &LogConfig,
     broker: &BrokerCleanupConfig,
@@ -296,37 +345,49 @@ fn segment_plans(
     now: TimestampMs,
 ) -> Vec<SegmentPlan> {
     let retention_ms = config.retention_ms.max();
-    outcome
-        .segments
-        .iter()
-        .zip(&f.segments)
-        .enumerate()
-        .map(|(i, (v, s))| {
-            let eligible_at = match v.verdict {
-                Verdict::Delete { eligible_at, .. } => Some(eligible_at),
-                Verdict::Retain { .. } => v.time_eligible_at,
+    let mut plans = Vec::with_capacity(f.segments.len());
+    for (group, v) in layout.iter().zip(&outcome.segments) {
+        let eligible_at = match v.verdict {
+            Verdict::Delete { eligible_at, .. } => Some(eligible_at),
+            Verdict::Retain { .. } => v.time_eligible_at,
+        };
+        let timeline =
+            eligible_at.and_then(|e| deletion_timeline(e.max(now), clock, broker, config));
+        let ts = v.largest_timestamp.0;
+        let expired = config.cleanup_policy.delete
+            && retention_ms
+                .is_some_and(|r| ts.get().saturating_add(r).saturating_add(1) <= now.get());
+        for i in group.members.clone() {
+            let Some(s) = f.segments.get(i) else {
+                continue;
             };
-            let timeline =
-                eligible_at.and_then(|e| deletion_timeline(e.max(now), clock, broker, config));
-            let ts = v.largest_timestamp.0;
-            let expired = config.cleanup_policy.delete
-                && retention_ms
-                    .is_some_and(|r| ts.get().saturating_add(r).saturating_add(1) <= now.get());
-            SegmentPlan {
+            let leader = i == group.members.start;
+            plans.push(SegmentPlan {
                 base_offset: s.base_offset,
                 next_offset: s.next_offset,
                 size: s.size,
                 first_timestamp: f.first_timestamps.get(i).copied().filter(|t| t.is_set()),
-                largest_timestamp: v.largest_timestamp,
+                largest_timestamp: if leader {
+                    v.largest_timestamp
+                } else {
+                    s.largest_timestamp()
+                },
                 recovered_on_start: f.recovered.get(i).copied().unwrap_or(false),
                 verdict: v.verdict,
-                eligible_at,
-                renamed_by: timeline.map(|t| latest(t.renamed)),
-                gone_by: timeline.map(|t| latest(t.gone_by)),
+                // A merged segment's files go at the cleaner's swap; its records share the
+                // cleaned segment's times.
+                eligible_at: eligible_at.filter(|_| leader),
+                renamed_by: timeline.filter(|_| leader).map(|t| latest(t.renamed)),
+                gone_by: timeline.filter(|_| leader).map(|t| latest(t.gone_by)),
                 retained_expired: expired && matches!(v.verdict, Verdict::Retain { .. }),
-            }
-        })
-        .collect()
+                merged_into: (!leader).then_some(group.facts.base_offset),
+                largest_timestamp_upper_bound: leader
+                    && group.cleaned
+                    && !group.largest_timestamp_exact,
+            });
+        }
+    }
+    plans
 }
 
 fn blocker(
@@ -482,11 +543,93 @@ fn notes(
     notes
 }
 
+/// What a partition's retention is evaluated from, kept until the cleaner's order is known.
+struct Pending {
+    facts: ReplicaFacts,
+    clock: BrokerClock,
+}
+
+fn evaluate_retention(
+    layout: &[CleanedSegment],
+    f: &ReplicaFacts,
+    hw: HighWatermark,
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+    opts: &PlanOptions,
+) -> RetentionOutcome {
+    let segments: Vec<SegmentFacts> = layout.iter().map(|g| g.facts).collect();
+    retention::evaluate(&RetentionInput {
+        segments: &segments,
+        log_start_offset: f.log_start_offset,
+        log_end_offset: f.log_end_offset,
+        high_watermark: hw,
+        config,
+        broker,
+        tiered: f.tiered,
+        state: f.state,
+        now: opts.now,
+        version: opts.version,
+    })
+}
+
+/// Re-plans the log the cleaner takes first: its pass (to `clean_up_to`) runs before its
+/// retention pass on the same cleaner thread, so retention sees the cleaned layout.
+fn clean_before_retention(
+    p: &mut PartitionPlan,
+    pending: &Pending,
+    broker: &BrokerCleanupConfig,
+    opts: &PlanOptions,
+) {
+    let Some(c) = p.compaction.as_ref().filter(|c| c.will_clean) else {
+        return;
+    };
+    let Some(end) = c.clean_up_to else {
+        return;
+    };
+    let f = &pending.facts;
+    let layout = compaction::cleaned_layout(
+        &f.segments,
+        &f.cleaner_segments,
+        end,
+        c.log.range.first_uncleanable_offset,
+        &p.config,
+    );
+    let groups = layout.iter().filter(|g| g.members.len() > 1).count();
+    let merged = f.segments.len().saturating_sub(layout.len());
+    // Exact when every cleaned segment's largest timestamp is, the pass surely reaches
+    // `clean_up_to` (one offset map holds the dirty section), and no size limit reads the
+    // cleaned sizes (summed pre-cleaning sizes are upper bounds).
+    let exact = c.clean_up_to_exact
+        && !(p.config.cleanup_policy.delete && matches!(p.config.retention_bytes, Limit::Max(_)))
+        && layout
+            .iter()
+            .filter(|g| g.cleaned)
+            .all(|g| g.largest_timestamp_exact);
+    let retention = evaluate_retention(&layout, f, p.high_watermark, &p.config, broker, opts);
+    p.segments = segment_plans(
+        f,
+        &layout,
+        &retention,
+        &p.config,
+        broker,
+        pending.clock,
+        opts.now,
+    );
+    p.notes = notes(f, &retention, &p.segments, &p.config, opts.now);
+    p.notes.push(Note::CleanedBeforeRetention {
+        merged,
+        groups,
+        exact,
+    });
+    p.retention = retention;
+}
+
 /// The plan of every live partition replica in `dirs`, under `view`'s configs.
 pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Plan {
     let broker = &view.broker_config;
     let now = opts.now;
     let mut partitions = Vec::new();
+    let mut pending = Vec::new();
     for dir in dirs {
         let clock = match dir.lock {
             LockState::HeldBy { .. } => BrokerClock::PhaseUnknown,
@@ -503,19 +646,9 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
                 continue;
             }
             let hw = assumed_high_watermark(&f.hw);
-            let retention = retention::evaluate(&RetentionInput {
-                segments: &f.segments,
-                log_start_offset: f.log_start_offset,
-                log_end_offset: f.log_end_offset,
-                high_watermark: hw,
-                config: &config,
-                broker,
-                tiered: f.tiered,
-                state: f.state,
-                now,
-                version: opts.version,
-            });
-            let segments = segment_plans(&f, &retention, &config, broker, clock, now);
+            let layout = layout_as_is(&f.segments);
+            let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
+            let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, now);
             let compaction = compaction_plan(&f, &hw, &config, broker, now);
             let notes = notes(&f, &retention, &segments, &config, now);
             partitions.push(PartitionPlan {
@@ -534,6 +667,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
                 startup: f.startup.clone(),
                 config,
             });
+            pending.push(Pending { facts: f, clock });
         }
     }
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
@@ -544,15 +678,28 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         })
         .collect();
     let cleaner_first = compaction::pick_filthiest(&candidates);
-    if let CleanerPick::Log((dir, name)) = &cleaner_first {
-        for p in partitions
-            .iter_mut()
-            .filter(|p| p.log_dir == *dir && p.dir_name == *name)
-        {
-            if let Some(c) = p.compaction.as_mut() {
-                c.first_in_line = true;
+    match &cleaner_first {
+        CleanerPick::Log((dir, name)) => {
+            for (p, f) in partitions
+                .iter_mut()
+                .zip(&pending)
+                .filter(|(p, _)| p.log_dir == *dir && p.dir_name == *name)
+            {
+                if let Some(c) = p.compaction.as_mut() {
+                    c.first_in_line = true;
+                }
+                clean_before_retention(p, f, broker, opts);
             }
         }
+        CleanerPick::OrderUnknown(tied) => {
+            for p in partitions.iter_mut().filter(|p| {
+                tied.iter()
+                    .any(|(dir, name)| p.log_dir == *dir && p.dir_name == *name)
+            }) {
+                p.notes.push(Note::CleanerOrderUnknown { tied: tied.len() });
+            }
+        }
+        CleanerPick::Nothing => {}
     }
     Plan {
         now,

@@ -51,12 +51,19 @@ pub struct SegmentPlanDoc {
     pub largest_timestamp_source: &'static str,
     /// The next start recovers it first.
     pub recovered_on_start: bool,
-    /// `delete` or `retain`.
+    /// `delete`, `retain`, or `merge` (the cleaner merges it into `merged_into` before
+    /// retention runs).
     pub verdict: &'static str,
     /// For deletes: `log_start_offset`, `size` or `time`.
     pub pass: Option<&'static str>,
-    /// For retains: the first failing condition.
+    /// For retains: the first failing condition; for merges: `merged_by_cleaner`.
     pub reason: Option<ReasonDoc>,
+    /// For merges: the base of the cleaned segment it becomes part of (whose verdict and
+    /// times it shares).
+    pub merged_into: Option<i64>,
+    /// `largest_timestamp_ms` is a cleaned segment's bound (its members' max), which the pass
+    /// may lower.
+    pub largest_timestamp_upper_bound: bool,
     /// When it becomes deletable.
     pub eligible_at_ms: Option<i64>,
     /// Latest time its files are renamed `.deleted`.
@@ -70,9 +77,22 @@ pub struct SegmentPlanDoc {
 impl SegmentPlanDoc {
     fn new(s: &SegmentPlan, p: &PartitionPlan) -> Self {
         let policy = p.config.cleanup_policy.to_string();
-        let (verdict, pass, reason) = match s.verdict {
-            Verdict::Delete { pass, .. } => ("delete", Some(pass_name(pass)), None),
-            Verdict::Retain { reason } => (
+        let (verdict, pass, reason) = match (s.merged_into, s.verdict) {
+            (Some(into), v) => {
+                let fate = match v {
+                    Verdict::Delete { pass, .. } => {
+                        format!("deleted by the {} pass", pass_name(pass))
+                    }
+                    Verdict::Retain { .. } => "kept".to_string(),
+                };
+                (
+                    "merge",
+                    None,
+                    Some(ReasonDoc::new(explain::merged_by_cleaner(into, &fate))),
+                )
+            }
+            (None, Verdict::Delete { pass, .. }) => ("delete", Some(pass_name(pass)), None),
+            (None, Verdict::Retain { reason }) => (
                 "retain",
                 None,
                 Some(ReasonDoc::new(explain::retain_reason(
@@ -101,6 +121,8 @@ impl SegmentPlanDoc {
             renamed_by_ms: s.renamed_by.map(|t| t.get()),
             gone_by_ms: s.gone_by.map(|t| t.get()),
             retained_expired: s.retained_expired,
+            merged_into: s.merged_into.map(|o| o.get()),
+            largest_timestamp_upper_bound: s.largest_timestamp_upper_bound,
         }
     }
 }

@@ -31,9 +31,10 @@ fn t(style: &TableStyle, ms: Option<i64>) -> String {
 }
 
 fn verdict(s: &SegmentPlanDoc) -> String {
-    match s.pass {
-        Some(p) => format!("delete ({p})"),
-        None => "retain".to_string(),
+    match (s.merged_into, s.pass) {
+        (Some(into), _) => format!("merge → {into}"),
+        (None, Some(p)) => format!("delete ({p})"),
+        (None, None) => "retain".to_string(),
     }
 }
 
@@ -74,7 +75,10 @@ fn segment_table(p: &PartitionPlanDoc, style: &TableStyle) -> String {
     ])
     .floor(2, 24);
     for s in &p.segments {
-        let ts = t(style, Some(s.largest_timestamp_ms));
+        let mut ts = t(style, Some(s.largest_timestamp_ms));
+        if s.largest_timestamp_upper_bound {
+            ts = format!("≤ {ts}");
+        }
         full.push(vec![
             Cell::atom(s.base_offset.to_string()),
             Cell::atom(format_size(s.size_bytes, BINARY)),
