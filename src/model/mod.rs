@@ -5,6 +5,7 @@
 
 pub mod cluster;
 pub mod file_bytes;
+pub mod groups;
 pub mod listing;
 pub mod lock;
 pub mod log_dir;
