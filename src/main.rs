@@ -65,6 +65,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
             cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
         }
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
+        Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
             Outcome::Clean

@@ -9,6 +9,7 @@ pub mod config;
 pub mod duplicates;
 pub mod file;
 pub mod finding;
+pub mod groups;
 pub mod index;
 pub mod inspect;
 pub mod location;

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::checks::finding::Severity;
 
 pub mod config;
+pub mod groups;
 pub mod inspect;
 pub mod progress;
 pub mod run_config;
@@ -97,6 +98,9 @@ pub enum Command {
     /// resolve it: topic override > dynamic per-broker > dynamic cluster default >
     /// server.properties > default, read from the KRaft metadata log on disk.
     Config(ConfigArgs),
+    /// Consumer groups as the coordinator would load them from `__consumer_offsets`: committed
+    /// offsets, log start and end, lag, and what the next retention pass and offset expiry do.
+    Groups(GroupsArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -110,6 +114,7 @@ impl Command {
     /// time-based rules, so none takes one).
     pub fn now_arg(&self) -> Option<&run_config::NowArg> {
         match self {
+            Command::Groups(a) => Some(&a.now),
             Command::Inspect(_) | Command::Config(_) | Command::Completions { .. } => None,
         }
     }
@@ -169,6 +174,34 @@ pub struct ConfigArgs {
     /// Every topic config, not only those that decide rolling, retention and compaction.
     #[arg(long)]
     pub all_keys: bool,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+}
+
+/// Arguments of `logclean groups`.
+#[derive(Debug, Args)]
+pub struct GroupsArgs {
+    /// Log dirs: those holding `__consumer_offsets` partitions, the data partitions and
+    /// `__cluster_metadata-0` (configs).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Only this group.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// Only offsets of this topic.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// The broker's static `server.properties` (offsets.retention.minutes and other broker
+    /// values not set dynamically).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// The instant expiry and retention are evaluated at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
     /// Read files with read(2) instead of memory maps.
     #[arg(long)]
     pub no_mmap: bool,

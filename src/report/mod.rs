@@ -3,6 +3,8 @@
 
 pub mod config_doc;
 pub mod config_table;
+pub mod groups_doc;
+pub mod groups_table;
 pub mod human;
 pub mod sanitize;
 pub mod table;
