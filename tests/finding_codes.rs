@@ -476,6 +476,18 @@ cases! {
             fix_batch_crcs(b);
         }),
         healthy "consumer-groups" ["groups", "logs-0", "--now", "2026-11-30T10:33:00Z"];
+    // --- transactions -----------------------------------------------------------------------
+    txn_hanging: "txn.hanging", "error", exit 1,
+        "transactions" ["transactions", "logs-0", "--server-properties", "server.properties", "--now", "2026-11-30T16:33:00Z"],
+        "__transaction_state-0 (tx-open's state) emptied: the coordinator no longer knows the \
+         transaction open on txn-compacted-0 since base-2h, past transaction.max.timeout.ms 2h",
+        |d| fs::write(d.join("logs-0/__transaction_state-0/00000000000000000000.log"), b"").unwrap(),
+        healthy "transactions";
+    txn_open_long: "txn.open_long", "warning", exit 1,
+        "transactions" ["transactions", "logs-0", "--server-properties", "server.properties", "--now", "2026-11-30T13:33:00Z"],
+        "none: at the base time tx-open's transaction has been open 2 h, past its 1 h timeout",
+        |_| {},
+        healthy "transactions" ["transactions", "logs-0", "--server-properties", "server.properties", "--now", "2026-11-30T12:03:00Z"];
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.

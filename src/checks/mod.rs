@@ -21,4 +21,5 @@ pub mod snapshot;
 #[cfg(test)]
 mod test_support;
 pub mod time_index;
+pub mod transactions;
 pub mod txn_index;

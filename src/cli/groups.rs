@@ -1,11 +1,9 @@
-//! `logclean groups`: replay `__consumer_offsets` from the log dirs, describe each group's
-//! offsets against the data partitions held here, and say what the next retention pass and
-//! the coordinator's offset expiry do to them.
+//! `logclean groups`: replay `__consumer_offsets`, describe each group's offsets against the
+//! data partitions held here, and what the next retention pass and offset expiry do to them.
 //!
-//! Options → [`ClusterView::build`] (configs) + [`load_targets`] → [`replay_partition`] →
-//! [`GroupsBody`] → [`group_findings`] → render. The next pass's log starts come from
-//! `rules::retention::evaluate` through [`next_pass::next_log_start`] (`src/plan/` is not on
-//! main yet).
+//! Options → [`ClusterView::build`] + [`load_targets`] → [`replay_partition`] → [`GroupsBody`]
+//! → [`group_findings`] → render. The next pass's log starts: `rules::retention::evaluate`
+//! through [`next_pass::next_log_start`] (until `src/plan/` lands on main).
 
 use std::io::Write;
 

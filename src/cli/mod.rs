@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod progress;
 pub mod run_config;
 pub mod time_arg;
+pub mod transactions;
 
 /// Offline diagnosis of Apache Kafka log cleanup, read from the log dirs themselves.
 #[derive(Debug, Parser)]
@@ -101,6 +102,10 @@ pub enum Command {
     /// Consumer groups as the coordinator would load them from `__consumer_offsets`: committed
     /// offsets, log start and end, lag, and what the next retention pass and offset expiry do.
     Groups(GroupsArgs),
+    /// Transactional ids from `__transaction_state`, and per data partition the open
+    /// transactions of the producer-state replay, the last stable offset they hold, and the
+    /// abort command of each hanging one.
+    Transactions(TransactionsArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -115,6 +120,7 @@ impl Command {
     pub fn now_arg(&self) -> Option<&run_config::NowArg> {
         match self {
             Command::Groups(a) => Some(&a.now),
+            Command::Transactions(a) => Some(&a.now),
             Command::Inspect(_) | Command::Config(_) | Command::Completions { .. } => None,
         }
     }
@@ -200,6 +206,28 @@ pub struct GroupsArgs {
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
     /// The instant expiry and retention are evaluated at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+}
+
+/// Arguments of `logclean transactions`.
+#[derive(Debug, Args)]
+pub struct TransactionsArgs {
+    /// Log dirs: those holding `__transaction_state` partitions, the data partitions and
+    /// `__cluster_metadata-0` (configs).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// The broker's static `server.properties` (transaction.max.timeout.ms when not set
+    /// dynamically).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// The instant transaction ages are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
     /// Read files with read(2) instead of memory maps.

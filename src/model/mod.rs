@@ -14,6 +14,7 @@ pub mod mode;
 pub mod names;
 pub mod partition;
 pub mod problem;
+pub mod producer_state;
 pub mod records;
 pub mod segment;
 pub mod units;

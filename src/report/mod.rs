@@ -9,6 +9,8 @@ pub mod human;
 pub mod sanitize;
 pub mod table;
 pub mod terminal;
+pub mod txn_doc;
+pub mod txn_table;
 pub mod wire;
 
 use std::io::{self, Write};
