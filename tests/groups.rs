@@ -46,7 +46,7 @@ fn codes(doc: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-const BASE: &str = "2026-11-30T13:33:00Z";
+const BASE: &str = "2026-12-01T11:04:00Z";
 
 #[test]
 fn offsets_and_ends_equal_the_brokers() {
@@ -117,6 +117,33 @@ fn offsets_and_ends_equal_the_brokers() {
         }
     }
     assert_eq!(got, want);
+    // Deleted groups are gone and said so; g-txn's offsets are the committed transaction's.
+    for d in m["deleted_groups"].as_array().unwrap() {
+        assert!(doc["deleted_groups"].as_array().unwrap().contains(d), "{d}");
+        assert!(doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["group"] != *d));
+    }
+    let txn_groups: Vec<&Value> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["transactional"] == true)
+        .map(|r| &r["group"])
+        .collect();
+    assert_eq!(txn_groups, ["g-txn", "g-txn"]);
+    let kinds: BTreeMap<&str, &str> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["group"].as_str().unwrap(), g["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        (kinds["g-classic"], kinds["g-848"], kinds["g-stale"]),
+        ("classic", "consumer", "simple")
+    );
     assert_eq!(doc["offsets_topic_partitions"], 3);
     assert_eq!(doc["coordinator_partitions"], serde_json::json!([0, 1, 2]));
 }
@@ -157,7 +184,7 @@ fn next_retention_pass_resets_the_groups_behind_it() {
         ]
     );
     // Three hours earlier nothing is old enough.
-    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", "2026-11-30T10:33:00Z"]);
+    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", "2026-12-01T08:04:00Z"]);
     assert_eq!((codes(&doc), exit), (vec![], 0));
     assert!(doc["rows"]
         .as_array()
@@ -183,7 +210,7 @@ fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
         &[
             "logs-0",
             "--now",
-            "2026-12-08T00:00:00Z",
+            "2026-12-09T00:00:00Z",
             "--topic",
             "events",
         ],
@@ -195,7 +222,14 @@ fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
         .map(|(_, g)| g)
         .collect();
     expired.sort();
-    assert_eq!(expired, ["g-behind", "g-current", "g-stale"]);
+    // Every group of the scenario is empty (its consumers left), so all expire.
+    let all: Vec<String> = manifest()["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(expired, all);
 }
 
 #[test]

@@ -44,7 +44,7 @@ fn codes(doc: &Value) -> Vec<&str> {
         .collect()
 }
 
-const BASE: &str = "2026-11-30T13:33:00Z";
+const BASE: &str = "2026-12-01T11:04:00Z";
 
 fn copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -71,17 +71,66 @@ fn check_against_manifest(doc: &Value) {
             assert_eq!(p[key], want[key], "{key}: {p}");
         }
     }
-    let open = doc["open_transactions"].as_array().unwrap();
-    assert_eq!(open.len(), 1, "{open:?}");
-    let t = &open[0];
-    assert_eq!(
-        (t["topic"].as_str(), t["partition"].as_i64()),
-        (Some("txn-compacted"), Some(0))
-    );
-    assert_eq!(t["first_offset"], 6);
+    // Admin.describeProducers on the live broker: every producer with a transaction open is an
+    // open transaction here with the same start offset, epoch and last timestamp; no other one.
+    let mut want = Vec::new();
+    for p in m["producers"].as_array().unwrap() {
+        let start = p["current_transaction_start_offset"].as_i64().unwrap();
+        if start >= 0 {
+            want.push((
+                p["topic"].as_str().unwrap().to_string(),
+                p["partition"].as_i64().unwrap(),
+                p["producer_id"].as_i64().unwrap(),
+                p["producer_epoch"].as_i64().unwrap(),
+                start,
+                p["last_timestamp_ms"].as_i64().unwrap(),
+            ));
+        }
+    }
+    let got: Vec<_> = doc["open_transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["topic"].as_str().unwrap().to_string(),
+                t["partition"].as_i64().unwrap(),
+                t["producer_id"].as_i64().unwrap(),
+                t["producer_epoch"].as_i64().unwrap(),
+                t["first_offset"].as_i64().unwrap(),
+                t["last_timestamp_ms"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(want.len(), 1, "the scenario leaves one open transaction");
     // tx-open's records carry the producer's timestamps base-2h, base-2h+1s, base-2h+2s.
-    assert_eq!(t["open_since_ms"], 1_796_038_380_000_i64);
-    assert_eq!(t["last_timestamp_ms"], 1_796_038_382_000_i64);
+    let base = m["base_time_ms"].as_i64().unwrap();
+    assert_eq!(
+        doc["open_transactions"][0]["open_since_ms"],
+        base - 7_200_000
+    );
+}
+
+/// The coordinator's transactions (Admin.listTransactions / describeTransactions) equal the
+/// transactional ids' states replayed from `__transaction_state`.
+fn check_coordinator_state(doc: &Value, m: &Value) {
+    let norm = |s: &str| s.replace('_', "").to_lowercase();
+    let rows = |v: &Value| -> Vec<(String, i64, String, Value)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["transactional_id"].as_str().unwrap().to_string(),
+                    t["producer_id"].as_i64().unwrap(),
+                    norm(t["state"].as_str().unwrap()),
+                    t["partitions"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(rows(&doc["transactional_ids"]), rows(&m["transactions"]));
 }
 
 #[test]
@@ -102,17 +151,49 @@ fn states_and_stable_offsets_equal_the_brokers() {
         })
         .collect();
     assert_eq!(ids, [("tx-main", "CompleteCommit"), ("tx-open", "Ongoing")]);
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(fixture().join("manifest.json")).unwrap()).unwrap();
+    check_coordinator_state(&doc, &m);
+    // find-hanging on the live broker (at capture time) found what logclean finds then.
+    let captured = m["captured_at"].as_str().unwrap();
+    let (at_capture, _) = transactions(&fixture(), captured);
+    let hanging: Vec<(String, i64, i64)> = at_capture["open_transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["verdict"] == "hanging")
+        .map(|t| {
+            (
+                t["topic"].as_str().unwrap().to_string(),
+                t["partition"].as_i64().unwrap(),
+                t["first_offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, i64, i64)> = m["hanging_transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["topic"].as_str().unwrap().to_string(),
+                h["partition"].as_i64().unwrap(),
+                h["start_offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(hanging, want);
     let t = &doc["open_transactions"][0];
     assert_eq!(t["transactional_id"], "tx-open");
     // Open 2 h minus 2 s: past its own 1 h timeout, under transaction.max.timeout.ms 2 h.
     assert_eq!(t["verdict"], "open_long");
     assert!(t["abort_command"].is_null());
     assert_eq!((codes(&doc), exit), (vec!["txn.open_long"], 1));
-    let (doc, exit) = transactions(&fixture(), "2026-11-30T12:03:00Z");
+    let (doc, exit) = transactions(&fixture(), "2026-12-01T09:34:00Z");
     assert_eq!(doc["open_transactions"][0]["verdict"], "open");
     assert_eq!((codes(&doc), exit), (vec![], 0));
     // Past the max timeout the coordinator still tracks it: not hanging (find-hanging's rule).
-    let (doc, _) = transactions(&fixture(), "2026-11-30T16:33:00Z");
+    let (doc, _) = transactions(&fixture(), "2026-12-01T14:04:00Z");
     assert_eq!(codes(&doc), ["txn.open_long"]);
 }
 
@@ -157,7 +238,7 @@ fn a_transaction_its_coordinator_lost_hangs() {
     let (_tmp, root) = copy();
     let tsp = root.join("logs-0/__transaction_state-0");
     std::fs::write(tsp.join("00000000000000000000.log"), b"").unwrap();
-    let (doc, exit) = transactions(&root, "2026-11-30T16:33:00Z");
+    let (doc, exit) = transactions(&root, "2026-12-01T14:04:00Z");
     let t = &doc["open_transactions"][0];
     assert_eq!(t["verdict"], "hanging");
     assert!(t["transactional_id"].is_null());

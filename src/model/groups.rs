@@ -74,8 +74,8 @@ pub struct Group {
     pub members: BTreeSet<String>,
     /// Classic: when the group entered its current state (v3+ group metadata), ms.
     pub current_state_timestamp_ms: Option<i64>,
-    /// Consumer protocol: topics the members subscribe to by name.
-    pub subscribed_topics: BTreeSet<String>,
+    /// Consumer protocol: the topics each member subscribes to by name.
+    pub subscriptions: BTreeMap<String, Vec<String>>,
     /// Committed offsets.
     pub offsets: BTreeMap<TopicPartition, CommittedOffset>,
     /// Transactional offset commits whose transaction has no marker yet.
@@ -92,7 +92,7 @@ impl Group {
             generation: None,
             members: BTreeSet::new(),
             current_state_timestamp_ms: None,
-            subscribed_topics: BTreeSet::new(),
+            subscriptions: BTreeMap::new(),
             offsets: BTreeMap::new(),
             pending_transactional: BTreeSet::new(),
         }
@@ -105,6 +105,15 @@ impl Group {
         } else {
             "Stable"
         }
+    }
+
+    /// Consumer protocol: the topics any member subscribes to by name.
+    pub fn subscribed_topics(&self) -> BTreeSet<&str> {
+        self.subscriptions
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect()
     }
 
     /// The last commit of any partition, ms.
@@ -258,12 +267,13 @@ impl<'s> PartitionReplay<'s> {
                 Some(GroupValue::ConsumerGroupMemberMetadata(m)) => {
                     let g = self.group(&group);
                     g.kind = GroupKind::Consumer;
-                    g.members.insert(member_id);
-                    g.subscribed_topics.extend(m.subscribed_topic_names);
+                    g.members.insert(member_id.clone());
+                    g.subscriptions.insert(member_id, m.subscribed_topic_names);
                 }
                 _ => {
                     if let Some(g) = self.state.groups.get_mut(&group) {
                         g.members.remove(&member_id);
+                        g.subscriptions.remove(&member_id);
                     }
                     self.drop_if_gone(&group);
                 }
@@ -304,7 +314,7 @@ impl<'s> PartitionReplay<'s> {
                     g.protocol_type = None;
                     g.generation = None;
                     g.members.clear();
-                    g.subscribed_topics.clear();
+                    g.subscriptions.clear();
                 }
                 self.drop_if_gone(group);
             }
@@ -435,7 +445,7 @@ pub fn expires_at_ms(g: &Group, tp: &TopicPartition, retention_ms: i64) -> Optio
             .current_state_timestamp_ms
             .unwrap_or(o.commit_timestamp_ms),
         GroupKind::Classic | GroupKind::Other => return None,
-        GroupKind::Consumer if g.subscribed_topics.contains(&tp.0) => return None,
+        GroupKind::Consumer if g.subscribed_topics().contains(tp.0.as_str()) => return None,
         GroupKind::Consumer => o.commit_timestamp_ms,
     };
     Some(match o.expire_timestamp_ms {
@@ -636,7 +646,7 @@ mod tests {
         assert_eq!(expires_at_ms(&classic, &tp, 50), None);
         let mut consumer = group(GroupKind::Consumer);
         assert_eq!(expires_at_ms(&consumer, &tp, 50), Some(1_050));
-        consumer.subscribed_topics.insert("t".into());
+        consumer.subscriptions.insert("m".into(), vec!["t".into()]);
         assert_eq!(expires_at_ms(&consumer, &tp, 50), None);
         let mut explicit = group(GroupKind::Simple);
         explicit.offsets.get_mut(&tp).unwrap().expire_timestamp_ms = Some(2_000);
