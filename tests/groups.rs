@@ -11,8 +11,20 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// The scenario dir: `fixtures/consumer-groups`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
+/// at the dirs a fresh broker just wrote).
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/consumer-groups")
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+        .join("consumer-groups")
+}
+
+/// `--now` at `minutes` from the scenario's base time, in ms.
+fn at(minutes: i64) -> String {
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(fixture().join("manifest.json")).unwrap()).unwrap();
+    (m["base_time_ms"].as_i64().unwrap() + minutes * 60_000).to_string()
 }
 
 fn manifest() -> Value {
@@ -46,12 +58,10 @@ fn codes(doc: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-const BASE: &str = "2026-12-01T11:04:00Z";
-
 #[test]
 fn offsets_and_ends_equal_the_brokers() {
     let m = manifest();
-    let (doc, _) = groups(&fixture(), &["logs-0", "--now", BASE]);
+    let (doc, _) = groups(&fixture(), &["logs-0", "--now", &at(0)]);
     assert_eq!(doc["command"], "groups");
     let mut got: BTreeMap<(String, String, i64), i64> = BTreeMap::new();
     let ends: BTreeMap<(String, i64), (i64, i64)> = m["partitions"]
@@ -152,7 +162,7 @@ fn offsets_and_ends_equal_the_brokers() {
 fn next_retention_pass_resets_the_groups_behind_it() {
     // At the base time, retention.ms=6h deletes events' segments [0,4), [4,8), [8,12) (their
     // last records are base-530/-450/-370 min); [12,16) holds a record of base-290 min.
-    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", BASE]);
+    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", &at(0)]);
     assert_eq!(exit, 1);
     for r in doc["rows"].as_array().unwrap() {
         let n = &r["next_retention"];
@@ -184,7 +194,7 @@ fn next_retention_pass_resets_the_groups_behind_it() {
         ]
     );
     // Three hours earlier nothing is old enough.
-    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", "2026-12-01T08:04:00Z"]);
+    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", &at(-180)]);
     assert_eq!((codes(&doc), exit), (vec![], 0));
     assert!(doc["rows"]
         .as_array()
@@ -195,7 +205,10 @@ fn next_retention_pass_resets_the_groups_behind_it() {
 
 #[test]
 fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
-    let (doc, _) = groups(&fixture(), &["logs-0", "--now", BASE, "--group", "g-stale"]);
+    let (doc, _) = groups(
+        &fixture(),
+        &["logs-0", "--now", &at(0), "--group", "g-stale"],
+    );
     let rows = doc["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for r in rows {
@@ -207,13 +220,7 @@ fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
     }
     let (doc, exit) = groups(
         &fixture(),
-        &[
-            "logs-0",
-            "--now",
-            "2026-12-09T00:00:00Z",
-            "--topic",
-            "events",
-        ],
+        &["logs-0", "--now", &at(8 * 24 * 60), "--topic", "events"],
     );
     assert_eq!(exit, 1);
     let mut expired: Vec<String> = codes(&doc)
@@ -240,7 +247,7 @@ fn partitions_on_other_brokers_are_named() {
     std::fs::remove_dir_all(copy.join("events-1")).unwrap();
     let (doc, _) = groups(
         tmp.path(),
-        &["logs-0", "--now", BASE, "--group", "g-current"],
+        &["logs-0", "--now", &at(0), "--group", "g-current"],
     );
     let t = &doc["topics"][0];
     assert_eq!(
@@ -262,7 +269,7 @@ fn partitions_on_other_brokers_are_named() {
     assert_eq!(row["current_offset"], 30);
     let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
         .current_dir(tmp.path())
-        .args(["--no-progress", "groups", "logs-0", "--now", BASE])
+        .args(["--no-progress", "groups", "logs-0", "--now", &at(0)])
         .env("COLUMNS", "200")
         .output()
         .unwrap();

@@ -11,8 +11,20 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// The scenario dir: `fixtures/transactions`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
+/// at the dirs a fresh broker just wrote).
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/transactions")
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+        .join("transactions")
+}
+
+/// `--now` at `minutes` from the scenario's base time, in ms.
+fn at(minutes: i64) -> String {
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(fixture().join("manifest.json")).unwrap()).unwrap();
+    (m["base_time_ms"].as_i64().unwrap() + minutes * 60_000).to_string()
 }
 
 /// Run `logclean --format json transactions logs-0 --server-properties server.properties
@@ -43,8 +55,6 @@ fn codes(doc: &Value) -> Vec<&str> {
         .map(|f| f["code"].as_str().unwrap())
         .collect()
 }
-
-const BASE: &str = "2026-12-01T11:04:00Z";
 
 fn copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -135,7 +145,7 @@ fn check_coordinator_state(doc: &Value, m: &Value) {
 
 #[test]
 fn states_and_stable_offsets_equal_the_brokers() {
-    let (doc, exit) = transactions(&fixture(), BASE);
+    let (doc, exit) = transactions(&fixture(), &at(0));
     assert_eq!(doc["command"], "transactions");
     assert_eq!(doc["transaction_max_timeout_ms"], 7_200_000);
     check_against_manifest(&doc);
@@ -189,11 +199,11 @@ fn states_and_stable_offsets_equal_the_brokers() {
     assert_eq!(t["verdict"], "open_long");
     assert!(t["abort_command"].is_null());
     assert_eq!((codes(&doc), exit), (vec!["txn.open_long"], 1));
-    let (doc, exit) = transactions(&fixture(), "2026-12-01T09:34:00Z");
+    let (doc, exit) = transactions(&fixture(), &at(-90));
     assert_eq!(doc["open_transactions"][0]["verdict"], "open");
     assert_eq!((codes(&doc), exit), (vec![], 0));
     // Past the max timeout the coordinator still tracks it: not hanging (find-hanging's rule).
-    let (doc, _) = transactions(&fixture(), "2026-12-01T14:04:00Z");
+    let (doc, _) = transactions(&fixture(), &at(180));
     assert_eq!(codes(&doc), ["txn.open_long"]);
 }
 
@@ -206,7 +216,7 @@ fn replay_from_the_log_gives_the_same_answer_as_from_the_snapshots() {
     ] {
         std::fs::remove_file(root.join("logs-0").join(p)).unwrap();
     }
-    let (doc, _) = transactions(&root, BASE);
+    let (doc, _) = transactions(&root, &at(0));
     check_against_manifest(&doc);
     let snap: Vec<Value> = doc["partitions"]
         .as_array()
@@ -224,7 +234,7 @@ fn replay_from_the_log_gives_the_same_answer_as_from_the_snapshots() {
     ] {
         std::fs::remove_file(root.join("logs-0").join(p)).unwrap();
     }
-    let (doc, _) = transactions(&root, BASE);
+    let (doc, _) = transactions(&root, &at(0));
     check_against_manifest(&doc);
     assert!(doc["partitions"]
         .as_array()
@@ -238,7 +248,7 @@ fn a_transaction_its_coordinator_lost_hangs() {
     let (_tmp, root) = copy();
     let tsp = root.join("logs-0/__transaction_state-0");
     std::fs::write(tsp.join("00000000000000000000.log"), b"").unwrap();
-    let (doc, exit) = transactions(&root, "2026-12-01T14:04:00Z");
+    let (doc, exit) = transactions(&root, &at(180));
     let t = &doc["open_transactions"][0];
     assert_eq!(t["verdict"], "hanging");
     assert!(t["transactional_id"].is_null());
@@ -248,7 +258,7 @@ fn a_transaction_its_coordinator_lost_hangs() {
     assert_eq!(doc["findings"][0]["fix"], cmd);
     // Without its coordinator's state only transaction.max.timeout.ms (2 h) counts: at the base
     // time its last batch is 2 h minus 2 s old.
-    let (doc, exit) = transactions(&root, BASE);
+    let (doc, exit) = transactions(&root, &at(0));
     assert_eq!(doc["open_transactions"][0]["verdict"], "open");
     assert_eq!((codes(&doc), exit), (vec![], 0));
 }
