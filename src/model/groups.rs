@@ -211,7 +211,7 @@ impl<'s> PartitionReplay<'s> {
                     g.pending_transactional.remove(&tp);
                 }
                 if commit {
-                    self.set_offset(&group, tp, value);
+                    self.set_offset(group, tp, value);
                 } else {
                     self.drop_if_gone(&group);
                 }
@@ -253,7 +253,7 @@ impl<'s> PartitionReplay<'s> {
                         .or_default()
                         .push((group, tp, value));
                 } else {
-                    self.set_offset(&group, tp, value);
+                    self.set_offset(group, tp, value);
                 }
             }
             GroupKey::Group { record_type, group } => {
@@ -323,24 +323,31 @@ impl<'s> PartitionReplay<'s> {
     }
 
     fn group(&mut self, name: &str) -> &mut Group {
-        self.state.deleted.remove(name);
+        self.group_owned(name.to_string())
+    }
+
+    /// The group `name`, created when new (the hot path: no copy of the name).
+    fn group_owned(&mut self, name: String) -> &mut Group {
+        if !self.state.deleted.is_empty() {
+            self.state.deleted.remove(&name);
+        }
         let partition = self.partition;
         self.state
             .groups
-            .entry(name.to_string())
-            .or_insert_with(|| Group::new(name, partition))
+            .entry(name)
+            .or_insert_with_key(|k| Group::new(k, partition))
     }
 
-    fn set_offset(&mut self, group: &str, tp: TopicPartition, value: Option<CommittedOffset>) {
+    fn set_offset(&mut self, group: String, tp: TopicPartition, value: Option<CommittedOffset>) {
         match value {
             Some(v) => {
-                self.group(group).offsets.insert(tp, v);
+                self.group_owned(group).offsets.insert(tp, v);
             }
             None => {
-                if let Some(g) = self.state.groups.get_mut(group) {
+                if let Some(g) = self.state.groups.get_mut(&group) {
                     g.offsets.remove(&tp);
                 }
-                self.drop_if_gone(group);
+                self.drop_if_gone(&group);
             }
         }
     }
