@@ -25,7 +25,6 @@ use crate::report::render_json;
 use crate::report::wire::{Envelope, ScanTotals};
 
 mod next_pass;
-
 use next_pass::next_log_start;
 
 use super::inspect::{finish_render, load_targets, outcome_of};
