@@ -10,5 +10,6 @@ pub mod config;
 pub mod exit_codes;
 pub mod formats;
 pub mod model;
+pub mod plan;
 pub mod report;
 pub mod rules;

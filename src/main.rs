@@ -67,6 +67,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
         Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,
         Command::Transactions(args) => cli::transactions::run(args, &run, &mut out)?,
+        Command::Plan(args) => cli::plan::run(args, &run, &mut out)?,
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
             Outcome::Clean

@@ -3,6 +3,7 @@
 //! domain checks; `diagnose` composes the same functions.
 
 use crate::model::log_dir::LogDir;
+use crate::model::mode::run_modes;
 use crate::model::segment::ScanDepth;
 
 use super::duplicates::duplicate_partition_findings;
@@ -18,10 +19,10 @@ use super::txn_index::txn_index_findings;
 /// Everything `inspect` can say about loaded log dirs, sorted by location.
 pub fn inspect_findings(dirs: &[LogDir], depth: ScanDepth) -> Vec<Finding> {
     let mut out = Vec::new();
-    for dir in dirs {
+    for (dir, mode) in dirs.iter().zip(run_modes(dirs)) {
         log_dir_findings(dir, &mut out);
         for p in &dir.partitions {
-            if !partition_dir_findings(dir, p, &mut out) {
+            if !partition_dir_findings(dir, p, mode.mode, &mut out) {
                 continue;
             }
             snapshot_findings(dir, p, &mut out);

@@ -2,8 +2,7 @@
 //! data partitions held here, and what the next retention pass and offset expiry do to them.
 //!
 //! Options → [`ClusterView::build`] + [`load_targets`] → [`replay_partition`] → [`GroupsBody`]
-//! → [`group_findings`] → render. The next pass's log starts: `rules::retention::evaluate`
-//! through [`next_pass::next_log_start`] (until `src/plan/` lands on main).
+//! → [`group_findings`] → render. The next pass's log starts come from [`build_plan`].
 
 use std::io::Write;
 
@@ -19,13 +18,13 @@ use crate::model::groups::{replay_partition, GroupState};
 use crate::model::log_dir::LogDir;
 use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC};
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::units::TimestampMs;
+use crate::plan::{build_plan, PlanOptions};
 use crate::report::groups_doc::{GroupsBody, GroupsInputs, HeldPartition};
 use crate::report::groups_table::render_groups;
 use crate::report::render_json;
 use crate::report::wire::{Envelope, ScanTotals};
-
-mod next_pass;
-use next_pass::next_log_start;
+use crate::rules::KafkaVersion;
 
 use super::inspect::{finish_render, load_targets, outcome_of};
 use super::progress::Progress;
@@ -81,14 +80,14 @@ fn collect(
                     },
                 );
             }
-            let config = view
-                .partition_log_config(&d.path, &p.dir_name)
-                .unwrap_or_else(|| view.log_config(&name.topic));
-            if let Some(o) = next_log_start(p, &config, &view.broker_config, now_ms) {
-                inp.planned.insert(tp, o);
-            }
         }
     }
+    let opts = PlanOptions {
+        now: TimestampMs(now_ms),
+        topics: Vec::new(),
+        version: KafkaVersion::default(),
+    };
+    inp.set_planned(&build_plan(view, dirs, &opts), &at);
     (state, inp, at, unreadable)
 }
 
@@ -106,7 +105,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         ..ClusterInputs::default()
     })?;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
-    let dirs = load_targets(
+    let (dirs, target_findings) = load_targets(
         &args.paths,
         &opts,
         &Progress::new(run.output.progress, "reading partitions"),
@@ -131,6 +130,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let body = GroupsBody::new(&state, &inp);
     let mut findings = group_findings(&state, &body, &at, now);
     findings.extend(unreadable);
+    findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
     let doc = Envelope::new(

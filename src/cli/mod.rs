@@ -12,6 +12,7 @@ use crate::checks::finding::Severity;
 pub mod config;
 pub mod groups;
 pub mod inspect;
+pub mod plan;
 pub mod progress;
 pub mod run_config;
 pub mod time_arg;
@@ -106,6 +107,10 @@ pub enum Command {
     /// transactions of the producer-state replay, the last stable offset they hold, and the
     /// abort command of each hanging one.
     Transactions(TransactionsArgs),
+    /// What the broker's cleanup will delete, keep and compact, per segment, at an instant: the
+    /// pass or the first failing condition with its numbers, when files are gone, new log start
+    /// offsets, the cleaner's next log; with --config, the same plan under proposed values.
+    Plan(PlanArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -115,13 +120,16 @@ pub enum Command {
 }
 
 impl Command {
-    /// The command's `--now`, for [`run_config::RunConfig`] (none of these commands evaluates
-    /// time-based rules, so none takes one).
+    /// The command's `--now`, for [`run_config::RunConfig`] (`plan` sets its instant with
+    /// `--at`/`--after` itself; the others evaluate no time-based rules).
     pub fn now_arg(&self) -> Option<&run_config::NowArg> {
         match self {
             Command::Groups(a) => Some(&a.now),
             Command::Transactions(a) => Some(&a.now),
-            Command::Inspect(_) | Command::Config(_) | Command::Completions { .. } => None,
+            Command::Inspect(_)
+            | Command::Config(_)
+            | Command::Plan(_)
+            | Command::Completions { .. } => None,
         }
     }
 }
@@ -236,6 +244,46 @@ pub struct TransactionsArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
+}
+
+/// Arguments of `logclean plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Log dirs (the one holding `__cluster_metadata-0` gives topic configs, leaders and ISRs).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Evaluate at this instant: RFC 3339 (2026-11-30T12:00:00Z) or ms since the epoch.
+    /// Default: now.
+    #[arg(long, value_name = "TIME", value_parser = run_config::parse_now, conflicts_with = "after")]
+    pub at: Option<i64>,
+    /// Evaluate this long from now: 7d, 12h, 30m, 45s, 500ms.
+    #[arg(long, value_name = "DURATION", value_parser = time_arg::parse_duration_ms)]
+    pub after: Option<i64>,
+    /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
+    /// difference to today's.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    pub overrides: Vec<String>,
+    /// Only these topics (repeatable).
+    #[arg(long = "topic", value_name = "TOPIC")]
+    pub topics: Vec<String>,
+    /// The broker's static `server.properties` (check interval, delays, cleaner settings).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// Whose dynamic configs, leadership and ISR apply. Default: node.id in meta.properties.
+    #[arg(long, value_name = "N")]
+    pub broker_id: Option<i32>,
+    /// Per partition, the segments on a time axis with the retention cut-off and the instant.
+    #[arg(long)]
+    pub timeline: bool,
+    /// Exit 1 when the plan deletes more than SIZE bytes (suffixes K, M, G, T, KiB, MiB, ...).
+    #[arg(long, value_name = "SIZE", value_parser = plan::parse_size)]
+    pub fail_if_deletes_more_than: Option<u64>,
+    /// Exit 1 when a segment past retention.ms stays on disk.
+    #[arg(long)]
+    pub fail_if_retains_expired: bool,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
 }
 
 /// The clap command tree (for the man page and completions).

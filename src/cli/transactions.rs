@@ -50,7 +50,7 @@ pub fn run(
     })?;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
-    let dirs = load_targets(&args.paths, &opts, &progress)?;
+    let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
     let mut state = TxnState::default();
     let mut replayed: Vec<ReplayedPartition> = Vec::new();
     let mut where_: BTreeMap<(String, i32), PathBuf> = BTreeMap::new();
@@ -102,6 +102,7 @@ pub fn run(
         where_.get(&(t.to_string(), p)).cloned().unwrap_or_default()
     });
     findings.extend(unreadable);
+    findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
     let doc = Envelope::new(

@@ -5,7 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use std::path::PathBuf;
+
 use serde::Serialize;
+
+use crate::plan::Plan;
 
 use crate::model::groups::{expires_at_ms, losses, GroupKind, GroupState, TopicPartition};
 use crate::model::units::Offset;
@@ -147,6 +151,20 @@ pub struct GroupsInputs {
     pub group: Option<String>,
     /// `--topic` filter.
     pub topic: Option<String>,
+}
+
+impl GroupsInputs {
+    /// The next retention pass's log starts from `plan`, for the partitions held here where
+    /// they move (`at`: the log dir of the copy each row reads).
+    pub fn set_planned(&mut self, plan: &Plan, at: &BTreeMap<TopicPartition, PathBuf>) {
+        for pp in &plan.partitions {
+            let tp = (pp.topic.clone(), pp.partition);
+            let moved = pp.retention.new_log_start_offset > pp.log_start_offset;
+            if moved && self.held.contains_key(&tp) && at.get(&tp) == Some(&pp.log_dir) {
+                self.planned.insert(tp, pp.retention.new_log_start_offset);
+            }
+        }
+    }
 }
 
 impl GroupsBody {
