@@ -6,7 +6,8 @@ Usage: compare.py COMMITTED_DIR FRESH_DIR
 Compares the structural facts a manifest records: scenario set, shutdown kind, log dirs, static broker
 config (minus ports), dynamic broker configs, topics (partition counts and every config value + source),
 per-partition log dir / log start offset / high watermark / last stable offset / log end offset /
-segment, .txnindex and producer-snapshot base offsets, data-topic sizes, consumer group offsets,
+segment, .txnindex and producer-snapshot base offsets, data-topic sizes, consumer group offsets, deleted
+groups, producer states (epoch, open transaction start), coordinator transaction states, hanging transactions,
 top-level log-dir files, metadata-log segments and whether a runtime snapshot exists.
 Ignores volatile fields: topic ids, times, internal-topic sizes, ports, snapshot offsets, steps text.
 Exits 1 and prints a diff on any mismatch.
@@ -17,6 +18,8 @@ import sys
 
 VOLATILE_BROKER_KEYS = {"listeners", "advertised.listeners", "controller.quorum.bootstrap.servers"}
 BOOTSTRAP_SNAPSHOT = "00000000000000000000-0000000000.checkpoint"
+# Keys of the coordinator and producer state captured since issue 8.
+STATE_KEYS = ("deleted_groups", "producers", "transactions", "hanging_transactions")
 
 
 def normalize(m):
@@ -48,6 +51,17 @@ def normalize(m):
     out["partitions"] = parts
     out["groups"] = {g["group"]: {"%s-%d" % (o["topic"], o["partition"]): o["offset"] for o in g.get("offsets", [])}
                      for g in m.get("groups", [])}
+    # Coordinator and producer state (captured by harnesses since issue 8): deleted groups, open
+    # transactions per partition (producer epoch and start offset), coordinator states, hanging ones.
+    # Compared only for committed manifests that have them (older fixtures were captured without).
+    out["deleted_groups"] = m.get("deleted_groups", [])
+    out["producers"] = sorted("%s-%d epoch %d start %d" % (p["topic"], p["partition"], p["producer_epoch"],
+                                                          p["current_transaction_start_offset"])
+                              for p in m.get("producers", []))
+    out["transactions"] = {t["transactional_id"]: [t["state"], t.get("partitions", [])]
+                           for t in m.get("transactions", [])}
+    out["hanging_transactions"] = sorted("%s-%d start %d" % (h["topic"], h["partition"], h["start_offset"])
+                                         for h in m.get("hanging_transactions", []))
     out["log_dir_files"] = m.get("log_dir_files", {})
     ml = m.get("metadata_log", {})
     snaps = ml.get("snapshots_on_disk", [])
@@ -89,9 +103,14 @@ def main():
         bad += 1
     for s in sorted(set(sc) & set(sf)):
         with open(os.path.join(committed, s, "manifest.json")) as f:
-            a = normalize(json.load(f))
+            raw = json.load(f)
+            a = normalize(raw)
         with open(os.path.join(fresh, s, "manifest.json")) as f:
             b = normalize(json.load(f))
+        if "producers" not in raw:
+            for k in STATE_KEYS:
+                a.pop(k, None)
+                b.pop(k, None)
         out = []
         diff(a, b, "", out)
         if out:

@@ -65,6 +65,8 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
             cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
         }
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
+        Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,
+        Command::Transactions(args) => cli::transactions::run(args, &run, &mut out)?,
         Command::Plan(args) => cli::plan::run(args, &run, &mut out)?,
         Command::RebuildIndex(args) => cli::rebuild_index::run(args, run.output, &mut out)?,
         Command::Roll(args) => cli::roll::run(args, run.output, &mut out)?,

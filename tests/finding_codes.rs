@@ -440,6 +440,54 @@ cases! {
         "kt-alpha-1 removed: the metadata log still assigns it to this broker",
         |d| fs::remove_dir_all(d.join("logs-0/kt-alpha-1")).unwrap(),
         healthy "kraft-metadata";
+    // --- groups ---------------------------------------------------------------------------
+    group_behind_log_start: "group.behind_log_start", "warning", exit 1,
+        "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"],
+        "log-start-offset-checkpoint: events 0 4 (as DeleteRecords would leave it); g-behind is at 1",
+        |d| fs::write(d.join("logs-0/log-start-offset-checkpoint"), "0\n1\nevents 0 4\n").unwrap(),
+        healthy "consumer-groups";
+    group_loses_data_next_retention: "group.loses_data_next_retention", "warning", exit 1,
+        "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T11:04:00Z"],
+        "none: at the base time retention.ms=6h deletes events up to offset 12; g-behind and \
+         g-stale are below it",
+        |_| {},
+        healthy "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"];
+    group_offsets_expire: "group.offsets_expire", "warning", exit 1,
+        "consumer-groups" ["groups", "logs-0", "--now", "2026-12-09T00:00:00Z"],
+        "none: --now past the commits + offsets.retention.minutes (7 days) of the empty groups",
+        |_| {},
+        healthy "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"];
+    group_wrong_partition: "group.wrong_partition", "warning", exit 1,
+        "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"],
+        "__consumer_offsets-0 (g-behind, g-stale) renamed to __consumer_offsets-2 (the empty one \
+         removed)",
+        |d| {
+            fs::remove_dir_all(d.join("logs-0/__consumer_offsets-2")).unwrap();
+            rename(&d.join("logs-0"), "__consumer_offsets-0", "__consumer_offsets-2");
+        },
+        healthy "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"];
+    group_bad_record: "group.bad_record", "error", exit 2,
+        "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"],
+        "__consumer_offsets-1: the group id length of g-current's offset key set to 127 (past \
+         the key), batch CRCs recomputed",
+        |d| edit(&d.join("logs-0/__consumer_offsets-1/00000000000000000000.log"), |b| {
+            let i = b.windows(13).position(|w| w == b"\x00\x01\x00\x09g-current").unwrap();
+            b[i + 3] = 0x7f;
+            fix_batch_crcs(b);
+        }),
+        healthy "consumer-groups" ["groups", "logs-0", "--now", "2026-12-01T08:04:00Z"];
+    // --- transactions -----------------------------------------------------------------------
+    txn_hanging: "txn.hanging", "error", exit 1,
+        "transactions" ["transactions", "logs-0", "--server-properties", "server.properties", "--now", "2026-12-01T14:04:00Z"],
+        "__transaction_state-0 (tx-open's state) emptied: the coordinator no longer knows the \
+         transaction open on txn-compacted-0 since base-2h, past transaction.max.timeout.ms 2h",
+        |d| fs::write(d.join("logs-0/__transaction_state-0/00000000000000000000.log"), b"").unwrap(),
+        healthy "transactions";
+    txn_open_long: "txn.open_long", "warning", exit 1,
+        "transactions" ["transactions", "logs-0", "--server-properties", "server.properties", "--now", "2026-12-01T11:04:00Z"],
+        "none: at the base time tx-open's transaction has been open 2 h, past its 1 h timeout",
+        |_| {},
+        healthy "transactions" ["transactions", "logs-0", "--server-properties", "server.properties", "--now", "2026-12-01T09:34:00Z"];
     // --- plan -------------------------------------------------------------------------------
     plan_retains_expired: "plan.retains_expired", "warning", exit 0,
         "future-timestamps" ["plan", "logs-0", "--at", "2026-11-30T13:33:04Z"],

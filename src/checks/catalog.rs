@@ -222,6 +222,27 @@ kinds! {
     PARTITION_MISSING_REPLICA = "partition.missing_replica", Condition, Warning,
         "per topic, the partitions the metadata log assigns to this broker that have no partition dir in the log dirs given (replicas placed in a directory id none of them carries are not counted) (`config`)",
         "if the broker has more log dirs, give them all; if a dir was moved or deleted, put it back before starting the broker: it otherwise starts the replica empty and re-fetches it from the leader (a sole replica's data is gone)";
+    GROUP_BEHIND_LOG_START = "group.behind_log_start", Condition, Warning,
+        "a committed offset below its partition's log start: the group's next fetch gets OFFSET_OUT_OF_RANGE and `auto.offset.reset` decides (earliest skips the deleted records, none fails the consumer) (`groups`)",
+        "reset the group deliberately while it is empty: `kafka-consumer-groups.sh --bootstrap-server HOST:PORT --group G --topic T --reset-offsets --to-earliest --execute`";
+    GROUP_LOSES_DATA_NEXT_RETENTION = "group.loses_data_next_retention", Condition, Warning,
+        "the next retention pass deletes records a group has not consumed yet: its committed offset falls below the new log start (`groups`)",
+        "let the group catch up before the pass, or raise `retention.ms` / `retention.bytes` of the topic (`kafka-configs.sh --alter`)";
+    GROUP_OFFSETS_EXPIRE = "group.offsets_expire", Condition, Warning,
+        "an empty group whose committed offsets are past `offsets.retention.minutes`: the coordinator's next expiry check (every `offsets.retention.check.interval.ms`) deletes them, and the group with them (`groups`)",
+        "restart the group's consumers (they commit again), or raise `offsets.retention.minutes` if the group must survive idle periods";
+    GROUP_WRONG_PARTITION = "group.wrong_partition", Condition, Warning,
+        "a group's records are in a `__consumer_offsets` partition other than `abs(hashCode(group)) % partitions`: its coordinator never loads them (`groups`)",
+        "check that `__consumer_offsets` kept its partition count (`kafka-topics.sh --describe --topic __consumer_offsets`) and that the partition dirs were not renamed";
+    GROUP_BAD_RECORD = "group.bad_record", Corruption, Error,
+        "a `__consumer_offsets` record that does not decode: the coordinator fails to load the partition (`groups`)",
+        "find the record with `logclean inspect --records`; restore the partition from a replica with the broker stopped";
+    TXN_HANGING = "txn.hanging", Condition, Error,
+        "a transaction open on a data partition longer than `transaction.max.timeout.ms` that the coordinator no longer tracks (or never will abort): it holds the last stable offset, so read_committed consumers and compaction stop there (`transactions`)",
+        "abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic T --partition P --start-offset O` (the line logclean prints)";
+    TXN_OPEN_LONG = "txn.open_long", Condition, Warning,
+        "a transaction open longer than its own timeout but under `transaction.max.timeout.ms`: the coordinator should abort it soon; until then it holds the last stable offset (`transactions`)",
+        "check the producer (`kafka-transactions.sh describe --transactional-id ID`); if its coordinator is gone, abort it as for `txn.hanging`";
     PLAN_RETAINS_EXPIRED = "plan.retains_expired", Condition, Warning,
         "segments whose largest timestamp is older than `retention.ms` stay on disk, with the first condition that keeps them (HW gate, a future timestamp, a blocking segment, no retention thread) (`plan`; `--fail-if-retains-expired` exits 1)",
         "remove what the reason names: let followers catch up (HW), fix the producer clock and wait out or delete the future-stamped segment's data (`kafka-delete-records.sh`), or enable the cleaner";

@@ -9,6 +9,7 @@ pub mod config;
 pub mod duplicates;
 pub mod file;
 pub mod finding;
+pub mod groups;
 pub mod index;
 pub mod inspect;
 pub mod location;
@@ -21,4 +22,5 @@ pub mod snapshot;
 #[cfg(test)]
 mod test_support;
 pub mod time_index;
+pub mod transactions;
 pub mod txn_index;

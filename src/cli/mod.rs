@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::checks::finding::Severity;
 
 pub mod config;
+pub mod groups;
 pub mod inspect;
 pub mod plan;
 pub mod progress;
@@ -18,6 +19,7 @@ pub mod resume;
 pub mod roll;
 pub mod run_config;
 pub mod time_arg;
+pub mod transactions;
 
 /// Offline diagnosis of Apache Kafka log cleanup, read from the log dirs themselves.
 #[derive(Debug, Parser)]
@@ -101,6 +103,13 @@ pub enum Command {
     /// resolve it: topic override > dynamic per-broker > dynamic cluster default >
     /// server.properties > default, read from the KRaft metadata log on disk.
     Config(ConfigArgs),
+    /// Consumer groups as the coordinator would load them from `__consumer_offsets`: committed
+    /// offsets, log start and end, lag, and what the next retention pass and offset expiry do.
+    Groups(GroupsArgs),
+    /// Transactional ids from `__transaction_state`, and per data partition the open
+    /// transactions of the producer-state replay, the last stable offset they hold, and the
+    /// abort command of each hanging one.
+    Transactions(TransactionsArgs),
     /// What the broker's cleanup will delete, keep and compact, per segment, at an instant: the
     /// pass or the first failing condition with its numbers, when files are gone, new log start
     /// offsets, the cleaner's next log; with --config, the same plan under proposed values.
@@ -128,6 +137,8 @@ impl Command {
     /// `--at`/`--after` itself; the others evaluate no time-based rules).
     pub fn now_arg(&self) -> Option<&run_config::NowArg> {
         match self {
+            Command::Groups(a) => Some(&a.now),
+            Command::Transactions(a) => Some(&a.now),
             Command::Inspect(_)
             | Command::Config(_)
             | Command::Plan(_)
@@ -194,6 +205,56 @@ pub struct ConfigArgs {
     /// Every topic config, not only those that decide rolling, retention and compaction.
     #[arg(long)]
     pub all_keys: bool,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+}
+
+/// Arguments of `logclean groups`.
+#[derive(Debug, Args)]
+pub struct GroupsArgs {
+    /// Log dirs: those holding `__consumer_offsets` partitions, the data partitions and
+    /// `__cluster_metadata-0` (configs).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Only this group.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// Only offsets of this topic.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// The broker's static `server.properties` (offsets.retention.minutes and other broker
+    /// values not set dynamically).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// The instant expiry and retention are evaluated at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+}
+
+/// Arguments of `logclean transactions`.
+#[derive(Debug, Args)]
+pub struct TransactionsArgs {
+    /// Log dirs: those holding `__transaction_state` partitions, the data partitions and
+    /// `__cluster_metadata-0` (configs).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// The broker's static `server.properties` (transaction.max.timeout.ms when not set
+    /// dynamically).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// The instant transaction ages are evaluated at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
     /// Read files with read(2) instead of memory maps.
     #[arg(long)]
     pub no_mmap: bool,

@@ -5,6 +5,7 @@
 
 pub mod cluster;
 pub mod file_bytes;
+pub mod groups;
 pub mod listing;
 pub mod lock;
 pub mod log_dir;
@@ -13,6 +14,7 @@ pub mod mode;
 pub mod names;
 pub mod partition;
 pub mod problem;
+pub mod producer_state;
 pub mod records;
 pub mod segment;
 pub mod units;

@@ -3,12 +3,16 @@
 
 pub mod config_doc;
 pub mod config_table;
+pub mod groups_doc;
+pub mod groups_table;
 pub mod human;
 pub mod plan_doc;
 pub mod plan_table;
 pub mod sanitize;
 pub mod table;
 pub mod terminal;
+pub mod txn_doc;
+pub mod txn_table;
 pub mod wire;
 
 use std::io::{self, Write};

@@ -49,6 +49,7 @@ public final class Ctx {
     final List<String> notes = new ArrayList<>();
     final ObjectNode dynamicBrokerConfigs;
     final List<GroupInfo> groups = new ArrayList<>();
+    final List<String> deletedGroups = new ArrayList<>();
     final Map<String, KafkaProducer<String, String>> producers = new LinkedHashMap<>();
     final ObjectMapper json;
     final List<Process> children = new ArrayList<>();

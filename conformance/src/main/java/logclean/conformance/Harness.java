@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -207,17 +208,28 @@ public final class Harness {
             p.put("offset_lag", ri == null ? -1 : ri.offsetLag());
             p.put("size_bytes", ri == null ? -1 : ri.size());
         }
+        // Every group the coordinator lists (classic and KIP-848 consumer groups alike), plus those the
+        // scenario committed for; offsets from Admin.listConsumerGroupOffsets.
+        Map<String, String> committedAt = new TreeMap<>();
+        ctx.groups.forEach(g -> committedAt.put(g.group(), g.committedAt()));
+        Map<String, org.apache.kafka.clients.admin.GroupListing> listed = new TreeMap<>();
+        for (var gl : admin.listGroups().all().get()) {
+            listed.put(gl.groupId(), gl);
+            committedAt.putIfAbsent(gl.groupId(), null);
+        }
         ArrayNode groups = json.createArrayNode();
-        List<Ctx.GroupInfo> gs = new ArrayList<>(ctx.groups);
-        gs.sort(Comparator.comparing(Ctx.GroupInfo::group));
-        for (Ctx.GroupInfo g : gs) {
+        for (String g : committedAt.keySet()) {
             ObjectNode gn = groups.addObject();
-            gn.put("group", g.group());
-            gn.put("committed_at", g.committedAt());
-            Map<TopicPartition, OffsetAndMetadata> offs = admin.listConsumerGroupOffsets(g.group())
+            gn.put("group", g);
+            gn.put("committed_at", committedAt.get(g));
+            var gl = listed.get(g);
+            gn.put("type", gl == null ? null : gl.type().map(Object::toString).orElse(null));
+            gn.put("state", gl == null ? null : gl.groupState().map(Object::toString).orElse(null));
+            Map<TopicPartition, OffsetAndMetadata> offs = admin.listConsumerGroupOffsets(g)
                 .partitionsToOffsetAndMetadata().get();
             ArrayNode oa = gn.putArray("offsets");
             offs.entrySet().stream()
+                .filter(e -> e.getValue() != null)
                 .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::topic)
                     .thenComparingInt(TopicPartition::partition)))
                 .forEach(e -> {
@@ -227,10 +239,83 @@ public final class Harness {
                     o.put("offset", e.getValue().offset());
                 });
         }
+        ArrayNode deleted = m.putArray("deleted_groups");
+        ctx.deletedGroups.forEach(deleted::add);
+        captureTransactions(m, admin, tps, broker);
         m.set("topics", topics);
         m.set("partitions", parts);
         m.set("groups", groups);
         return m;
+    }
+
+    /**
+     * Producer state (Admin.describeProducers) of every data partition, the coordinator's transactions
+     * (listTransactions + describeTransactions), and the hanging ones by kafka-transactions.sh find-hanging's
+     * rule: open longer than transaction.max.timeout.ms since the producer's last batch, and the coordinator
+     * has no in-flight transaction of that producer over the partition.
+     */
+    static void captureTransactions(ObjectNode m, Admin admin, List<TopicPartition> tps, Broker broker)
+        throws Exception {
+        List<TopicPartition> data = tps.stream().filter(tp -> !tp.topic().startsWith("__")).toList();
+        long now = System.currentTimeMillis();
+        long maxTimeout = Long.parseLong(broker.relativeConfig().getOrDefault("transaction.max.timeout.ms", "900000"));
+        var states = admin.describeProducers(data).all().get();
+        var listings = admin.listTransactions().all().get();
+        Map<String, org.apache.kafka.clients.admin.TransactionDescription> descs = listings.isEmpty() ? Map.of()
+            : admin.describeTransactions(listings.stream().map(l -> l.transactionalId()).toList()).all().get();
+        ArrayNode producers = m.putArray("producers");
+        ArrayNode hanging = m.putArray("hanging_transactions");
+        for (TopicPartition tp : data) {
+            var st = states.get(tp);
+            if (st == null) {
+                continue;
+            }
+            for (var ps : st.activeProducers()) {
+                ObjectNode o = producers.addObject();
+                o.put("topic", tp.topic());
+                o.put("partition", tp.partition());
+                o.put("producer_id", ps.producerId());
+                o.put("producer_epoch", ps.producerEpoch());
+                o.put("last_sequence", ps.lastSequence());
+                o.put("last_timestamp_ms", ps.lastTimestamp());
+                o.put("current_transaction_start_offset", ps.currentTransactionStartOffset().orElse(-1));
+                if (ps.currentTransactionStartOffset().isEmpty() || now - ps.lastTimestamp() <= maxTimeout) {
+                    continue;
+                }
+                String id = null;
+                boolean hangs = true;
+                for (var l : listings) {
+                    if (l.producerId() == ps.producerId()) {
+                        id = l.transactionalId();
+                        var d = descs.get(id);
+                        String state = d.state().toString().toLowerCase(java.util.Locale.ROOT);
+                        hangs = !(state.startsWith("ongoing") || state.startsWith("prepare"))
+                            || !d.topicPartitions().contains(tp);
+                    }
+                }
+                if (hangs) {
+                    ObjectNode h = hanging.addObject();
+                    h.put("topic", tp.topic());
+                    h.put("partition", tp.partition());
+                    h.put("producer_id", ps.producerId());
+                    h.put("producer_epoch", ps.producerEpoch());
+                    h.put("start_offset", ps.currentTransactionStartOffset().getAsLong());
+                    h.put("transactional_id", id);
+                }
+            }
+        }
+        ArrayNode txns = m.putArray("transactions");
+        for (var l : listings.stream().sorted(Comparator.comparing(l -> l.transactionalId())).toList()) {
+            var d = descs.get(l.transactionalId());
+            ObjectNode o = txns.addObject();
+            o.put("transactional_id", l.transactionalId());
+            o.put("producer_id", l.producerId());
+            o.put("producer_epoch", d.producerEpoch());
+            o.put("state", l.state().toString());
+            o.put("transaction_timeout_ms", d.transactionTimeoutMs());
+            ArrayNode tpa = o.putArray("partitions");
+            d.topicPartitions().stream().map(TopicPartition::toString).sorted().forEach(tpa::add);
+        }
     }
 
     static String relDir(Broker broker, String path) {
@@ -289,6 +374,9 @@ public final class Harness {
             }
         }
         captured.set("groups", m.get("groups"));
+        for (String k : List.of("deleted_groups", "producers", "transactions", "hanging_transactions")) {
+            captured.set(k, m.get(k));
+        }
         ArrayNode steps = captured.putArray("steps");
         ctx.steps.forEach(steps::add);
         captured.put("notes", String.join("\n", ctx.notes));

@@ -233,11 +233,58 @@ public final class Scenarios {
         c.recordGroup("g-current");
         c.step("g-current: KafkaConsumer (assign events-0/1, auto.offset.reset=earliest) polled " + read
             + " records and commitSync'ed the end positions");
+        // A classic and a KIP-848 (group.protocol=consumer) group: subscribing consumers that read everything,
+        // commit and leave (the groups stay, Empty, with their offsets).
+        for (String[] gp : new String[][] {{"g-classic", "classic"}, {"g-848", "consumer"}}) {
+            java.util.Properties sp = new java.util.Properties();
+            sp.putAll(cp);
+            sp.put("group.id", gp[0]);
+            sp.put("group.protocol", gp[1]);
+            int got = 0;
+            try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(sp)) {
+                consumer.subscribe(List.of("events"));
+                long deadline = System.currentTimeMillis() + 60_000;
+                while (got < 60 && System.currentTimeMillis() < deadline) {
+                    got += consumer.poll(java.time.Duration.ofMillis(500)).count();
+                }
+                consumer.commitSync();
+            }
+            c.recordGroup(gp[0]);
+            c.step(gp[0] + ": KafkaConsumer (group.protocol=" + gp[1] + ", subscribe events) polled " + got
+                + " records, commitSync'ed and closed (left the group)");
+        }
+        // A deleted group: offsets committed, then Admin.deleteConsumerGroups (tombstones).
+        c.commitOffsets("g-deleted", cfg2(tp0, 3L, tp1, 3L));
+        c.admin.deleteConsumerGroups(List.of("g-deleted")).all().get();
+        c.groups.removeIf(g -> g.group().equals("g-deleted"));
+        c.deletedGroups.add("g-deleted");
+        c.step("g-deleted deleted via Admin.deleteConsumerGroups");
+        // Transactional offset commits: one committed, one aborted (which must not count).
+        java.util.Properties tp = c.baseProducerProps();
+        tp.put("transactional.id", "tx-offsets");
+        try (var pr = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(tp)) {
+            pr.initTransactions();
+            var meta = new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("g-txn");
+            pr.beginTransaction();
+            pr.sendOffsetsToTransaction(java.util.Map.of(
+                tp0, new org.apache.kafka.clients.consumer.OffsetAndMetadata(20),
+                tp1, new org.apache.kafka.clients.consumer.OffsetAndMetadata(21)), meta);
+            pr.commitTransaction();
+            pr.beginTransaction();
+            pr.sendOffsetsToTransaction(java.util.Map.of(
+                tp0, new org.apache.kafka.clients.consumer.OffsetAndMetadata(25)), meta);
+            pr.abortTransaction();
+        }
+        c.recordGroup("g-txn");
+        c.step("g-txn: transactional producer tx-offsets sendOffsetsToTransaction {events-0=20, events-1=21}, "
+            + "commit; then {events-0=25}, abort");
         c.note("events: retention.ms=6h, segment.ms=1h, 30 records per partition every 20 min from base-9h50min to "
             + "base-10min. Groups: g-current is at the log end; g-behind (offsets 1 and 2) is behind the segments that "
             + "time retention deletes next; g-stale committed offset 5 before the second half of the data was produced "
             + "and never again (its committed_at is the earliest; the broker stamps commit times with its wall clock, so "
-            + "'long ago' is only seconds). __consumer_offsets has offsets.topic.num.partitions=3.");
+            + "'long ago' is only seconds). __consumer_offsets has offsets.topic.num.partitions=3. g-classic and g-848 "
+            + "are subscribed groups of the two protocols (Empty after their consumers left); g-deleted was deleted; "
+            + "g-txn's offsets came from a committed transaction (an aborted one after it does not count).");
     }
 
     static java.util.Map<org.apache.kafka.common.TopicPartition, Long> cfg2(

@@ -1,0 +1,679 @@
+//! The group state the group coordinator would load from `__consumer_offsets`, replayed from
+//! the files: each partition in offset order from its log start, the latest record per key
+//! winning, tombstones removing, transactional offset commits counting only at their
+//! producer's COMMIT marker (`CoordinatorLoaderImpl`, `OffsetMetadataManager.replay`).
+//!
+//! On top of the replay: the group → partition mapping check
+//! (`abs(String.hashCode(group)) % offsets.topic.num.partitions`), the offset expiry the
+//! coordinator's `cleanupGroupMetadata` would apply (`OffsetExpirationConditionImpl`), and what
+//! a group loses when a partition's log start moves ([`losses`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
+use crate::formats::control::ControlKind;
+use crate::formats::group_record::{decode_group_record, record_type as rt, GroupKey, GroupValue};
+use crate::formats::record::for_each_record;
+use crate::formats::walk::ShallowWalker;
+
+use super::file_bytes::{read_file, ReadMode};
+use super::partition::Partition;
+use super::problem::FileProblem;
+use super::units::Offset;
+
+/// A topic partition of a data topic.
+pub type TopicPartition = (String, i32);
+
+/// One committed offset as the coordinator holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommittedOffset {
+    /// The next offset the group will read.
+    pub offset: i64,
+    /// The leader epoch of the commit, if any.
+    pub leader_epoch: Option<i32>,
+    /// The commit's metadata string.
+    pub metadata: String,
+    /// When it was committed (the broker's clock), ms.
+    pub commit_timestamp_ms: i64,
+    /// An explicit expiry (value v1 only), ms.
+    pub expire_timestamp_ms: Option<i64>,
+    /// Where the record is in `__consumer_offsets`.
+    pub record_offset: i64,
+    /// Written in a transaction (`sendOffsetsToTransaction`) and committed.
+    pub transactional: bool,
+}
+
+/// The kind of group, from its records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupKind {
+    /// Offsets only, no group record: a standalone (`assign()`) or Admin-committed group.
+    Simple,
+    /// A classic (`JoinGroup`/`SyncGroup`) group.
+    Classic,
+    /// A consumer-protocol group (KIP-848).
+    Consumer,
+    /// A share or streams group (their offsets are not kept here).
+    Other,
+}
+
+/// One group after the replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Group id.
+    pub name: String,
+    /// The `__consumer_offsets` partition its records are in.
+    pub coordinator_partition: i32,
+    /// The kind of group.
+    pub kind: GroupKind,
+    /// Classic: the protocol type (`consumer`, `connect`; empty for none).
+    pub protocol_type: Option<String>,
+    /// Classic generation or consumer-group epoch.
+    pub generation: Option<i32>,
+    /// Members recorded (classic: in the group metadata; consumer: member records).
+    pub members: BTreeSet<String>,
+    /// Classic: when the group entered its current state (v3+ group metadata), ms.
+    pub current_state_timestamp_ms: Option<i64>,
+    /// Consumer protocol: the topics each member subscribes to by name.
+    pub subscriptions: BTreeMap<String, Vec<String>>,
+    /// Committed offsets.
+    pub offsets: BTreeMap<TopicPartition, CommittedOffset>,
+    /// Transactional offset commits whose transaction has no marker yet.
+    pub pending_transactional: BTreeSet<TopicPartition>,
+}
+
+impl Group {
+    fn new(name: &str, partition: i32) -> Group {
+        Group {
+            name: name.to_string(),
+            coordinator_partition: partition,
+            kind: GroupKind::Simple,
+            protocol_type: None,
+            generation: None,
+            members: BTreeSet::new(),
+            current_state_timestamp_ms: None,
+            subscriptions: BTreeMap::new(),
+            offsets: BTreeMap::new(),
+            pending_transactional: BTreeSet::new(),
+        }
+    }
+
+    /// The state the coordinator loads it in: `Empty` without members, else `Stable`.
+    pub fn state(&self) -> &'static str {
+        if self.members.is_empty() {
+            "Empty"
+        } else {
+            "Stable"
+        }
+    }
+
+    /// Consumer protocol: the topics any member subscribes to by name.
+    pub fn subscribed_topics(&self) -> BTreeSet<&str> {
+        self.subscriptions
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The last commit of any partition, ms.
+    pub fn last_commit_ms(&self) -> Option<i64> {
+        self.offsets.values().map(|o| o.commit_timestamp_ms).max()
+    }
+
+    fn has_metadata(&self) -> bool {
+        self.kind != GroupKind::Simple || !self.members.is_empty()
+    }
+}
+
+/// A record the replay could not decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRecord {
+    /// The `__consumer_offsets` partition.
+    pub partition: i32,
+    /// The record's offset.
+    pub offset: i64,
+    /// What is wrong.
+    pub error: String,
+}
+
+/// The groups of every replayed `__consumer_offsets` partition.
+#[derive(Debug, Clone, Default)]
+pub struct GroupState {
+    /// Groups by id.
+    pub groups: BTreeMap<String, Group>,
+    /// Groups whose records were all removed by tombstones (deleted groups).
+    pub deleted: BTreeSet<String>,
+    /// Records that do not decode (skipped, as the coordinator would fail the load).
+    pub bad_records: Vec<BadRecord>,
+    /// `__consumer_offsets` partitions replayed.
+    pub partitions: BTreeSet<i32>,
+    /// Records replayed.
+    pub records: u64,
+    /// Bytes of `.log` replayed.
+    pub bytes: u64,
+}
+
+/// One record of a coordinator partition, in log order.
+#[derive(Debug, Clone, Copy)]
+pub struct CoordinatorRecord<'a> {
+    /// Its offset.
+    pub offset: i64,
+    /// The batch's producer id.
+    pub producer_id: i64,
+    /// Whether the batch is transactional.
+    pub transactional: bool,
+    /// The control record's kind, for a control batch.
+    pub control: Option<ControlKind>,
+    /// Key.
+    pub key: Option<&'a [u8]>,
+    /// Value (`None`: tombstone).
+    pub value: Option<&'a [u8]>,
+}
+
+/// An offset commit waiting for its transaction's marker.
+type Pending = (String, TopicPartition, Option<CommittedOffset>);
+
+/// The replay of one `__consumer_offsets` partition into a [`GroupState`].
+#[derive(Debug)]
+pub struct PartitionReplay<'s> {
+    state: &'s mut GroupState,
+    partition: i32,
+    pending: HashMap<i64, Vec<Pending>>,
+}
+
+impl<'s> PartitionReplay<'s> {
+    /// Start replaying partition `partition` into `state`.
+    pub fn new(state: &'s mut GroupState, partition: i32) -> Self {
+        state.partitions.insert(partition);
+        PartitionReplay {
+            state,
+            partition,
+            pending: HashMap::new(),
+        }
+    }
+
+    /// The state so far.
+    pub fn state(&self) -> &GroupState {
+        self.state
+    }
+
+    /// Apply one record.
+    pub fn apply(&mut self, r: &CoordinatorRecord<'_>) {
+        self.state.records += 1;
+        if let Some(kind) = r.control {
+            if !matches!(kind, ControlKind::Commit | ControlKind::Abort) {
+                return;
+            }
+            let commit = kind == ControlKind::Commit;
+            for (group, tp, value) in self.pending.remove(&r.producer_id).unwrap_or_default() {
+                if let Some(g) = self.state.groups.get_mut(&group) {
+                    g.pending_transactional.remove(&tp);
+                }
+                if commit {
+                    self.set_offset(group, tp, value);
+                } else {
+                    self.drop_if_gone(&group);
+                }
+            }
+            return;
+        }
+        let Some(key) = r.key else {
+            return self.bad(r.offset, "record without a key".to_string());
+        };
+        let rec = match decode_group_record(key, r.value) {
+            Ok(rec) => rec,
+            Err(e) => return self.bad(r.offset, e.to_string()),
+        };
+        match rec.key {
+            GroupKey::OffsetCommit {
+                group,
+                topic,
+                partition,
+                ..
+            } => {
+                let value = match rec.value {
+                    Some(GroupValue::OffsetCommit(v)) => Some(CommittedOffset {
+                        offset: v.offset,
+                        leader_epoch: v.leader_epoch,
+                        metadata: v.metadata,
+                        commit_timestamp_ms: v.commit_timestamp,
+                        expire_timestamp_ms: v.expire_timestamp,
+                        record_offset: r.offset,
+                        transactional: r.transactional,
+                    }),
+                    None => None,
+                    Some(_) => return self.bad(r.offset, "not an offset commit value".into()),
+                };
+                let tp = (topic, partition);
+                if r.transactional {
+                    self.group(&group).pending_transactional.insert(tp.clone());
+                    self.pending
+                        .entry(r.producer_id)
+                        .or_default()
+                        .push((group, tp, value));
+                } else {
+                    self.set_offset(group, tp, value);
+                }
+            }
+            GroupKey::Group { record_type, group } => {
+                self.group_record(record_type, &group, rec.value)
+            }
+            GroupKey::Member {
+                record_type,
+                group,
+                member_id,
+            } if record_type == rt::CONSUMER_GROUP_MEMBER_METADATA => match rec.value {
+                Some(GroupValue::ConsumerGroupMemberMetadata(m)) => {
+                    let g = self.group(&group);
+                    g.kind = GroupKind::Consumer;
+                    g.members.insert(member_id.clone());
+                    g.subscriptions.insert(member_id, m.subscribed_topic_names);
+                }
+                _ => {
+                    if let Some(g) = self.state.groups.get_mut(&group) {
+                        g.members.remove(&member_id);
+                        g.subscriptions.remove(&member_id);
+                    }
+                    self.drop_if_gone(&group);
+                }
+            },
+            _ => {}
+        }
+    }
+
+    fn group_record(&mut self, record_type: i16, group: &str, value: Option<GroupValue>) {
+        match value {
+            Some(GroupValue::GroupMetadata(v)) => {
+                let g = self.group(group);
+                g.kind = GroupKind::Classic;
+                g.protocol_type = Some(v.protocol_type);
+                g.generation = Some(v.generation);
+                g.current_state_timestamp_ms = v.current_state_timestamp;
+                g.members = v.members.into_iter().map(|m| m.member_id).collect();
+            }
+            Some(GroupValue::ConsumerGroupMetadata(v)) => {
+                let g = self.group(group);
+                g.kind = GroupKind::Consumer;
+                g.generation = Some(v.epoch);
+            }
+            Some(_)
+                if record_type == rt::SHARE_GROUP_METADATA
+                    || record_type == rt::STREAMS_GROUP_METADATA =>
+            {
+                self.group(group).kind = GroupKind::Other;
+            }
+            Some(_) => {}
+            None if record_type == rt::GROUP_METADATA
+                || record_type == rt::CONSUMER_GROUP_METADATA
+                || record_type == rt::SHARE_GROUP_METADATA
+                || record_type == rt::STREAMS_GROUP_METADATA =>
+            {
+                if let Some(g) = self.state.groups.get_mut(group) {
+                    g.kind = GroupKind::Simple;
+                    g.protocol_type = None;
+                    g.generation = None;
+                    g.members.clear();
+                    g.subscriptions.clear();
+                }
+                self.drop_if_gone(group);
+            }
+            None => {}
+        }
+    }
+
+    fn group(&mut self, name: &str) -> &mut Group {
+        self.group_owned(name.to_string())
+    }
+
+    /// The group `name`, created when new (the hot path: no copy of the name).
+    fn group_owned(&mut self, name: String) -> &mut Group {
+        if !self.state.deleted.is_empty() {
+            self.state.deleted.remove(&name);
+        }
+        let partition = self.partition;
+        self.state
+            .groups
+            .entry(name)
+            .or_insert_with_key(|k| Group::new(k, partition))
+    }
+
+    fn set_offset(&mut self, group: String, tp: TopicPartition, value: Option<CommittedOffset>) {
+        match value {
+            Some(v) => {
+                self.group_owned(group).offsets.insert(tp, v);
+            }
+            None => {
+                if let Some(g) = self.state.groups.get_mut(&group) {
+                    g.offsets.remove(&tp);
+                }
+                self.drop_if_gone(&group);
+            }
+        }
+    }
+
+    /// A group with neither offsets nor metadata left was deleted.
+    fn drop_if_gone(&mut self, group: &str) {
+        let gone = self.state.groups.get(group).is_some_and(|g| {
+            g.offsets.is_empty() && !g.has_metadata() && g.pending_transactional.is_empty()
+        });
+        if gone {
+            self.state.groups.remove(group);
+            self.state.deleted.insert(group.to_string());
+        }
+    }
+
+    fn bad(&mut self, offset: i64, error: String) {
+        self.state.bad_records.push(BadRecord {
+            partition: self.partition,
+            offset,
+            error,
+        });
+    }
+}
+
+/// Replay the `.log` files of `__consumer_offsets` partition `p` (number `partition`) into
+/// `state`, from its log start offset to the first batch that does not parse (where the
+/// broker's recovery would truncate).
+pub fn replay_partition(
+    state: &mut GroupState,
+    p: &Partition,
+    partition: i32,
+    read_mode: ReadMode,
+) -> Result<(), FileProblem> {
+    let log_start = p.log_start_offset().unwrap_or(i64::MIN);
+    let mut replay = PartitionReplay::new(state, partition);
+    for seg in p.log_segments() {
+        let Some(file) = &seg.files.log else { continue };
+        let bytes =
+            read_file(&file.path, read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+        replay.state.bytes += bytes.len() as u64;
+        replay_bytes(&mut replay, &bytes, log_start);
+    }
+    Ok(())
+}
+
+/// Replay the batches of one segment's bytes, skipping batches wholly below `log_start`.
+pub fn replay_bytes(replay: &mut PartitionReplay<'_>, bytes: &[u8], log_start: i64) {
+    for item in ShallowWalker::new(bytes) {
+        let Ok(b) = item else { return };
+        if b.last_offset < log_start {
+            continue;
+        }
+        let result = for_each_record(bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+            replay.apply(&CoordinatorRecord {
+                offset: r.offset,
+                producer_id: b.producer_id,
+                transactional: b.is_transactional,
+                control: r.control.map(|c| c.kind),
+                key: r.key,
+                value: r.value,
+            });
+            Ok(())
+        });
+        if let Err(e) = result {
+            replay.bad(b.base_offset, e.to_string());
+            return;
+        }
+    }
+}
+
+/// Java's `String.hashCode` (over UTF-16 code units).
+pub fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// The `__consumer_offsets` partition of `group`: Kafka's
+/// `Utils.abs(group.hashCode()) % offsets.topic.num.partitions` (`abs(MIN_VALUE)` is 0).
+pub fn coordinator_partition(group: &str, num_partitions: i32) -> Option<i32> {
+    if num_partitions <= 0 {
+        return None;
+    }
+    let h = java_string_hash(group);
+    let abs = if h == i32::MIN { 0 } else { h.abs() };
+    Some(abs % num_partitions)
+}
+
+/// When the coordinator's offset expiry removes a committed offset, ms (`None`: never while the
+/// group stays as it is). Kafka's `OffsetExpirationConditionImpl`: an explicit expire
+/// timestamp wins; else `base + offsets.retention.minutes`, where the base is the commit
+/// time, or for an empty classic group with a protocol type the time it became empty. Offsets
+/// of a topic a consumer-protocol member subscribes to, of a non-empty classic group, and with
+/// a pending transactional commit do not expire.
+pub fn expires_at_ms(g: &Group, tp: &TopicPartition, retention_ms: i64) -> Option<i64> {
+    let o = g.offsets.get(tp)?;
+    if g.pending_transactional.contains(tp) {
+        return None;
+    }
+    let base = match g.kind {
+        GroupKind::Simple => o.commit_timestamp_ms,
+        GroupKind::Classic if g.members.is_empty() => g
+            .current_state_timestamp_ms
+            .unwrap_or(o.commit_timestamp_ms),
+        GroupKind::Classic | GroupKind::Other => return None,
+        GroupKind::Consumer if g.subscribed_topics().contains(tp.0.as_str()) => return None,
+        GroupKind::Consumer => o.commit_timestamp_ms,
+    };
+    Some(match o.expire_timestamp_ms {
+        Some(at) => at,
+        None => base.saturating_add(retention_ms),
+    })
+}
+
+/// What a group loses when a partition's log start moves past its committed offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loss {
+    /// Group id.
+    pub group: String,
+    /// The data partition.
+    pub tp: TopicPartition,
+    /// The committed offset.
+    pub committed: i64,
+    /// Where a consumer with `auto.offset.reset=earliest` resumes: the new log start.
+    pub reset_to: i64,
+    /// Records between the two it never reads.
+    pub skipped: i64,
+}
+
+/// Every group partition whose committed offset is below the given log start offsets (the
+/// current ones, or those a retention plan computes).
+pub fn losses(state: &GroupState, log_starts: &BTreeMap<TopicPartition, Offset>) -> Vec<Loss> {
+    let mut out = Vec::new();
+    for g in state.groups.values() {
+        for (tp, o) in &g.offsets {
+            let Some(start) = log_starts.get(tp) else {
+                continue;
+            };
+            if o.offset < start.get() {
+                out.push(Loss {
+                    group: g.name.clone(),
+                    tp: tp.clone(),
+                    committed: o.offset,
+                    reset_to: start.get(),
+                    skipped: start.get().saturating_sub(o.offset),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offset_key(group: &str, topic: &str, partition: i32) -> Vec<u8> {
+        let mut k = vec![0, 1];
+        for s in [group, topic] {
+            k.extend_from_slice(&i16::try_from(s.len()).unwrap().to_be_bytes());
+            k.extend_from_slice(s.as_bytes());
+        }
+        k.extend_from_slice(&partition.to_be_bytes());
+        k
+    }
+
+    /// `OffsetCommitValue` v3: offset, leader epoch, metadata, commit timestamp.
+    fn offset_value(offset: i64, ts: i64) -> Vec<u8> {
+        let mut v = vec![0, 3];
+        v.extend_from_slice(&offset.to_be_bytes());
+        v.extend_from_slice(&(-1i32).to_be_bytes());
+        v.extend_from_slice(&0i16.to_be_bytes());
+        v.extend_from_slice(&ts.to_be_bytes());
+        v
+    }
+
+    fn rec<'a>(offset: i64, key: &'a [u8], value: Option<&'a [u8]>) -> CoordinatorRecord<'a> {
+        CoordinatorRecord {
+            offset,
+            producer_id: -1,
+            transactional: false,
+            control: None,
+            key: Some(key),
+            value,
+        }
+    }
+
+    #[test]
+    fn java_hash_and_partition_match_kafka() {
+        // "hello".hashCode() == 99162322; "polygenelubricants".hashCode() == Integer.MIN_VALUE.
+        assert_eq!(java_string_hash("hello"), 99_162_322);
+        assert_eq!(java_string_hash(""), 0);
+        assert_eq!(java_string_hash("polygenelubricants"), i32::MIN);
+        assert_eq!(coordinator_partition("polygenelubricants", 50), Some(0));
+        assert_eq!(coordinator_partition("hello", 50), Some(99_162_322 % 50));
+        // A negative hash: "g-behind" hashes below zero in Java? Either way abs() then mod.
+        let h = java_string_hash("zzzzzzzz");
+        assert_eq!(coordinator_partition("zzzzzzzz", 7), Some(h.abs() % 7));
+        assert_eq!(coordinator_partition("x", 0), None);
+    }
+
+    #[test]
+    fn latest_commit_wins_and_tombstones_delete() {
+        let mut state = GroupState::default();
+        let k = offset_key("g", "t", 0);
+        let (v1, v2) = (offset_value(5, 100), offset_value(9, 200));
+        let mut r = PartitionReplay::new(&mut state, 0);
+        r.apply(&rec(0, &k, Some(&v1)));
+        r.apply(&rec(1, &k, Some(&v2)));
+        let o = &state.groups["g"].offsets[&("t".to_string(), 0)];
+        assert_eq!(
+            (o.offset, o.commit_timestamp_ms, o.record_offset),
+            (9, 200, 1)
+        );
+        let mut r = PartitionReplay::new(&mut state, 0);
+        r.apply(&rec(2, &k, None));
+        assert!(state.groups.is_empty());
+        assert!(state.deleted.contains("g"));
+        assert_eq!(state.records, 3);
+    }
+
+    #[test]
+    fn transactional_commits_count_only_when_committed() {
+        let mut state = GroupState::default();
+        let k = offset_key("g", "t", 0);
+        let v = offset_value(7, 100);
+        let txn = |offset, producer_id| CoordinatorRecord {
+            offset,
+            producer_id,
+            transactional: true,
+            control: None,
+            key: Some(&k),
+            value: Some(&v),
+        };
+        let marker = |offset, producer_id, kind| CoordinatorRecord {
+            offset,
+            producer_id,
+            transactional: true,
+            control: Some(kind),
+            key: None,
+            value: None,
+        };
+        let mut r = PartitionReplay::new(&mut state, 0);
+        r.apply(&txn(0, 11));
+        r.apply(&marker(1, 11, ControlKind::Abort));
+        assert!(r.state().groups.is_empty());
+        r.apply(&txn(2, 12));
+        r.apply(&marker(3, 99, ControlKind::Commit));
+        r.apply(&marker(4, 12, ControlKind::LeaderChange));
+        let g = &r.state().groups["g"];
+        assert!(g.offsets.is_empty());
+        assert!(g.pending_transactional.contains(&("t".to_string(), 0)));
+        r.apply(&marker(5, 12, ControlKind::Commit));
+        let o = &state.groups["g"].offsets[&("t".to_string(), 0)];
+        assert!(o.transactional && o.offset == 7);
+        assert!(state.groups["g"].pending_transactional.is_empty());
+    }
+
+    #[test]
+    fn bad_records_are_kept_and_skipped() {
+        let mut state = GroupState::default();
+        let mut r = PartitionReplay::new(&mut state, 2);
+        r.apply(&rec(4, &[0, 1, 0], None));
+        r.apply(&CoordinatorRecord {
+            key: None,
+            ..rec(5, &[], None)
+        });
+        assert_eq!(state.bad_records.len(), 2);
+        assert_eq!(
+            (state.bad_records[0].partition, state.bad_records[0].offset),
+            (2, 4)
+        );
+    }
+
+    fn group(kind: GroupKind) -> Group {
+        let mut g = Group::new("g", 0);
+        g.kind = kind;
+        g.offsets.insert(
+            ("t".to_string(), 0),
+            CommittedOffset {
+                offset: 10,
+                leader_epoch: None,
+                metadata: String::new(),
+                commit_timestamp_ms: 1_000,
+                expire_timestamp_ms: None,
+                record_offset: 0,
+                transactional: false,
+            },
+        );
+        g
+    }
+
+    #[test]
+    fn expiry_follows_the_coordinators_conditions() {
+        let tp = ("t".to_string(), 0);
+        assert_eq!(
+            expires_at_ms(&group(GroupKind::Simple), &tp, 50),
+            Some(1_050)
+        );
+        let mut classic = group(GroupKind::Classic);
+        classic.current_state_timestamp_ms = Some(3_000);
+        assert_eq!(expires_at_ms(&classic, &tp, 50), Some(3_050));
+        classic.members.insert("m".into());
+        assert_eq!(expires_at_ms(&classic, &tp, 50), None);
+        let mut consumer = group(GroupKind::Consumer);
+        assert_eq!(expires_at_ms(&consumer, &tp, 50), Some(1_050));
+        consumer.subscriptions.insert("m".into(), vec!["t".into()]);
+        assert_eq!(expires_at_ms(&consumer, &tp, 50), None);
+        let mut explicit = group(GroupKind::Simple);
+        explicit.offsets.get_mut(&tp).unwrap().expire_timestamp_ms = Some(2_000);
+        assert_eq!(expires_at_ms(&explicit, &tp, 50), Some(2_000));
+        let mut pending = group(GroupKind::Simple);
+        pending.pending_transactional.insert(tp.clone());
+        assert_eq!(expires_at_ms(&pending, &tp, 50), None);
+        assert_eq!(expires_at_ms(&pending, &("u".to_string(), 0), 50), None);
+    }
+
+    #[test]
+    fn losses_below_the_new_log_start() {
+        let mut state = GroupState::default();
+        state.groups.insert("g".into(), group(GroupKind::Simple));
+        let mut starts = BTreeMap::new();
+        starts.insert(("t".to_string(), 0), Offset(10));
+        assert!(losses(&state, &starts).is_empty());
+        starts.insert(("t".to_string(), 0), Offset(48));
+        let l = losses(&state, &starts);
+        assert_eq!(l.len(), 1);
+        assert_eq!((l[0].committed, l[0].reset_to, l[0].skipped), (10, 48, 38));
+    }
+}

@@ -1,0 +1,185 @@
+//! The `transactions` document: the transactional ids of `__transaction_state`, per data
+//! partition the producer-state replay's first unstable and last stable offset, and one row per
+//! open transaction with how long it has been open and, when it hangs, the abort command.
+
+use serde::Serialize;
+
+use crate::model::producer_state::{classify, ProducerState, TxnState, TxnVerdict};
+
+use super::wire::Envelope;
+
+/// The `transactions` document.
+pub type TxnDoc = Envelope<TxnBody>;
+
+/// One transactional id.
+#[derive(Debug, Clone, Serialize)]
+pub struct TxnIdDoc {
+    /// Transactional id.
+    pub transactional_id: String,
+    /// The `__transaction_state` partition holding it.
+    pub coordinator_partition: i32,
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch.
+    pub producer_epoch: i16,
+    /// `Empty`, `Ongoing`, `PrepareCommit`, ... (Kafka's names).
+    pub state: &'static str,
+    /// `transaction.timeout.ms` of the producer.
+    pub transaction_timeout_ms: i32,
+    /// When the current transaction started, ms (-1: none).
+    pub start_timestamp_ms: i64,
+    /// Last update, ms.
+    pub last_update_timestamp_ms: i64,
+    /// Partitions in the transaction, `topic-partition`.
+    pub partitions: Vec<String>,
+}
+
+/// One data partition with producer state.
+#[derive(Debug, Clone, Serialize)]
+pub struct TxnPartitionDoc {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The snapshot the replay started from.
+    pub snapshot_offset: Option<i64>,
+    /// Batches replayed after it.
+    pub batches_replayed: u64,
+    /// Producers known.
+    pub producers: usize,
+    /// The first offset of the oldest open transaction.
+    pub first_unstable_offset: Option<i64>,
+    /// The high watermark (checkpoint, else the log end).
+    pub high_watermark: Option<i64>,
+    /// min(first unstable offset, high watermark): where read_committed consumers stop.
+    pub last_stable_offset: Option<i64>,
+    /// The log end offset.
+    pub log_end_offset: Option<i64>,
+}
+
+/// One open transaction.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenTxnDoc {
+    /// Transactional id, when the coordinator state names this producer id.
+    pub transactional_id: Option<String>,
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch.
+    pub producer_epoch: i16,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// First offset (`--start-offset` of the abort command).
+    pub first_offset: i64,
+    /// The first batch's timestamp, ms (`null`: not on disk).
+    pub open_since_ms: Option<i64>,
+    /// The producer's last batch's timestamp, ms (what find-hanging ages).
+    pub last_timestamp_ms: i64,
+    /// `now - last_timestamp_ms`.
+    pub age_ms: i64,
+    /// `open`, `open_long` or `hanging`.
+    pub verdict: TxnVerdict,
+    /// For a hanging one: the command that aborts it.
+    pub abort_command: Option<String>,
+}
+
+/// The command's keys.
+#[derive(Debug, Clone, Serialize)]
+pub struct TxnBody {
+    /// `transaction.max.timeout.ms`.
+    pub transaction_max_timeout_ms: i64,
+    /// `__transaction_state` partitions replayed.
+    pub transaction_state_partitions: Vec<i32>,
+    /// Its partition count in the metadata log (`null`: unknown).
+    pub transaction_state_partition_count: Option<usize>,
+    /// Transactional ids.
+    pub transactional_ids: Vec<TxnIdDoc>,
+    /// Data partitions.
+    pub partitions: Vec<TxnPartitionDoc>,
+    /// Open transactions.
+    pub open_transactions: Vec<OpenTxnDoc>,
+}
+
+/// A replayed data partition: topic partition, producer state, high watermark, log end.
+pub type ReplayedPartition = ((String, i32), ProducerState, Option<i64>, Option<i64>);
+
+impl TxnBody {
+    /// The body at `now_ms`.
+    pub fn new(
+        state: &TxnState,
+        partitions: &[ReplayedPartition],
+        state_partition_count: Option<usize>,
+        max_timeout_ms: i64,
+        now_ms: i64,
+    ) -> TxnBody {
+        let all = state_partition_count.is_some_and(|n| state.partitions.len() >= n);
+        let mut open = Vec::new();
+        let mut docs = Vec::new();
+        for (tp, ps, hw, leo) in partitions {
+            let fuo = ps.first_unstable_offset();
+            docs.push(TxnPartitionDoc {
+                topic: tp.0.clone(),
+                partition: tp.1,
+                snapshot_offset: ps.snapshot_offset,
+                batches_replayed: ps.batches_replayed,
+                producers: ps.producers,
+                first_unstable_offset: fuo,
+                high_watermark: *hw,
+                last_stable_offset: match (fuo, *hw) {
+                    (Some(f), Some(h)) => Some(f.min(h)),
+                    (f, h) => f.or(h),
+                },
+                log_end_offset: *leo,
+            });
+            for t in &ps.open {
+                let (verdict, id) = classify(t, tp, state, all, max_timeout_ms, now_ms);
+                open.push(OpenTxnDoc {
+                    transactional_id: id.map(str::to_string),
+                    producer_id: t.producer_id,
+                    producer_epoch: t.producer_epoch,
+                    topic: tp.0.clone(),
+                    partition: tp.1,
+                    first_offset: t.first_offset,
+                    open_since_ms: t.first_timestamp_ms,
+                    last_timestamp_ms: t.last_timestamp_ms,
+                    age_ms: now_ms.saturating_sub(t.last_timestamp_ms),
+                    verdict,
+                    abort_command: (verdict == TxnVerdict::Hanging).then(|| {
+                        format!(
+                            "kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic {} --partition {} --start-offset {}",
+                            tp.0, tp.1, t.first_offset
+                        )
+                    }),
+                });
+            }
+        }
+        TxnBody {
+            transaction_max_timeout_ms: max_timeout_ms,
+            transaction_state_partitions: state.partitions.iter().copied().collect(),
+            transaction_state_partition_count: state_partition_count,
+            transactional_ids: state
+                .ids
+                .iter()
+                .map(|(id, (p, v))| TxnIdDoc {
+                    transactional_id: id.clone(),
+                    coordinator_partition: *p,
+                    producer_id: v.producer_id,
+                    producer_epoch: v.producer_epoch,
+                    state: v.status.name(),
+                    transaction_timeout_ms: v.transaction_timeout_ms,
+                    start_timestamp_ms: v.start_timestamp_ms,
+                    last_update_timestamp_ms: v.last_update_timestamp_ms,
+                    partitions: v
+                        .partitions
+                        .iter()
+                        .flatten()
+                        .flat_map(|t| t.partitions.iter().map(move |p| format!("{}-{p}", t.topic)))
+                        .collect(),
+                })
+                .collect(),
+            partitions: docs,
+            open_transactions: open,
+        }
+    }
+}

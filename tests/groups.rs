@@ -1,0 +1,294 @@
+//! `logclean groups` on the real Kafka 4.4 fixture `fixtures/consumer-groups`: every committed
+//! offset equals what the broker reported (`manifest.json` `groups`, from
+//! `Admin.listConsumerGroupOffsets`), log start and end equal the broker's, and the next
+//! retention pass and offset expiry say what the scenario's timestamps imply.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The scenario dir: `fixtures/consumer-groups`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
+/// at the dirs a fresh broker just wrote).
+fn fixture() -> PathBuf {
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+        .join("consumer-groups")
+}
+
+/// `--now` at `minutes` from the scenario's base time, in ms.
+fn at(minutes: i64) -> String {
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(fixture().join("manifest.json")).unwrap()).unwrap();
+    (m["base_time_ms"].as_i64().unwrap() + minutes * 60_000).to_string()
+}
+
+fn manifest() -> Value {
+    serde_json::from_slice(&std::fs::read(fixture().join("manifest.json")).unwrap()).unwrap()
+}
+
+/// Run `logclean --format json groups ARGS` in `dir`: the document and the exit code.
+fn groups(dir: &Path, args: &[&str]) -> (Value, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .current_dir(dir)
+        .args(["--format", "json", "--no-progress", "groups"])
+        .args(args)
+        .output()
+        .unwrap();
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (doc, out.status.code().unwrap())
+}
+
+fn codes(doc: &Value) -> Vec<(String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["location"]["group"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn offsets_and_ends_equal_the_brokers() {
+    let m = manifest();
+    let (doc, _) = groups(&fixture(), &["logs-0", "--now", &at(0)]);
+    assert_eq!(doc["command"], "groups");
+    let mut got: BTreeMap<(String, String, i64), i64> = BTreeMap::new();
+    let ends: BTreeMap<(String, i64), (i64, i64)> = m["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                (
+                    p["topic"].as_str().unwrap().to_string(),
+                    p["partition"].as_i64().unwrap(),
+                ),
+                (
+                    p["log_start_offset"].as_i64().unwrap(),
+                    p["log_end_offset"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    for r in doc["rows"].as_array().unwrap() {
+        let tp = (
+            r["topic"].as_str().unwrap().to_string(),
+            r["partition"].as_i64().unwrap(),
+        );
+        let (start, end) = ends[&tp];
+        let current = r["current_offset"].as_i64().unwrap();
+        assert_eq!(r["log_start_offset"], start, "{r}");
+        assert_eq!(r["log_end_offset"], end, "{r}");
+        assert_eq!(r["lag"], end - current, "{r}");
+        got.insert(
+            (r["group"].as_str().unwrap().to_string(), tp.0, tp.1),
+            current,
+        );
+    }
+    let mut want = BTreeMap::new();
+    for g in m["groups"].as_array().unwrap() {
+        let name = g["group"].as_str().unwrap();
+        let reported = chrono::DateTime::parse_from_rfc3339(g["committed_at"].as_str().unwrap())
+            .unwrap()
+            .timestamp_millis();
+        let doc_g = doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["group"] == name)
+            .unwrap();
+        // The broker stamps a commit with its clock; the harness notes the time right after.
+        let stamped = doc_g["last_commit_ms"].as_i64().unwrap();
+        assert!(
+            (reported - stamped).abs() < 5_000,
+            "{name}: {stamped} vs {reported}"
+        );
+        assert_eq!(doc_g["coordinator_partition"], doc_g["expected_partition"]);
+        for o in g["offsets"].as_array().unwrap() {
+            want.insert(
+                (
+                    name.to_string(),
+                    o["topic"].as_str().unwrap().to_string(),
+                    o["partition"].as_i64().unwrap(),
+                ),
+                o["offset"].as_i64().unwrap(),
+            );
+        }
+    }
+    assert_eq!(got, want);
+    // Deleted groups are gone and said so; g-txn's offsets are the committed transaction's.
+    for d in m["deleted_groups"].as_array().unwrap() {
+        assert!(doc["deleted_groups"].as_array().unwrap().contains(d), "{d}");
+        assert!(doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["group"] != *d));
+    }
+    let txn_groups: Vec<&Value> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["transactional"] == true)
+        .map(|r| &r["group"])
+        .collect();
+    assert_eq!(txn_groups, ["g-txn", "g-txn"]);
+    let kinds: BTreeMap<&str, &str> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["group"].as_str().unwrap(), g["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        (kinds["g-classic"], kinds["g-848"], kinds["g-stale"]),
+        ("classic", "consumer", "simple")
+    );
+    assert_eq!(doc["offsets_topic_partitions"], 3);
+    assert_eq!(doc["coordinator_partitions"], serde_json::json!([0, 1, 2]));
+}
+
+#[test]
+fn next_retention_pass_resets_the_groups_behind_it() {
+    // At the base time, retention.ms=6h deletes events' segments [0,4), [4,8), [8,12) (their
+    // last records are base-530/-450/-370 min); [12,16) holds a record of base-290 min.
+    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", &at(0)]);
+    assert_eq!(exit, 1);
+    for r in doc["rows"].as_array().unwrap() {
+        let n = &r["next_retention"];
+        assert_eq!(n["new_log_start_offset"], 12, "{r}");
+        let current = r["current_offset"].as_i64().unwrap();
+        if current < 12 {
+            assert_eq!(
+                (n["reset_to"].as_i64(), n["skipped"].as_i64()),
+                (Some(12), Some(12 - current))
+            );
+        } else {
+            assert!(n.get("reset_to").is_none() && n["skipped"] == 0, "{r}");
+        }
+    }
+    let mut c = codes(&doc);
+    c.sort();
+    c.dedup();
+    assert_eq!(
+        c,
+        [
+            (
+                "group.loses_data_next_retention".to_string(),
+                "g-behind".to_string()
+            ),
+            (
+                "group.loses_data_next_retention".to_string(),
+                "g-stale".to_string()
+            ),
+        ]
+    );
+    // Three hours earlier nothing is old enough.
+    let (doc, exit) = groups(&fixture(), &["logs-0", "--now", &at(-180)]);
+    assert_eq!((codes(&doc), exit), (vec![], 0));
+    assert!(doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r.get("next_retention").is_none()));
+}
+
+#[test]
+fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
+    let (doc, _) = groups(
+        &fixture(),
+        &["logs-0", "--now", &at(0), "--group", "g-stale"],
+    );
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        // Admin-committed offsets of a group without members: commit time + 7 days (default).
+        assert_eq!(
+            r["expires_at_ms"].as_i64().unwrap(),
+            r["last_commit_ms"].as_i64().unwrap() + 10_080 * 60_000
+        );
+    }
+    let (doc, exit) = groups(
+        &fixture(),
+        &["logs-0", "--now", &at(8 * 24 * 60), "--topic", "events"],
+    );
+    assert_eq!(exit, 1);
+    let mut expired: Vec<String> = codes(&doc)
+        .into_iter()
+        .filter(|(c, _)| c == "group.offsets_expire")
+        .map(|(_, g)| g)
+        .collect();
+    expired.sort();
+    // Every group of the scenario is empty (its consumers left), so all expire.
+    let all: Vec<String> = manifest()["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(expired, all);
+}
+
+#[test]
+fn partitions_on_other_brokers_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("logs-0");
+    copy_dir(&fixture().join("logs-0"), &copy);
+    std::fs::remove_dir_all(copy.join("events-1")).unwrap();
+    let (doc, _) = groups(
+        tmp.path(),
+        &["logs-0", "--now", &at(0), "--group", "g-current"],
+    );
+    let t = &doc["topics"][0];
+    assert_eq!(
+        (t["topic"].as_str(), t["partitions"].as_i64()),
+        (Some("events"), Some(2))
+    );
+    assert_eq!(
+        (t["held"].clone(), t["elsewhere"].clone()),
+        (serde_json::json!([0]), serde_json::json!([1]))
+    );
+    let row = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["partition"] == 1)
+        .unwrap()
+        .clone();
+    assert!(row["log_start_offset"].is_null() && row["lag"].is_null());
+    assert_eq!(row["current_offset"], 30);
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .current_dir(tmp.path())
+        .args(["--no-progress", "groups", "logs-0", "--now", &at(0)])
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("topic events: this broker holds partitions 0 of 2; partitions 1 need the other brokers' log dirs"),
+        "{text}"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
