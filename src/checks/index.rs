@@ -11,6 +11,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexLogMismatch, IndexShape, Segment};
+use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog::{self, FindingKind};
 use super::file::problem_finding;
@@ -19,16 +20,16 @@ use super::location::{at_segment, at_segment_file};
 use super::problems::{summarise, Problem};
 
 /// Whether a zero-filled index tail is what the broker normally leaves or repairs itself: a
-/// segment it recovers on the next start (its indexes are rebuilt), the metadata log's active
+/// segment it recovers on the next start (`recovered`: its indexes are rebuilt), the metadata log's active
 /// segment (the Raft layer leaves its indexes preallocated even on a clean shutdown), or any
 /// segment of a `-delete` dir (renamed while active, never loaded again). Seen with Kafka 4.4.
-pub fn zero_tail_expected(p: &Partition, seg: &Segment) -> bool {
+pub fn zero_tail_expected(p: &Partition, seg: &Segment, recovered: bool) -> bool {
     let set_aside = p
         .name
         .as_ref()
         .is_some_and(|n| matches!(n.state, PartitionDirState::Delete(_)));
     let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
-    set_aside || seg.recovered_on_start || (seg.active && metadata_log)
+    set_aside || recovered || (seg.active && metadata_log)
 }
 
 /// What differs between the offset index and the time index in their findings.
@@ -151,8 +152,16 @@ pub fn index_shape_findings(
     }
 }
 
-/// Findings about the `.index` of `seg`.
-pub fn offset_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &mut Vec<Finding>) {
+/// Findings about the `.index` of `seg`. Its entries are not compared with the log when
+/// `recovery` recovers the segment: the broker rebuilds the index from the batches.
+pub fn offset_index_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    recovery: &PartitionRecovery,
+    out: &mut Vec<Finding>,
+) {
+    let recovered = recovery.recovers(seg);
     let base = seg.base_offset;
     let ix = match &seg.index {
         None => {
@@ -180,9 +189,12 @@ pub fn offset_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &m
         &ix.shape,
         &loc,
         seg.active,
-        zero_tail_expected(p, seg),
+        zero_tail_expected(p, seg, recovered),
         out,
     );
+    if recovered {
+        return;
+    }
     // One finding per file, at its first disagreeing entry; the rest are counted (bounded).
     if let Some(first) = ix.log_mismatches.first() {
         let (slot, entry) = mismatch_entry(first);
@@ -286,6 +298,7 @@ mod tests {
     use super::*;
     use crate::checks::test_support::{codes, Scratch};
     use crate::model::segment::ScanDepth;
+    use crate::rules::recovery::partition_recovery;
 
     const INDEX: &str = "orders-0/00000000000000000004.index";
 
@@ -296,9 +309,10 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
+        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
         let mut out = Vec::new();
         for seg in &p.segments {
-            offset_index_findings(&d, p, seg, &mut out);
+            offset_index_findings(&d, p, seg, &recovery, &mut out);
         }
         out
     }
@@ -345,6 +359,49 @@ mod tests {
             f[0].message.contains(&format!("{n} entries disagree")),
             "{}",
             f[0].message
+        );
+    }
+
+    #[test]
+    fn a_segment_recovered_on_start_has_no_index_disagreement() {
+        // Unclean shutdown, recovery point 8: segment 12 is recovered, its index rebuilt. A cut
+        // tail is `log.truncated_tail` (a warning), not an index that disagrees with the log.
+        let s = Scratch::of("unclean-shutdown/logs-0");
+        let log = s.path("crash-0/00000000000000000012.log");
+        let b = std::fs::read(&log).unwrap();
+        std::fs::write(&log, &b[..b.len() - 10]).unwrap();
+        for depth in [ScanDepth::Tail, ScanDepth::Headers, ScanDepth::Verify] {
+            let d = s.load(depth);
+            let all = crate::checks::inspect::inspect_findings(std::slice::from_ref(&d));
+            let at_12: Vec<_> = all
+                .iter()
+                .filter(|f| f.location.segment == Some(12))
+                .collect();
+            assert_eq!(
+                at_12.iter().map(|f| f.code).collect::<Vec<_>>(),
+                ["log.truncated_tail"],
+                "{depth:?}: {at_12:#?}"
+            );
+            assert_eq!(at_12[0].severity, Severity::Warning);
+            assert!(all.iter().all(|f| f.severity < Severity::Error), "{all:#?}");
+        }
+        // Were the segment not recovered, its last index entry would disagree with the log.
+        let d = s.load(ScanDepth::Headers);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "crash-0")
+            .unwrap();
+        let seg = p.segments.iter().find(|s| s.base_offset == 12).unwrap();
+        let not_recovered = PartitionRecovery {
+            from: None,
+            loaded: true,
+        };
+        let mut out = Vec::new();
+        offset_index_findings(&d, p, seg, &not_recovered, &mut out);
+        assert!(
+            codes(&out).contains(&"index.disagrees_with_log"),
+            "{out:#?}"
         );
     }
 

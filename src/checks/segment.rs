@@ -6,19 +6,22 @@ use crate::formats::walk::WalkEnd;
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
+use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
 use super::file::problem_finding;
 use super::finding::{EvidenceValue, Finding, FindingClass, Severity};
 use super::location::{at_segment, at_segment_file};
 
-/// Findings about the `.log` of `seg`. `prev_next` is the next offset of the previous segment
+/// Findings about the `.log` of `seg`, judged by whether `recovery` (the partition's recovery
+/// on the next start) recovers it. `prev_next` is the next offset of the previous segment
 /// with batches (updated here). Returns false when the segment has no `.log`, in which case its
 /// indexes are orphans and nothing else about it is checked.
 pub fn log_findings(
     dir: &LogDir,
     p: &Partition,
     seg: &Segment,
+    recovery: &PartitionRecovery,
     prev_next: &mut Option<i64>,
     out: &mut Vec<Finding>,
 ) -> bool {
@@ -38,7 +41,7 @@ pub fn log_findings(
         }
         return false;
     };
-    let recovered = seg.recovered_on_start;
+    let recovered = recovery.recovers(seg);
     let log = match &seg.log {
         Some(Err(e)) => {
             out.push(problem_finding(
@@ -184,6 +187,7 @@ mod tests {
     use super::*;
     use crate::checks::test_support::{codes, Scratch};
     use crate::model::segment::ScanDepth;
+    use crate::rules::recovery::partition_recovery;
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
         let d = s.load(depth);
@@ -192,10 +196,11 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
+        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
         let mut out = Vec::new();
         let mut prev = None;
         for seg in &p.segments {
-            log_findings(&d, p, seg, &mut prev, &mut out);
+            log_findings(&d, p, seg, &recovery, &mut prev, &mut out);
         }
         out
     }

@@ -5,6 +5,7 @@
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
 use crate::model::segment::{ScanDepth, Segment};
+use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
 use super::file::problem_finding;
@@ -12,14 +13,17 @@ use super::finding::{EvidenceValue, Finding, Location};
 use super::index::{index_shape_findings, path_of, zero_tail_expected, TIME_INDEX};
 use super::location::{at_segment, at_segment_file};
 
-/// Findings about the `.timeindex` of `seg`.
+/// Findings about the `.timeindex` of `seg`, at the depth its partition was read. Only its
+/// shape is checked when `recovery` recovers the segment (the broker rebuilds the index).
 pub fn time_index_findings(
     dir: &LogDir,
     p: &Partition,
     seg: &Segment,
-    depth: ScanDepth,
+    recovery: &PartitionRecovery,
     out: &mut Vec<Finding>,
 ) {
+    let recovered = recovery.recovers(seg);
+    let depth = p.depth;
     let base = seg.base_offset;
     let ti = match &seg.time_index {
         None => {
@@ -48,11 +52,11 @@ pub fn time_index_findings(
         &ti.shape,
         &loc,
         seg.active,
-        zero_tail_expected(p, seg),
+        zero_tail_expected(p, seg, recovered),
         out,
     );
     // The broker rebuilds the indexes of a recovered segment; nothing below matters for it.
-    if seg.recovered_on_start {
+    if recovered {
         return;
     }
     let Some(log) = seg.log_summary() else { return };
@@ -118,6 +122,7 @@ mod tests {
     use super::*;
     use crate::checks::finding::Severity;
     use crate::checks::test_support::{codes, Scratch};
+    use crate::rules::recovery::partition_recovery;
 
     const TIMEINDEX: &str = "orders-0/00000000000000000004.timeindex";
 
@@ -128,9 +133,10 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
+        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
         let mut out = Vec::new();
         for seg in &p.segments {
-            time_index_findings(&d, p, seg, depth, &mut out);
+            time_index_findings(&d, p, seg, &recovery, &mut out);
         }
         out
     }

@@ -163,7 +163,7 @@ pub fn run(
     let opts = LoadOptions::uniform(depth, read_mode);
     let progress = Progress::new(output.progress, "reading partitions");
     let dirs = load_targets(&args.paths, &opts, &progress)?;
-    let mut findings = inspect_findings(&dirs, depth);
+    let mut findings = inspect_findings(&dirs);
     let mut log_dirs: Vec<LogDirDoc> = dirs.iter().map(LogDirDoc::new).collect();
     if args.records {
         for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {

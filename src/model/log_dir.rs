@@ -205,10 +205,6 @@ pub fn load_log_dir(
         .as_ref()
         .map(|f| parse_small(f, parse_clean_shutdown));
     partitions.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
-    let clean = clean_shutdown.is_some();
-    for p in &mut partitions {
-        p.mark_recovery(clean);
-    }
     Ok(LogDir {
         path: path.to_path_buf(),
         listing,

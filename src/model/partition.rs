@@ -10,7 +10,7 @@ use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, Prod
 
 use super::file_bytes::read_small_file;
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
-use super::names::{PartitionDirName, PartitionDirState};
+use super::names::PartitionDirName;
 use super::problem::{FileProblem, Parsed};
 use super::segment::{load_segment, LoadOptions, ScanDepth, Segment};
 
@@ -106,41 +106,6 @@ impl Partition {
     /// Total bytes of `.log` files.
     pub fn size(&self) -> u64 {
         self.segments.iter().map(Segment::size).sum()
-    }
-
-    /// Mark the segments the broker recovers on its next start (`LogLoader.recoverLog`): after an
-    /// unclean shutdown, every segment from the one holding the recovery point on (`LogSegments
-    /// .values(recoveryPoint, MAX)` starts at the floor segment); the metadata log is always
-    /// recovered from 0 (`KafkaMetadataLog`); `-delete` dirs are never recovered.
-    pub fn mark_recovery(&mut self, dir_shut_down_cleanly: bool) {
-        let Some(name) = &self.name else { return };
-        let recovers = match name.state {
-            PartitionDirState::Delete(_) => false,
-            _ if name.is_metadata_log() => true,
-            _ => !dir_shut_down_cleanly,
-        };
-        if !recovers {
-            return;
-        }
-        let recovery_point = if name.is_metadata_log() {
-            0
-        } else {
-            self.checkpoints.recovery_point.unwrap_or(0)
-        };
-        let floor = self
-            .segments
-            .iter()
-            .filter(|s| s.files.log.is_some() && s.base_offset <= recovery_point)
-            .map(|s| s.base_offset)
-            .max()
-            .unwrap_or(i64::MIN);
-        for seg in self
-            .segments
-            .iter_mut()
-            .filter(|s| s.files.log.is_some() && s.base_offset >= floor)
-        {
-            seg.mark_recovered_on_start();
-        }
     }
 }
 

@@ -23,6 +23,7 @@ use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
 use super::listing::{FileInfo, SegmentFiles};
 use super::names::{PartitionDirName, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
 use super::problem::{FileProblem, Parsed};
+use super::units::TimestampMs;
 
 /// How much of each segment to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -273,17 +274,39 @@ pub struct TxnIndexSummary {
     pub problems: Vec<TxnIndexProblem>,
 }
 
-/// Where a segment's largest timestamp comes from (Kafka's `LogSegment.largestTimestamp`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimestampSource {
-    /// The last time-index entry.
-    TimeIndex,
-    /// The `.log` file's mtime (the time index is empty).
-    LogMtime,
-    /// The batches: the broker recovers this segment on its next start and rebuilds the time
-    /// index from them.
-    Recovery,
+/// A segment's largest timestamp as the broker reads it from disk when it does not recover the
+/// segment (`LogSegment.largestTimestamp` after a clean start: the `.timeindex`'s last slot by
+/// count if ≥ 0, else the `.log` mtime). What the broker uses after its next start is
+/// [`crate::rules::recovery`]'s answer: a recovered segment rebuilds its time index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiskTimestamp {
+    /// The last time-index slot by count (a zero-tail slot reads as timestamp 0).
+    TimeIndex(TimestampMs),
+    /// The `.log` file's mtime (no time-index slot with a timestamp ≥ 0).
+    LogMtime(TimestampMs),
+    /// It cannot be told from the files, and why.
+    Unknown(UnknownTimestamp),
+}
+
+/// Why a segment's largest timestamp cannot be told from its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownTimestamp {
+    /// No `.log` file (orphan index files, which the broker deletes).
+    NoLogFile,
+    /// The `.timeindex` could not be read, and neither could the `.log` file's mtime.
+    TimeIndexUnreadableAndNoMtime,
+    /// No time-index slot with a timestamp ≥ 0, and the `.log` file's mtime could not be read.
+    NoTimeIndexEntryAndNoMtime,
+}
+
+impl DiskTimestamp {
+    /// The value, when known.
+    pub fn known(self) -> Option<TimestampMs> {
+        match self {
+            DiskTimestamp::TimeIndex(ts) | DiskTimestamp::LogMtime(ts) => Some(ts),
+            DiskTimestamp::Unknown(_) => None,
+        }
+    }
 }
 
 /// One segment.
@@ -303,11 +326,6 @@ pub struct Segment {
     pub time_index: Option<Parsed<TimeIndexSummary>>,
     /// The `.txnindex`.
     pub txn_index: Option<Parsed<TxnIndexSummary>>,
-    /// Largest timestamp as Kafka computes it, with its source.
-    pub largest_timestamp: Option<(i64, TimestampSource)>,
-    /// Whether the broker recovers this segment on its next start (set by the partition:
-    /// it depends on the clean-shutdown marker and the recovery point).
-    pub recovered_on_start: bool,
 }
 
 impl Segment {
@@ -321,28 +339,53 @@ impl Segment {
         self.files.log.as_ref().map_or(0, |f| f.size)
     }
 
-    /// Mark the segment as recovered on the next start. Recovery rebuilds the time index from
-    /// the batches, so the largest timestamp becomes the largest batch timestamp (the `.log`
-    /// mtime when no batch has one), whatever the current index says.
-    pub fn mark_recovered_on_start(&mut self) {
-        self.recovered_on_start = true;
-        let indexed = self
-            .time_index
+    /// The `.log` file's mtime, when it could be read.
+    pub fn log_mtime(&self) -> Option<TimestampMs> {
+        self.files
+            .log
+            .as_ref()
+            .and_then(|f| f.mtime_ms)
+            .map(TimestampMs)
+    }
+
+    /// The largest timestamp as the broker reads it without recovering the segment: the last
+    /// time-index slot by count if ≥ 0 (Kafka reads the last slot by count, so a zero tail
+    /// yields 0 here, as it does in the broker), else the `.log` mtime.
+    pub fn largest_timestamp_on_disk(&self) -> DiskTimestamp {
+        if self.files.log.is_none() {
+            return DiskTimestamp::Unknown(UnknownTimestamp::NoLogFile);
+        }
+        let from_index = match &self.time_index {
+            Some(Ok(t)) if t.shape.slots > 0 => {
+                Some(TimestampMs(t.kafka_last_entry.timestamp)).filter(|ts| ts.is_set())
+            }
+            _ => None,
+        };
+        match (from_index, self.log_mtime()) {
+            (Some(ts), _) => DiskTimestamp::TimeIndex(ts),
+            (None, Some(ms)) => DiskTimestamp::LogMtime(ms),
+            (None, None) if matches!(self.time_index, Some(Err(_))) => {
+                DiskTimestamp::Unknown(UnknownTimestamp::TimeIndexUnreadableAndNoMtime)
+            }
+            (None, None) => DiskTimestamp::Unknown(UnknownTimestamp::NoTimeIndexEntryAndNoMtime),
+        }
+    }
+
+    /// The last valid time-index entry's timestamp (`None`: no entry, or no readable index).
+    pub fn last_valid_time_index_timestamp(&self) -> Option<TimestampMs> {
+        self.time_index
             .as_ref()
             .and_then(|r| r.as_ref().ok())
             .and_then(|t| t.last_valid)
-            .map(|e| e.timestamp);
-        let seen = self.log_summary().and_then(|l| l.max_timestamp_seen);
-        let rebuilt = indexed.max(seen).filter(|ts| *ts >= 0);
-        self.largest_timestamp = match rebuilt {
-            Some(ts) => Some((ts, TimestampSource::Recovery)),
-            None => self
-                .files
-                .log
-                .as_ref()
-                .and_then(|f| f.mtime_ms)
-                .map(|ms| (ms, TimestampSource::LogMtime)),
-        };
+            .map(|e| TimestampMs(e.timestamp))
+    }
+
+    /// The largest batch max timestamp among the batches read (see
+    /// [`LogSummary::max_timestamp_seen`]; `None`: none read, or the `.log` unreadable).
+    pub fn max_batch_timestamp_seen(&self) -> Option<TimestampMs> {
+        self.log_summary()
+            .and_then(|l| l.max_timestamp_seen)
+            .map(TimestampMs)
     }
 }
 
@@ -369,7 +412,6 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
     let time_index = files.time_index.as_ref().map(|f| load_time_index(f, base));
     let txn_index = files.txn_index.as_ref().map(|f| load_txn_index(f, base));
 
-    let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref());
     Segment {
         base_offset: base,
         files,
@@ -378,28 +420,6 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
         index,
         time_index,
         txn_index,
-        largest_timestamp,
-        recovered_on_start: false,
-    }
-}
-
-/// Kafka's rule: the last time-index entry's timestamp if it is ≥ 0, else the `.log` mtime.
-/// Kafka reads the last slot by count, so a zero tail yields 0 here, as it does in the broker
-/// (a segment the broker recovers first is corrected by [`Segment::mark_recovered_on_start`]).
-fn largest_timestamp(
-    time_index: Option<&Parsed<TimeIndexSummary>>,
-    log: Option<&FileInfo>,
-) -> Option<(i64, TimestampSource)> {
-    let from_index = time_index
-        .and_then(|r| r.as_ref().ok())
-        .filter(|t| t.shape.slots > 0)
-        .map(|t| t.kafka_last_entry.timestamp)
-        .filter(|ts| *ts >= 0);
-    match from_index {
-        Some(ts) => Some((ts, TimestampSource::TimeIndex)),
-        None => log
-            .and_then(|f| f.mtime_ms)
-            .map(|ms| (ms, TimestampSource::LogMtime)),
     }
 }
 
