@@ -6,9 +6,8 @@
 use std::path::PathBuf;
 
 use crate::formats::offset_index::OffsetPosition;
-use crate::model::listing::FileInfo;
 use crate::model::log_dir::LogDir;
-use crate::model::names::PartitionDirState;
+use crate::model::names::{PartitionDirState, SegmentFileKind};
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexLogMismatch, IndexShape, Segment};
 use crate::rules::recovery::PartitionRecovery;
@@ -74,13 +73,13 @@ pub const TIME_INDEX: IndexKind = IndexKind {
     zero_tail_effect: "Kafka reads its last slot, so it sees a largest timestamp of 0",
 };
 
-/// The path of an optional file (empty when absent).
-pub fn path_of(f: &Option<FileInfo>) -> PathBuf {
-    f.as_ref().map(|f| f.path.clone()).unwrap_or_default()
+/// The path of `seg`'s file of `kind` in `p` (empty when absent).
+pub fn path_of(p: &Partition, seg: &Segment, kind: SegmentFileKind) -> PathBuf {
+    seg.path(&p.path, kind).unwrap_or_default()
 }
 
-fn slots(n: usize) -> EvidenceValue {
-    EvidenceValue::Count(n as u64)
+fn slots(n: u32) -> EvidenceValue {
+    EvidenceValue::Count(u64::from(n))
 }
 
 /// Findings every index shares: Kafka's sanity check, a zero tail where Kafka would read it, and
@@ -94,12 +93,12 @@ pub fn index_shape_findings(
     expected_zero_tail: bool,
     out: &mut Vec<Finding>,
 ) {
-    let at = |slot: usize| Location {
-        byte_offset: Some(slot as u64 * kind.entry_size),
+    let at = |slot: u32| Location {
+        byte_offset: Some(u64::from(slot) * kind.entry_size),
         ..loc.clone()
     };
     if let Some(first) = shape
-        .sanity
+        .sanity()
         .first()
         .filter(|_| !(expected_zero_tail && shape.zero_tail > 0))
     {
@@ -116,7 +115,7 @@ pub fn index_shape_findings(
                     kind.name
                 ),
             )
-            .with_evidence(summarise(&shape.sanity)),
+            .with_evidence(summarise(shape.sanity())),
         );
     }
     if shape.zero_tail > 0 && !expected_zero_tail {
@@ -137,7 +136,7 @@ pub fn index_shape_findings(
             f
         });
     }
-    if shape.garbage > 0 || !shape.entry_problems.is_empty() {
+    if shape.garbage > 0 || !shape.entry_problems().is_empty() {
         out.push(
             Finding::new(
                 kind.bad_entries,
@@ -147,7 +146,7 @@ pub fn index_shape_findings(
             .evidence("slots", slots(shape.slots))
             .evidence("valid_entries", slots(shape.valid_entries))
             .evidence("garbage_slots", slots(shape.garbage))
-            .with_evidence(summarise(&shape.entry_problems)),
+            .with_evidence(summarise(shape.entry_problems())),
         );
     }
 }
@@ -167,7 +166,7 @@ pub fn offset_index_findings(
         None => {
             out.push(Finding::new(
                 OFFSET_INDEX.missing,
-                at_segment_file(dir, p, base, &path_of(&seg.files.log), None),
+                at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None),
                 "no .index: the broker recovers (re-reads and re-indexes) this segment on start",
             ));
             return;
@@ -183,7 +182,7 @@ pub fn offset_index_findings(
         }
         Some(Ok(ix)) => ix,
     };
-    let loc = at_segment_file(dir, p, base, &path_of(&seg.files.index), None);
+    let loc = at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Index), None);
     index_shape_findings(
         &OFFSET_INDEX,
         &ix.shape,
@@ -442,9 +441,9 @@ mod tests {
             panic!("index not parsed")
         };
         assert!(
-            ix.shape.entry_problems.len() >= 50_000,
+            ix.shape.entry_problems().len() >= 50_000,
             "{}",
-            ix.shape.entry_problems.len()
+            ix.shape.entry_problems().len()
         );
         let f = findings(&s, ScanDepth::Headers);
         let bad = f.iter().find(|f| f.code == "index.bad_entries").unwrap();
@@ -455,7 +454,7 @@ mod tests {
         );
         assert!(bad.evidence.contains(&crate::checks::finding::Evidence {
             name: "problems",
-            value: EvidenceValue::Count(ix.shape.entry_problems.len() as u64)
+            value: EvidenceValue::Count(ix.shape.entry_problems().len() as u64)
         }));
         for f in &f {
             assert!(

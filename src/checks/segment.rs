@@ -4,6 +4,7 @@
 
 use crate::formats::walk::WalkEnd;
 use crate::model::log_dir::LogDir;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
 use crate::rules::recovery::PartitionRecovery;
@@ -27,15 +28,18 @@ pub fn log_findings(
 ) -> bool {
     let files = &seg.files;
     let base = seg.base_offset;
-    let Some(log_file) = &files.log else {
-        let any = [&files.index, &files.time_index, &files.txn_index]
-            .into_iter()
-            .flatten()
-            .next();
-        if let Some(f) = any {
+    let Some(_) = &files.log else {
+        let any = [
+            SegmentFileKind::Index,
+            SegmentFileKind::TimeIndex,
+            SegmentFileKind::TxnIndex,
+        ]
+        .into_iter()
+        .find_map(|kind| seg.path(&p.path, kind));
+        if let Some(path) = any {
             out.push(Finding::new(
                 &catalog::SEGMENT_ORPHAN_INDEX,
-                at_segment_file(dir, p, base, &f.path, None),
+                at_segment_file(dir, p, base, &path, None),
                 "index file without its .log; the broker deletes it on start",
             ));
         }
@@ -55,7 +59,7 @@ pub fn log_findings(
         None => return true,
         Some(Ok(log)) => log,
     };
-    let path = &log_file.path;
+    let path = &seg.path(&p.path, SegmentFileKind::Log).unwrap_or_default();
     let at = |byte: Option<u64>| at_segment_file(dir, p, base, path, byte);
     if log.size > i32::MAX as u64 {
         out.push(

@@ -3,6 +3,7 @@
 //! with the log (spec formats §3; cleanup §5: time retention reads the last entry).
 
 use crate::model::log_dir::LogDir;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::{ScanDepth, Segment};
 use crate::rules::recovery::PartitionRecovery;
@@ -29,7 +30,7 @@ pub fn time_index_findings(
         None => {
             out.push(Finding::new(
                 TIME_INDEX.missing,
-                at_segment_file(dir, p, base, &path_of(&seg.files.log), None),
+                at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None),
                 "no .timeindex: the broker creates an empty one and does not rebuild it, so time \
                  retention falls back to the .log file's mtime",
             ));
@@ -46,7 +47,13 @@ pub fn time_index_findings(
         }
         Some(Ok(t)) => t,
     };
-    let loc = at_segment_file(dir, p, base, &path_of(&seg.files.time_index), None);
+    let loc = at_segment_file(
+        dir,
+        p,
+        base,
+        &path_of(p, seg, SegmentFileKind::TimeIndex),
+        None,
+    );
     index_shape_findings(
         &TIME_INDEX,
         &ti.shape,

@@ -18,10 +18,13 @@ use crate::formats::{ErrorKind, FormatError};
 
 use std::collections::BTreeMap;
 use std::io;
+use std::path::{Path, PathBuf};
 
 use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
 use super::listing::{FileInfo, SegmentFiles};
-use super::names::{PartitionDirName, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
+use super::names::{
+    PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
+};
 use super::problem::{FileProblem, Parsed};
 use super::units::TimestampMs;
 
@@ -199,23 +202,35 @@ pub enum IndexLogMismatch {
     },
 }
 
-/// The layout of an offset or time index file, common to both.
+/// The layout of an offset or time index file, common to both. Slot counts are `u32` (an index
+/// is read whole, and 2^32 slots would be a 32 GiB file; larger counts saturate) and the rare
+/// problem lists are boxed, so that a healthy index costs 32 bytes of the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexShape {
     /// File length.
     pub file_len: u64,
     /// Slots as Kafka counts them (length / entry size).
-    pub slots: usize,
+    pub slots: u32,
     /// Valid entries (strictly increasing prefix before the zero tail).
-    pub valid_entries: usize,
+    pub valid_entries: u32,
     /// Slots in the zero-filled tail.
-    pub zero_tail: usize,
+    pub zero_tail: u32,
     /// Non-zero slots after the valid prefix.
-    pub garbage: usize,
-    /// Kafka's own `sanityCheck` result (empty: Kafka accepts the file).
-    pub sanity: Vec<IndexSanityProblem>,
-    /// Stricter entry checks.
-    pub entry_problems: Vec<IndexEntryProblem>,
+    pub garbage: u32,
+    /// The problems found, if any.
+    problems: Option<Box<IndexProblems>>,
+}
+
+/// What Kafka's sanity check and the stricter entry checks found in an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IndexProblems {
+    sanity: Vec<IndexSanityProblem>,
+    entry_problems: Vec<IndexEntryProblem>,
+}
+
+/// A count as `u32`, saturating.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl IndexShape {
@@ -225,15 +240,30 @@ impl IndexShape {
         sanity: Vec<IndexSanityProblem>,
         entry_problems: Vec<IndexEntryProblem>,
     ) -> Self {
+        let problems = (!sanity.is_empty() || !entry_problems.is_empty()).then(|| {
+            Box::new(IndexProblems {
+                sanity,
+                entry_problems,
+            })
+        });
         IndexShape {
             file_len: layout.file_len(),
-            slots: layout.slot_count(),
-            valid_entries: layout.valid_entries(),
-            zero_tail: layout.zero_tail().len(),
-            garbage: layout.garbage_slots().len(),
-            sanity,
-            entry_problems,
+            slots: count(layout.slot_count()),
+            valid_entries: count(layout.valid_entries()),
+            zero_tail: count(layout.zero_tail().len()),
+            garbage: count(layout.garbage_slots().len()),
+            problems,
         }
+    }
+
+    /// Kafka's own `sanityCheck` result (empty: Kafka accepts the file).
+    pub fn sanity(&self) -> &[IndexSanityProblem] {
+        self.problems.as_ref().map_or(&[], |p| &p.sanity)
+    }
+
+    /// Stricter entry checks.
+    pub fn entry_problems(&self) -> &[IndexEntryProblem] {
+        self.problems.as_ref().map_or(&[], |p| &p.entry_problems)
     }
 }
 
@@ -309,13 +339,93 @@ impl DiskTimestamp {
     }
 }
 
+/// One file of a segment as the model keeps it: length and mtime. Its path is not stored (a
+/// path per file was the largest part of a loaded segment): [`Segment::path`] derives it from
+/// the partition dir, the base offset and the kind; only a name that is not the canonical
+/// 20-digit one is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentFile {
+    /// Length in bytes.
+    pub size: u64,
+    /// Modification time in ms since the epoch (Kafka's `lastModified`), if the OS gives one.
+    pub mtime_ms: Option<i64>,
+    /// The file name, when it is not `{base offset:020}{suffix}` (more than 20 digits).
+    odd_name: Option<Box<str>>,
+}
+
+impl SegmentFile {
+    fn of(info: &FileInfo, base_offset: i64, kind: SegmentFileKind) -> Self {
+        let name = info
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let odd_name = (name != canonical_name(base_offset, kind)).then(|| name.into());
+        SegmentFile {
+            size: info.size,
+            mtime_ms: info.mtime_ms,
+            odd_name,
+        }
+    }
+
+    /// The file's name.
+    pub fn name(&self, base_offset: i64, kind: SegmentFileKind) -> String {
+        self.odd_name
+            .as_deref()
+            .map_or_else(|| canonical_name(base_offset, kind), str::to_string)
+    }
+}
+
+/// `{base offset:020}{suffix}`, as the broker names segment files.
+fn canonical_name(base_offset: i64, kind: SegmentFileKind) -> String {
+    format!("{base_offset:020}{}", kind.suffix())
+}
+
+/// The files of one segment found by name (without paths, see [`SegmentFile`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentFileSet {
+    /// `.log`
+    pub log: Option<SegmentFile>,
+    /// `.index`
+    pub index: Option<SegmentFile>,
+    /// `.timeindex`
+    pub time_index: Option<SegmentFile>,
+    /// `.txnindex` (boxed: most segments have none).
+    pub txn_index: Option<Box<SegmentFile>>,
+}
+
+impl SegmentFileSet {
+    fn of(files: &SegmentFiles) -> Self {
+        let base = files.base_offset;
+        let one = |f: &Option<FileInfo>, kind| f.as_ref().map(|f| SegmentFile::of(f, base, kind));
+        SegmentFileSet {
+            log: one(&files.log, SegmentFileKind::Log),
+            index: one(&files.index, SegmentFileKind::Index),
+            time_index: one(&files.time_index, SegmentFileKind::TimeIndex),
+            txn_index: one(&files.txn_index, SegmentFileKind::TxnIndex).map(Box::new),
+        }
+    }
+
+    /// The file of `kind`, if found (`None` for [`SegmentFileKind::Snapshot`], which is the
+    /// partition's).
+    pub fn get(&self, kind: SegmentFileKind) -> Option<&SegmentFile> {
+        match kind {
+            SegmentFileKind::Log => self.log.as_ref(),
+            SegmentFileKind::Index => self.index.as_ref(),
+            SegmentFileKind::TimeIndex => self.time_index.as_ref(),
+            SegmentFileKind::TxnIndex => self.txn_index.as_deref(),
+            SegmentFileKind::Snapshot => None,
+        }
+    }
+}
+
 /// One segment.
 #[derive(Debug, Clone)]
 pub struct Segment {
     /// Base offset, from the file names.
     pub base_offset: i64,
     /// Its files.
-    pub files: SegmentFiles,
+    pub files: SegmentFileSet,
     /// Whether it is the partition's last (active) segment.
     pub active: bool,
     /// The `.log`, or why it could not be read. `None` when there is no `.log` file.
@@ -324,8 +434,8 @@ pub struct Segment {
     pub index: Option<Parsed<OffsetIndexSummary>>,
     /// The `.timeindex`.
     pub time_index: Option<Parsed<TimeIndexSummary>>,
-    /// The `.txnindex`.
-    pub txn_index: Option<Parsed<TxnIndexSummary>>,
+    /// The `.txnindex` (boxed: most segments have none).
+    pub txn_index: Option<Box<Parsed<TxnIndexSummary>>>,
 }
 
 impl Segment {
@@ -337,6 +447,14 @@ impl Segment {
     /// Logical size: the `.log` length.
     pub fn size(&self) -> u64 {
         self.files.log.as_ref().map_or(0, |f| f.size)
+    }
+
+    /// The path of its file of `kind` in `partition_dir` (the dir of the partition holding it),
+    /// if that file was found.
+    pub fn path(&self, partition_dir: &Path, kind: SegmentFileKind) -> Option<PathBuf> {
+        self.files
+            .get(kind)
+            .map(|f| partition_dir.join(f.name(self.base_offset, kind)))
     }
 
     /// The `.log` file's mtime, when it could be read.
@@ -410,11 +528,14 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
         })
     });
     let time_index = files.time_index.as_ref().map(|f| load_time_index(f, base));
-    let txn_index = files.txn_index.as_ref().map(|f| load_txn_index(f, base));
+    let txn_index = files
+        .txn_index
+        .as_ref()
+        .map(|f| Box::new(load_txn_index(f, base)));
 
     Segment {
         base_offset: base,
-        files,
+        files: SegmentFileSet::of(&files),
         active,
         log: log.map(|r| r.map(|(s, _)| s)),
         index,
@@ -989,6 +1110,49 @@ mod tests {
             assert!(pos.walk_positioned(&file, 0, true, None, 64).unwrap());
             assert_eq!(pos.summary.first_batch, whole.summary.first_batch, "{what}");
         }
+    }
+
+    #[test]
+    fn segment_file_paths_are_derived_and_odd_names_kept() {
+        let info = |name: &str| FileInfo {
+            path: std::path::Path::new("/logs/t-0").join(name),
+            size: 7,
+            mtime_ms: Some(5),
+        };
+        let files = SegmentFiles {
+            base_offset: 4,
+            log: Some(info("00000000000000000004.log")),
+            index: Some(info("000000000000000000004.index")),
+            time_index: None,
+            txn_index: Some(info("00000000000000000004.txnindex")),
+        };
+        let set = SegmentFileSet::of(&files);
+        assert_eq!(set.log.as_ref().unwrap().odd_name, None);
+        assert_eq!(set.log.as_ref().unwrap().size, 7);
+        assert_eq!(set.log.as_ref().unwrap().mtime_ms, Some(5));
+        let seg = Segment {
+            base_offset: 4,
+            files: set,
+            active: true,
+            log: None,
+            index: None,
+            time_index: None,
+            txn_index: None,
+        };
+        let dir = std::path::Path::new("/logs/t-0");
+        for (kind, f) in [
+            (SegmentFileKind::Log, &files.log),
+            (SegmentFileKind::Index, &files.index),
+            (SegmentFileKind::TimeIndex, &files.time_index),
+            (SegmentFileKind::TxnIndex, &files.txn_index),
+        ] {
+            assert_eq!(
+                seg.path(dir, kind),
+                f.as_ref().map(|f| f.path.clone()),
+                "{kind:?}"
+            );
+        }
+        assert_eq!(seg.path(dir, SegmentFileKind::Snapshot), None);
     }
 
     #[test]

@@ -189,11 +189,11 @@ pub struct IndexDoc {
     /// File bytes.
     pub file_bytes: u64,
     /// Slots as Kafka counts them.
-    pub slots: usize,
+    pub slots: u32,
     /// Valid entries.
-    pub valid_entries: usize,
+    pub valid_entries: u32,
     /// Zero-filled tail slots.
-    pub zero_tail: usize,
+    pub zero_tail: u32,
 }
 
 impl IndexDoc {
@@ -373,7 +373,7 @@ impl SegmentDoc {
                 .map(|i| IndexDoc::new(&i.shape)),
             aborted_transactions: s
                 .txn_index
-                .as_ref()
+                .as_deref()
                 .and_then(|r| r.as_ref().ok())
                 .map(|t| t.entries),
         }
