@@ -161,7 +161,7 @@ pub fn offset_index_findings(
     out: &mut Vec<Finding>,
 ) {
     let recovered = recovery.recovers(seg);
-    let base = seg.base_offset;
+    let base = seg.base_offset.get();
     let ix = match &seg.index {
         None => {
             out.push(Finding::new(
@@ -234,7 +234,10 @@ fn mismatch_entry(m: &IndexLogMismatch) -> (usize, OffsetPosition) {
 fn mismatch_what(m: &IndexLogMismatch) -> String {
     match m {
         IndexLogMismatch::PositionPastLog { log_valid_end, .. } => {
-            format!("points past the end of the log data ({log_valid_end} bytes)")
+            format!(
+                "points past the end of the log data ({} bytes)",
+                log_valid_end.get()
+            )
         }
         IndexLogMismatch::NotABatchStart { .. } => {
             "does not point at the start of a batch".to_string()
@@ -278,7 +281,7 @@ impl Problem for IndexLogMismatch {
         match self {
             IndexLogMismatch::PositionPastLog { log_valid_end, .. } => v.push(Evidence {
                 name: "log_valid_end",
-                value: EvidenceValue::Bytes(*log_valid_end),
+                value: EvidenceValue::Bytes(log_valid_end.get()),
             }),
             IndexLogMismatch::OffsetDisagrees {
                 batch_last_offset, ..
@@ -391,7 +394,11 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "crash-0")
             .unwrap();
-        let seg = p.segments.iter().find(|s| s.base_offset == 12).unwrap();
+        let seg = p
+            .segments
+            .iter()
+            .find(|s| s.base_offset.get() == 12)
+            .unwrap();
         let not_recovered = PartitionRecovery {
             from: None,
             loaded: true,
@@ -436,7 +443,11 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
-        let seg = p.segments.iter().find(|s| s.base_offset == 4).unwrap();
+        let seg = p
+            .segments
+            .iter()
+            .find(|s| s.base_offset.get() == 4)
+            .unwrap();
         let Some(Ok(ix)) = &seg.index else {
             panic!("index not parsed")
         };

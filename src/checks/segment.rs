@@ -27,7 +27,7 @@ pub fn log_findings(
     out: &mut Vec<Finding>,
 ) -> bool {
     let files = &seg.files;
-    let base = seg.base_offset;
+    let base = seg.base_offset.get();
     let Some(_) = &files.log else {
         let any = [
             SegmentFileKind::Index,
@@ -61,33 +61,33 @@ pub fn log_findings(
     };
     let path = &seg.path(&p.path, SegmentFileKind::Log).unwrap_or_default();
     let at = |byte: Option<u64>| at_segment_file(dir, p, base, path, byte);
-    if log.size > i32::MAX as u64 {
+    if log.size.get() > i32::MAX as u64 {
         out.push(
             Finding::new(
                 &catalog::LOG_TOO_LARGE,
                 at(None),
                 "segment is larger than 2 GiB: the broker cannot open it (FileRecords)",
             )
-            .evidence("size", EvidenceValue::Bytes(log.size)),
+            .evidence("size", EvidenceValue::Bytes(log.size.get())),
         );
     }
     if let Some(e) = &log.walk_error {
         out.push(
             Finding::new(
                 &catalog::LOG_CORRUPT_BATCH,
-                at(Some(log.valid_end)),
+                at(Some(log.valid_end.get())),
                 format!("corrupt batch: {}", e.kind),
             )
             .evidence("bad_field_at", EvidenceValue::Position(e.offset))
             .evidence(
                 "unverifiable",
-                EvidenceValue::Bytes(log.size.saturating_sub(log.valid_end)),
+                EvidenceValue::Bytes(log.size.get().saturating_sub(log.valid_end.get())),
             )
             .fix(if recovered {
                 format!(
                     "the broker's recovery on the next start truncates this segment to {} bytes and \
                      deletes later segments; copy the partition aside first if that data matters",
-                    log.valid_end
+                    log.valid_end.get()
                 )
             } else {
                 "the broker will not recover this segment (clean shutdown, below the recovery point): \
@@ -154,17 +154,17 @@ pub fn log_findings(
         }
     }
     if let Some(first) = log.first_batch {
-        if first.base_offset < base {
+        if first.base_offset.get() < base {
             out.push(
                 Finding::new(
                     &catalog::LOG_OFFSET_BELOW_BASE,
-                    at(Some(first.position)),
+                    at(Some(first.position.get())),
                     "first batch starts below the segment's base offset",
                 )
                 .evidence("segment_base_offset", EvidenceValue::Offset(base))
                 .evidence(
                     "batch_base_offset",
-                    EvidenceValue::Offset(first.base_offset),
+                    EvidenceValue::Offset(first.base_offset.get()),
                 ),
             );
         }
@@ -182,7 +182,7 @@ pub fn log_findings(
             );
         }
     }
-    *prev_next = Some(log.next_offset);
+    *prev_next = Some(log.next_offset.get());
     true
 }
 

@@ -6,6 +6,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::{ScanDepth, Segment};
+use crate::model::units::TimestampMs;
 use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
@@ -25,7 +26,7 @@ pub fn time_index_findings(
 ) {
     let recovered = recovery.recovers(seg);
     let depth = p.depth;
-    let base = seg.base_offset;
+    let base = seg.base_offset.get();
     let ti = match &seg.time_index {
         None => {
             out.push(Finding::new(
@@ -68,7 +69,8 @@ pub fn time_index_findings(
     }
     let Some(log) = seg.log_summary() else { return };
     let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
-    if ti.shape.slots == 0 && !seg.active && log.max_timestamp_seen.is_some_and(|t| t >= 0) {
+    if ti.shape.slots == 0 && !seg.active && log.max_timestamp_seen.is_some_and(TimestampMs::is_set)
+    {
         out.push(Finding::new(
             &catalog::TIMEINDEX_EMPTY,
             loc.clone(),
@@ -88,8 +90,9 @@ pub fn time_index_findings(
         .stats
         .as_ref()
         .and_then(|s| s.max_timestamp)
-        .filter(|t| *t >= 0);
-    let last_offset = log.last_batch.map(|b| b.last_offset);
+        .filter(|t| t.is_set())
+        .map(TimestampMs::get);
+    let last_offset = log.last_batch.map(|b| b.last_offset.get());
     let mut evidence = Vec::new();
     if let Some(log_max) = log_max.filter(|m| *m != last.timestamp) {
         evidence.push((

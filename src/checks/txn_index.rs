@@ -15,7 +15,7 @@ use super::problems::summarise;
 
 /// Findings about the `.txnindex` of `seg` (none when it has none).
 pub fn txn_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &mut Vec<Finding>) {
-    let base = seg.base_offset;
+    let base = seg.base_offset.get();
     match seg.txn_index.as_deref() {
         None => {}
         Some(Err(e)) => out.push(problem_finding(

@@ -77,7 +77,7 @@ pub fn verify_totals(dirs: &[LogDir]) -> VerifyTotals {
             continue;
         };
         v.segments += 1;
-        v.bytes += log.size;
+        v.bytes += log.size.get();
         v.batches += passed;
         v.crcs += passed + u64::from(log.verify_error.is_some());
         v.offset_indexes += u64::from(s.index.as_ref().is_some_and(|i| i.is_ok()));

@@ -13,6 +13,7 @@ use super::listing::{FileInfo, PartitionEntry, PartitionListing};
 use super::names::PartitionDirName;
 use super::problem::{FileProblem, Parsed};
 use super::segment::{load_segment, LoadOptions, ScanDepth, Segment};
+use super::units::{Bytes, Offset};
 
 /// Cap for the small text files of a partition dir.
 const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
@@ -21,13 +22,13 @@ const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PartitionCheckpoints {
     /// `recovery-point-offset-checkpoint`
-    pub recovery_point: Option<i64>,
+    pub recovery_point: Option<Offset>,
     /// `log-start-offset-checkpoint`
-    pub log_start_offset: Option<i64>,
+    pub log_start_offset: Option<Offset>,
     /// `replication-offset-checkpoint` (high watermark)
-    pub high_watermark: Option<i64>,
+    pub high_watermark: Option<Offset>,
     /// `cleaner-offset-checkpoint` (first dirty offset)
-    pub cleaner_offset: Option<i64>,
+    pub cleaner_offset: Option<Offset>,
 }
 
 /// A producer-state snapshot.
@@ -84,7 +85,7 @@ impl Partition {
     /// The log start offset the broker would load: the checkpoint value raised to the first
     /// segment's base offset (spec formats §2.2; `LogLoader`). `None` when not all segments
     /// were loaded.
-    pub fn log_start_offset(&self) -> Option<i64> {
+    pub fn log_start_offset(&self) -> Option<Offset> {
         let first = self.log_segments().next()?.base_offset;
         self.complete().then(|| {
             self.checkpoints
@@ -95,7 +96,7 @@ impl Partition {
 
     /// The log end offset: the active segment's next offset (`None` when not all segments were
     /// loaded).
-    pub fn log_end_offset(&self) -> Option<i64> {
+    pub fn log_end_offset(&self) -> Option<Offset> {
         let last = self.segments.iter().rfind(|s| s.files.log.is_some())?;
         self.complete().then(|| {
             last.log_summary()
@@ -104,7 +105,7 @@ impl Partition {
     }
 
     /// Total bytes of `.log` files.
-    pub fn size(&self) -> u64 {
+    pub fn size(&self) -> Bytes {
         self.segments.iter().map(Segment::size).sum()
     }
 }

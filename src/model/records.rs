@@ -120,7 +120,7 @@ pub fn dump_partition(
             }
             let Ok(b) = item else { break };
             let mut dump = BatchDump {
-                segment: seg.base_offset,
+                segment: seg.base_offset.get(),
                 position: b.position,
                 size: b.size,
                 magic: b.magic,

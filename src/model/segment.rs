@@ -26,7 +26,7 @@ use super::names::{
     PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
 };
 use super::problem::{FileProblem, Parsed};
-use super::units::TimestampMs;
+use super::units::{Bytes, FilePos, Offset, TimestampMs};
 
 /// How much of each segment to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -94,15 +94,15 @@ impl LoadOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchBrief {
     /// Byte position.
-    pub position: u64,
+    pub position: FilePos,
     /// First offset.
-    pub base_offset: i64,
+    pub base_offset: Offset,
     /// Last offset.
-    pub last_offset: i64,
+    pub last_offset: Offset,
     /// First timestamp (v2 base timestamp).
-    pub first_timestamp: i64,
+    pub first_timestamp: TimestampMs,
     /// Max timestamp (what Kafka's roll and retention rules use).
-    pub max_timestamp: i64,
+    pub max_timestamp: TimestampMs,
     /// Magic byte.
     pub magic: i8,
 }
@@ -110,11 +110,11 @@ pub struct BatchBrief {
 impl From<&BatchInfo> for BatchBrief {
     fn from(b: &BatchInfo) -> Self {
         BatchBrief {
-            position: b.position,
-            base_offset: b.base_offset,
-            last_offset: b.last_offset,
-            first_timestamp: b.first_timestamp,
-            max_timestamp: b.max_timestamp,
+            position: FilePos(b.position),
+            base_offset: Offset(b.base_offset),
+            last_offset: Offset(b.last_offset),
+            first_timestamp: TimestampMs(b.first_timestamp),
+            max_timestamp: TimestampMs(b.max_timestamp),
             magic: b.magic,
         }
     }
@@ -128,7 +128,7 @@ pub struct BatchStats {
     /// Records as the v2 headers count them (a legacy message counts as one).
     pub records: u64,
     /// Largest batch max timestamp.
-    pub max_timestamp: Option<i64>,
+    pub max_timestamp: Option<TimestampMs>,
     /// Transactional data batches.
     pub transactional_batches: u64,
     /// Control batches (commit/abort markers).
@@ -147,20 +147,20 @@ type BatchPositions = Vec<(u64, i64, i64)>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSummary {
     /// File length.
-    pub size: u64,
+    pub size: Bytes,
     /// First batch, if any.
     pub first_batch: Option<BatchBrief>,
     /// Last batch, if found.
     pub last_batch: Option<BatchBrief>,
     /// Offset after the last batch (base offset for an empty segment): Kafka's `readNextOffset`.
-    pub next_offset: i64,
+    pub next_offset: Offset,
     /// Every-header statistics (depth `Headers` and up).
     pub stats: Option<Box<BatchStats>>,
     /// Largest batch max timestamp among the batches read (all of them at depth `Headers`; the
     /// first and those after the last offset-index entry at depth `Tail`).
-    pub max_timestamp_seen: Option<i64>,
+    pub max_timestamp_seen: Option<TimestampMs>,
     /// Where the last good batch ends.
-    pub valid_end: u64,
+    pub valid_end: FilePos,
     /// How the walk ended, if it ended without error.
     pub end: Option<WalkEnd>,
     /// The first structural error of the walk (Kafka's recovery would truncate at its offset).
@@ -181,7 +181,7 @@ pub enum IndexLogMismatch {
         /// The entry.
         entry: OffsetPosition,
         /// Where valid log data ends.
-        log_valid_end: u64,
+        log_valid_end: FilePos,
     },
     /// The entry's position is not the start of a batch.
     NotABatchStart {
@@ -346,9 +346,9 @@ impl DiskTimestamp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentFile {
     /// Length in bytes.
-    pub size: u64,
-    /// Modification time in ms since the epoch (Kafka's `lastModified`), if the OS gives one.
-    pub mtime_ms: Option<i64>,
+    pub size: Bytes,
+    /// Modification time (Kafka's `lastModified`), if the OS gives one.
+    pub mtime_ms: Option<TimestampMs>,
     /// The file name, when it is not `{base offset:020}{suffix}` (more than 20 digits).
     odd_name: Option<Box<str>>,
 }
@@ -362,8 +362,8 @@ impl SegmentFile {
             .unwrap_or_default();
         let odd_name = (name != canonical_name(base_offset, kind)).then(|| name.into());
         SegmentFile {
-            size: info.size,
-            mtime_ms: info.mtime_ms,
+            size: Bytes(info.size),
+            mtime_ms: info.mtime_ms.map(TimestampMs),
             odd_name,
         }
     }
@@ -423,7 +423,7 @@ impl SegmentFileSet {
 #[derive(Debug, Clone)]
 pub struct Segment {
     /// Base offset, from the file names.
-    pub base_offset: i64,
+    pub base_offset: Offset,
     /// Its files.
     pub files: SegmentFileSet,
     /// Whether it is the partition's last (active) segment.
@@ -445,8 +445,8 @@ impl Segment {
     }
 
     /// Logical size: the `.log` length.
-    pub fn size(&self) -> u64 {
-        self.files.log.as_ref().map_or(0, |f| f.size)
+    pub fn size(&self) -> Bytes {
+        self.files.log.as_ref().map_or(Bytes(0), |f| f.size)
     }
 
     /// The path of its file of `kind` in `partition_dir` (the dir of the partition holding it),
@@ -454,16 +454,12 @@ impl Segment {
     pub fn path(&self, partition_dir: &Path, kind: SegmentFileKind) -> Option<PathBuf> {
         self.files
             .get(kind)
-            .map(|f| partition_dir.join(f.name(self.base_offset, kind)))
+            .map(|f| partition_dir.join(f.name(self.base_offset.get(), kind)))
     }
 
     /// The `.log` file's mtime, when it could be read.
     pub fn log_mtime(&self) -> Option<TimestampMs> {
-        self.files
-            .log
-            .as_ref()
-            .and_then(|f| f.mtime_ms)
-            .map(TimestampMs)
+        self.files.log.as_ref().and_then(|f| f.mtime_ms)
     }
 
     /// The largest timestamp as the broker reads it without recovering the segment: the last
@@ -501,9 +497,7 @@ impl Segment {
     /// The largest batch max timestamp among the batches read (see
     /// [`LogSummary::max_timestamp_seen`]; `None`: none read, or the `.log` unreadable).
     pub fn max_batch_timestamp_seen(&self) -> Option<TimestampMs> {
-        self.log_summary()
-            .and_then(|l| l.max_timestamp_seen)
-            .map(TimestampMs)
+        self.log_summary().and_then(|l| l.max_timestamp_seen)
     }
 }
 
@@ -534,7 +528,7 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
         .map(|f| Box::new(load_txn_index(f, base)));
 
     Segment {
-        base_offset: base,
+        base_offset: Offset(base),
         files: SegmentFileSet::of(&files),
         active,
         log: log.map(|r| r.map(|(s, _)| s)),
@@ -558,7 +552,7 @@ impl LogWalk {
         self.summary.first_batch.get_or_insert(brief);
         self.summary.last_batch = Some(brief);
         let seen = &mut self.summary.max_timestamp_seen;
-        *seen = Some(seen.map_or(b.max_timestamp, |m| m.max(b.max_timestamp)));
+        *seen = Some(seen.map_or(brief.max_timestamp, |m| m.max(brief.max_timestamp)));
         self.positions
             .push((b.position, b.base_offset, b.last_offset));
     }
@@ -581,7 +575,7 @@ impl LogWalk {
                 }
             }
         }
-        self.summary.valid_end = walker.valid_end();
+        self.summary.valid_end = FilePos(walker.valid_end());
         self.summary.end = walker.end().cloned();
         clean
     }
@@ -620,7 +614,7 @@ impl LogWalk {
                 },
                 start,
             )));
-            self.summary.valid_end = start;
+            self.summary.valid_end = FilePos(start);
             self.summary.end = None;
             return Ok(false);
         }
@@ -642,7 +636,7 @@ impl LogWalk {
                             add_to_stats(stats, &b);
                         }
                         if first_only {
-                            self.summary.valid_end = b.end();
+                            self.summary.valid_end = FilePos(b.end());
                             return Ok(true);
                         }
                     }
@@ -653,7 +647,7 @@ impl LogWalk {
             let stop = at.saturating_add(done);
             let end = walker.end().cloned();
             let finish = |walk: &mut LogWalk, end: Option<WalkEnd>, error: Option<FormatError>| {
-                walk.summary.valid_end = stop;
+                walk.summary.valid_end = FilePos(stop);
                 walk.summary.end = end;
                 let clean = error.is_none();
                 walk.summary.walk_error = error.map(Box::new);
@@ -791,13 +785,13 @@ fn load_log(
     };
     let mut walk = LogWalk {
         summary: LogSummary {
-            size,
+            size: Bytes(size),
             first_batch: None,
             last_batch: None,
-            next_offset: base,
+            next_offset: Offset(base),
             stats: None,
             max_timestamp_seen: None,
-            valid_end: 0,
+            valid_end: FilePos(0),
             end: None,
             walk_error: None,
             verify_error: None,
@@ -853,7 +847,7 @@ fn load_log(
     }
     let mut summary = walk.summary;
     if let Some(last) = summary.last_batch {
-        summary.next_offset = last.last_offset.saturating_add(1);
+        summary.next_offset = last.last_offset.next();
     }
     if let (ScanDepth::Verify, LogSource::Whole(bytes)) = (opts.depth, &source) {
         let v = verify_segment(
@@ -872,11 +866,8 @@ fn load_log(
 fn add_to_stats(stats: &mut BatchStats, b: &BatchInfo) {
     stats.batches += 1;
     stats.records += b.records_count.map_or(1, |c| u64::try_from(c).unwrap_or(0));
-    stats.max_timestamp = Some(
-        stats
-            .max_timestamp
-            .map_or(b.max_timestamp, |m| m.max(b.max_timestamp)),
-    );
+    let ts = TimestampMs(b.max_timestamp);
+    stats.max_timestamp = Some(stats.max_timestamp.map_or(ts, |m| m.max(ts)));
     if b.is_control {
         stats.control_batches += 1;
     } else if b.is_transactional {
@@ -934,14 +925,15 @@ fn check_index_entry(
     positions: &[(u64, i64, i64)],
 ) -> Option<IndexLogMismatch> {
     let position = u64::try_from(entry.position).ok()?;
-    if position >= log.size || (log.walk_error.is_none() && position >= log.valid_end) {
+    let (size, valid_end) = (log.size.get(), log.valid_end.get());
+    if position >= size || (log.walk_error.is_none() && position >= valid_end) {
         return Some(IndexLogMismatch::PositionPastLog {
             slot,
             entry,
             log_valid_end: log.valid_end,
         });
     }
-    if log.walk_error.is_some() && position >= log.valid_end {
+    if log.walk_error.is_some() && position >= valid_end {
         return None; // beyond a corrupt batch nothing can be judged; that batch is the finding
     }
     let walked_from = positions.first().map_or(u64::MAX, |p| p.0);
@@ -955,7 +947,7 @@ fn check_index_entry(
     };
     let (_, _, batch_last) = *positions.get(i)?;
     let previous_last = i.checked_sub(1).and_then(|j| positions.get(j)).map(|p| p.2);
-    let segment_last = log.last_batch.map(|b| b.last_offset);
+    let segment_last = log.last_batch.map(|b| b.last_offset.get());
     let skips_data = previous_last.is_some_and(|prev| entry.offset <= prev);
     let past_end = segment_last.is_some_and(|last| entry.offset > last);
     (skips_data || past_end).then_some(IndexLogMismatch::OffsetDisagrees {
@@ -1011,13 +1003,13 @@ mod tests {
     fn empty_walk() -> LogWalk {
         LogWalk {
             summary: LogSummary {
-                size: 0,
+                size: Bytes(0),
                 first_batch: None,
                 last_batch: None,
-                next_offset: 0,
+                next_offset: Offset(0),
                 stats: None,
                 max_timestamp_seen: None,
-                valid_end: 0,
+                valid_end: FilePos(0),
                 end: None,
                 walk_error: None,
                 verify_error: None,
@@ -1128,10 +1120,10 @@ mod tests {
         };
         let set = SegmentFileSet::of(&files);
         assert_eq!(set.log.as_ref().unwrap().odd_name, None);
-        assert_eq!(set.log.as_ref().unwrap().size, 7);
-        assert_eq!(set.log.as_ref().unwrap().mtime_ms, Some(5));
+        assert_eq!(set.log.as_ref().unwrap().size, Bytes(7));
+        assert_eq!(set.log.as_ref().unwrap().mtime_ms, Some(TimestampMs(5)));
         let seg = Segment {
-            base_offset: 4,
+            base_offset: Offset(4),
             files: set,
             active: true,
             log: None,
@@ -1239,8 +1231,8 @@ mod tests {
         let t = tail.log_summary().unwrap();
         let h = headers.log_summary().unwrap();
         let v = verify.log_summary().unwrap();
-        assert_eq!(t.next_offset, offset);
-        assert_eq!(h.next_offset, offset);
+        assert_eq!(t.next_offset, Offset(offset));
+        assert_eq!(h.next_offset, Offset(offset));
         assert_eq!(t.first_batch, h.first_batch);
         assert_eq!(t.last_batch, h.last_batch);
         assert_eq!(t.end, Some(WalkEnd::Clean));

@@ -86,7 +86,7 @@ pub fn partition_recovery(dir_shut_down_cleanly: bool, p: &Partition) -> Partiti
     let (recovery_point, cause) = if name.is_metadata_log() {
         (Offset(0), RecoveryCause::MetadataLog)
     } else if !dir_shut_down_cleanly {
-        let point = p.checkpoints.recovery_point.map_or(Offset(0), Offset);
+        let point = p.checkpoints.recovery_point.unwrap_or(Offset(0));
         (point, RecoveryCause::UncleanShutdown)
     } else {
         return PartitionRecovery {
@@ -97,7 +97,7 @@ pub fn partition_recovery(dir_shut_down_cleanly: bool, p: &Partition) -> Partiti
     // The floor segment of the recovery point; none at or below it: every segment.
     let floor = p
         .log_segments()
-        .map(|s| Offset(s.base_offset))
+        .map(|s| s.base_offset)
         .filter(|b| *b <= recovery_point)
         .max()
         .unwrap_or(Offset(i64::MIN));
@@ -115,7 +115,7 @@ impl PartitionRecovery {
             return None;
         }
         match self.from {
-            Some((floor, cause)) if Offset(seg.base_offset) >= floor => Some(cause),
+            Some((floor, cause)) if seg.base_offset >= floor => Some(cause),
             _ => seg
                 .files
                 .index
@@ -195,7 +195,7 @@ mod tests {
             .unwrap();
         p.segments
             .iter()
-            .map(|s| (s.base_offset, plan.partitions[i].cause(s)))
+            .map(|s| (s.base_offset.get(), plan.partitions[i].cause(s)))
             .collect()
     }
 
@@ -319,7 +319,7 @@ mod tests {
         for s in &p.segments {
             let (ts, source) = r.largest_timestamp(s).unwrap();
             let batches = s.log_summary().unwrap().stats.as_ref().unwrap();
-            assert_eq!(Some(ts.get()), batches.max_timestamp, "{}", s.base_offset);
+            assert_eq!(Some(ts), batches.max_timestamp, "{}", s.base_offset);
             let expected = if r.recovers(s) {
                 TimestampSource::Recovered
             } else {
@@ -358,7 +358,7 @@ mod tests {
             .find(|p| p.dir_name == "kt-alpha-0")
             .unwrap();
         let seg = part.segments.last().unwrap();
-        assert_eq!(seg.base_offset, 9_000_000_000_000_000_000);
+        assert_eq!(seg.base_offset, Offset(9_000_000_000_000_000_000));
         let (ts, source) = largest_timestamp_after_start(seg, true).unwrap();
         assert_eq!(source, TimestampSource::LogMtime);
         assert_eq!(Some(ts), seg.log_mtime());

@@ -11,6 +11,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexShape, Segment};
+use crate::model::units::Offset;
 use crate::rules::facts::TimestampSource;
 use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
 
@@ -234,7 +235,7 @@ impl ScanTotals {
             log_bytes: dirs
                 .iter()
                 .flat_map(|d| &d.partitions)
-                .map(Partition::size)
+                .map(|p| p.size().get())
                 .sum(),
         }
     }
@@ -292,13 +293,13 @@ impl PartitionDoc {
                 .as_ref()
                 .and_then(|m| m.as_ref().ok())
                 .map(|m| m.topic_id.to_string()),
-            log_start_offset: p.log_start_offset(),
-            log_end_offset: p.log_end_offset(),
-            size_bytes: p.size(),
-            recovery_point: p.checkpoints.recovery_point,
-            high_watermark: p.checkpoints.high_watermark,
-            log_start_offset_checkpoint: p.checkpoints.log_start_offset,
-            cleaner_offset: p.checkpoints.cleaner_offset,
+            log_start_offset: p.log_start_offset().map(Offset::get),
+            log_end_offset: p.log_end_offset().map(Offset::get),
+            size_bytes: p.size().get(),
+            recovery_point: p.checkpoints.recovery_point.map(Offset::get),
+            high_watermark: p.checkpoints.high_watermark.map(Offset::get),
+            log_start_offset_checkpoint: p.checkpoints.log_start_offset.map(Offset::get),
+            cleaner_offset: p.checkpoints.cleaner_offset.map(Offset::get),
             leader_epochs,
             segments: p
                 .segments
@@ -344,14 +345,18 @@ impl SegmentDoc {
             },
         };
         SegmentDoc {
-            base_offset: s.base_offset,
+            base_offset: s.base_offset.get(),
             active: s.active,
             recovered_on_start: recovery.recovers(s),
-            size_bytes: s.size(),
-            first_offset: log.and_then(|l| l.first_batch).map(|b| b.base_offset),
-            next_offset: log.map(|l| l.next_offset),
-            first_timestamp_ms: log.and_then(|l| l.first_batch).map(|b| b.first_timestamp),
-            first_batch_max_timestamp_ms: log.and_then(|l| l.first_batch).map(|b| b.max_timestamp),
+            size_bytes: s.size().get(),
+            first_offset: log.and_then(|l| l.first_batch).map(|b| b.base_offset.get()),
+            next_offset: log.map(|l| l.next_offset.get()),
+            first_timestamp_ms: log
+                .and_then(|l| l.first_batch)
+                .map(|b| b.first_timestamp.get()),
+            first_batch_max_timestamp_ms: log
+                .and_then(|l| l.first_batch)
+                .map(|b| b.max_timestamp.get()),
             largest_timestamp_ms: largest.map(|t| t.0.get()),
             largest_timestamp_source: largest.map(|t| t.1.into()),
             largest_timestamp_on_disk_ms: s.largest_timestamp_on_disk().known().map(|t| t.get()),
