@@ -1,5 +1,6 @@
-//! One segment as the broker sees it: base offset, logical size, next offset, first-batch and
-//! largest timestamps, and the health of its three indexes.
+//! One segment as it is on disk: base offset, logical size, next offset, first-batch and
+//! largest timestamps, and the health of its three indexes. Facts only: what the broker's next
+//! start makes of them (recovery, a rebuilt time index) is [`crate::rules::recovery`]'s.
 //!
 //! Cost is chosen by [`ScanDepth`]: `Tail` reads the first batch header, the index tails and the
 //! batches after the last offset-index entry, as Kafka's `readNextOffset` does (O(segments));
