@@ -371,6 +371,14 @@ fn generate_many(dir: &Path, partitions: usize, segments: usize) -> u64 {
 
 fn bench_many_segments(work: &Path, small: bool) {
     let (partitions, segments) = if small { (20, 250) } else { (100, 1000) };
+    // LOGCLEAN_BENCH_SHAPE=PxS: another shape (e.g. 10000x10 for the plan/diagnose figures).
+    let (partitions, segments) = std::env::var("LOGCLEAN_BENCH_SHAPE")
+        .ok()
+        .and_then(|v| {
+            let (p, s) = v.split_once('x')?;
+            Some((p.parse().ok()?, s.parse().ok()?))
+        })
+        .unwrap_or((partitions, segments));
     let n = partitions * segments;
     let dir = work.join(format!("many-{partitions}x{segments}"));
     // Outside the log dir: an unknown file in it would be a finding.

@@ -4,11 +4,13 @@
 //! segment) → rules → checks / plans → report, with mutations apart in `actions`.
 #![deny(missing_docs)]
 
+pub mod actions;
 pub mod checks;
 pub mod cli;
 pub mod config;
 pub mod exit_codes;
 pub mod formats;
 pub mod model;
+pub mod plan;
 pub mod report;
 pub mod rules;

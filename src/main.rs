@@ -65,6 +65,11 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
             cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
         }
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
+        Command::Plan(args) => cli::plan::run(args, &run, &mut out)?,
+        Command::RebuildIndex(args) => cli::rebuild_index::run(args, run.output, &mut out)?,
+        Command::Roll(args) => cli::roll::run(args, run.output, &mut out)?,
+        Command::Resume(args) => cli::resume::run(args, false, run.output, &mut out)?,
+        Command::Undo(args) => cli::resume::run(args, true, run.output, &mut out)?,
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
             Outcome::Clean

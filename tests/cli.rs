@@ -10,6 +10,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod support;
+
 const PARTITION: &str = "orders-0";
 const SEGMENT: &str = "00000000000000000004";
 
@@ -49,8 +51,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The binary under the shared memory cap (`support::logclean_capped`).
 fn logclean() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_logclean"))
+    support::logclean_capped(support::MEMORY_CAP_BYTES, false)
 }
 
 /// Run `logclean --format json inspect <args>`; return the exit code and the document.
@@ -311,19 +314,7 @@ fn unreadable_file_is_an_io_error() {
     }
     fs::set_permissions(c.file(".log"), fs::Permissions::from_mode(0o000)).unwrap();
     // Root reads any file, so as root run logclean as `nobody`.
-    let is_root = euid_is_root();
-    let mut cmd = if is_root {
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_logclean"),
-        ]);
-        c
-    } else {
-        logclean()
-    };
+    let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, true);
     let out = cmd
         .args(["--format", "json", "inspect", c.log_dir.to_str().unwrap()])
         .output()
@@ -341,11 +332,6 @@ fn unreadable_file_is_an_io_error() {
         .as_str()
         .unwrap()
         .ends_with(&format!("{SEGMENT}.log")));
-}
-
-fn euid_is_root() -> bool {
-    let out = Command::new("id").arg("-u").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
 
 #[test]
@@ -670,4 +656,124 @@ fn schema_2_envelope_evidence_and_fixes() {
     assert_eq!(t[0]["evidence"][0]["kind"], "bytes");
     assert!(t[0]["evidence"][0]["value"].as_u64().unwrap() > 10);
     assert_eq!(findings(&doc, "index.missing")[0]["location"]["segment"], 4);
+}
+
+#[test]
+fn the_metadata_log_shows_its_snapshots_and_feature_levels() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/kraft-metadata/logs-0");
+    let (code, doc) = inspect_json(&[dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{doc:#}");
+    let parts = doc["log_dirs"][0]["partitions"].as_array().unwrap();
+    let with_log: Vec<&Value> = parts
+        .iter()
+        .filter(|p| p.get("metadata_log").is_some())
+        .collect();
+    assert_eq!(with_log.len(), 1);
+    assert_eq!(with_log[0]["dir"], "__cluster_metadata-0");
+    let m = &with_log[0]["metadata_log"];
+    let ends: Vec<i64> = m["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["end_offset"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ends, [0, 23, 52, 60]);
+    assert_eq!(
+        m["snapshot_used"],
+        "00000000000000000060-0000000001.checkpoint"
+    );
+    assert_eq!(m["features"]["metadata.version"], 33);
+    assert_eq!(m["metadata_version"], "4.4-IV2");
+    assert_eq!(m["features"]["transaction.version"], 2);
+    assert_eq!(doc["log_dirs"][0]["mode"], "kraft");
+    let out = logclean()
+        .args(["--no-progress", "inspect", dir.to_str().unwrap()])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("KRaft metadata log"), "{table}");
+    assert!(table.contains("snapshots at 0, 23, 52, 60"), "{table}");
+    assert!(table.contains("metadata.version 33 (4.4-IV2)"), "{table}");
+    assert!(table.contains("KRaft mode"), "{table}");
+}
+
+#[test]
+fn a_zookeeper_mode_dir_is_normal_input() {
+    let c = Copy::new();
+    fs::remove_dir_all(c.log_dir.join("__cluster_metadata-0")).unwrap();
+    for e in fs::read_dir(&c.log_dir).unwrap() {
+        let pm = e.unwrap().path().join("partition.metadata");
+        if pm.exists() {
+            fs::remove_file(pm).unwrap();
+        }
+    }
+    fs::write(
+        c.log_dir.join("meta.properties"),
+        "version=0\nbroker.id=1\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
+    )
+    .unwrap();
+    let (code, doc) = inspect_json(&[c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{:#}", doc["findings"]);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 0);
+    assert_eq!(doc["log_dirs"][0]["mode"], "zookeeper");
+    assert!(doc["log_dirs"][0]["kafka_versions"]
+        .as_str()
+        .unwrap()
+        .contains("up to 3.9"));
+    let out = logclean()
+        .args(["--no-progress", "inspect", c.log_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("ZooKeeper mode (Kafka up to 3.9)"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_parent_of_log_dirs_is_said_once_with_the_dirs_below() {
+    let parent = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete");
+    let (code, doc) = inspect_json(&[parent.to_str().unwrap()]);
+    assert_eq!(code, 1, "{doc:#}");
+    let f = doc["findings"].as_array().unwrap();
+    assert_eq!(f.len(), 1, "{doc:#}");
+    assert_eq!(f[0]["code"], "dir.not_a_log_dir");
+    let listed: Vec<&str> = f[0]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "log_dir")
+        .map(|e| e["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            parent.join("logs-0").to_str().unwrap(),
+            parent.join("logs-1").to_str().unwrap()
+        ]
+    );
+    assert_eq!(doc["log_dirs"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn dirs_of_two_clusters_are_a_mismatch_not_duplicates() {
+    let (a, b) = (Copy::new(), Copy::new());
+    let meta = b.log_dir.join("meta.properties");
+    let text = fs::read_to_string(&meta).unwrap();
+    fs::write(
+        &meta,
+        text.replace("TG9nQ2xlYW5GaXh0dXJlcw", "T3RoZXJDbHVzdGVyMDAwMA"),
+    )
+    .unwrap();
+    let (code, doc) = inspect_json(&[a.log_dir.to_str().unwrap(), b.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{doc:#}");
+    let codes: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["dir.cluster_mismatch"], "{doc:#}");
 }

@@ -19,13 +19,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
 /// Address-space cap for every run, on top of the largest file in the copy.
-const MEMORY_CAP_BYTES: u64 = 1 << 30;
+use support::MEMORY_CAP_BYTES;
+
+mod support;
 
 /// A `-delete`/`-future`/`-stray` dir suffix uid (32 hex digits, as the broker writes it).
 const UID: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -440,6 +440,52 @@ cases! {
         "kt-alpha-1 removed: the metadata log still assigns it to this broker",
         |d| fs::remove_dir_all(d.join("logs-0/kt-alpha-1")).unwrap(),
         healthy "kraft-metadata";
+    // --- plan -------------------------------------------------------------------------------
+    plan_retains_expired: "plan.retains_expired", "warning", exit 0,
+        "future-timestamps" ["plan", "logs-0", "--at", "2026-11-30T13:33:04Z"],
+        "none: segments 27 and 34 are past retention.ms but kept behind the far-future segment 14",
+        |_| {},
+        healthy "basic-delete" ["plan", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--at", "2026-11-30T13:32:33Z"];
+    plan_future_timestamp_blocks: "plan.future_timestamp_blocks", "warning", exit 0,
+        "future-timestamps" ["plan", "logs-0", "--at", "2026-11-30T13:33:04Z"],
+        "none: segment 14 holds a record stamped base+365d",
+        |_| {},
+        healthy "basic-delete" ["plan", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--at", "2026-11-30T13:32:33Z"];
+    plan_compaction_blocked: "plan.compaction_blocked", "warning", exit 0,
+        "compacted" ["plan", "logs-0", "--server-properties", "server.properties", "--at",
+            "2026-11-30T13:42:20Z"],
+        "server.properties: log.cleaner.enable=false appended (no cleaner thread runs)",
+        |d| {
+            let p = d.join("server.properties");
+            let text = fs::read_to_string(&p).unwrap();
+            fs::write(&p, format!("{text}\nlog.cleaner.enable=false\n")).unwrap();
+        },
+        healthy "compacted";
+    dir_not_a_log_dir: "dir.not_a_log_dir", "error", exit 1,
+        "basic-delete" ["inspect", "."],
+        "none: the fixture's root (no meta.properties) holds the log dirs logs-0 and logs-1",
+        |_| {},
+        healthy "basic-delete" ["inspect", "logs-0"];
+    partition_data_lost: "partition.data_lost", "error", exit 1,
+        "basic-delete" ["inspect", "logs-0"],
+        "every orders-0/*.log removed (indexes and snapshots kept); the checkpoints still say \
+         high watermark 36",
+        |d| {
+            for e in fs::read_dir(d.join("logs-0/orders-0")).unwrap() {
+                let path = e.unwrap().path();
+                if path.extension().is_some_and(|x| x == "log") {
+                    fs::remove_file(path).unwrap();
+                }
+            }
+        },
+        healthy "basic-delete";
+    segment_empty_log_with_index: "segment.empty_log_with_index", "error", exit 1,
+        "basic-delete" ["inspect", "logs-0"],
+        "orders-0/00000000000000000004.log (rolled) truncated to 0 bytes, its indexes kept",
+        |d| fs::write(seg(d, "orders-0", 4, "log"), b"").unwrap(),
+        healthy "basic-delete";
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.
@@ -489,28 +535,6 @@ impl Run {
     }
 }
 
-fn prlimit_available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        let ok = Command::new("prlimit")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            eprintln!("note: prlimit not found; finding_codes runs logclean without a memory cap");
-        }
-        ok
-    })
-}
-
-fn euid_is_root() -> bool {
-    static ROOT: OnceLock<bool> = OnceLock::new();
-    *ROOT.get_or_init(|| {
-        let out = Command::new("id").arg("-u").output().unwrap();
-        String::from_utf8_lossy(&out.stdout).trim() == "0"
-    })
-}
-
 /// The largest file under `dir` (a memory map may take a file whole).
 fn largest_file(dir: &Path) -> u64 {
     walkdir::WalkDir::new(dir)
@@ -525,31 +549,14 @@ fn largest_file(dir: &Path) -> u64 {
 /// Run `logclean --format json --no-progress <args>` in `dir`, under the memory cap, as nobody
 /// when `unprivileged` and root.
 fn run(dir: &Path, args: &[&str], unprivileged: bool) -> Run {
-    let bin = env!("CARGO_BIN_EXE_logclean");
-    let mut argv: Vec<String> = Vec::new();
-    if prlimit_available() {
-        let cap = MEMORY_CAP_BYTES + largest_file(dir);
-        argv.extend(["prlimit".into(), format!("--as={cap}")]);
-    }
-    if unprivileged && euid_is_root() {
-        argv.extend(
-            [
-                "setpriv",
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-            ]
-            .map(String::from),
-        );
-    }
-    argv.push(bin.into());
-    argv.extend(["--format", "json", "--no-progress"].map(String::from));
-    argv.extend(args.iter().map(|a| a.to_string()));
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let cap = MEMORY_CAP_BYTES + largest_file(dir);
+    let mut cmd = support::logclean_capped(cap, unprivileged);
+    let argv: Vec<String> = ["--format", "json", "--no-progress"]
+        .iter()
+        .map(|a| a.to_string())
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect();
+    let out = cmd.args(&argv).current_dir(dir).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let exit = out.status.code().unwrap_or_else(|| {
         panic!(

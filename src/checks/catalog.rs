@@ -91,7 +91,7 @@ kinds! {
         "a dir the broker cannot parse as `<topic>-<partition>`: broker startup fails on this log dir",
         "move the directory out of the log dir";
     PARTITION_DUPLICATE = "partition.duplicate", Condition, Error,
-        "the same live partition in two log dirs: the broker refuses to start",
+        "the same live partition in two log dirs of one cluster: the broker refuses to start (dirs of different clusters are `dir.cluster_mismatch` instead)",
         "keep the copy with the higher log end offset; move the other out of the log dir";
     PARTITION_PENDING_DELETE = "partition.pending_delete", Condition, Info,
         "a `-delete` dir: the broker removes it `file.delete.delay.ms` after start",
@@ -103,7 +103,7 @@ kinds! {
         "a `-stray` dir: a replica set aside by the broker, never deleted automatically",
         "once you are sure no data is needed from it, delete the dir with the broker stopped";
     PARTITION_NO_TOPIC_ID = "partition.no_topic_id", Condition, Warning,
-        "no `partition.metadata`: a KRaft broker treats the log as stray and sets it aside",
+        "no `partition.metadata` in a KRaft-mode log dir: the broker treats the log as stray and sets it aside (not reported in ZooKeeper mode, where the file is optional, nor when the dir could not be listed)",
         "restore partition.metadata (version: 0, topic_id from the metadata log, see `logclean config`) before starting the broker";
     PARTITION_LEFTOVER_DELETED = "partition.leftover_deleted", Condition, Info,
         "`*.deleted` files, deleted by the broker on start",
@@ -172,7 +172,7 @@ kinds! {
         "offset-index entries that point past the log, not at a batch, or at the wrong offset (one finding per file, at the first; counts and the first few examples)",
         "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
     TIMEINDEX_MISSING = "timeindex.missing", Condition, Warning,
-        "missing `.timeindex`: the broker creates an empty one and does not rebuild it, so time retention falls back to the `.log` mtime",
+        "missing `.timeindex`: the broker creates an empty one and does not rebuild it, so time retention falls back to the `.log` mtime; on a segment recovered on start, recovery rebuilds it (said so, no fix needed)",
         "rebuild the time index with the broker stopped (or delete the .index too, so the broker recovers the segment and rebuilds both)";
     TIMEINDEX_SANITY_FAILED = "timeindex.sanity_failed", Corruption, Error,
         "the time index fails Kafka's own `sanityCheck` (the broker skips it at load; tiered storage and DumpLogSegments reject the file)",
@@ -217,11 +217,29 @@ kinds! {
         "ZooKeeper-mode log dirs (Kafka up to 3.9): topic overrides and dynamic broker configs live in ZooKeeper (`/config/topics/<topic>`), not on disk (`config`)",
         "take them from the running cluster: `kafka-configs.sh --bootstrap-server HOST:PORT --describe --all --entity-type topics > FILE`, then `--config-file FILE`; or give single values with `--config TOPIC:KEY=VALUE`";
     DIR_CLUSTER_MISMATCH = "dir.cluster_mismatch", Condition, Error,
-        "the log dirs' `meta.properties` carry different `cluster.id`s: a broker refuses to start on them (\"Invalid cluster.id\", `MetaPropertiesEnsemble.verify`); said once, listing each dir",
+        "the log dirs' `meta.properties` carry different `cluster.id`s: a broker refuses to start on them (\"Invalid cluster.id\", `MetaPropertiesEnsemble.verify`); said once, listing each dir (`config` and `inspect`)",
         "give the log dirs of one broker at a time; if a dir was copied from another cluster, move it out";
     PARTITION_MISSING_REPLICA = "partition.missing_replica", Condition, Warning,
         "per topic, the partitions the metadata log assigns to this broker that have no partition dir in the log dirs given (replicas placed in a directory id none of them carries are not counted) (`config`)",
         "if the broker has more log dirs, give them all; if a dir was moved or deleted, put it back before starting the broker: it otherwise starts the replica empty and re-fetches it from the leader (a sole replica's data is gone)";
+    PLAN_RETAINS_EXPIRED = "plan.retains_expired", Condition, Warning,
+        "segments whose largest timestamp is older than `retention.ms` stay on disk, with the first condition that keeps them (HW gate, a future timestamp, a blocking segment, no retention thread) (`plan`; `--fail-if-retains-expired` exits 1)",
+        "remove what the reason names: let followers catch up (HW), fix the producer clock and wait out or delete the future-stamped segment's data (`kafka-delete-records.sh`), or enable the cleaner";
+    PLAN_FUTURE_TIMESTAMP_BLOCKS = "plan.future_timestamp_blocks", Condition, Warning,
+        "a segment's largest timestamp is in the future: time retention stops at it and keeps every newer segment (`plan`)",
+        "fix the producer's clock or set `message.timestamp.after.max.ms`; to free the space now, `kafka-delete-records.sh` past the segment (the log-start pass ignores timestamps)";
+    PLAN_COMPACTION_BLOCKED = "plan.compaction_blocked", Condition, Warning,
+        "a compacted log the cleaner cannot clean past a point: no cleaner thread, a paused log, an open transaction holding the last stable offset, or a HW below the active segment (`plan`)",
+        "enable the cleaner (`log.cleaner.enable=true`, `log.cleaner.threads` ≥ 1); end or abort the open transaction (`kafka-transactions.sh abort`); let the ISR catch up";
+    DIR_NOT_A_LOG_DIR = "dir.not_a_log_dir", Condition, Error,
+        "a dir without `meta.properties` whose subdirs are log dirs (a parent of `log.dirs` entries): nothing in it is read as partitions; the log dirs found below are listed (exit 1)",
+        "run logclean on the log dirs listed in the evidence (all of one broker at once)";
+    PARTITION_DATA_LOST = "partition.data_lost", Condition, Error,
+        "no `.log` file left in a partition whose checkpoints (high watermark, recovery point, log start) say it held records: the broker starts it empty at the log start offset and the data is gone (the offsets are in the evidence)",
+        "restore the partition's .log files from a backup or another replica before starting the broker; a follower re-fetches them from the leader, a sole replica's data is lost";
+    SEGMENT_EMPTY_LOG_WITH_INDEX = "segment.empty_log_with_index", Condition, Error,
+        "a rolled segment whose `.log` is empty while its offset or time index points at records: those records are gone (the indexed offsets are in the evidence)",
+        "restore the segment's .log from a backup or another replica before starting the broker; the broker would otherwise serve the offsets as missing";
 }
 
 /// The kind with this code.

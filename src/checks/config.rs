@@ -111,7 +111,7 @@ fn zookeeper_mode(view: &ClusterView, first_dir: &Path) -> Finding {
 }
 
 /// `dir.cluster_mismatch`: log dirs of different clusters, once for the whole set.
-fn cluster_mismatch(dirs: &[(PathBuf, Option<String>)], first_dir: &Path) -> Finding {
+pub(crate) fn cluster_mismatch(dirs: &[(PathBuf, Option<String>)], first_dir: &Path) -> Finding {
     let mut ids: Vec<&str> = dirs.iter().filter_map(|(_, c)| c.as_deref()).collect();
     ids.sort_unstable();
     ids.dedup();

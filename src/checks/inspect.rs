@@ -3,6 +3,7 @@
 //! domain checks; `diagnose` composes the same functions.
 
 use crate::model::log_dir::LogDir;
+use crate::model::mode::run_modes;
 use crate::rules::recovery::recovery_on_next_start;
 
 use super::duplicates::duplicate_partition_findings;
@@ -20,11 +21,11 @@ use super::txn_index::txn_index_findings;
 /// the broker's next start recovers ([`recovery_on_next_start`]).
 pub fn inspect_findings(dirs: &[LogDir]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for dir in dirs {
+    for (dir, mode) in dirs.iter().zip(run_modes(dirs)) {
         log_dir_findings(dir, &mut out);
         let recovery = recovery_on_next_start(dir);
         for (p, recovery) in dir.partitions.iter().zip(&recovery.partitions) {
-            if !partition_dir_findings(dir, p, &mut out) {
+            if !partition_dir_findings(dir, p, mode.mode, &mut out) {
                 continue;
             }
             snapshot_findings(dir, p, &mut out);

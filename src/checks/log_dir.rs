@@ -1,7 +1,10 @@
 //! Findings of domain `dir`: the log dir root (meta.properties, the clean-shutdown marker, the
 //! root checkpoints, leftovers and unknown files). Spec formats §1.4, §5.
 
+use std::path::{Path, PathBuf};
+
 use crate::model::log_dir::{LogDir, OffsetCheckpoint};
+use crate::model::names::path_text;
 
 use super::catalog;
 use super::file::{io_findings, problem_finding};
@@ -94,6 +97,32 @@ pub fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
             "file the broker does not write in a log dir root",
         ));
     }
+}
+
+/// `dir.not_a_log_dir`: `path` has no `meta.properties` and `below` (not empty) are the log dirs
+/// in it ([`crate::model::listing::log_dirs_below`]); nothing in it was read as partitions.
+pub fn not_a_log_dir_finding(path: &Path, below: &[PathBuf]) -> Finding {
+    let mut f = Finding::new(
+        &catalog::DIR_NOT_A_LOG_DIR,
+        Location {
+            log_dir: path.to_path_buf(),
+            ..Location::default()
+        },
+        format!(
+            "not a log dir (no meta.properties) but a dir holding {} log dir(s): its subdirs were \
+             not read as partitions",
+            below.len()
+        ),
+    )
+    .evidence("log_dirs_found", EvidenceValue::Count(below.len() as u64));
+    for d in below {
+        f = f.evidence("log_dir", EvidenceValue::Path(d.clone()));
+    }
+    let args: Vec<String> = below.iter().map(|d| path_text(d)).collect();
+    f.fix(format!(
+        "run logclean on the log dirs themselves: {}",
+        args.join(" ")
+    ))
 }
 
 #[cfg(test)]

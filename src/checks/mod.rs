@@ -13,6 +13,7 @@ pub mod index;
 pub mod inspect;
 pub mod location;
 pub mod log_dir;
+pub mod lost;
 pub mod partition;
 pub mod problems;
 pub mod segment;

@@ -3,6 +3,7 @@
 //! §3.7–3.9).
 
 use crate::model::log_dir::LogDir;
+use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
 
@@ -10,10 +11,18 @@ use super::catalog;
 use super::file::{io_findings, problem_finding};
 use super::finding::{EvidenceValue, Finding, Location};
 use super::location::{at_file, at_partition};
+use super::lost::{data_lost_findings, empty_log_findings};
 
-/// Findings about the partition dir itself. Returns false when its name does not parse, in
-/// which case nothing else about it is checked (the broker fails on the dir before reading it).
-pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) -> bool {
+/// Findings about the partition dir itself, in a log dir of `mode`. Returns false when its name
+/// does not parse, in which case nothing else about it is checked (the broker fails on the dir
+/// before reading it). A missing `partition.metadata` is a finding only where the broker needs
+/// it (KRaft: [`LogDirMode::requires_topic_id`]) and the dir could be listed whole.
+pub fn partition_dir_findings(
+    dir: &LogDir,
+    p: &Partition,
+    mode: LogDirMode,
+    out: &mut Vec<Finding>,
+) -> bool {
     let Some(name) = &p.name else {
         out.push(Finding::new(
             &catalog::PARTITION_BAD_DIR_NAME,
@@ -49,11 +58,16 @@ pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding
     }
     io_findings(&p.listing.io_problems, &loc, out);
     match &p.metadata {
-        None if name.state == PartitionDirState::Live => out.push(Finding::new(
+        None if name.state == PartitionDirState::Live
+            && mode.requires_topic_id()
+            && listed_whole(dir, p) =>
+        {
+            out.push(Finding::new(
             &catalog::PARTITION_NO_TOPIC_ID,
             loc.clone(),
             "no partition.metadata: a KRaft broker treats a log without topic id as stray and sets it aside",
-        )),
+        ))
+        }
         Some(Err(e)) => out.push(problem_finding(
             loc.clone(),
             "partition.metadata",
@@ -108,8 +122,23 @@ pub fn partition_dir_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding
     true
 }
 
-/// Checkpointed offsets of the partition against its log end.
+/// Whether every entry of the partition dir could be listed: neither the dir itself (reported
+/// in the log dir's listing) nor an entry in it failed. Absent files prove nothing otherwise.
+pub(crate) fn listed_whole(dir: &LogDir, p: &Partition) -> bool {
+    p.listing.io_problems.is_empty() && !dir.listing.io_problems.iter().any(|i| i.path == p.path)
+}
+
+/// Checkpointed offsets of the partition against its log end, and data they say is lost
+/// ([`super::lost`]).
 pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
+    data_lost_findings(dir, p, out);
+    empty_log_findings(dir, p, out);
+    // A last .log that could not be read (or was refused as too large) has no known end: its
+    // own finding says so, and the checkpoints cannot be judged against a guess.
+    let last_log = p.log_segments().last();
+    if last_log.is_some_and(|s| s.log.as_ref().is_some_and(|l| l.is_err())) {
+        return;
+    }
     let loc = at_partition(dir, p);
     if let (Some(start), Some(leo)) = (p.checkpoints.log_start_offset, p.log_end_offset()) {
         if start > leo {
@@ -154,7 +183,7 @@ mod tests {
             .find(|p| p.dir_name == dir_name)
             .unwrap();
         let mut out = Vec::new();
-        let parsed = partition_dir_findings(&d, p, &mut out);
+        let parsed = partition_dir_findings(&d, p, LogDirMode::KRaft, &mut out);
         partition_offset_findings(&d, p, &mut out);
         (parsed, out)
     }
@@ -220,5 +249,26 @@ mod tests {
         let (_, f) = dir_findings(&s, "orders-9.0123456789abcdef0123456789abcdef-stray");
         assert_eq!(codes(&f), ["partition.stray"]);
         assert_eq!(f[0].evidence[0].name, "size");
+    }
+
+    #[test]
+    fn missing_metadata_is_no_finding_in_zookeeper_mode() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path("orders-0/partition.metadata")).unwrap();
+        let d = s.load(ScanDepth::Tail);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        for (mode, expected) in [
+            (LogDirMode::KRaft, vec!["partition.no_topic_id"]),
+            (LogDirMode::ZooKeeper, vec![]),
+            (LogDirMode::Unknown, vec![]),
+        ] {
+            let mut out = Vec::new();
+            partition_dir_findings(&d, p, mode, &mut out);
+            assert_eq!(codes(&out), expected, "{mode:?}");
+        }
     }
 }

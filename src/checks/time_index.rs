@@ -29,12 +29,24 @@ pub fn time_index_findings(
     let base = seg.base_offset.get();
     let ti = match &seg.time_index {
         None => {
-            out.push(Finding::new(
-                TIME_INDEX.missing,
-                at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None),
-                "no .timeindex: the broker creates an empty one and does not rebuild it, so time \
-                 retention falls back to the .log file's mtime",
-            ));
+            let loc = at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None);
+            out.push(if recovered {
+                // Recovery re-reads the batches and rebuilds both indexes (`LogSegment.recover`).
+                Finding::new(
+                    TIME_INDEX.missing,
+                    loc,
+                    "no .timeindex: the broker recovers this segment on start, which rebuilds \
+                     its time index from the batches",
+                )
+                .fix("none needed: the broker rebuilds it when it recovers the segment on start")
+            } else {
+                Finding::new(
+                    TIME_INDEX.missing,
+                    loc,
+                    "no .timeindex: the broker creates an empty one and does not rebuild it, so \
+                     time retention falls back to the .log file's mtime",
+                )
+            });
             return;
         }
         Some(Err(e)) => {
@@ -163,6 +175,23 @@ mod tests {
         let f = findings(&s, ScanDepth::Headers);
         assert_eq!(codes(&f), ["timeindex.missing"]);
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn missing_time_index_of_a_recovered_segment_is_rebuilt() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path(TIMEINDEX)).unwrap();
+        std::fs::remove_file(s.path(".kafka_cleanshutdown")).ok();
+        std::fs::write(
+            s.path("recovery-point-offset-checkpoint"),
+            "0\n3\nsized 0 24\norders 0 0\norders 2 36\n",
+        )
+        .unwrap();
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["timeindex.missing"]);
+        assert!(f[0].message.contains("rebuilds"), "{}", f[0].message);
+        assert!(!f[0].message.contains("does not"), "{}", f[0].message);
+        assert!(f[0].fix.contains("none needed"), "{}", f[0].fix);
     }
 
     #[test]

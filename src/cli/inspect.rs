@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::checks::catalog;
+use crate::checks::file::problem_finding;
 use crate::checks::finding::{Finding, FindingClass, Severity};
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::at_partition;
@@ -13,13 +13,17 @@ use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
 use std::collections::BTreeMap;
 
-use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection};
+use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::model::listing::log_dirs_below;
+use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection, Target};
+use crate::model::metadata_log::load_metadata_image;
+use crate::model::mode::run_modes;
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::report::human::Zone;
 use crate::report::render_json;
 use crate::report::table::{render_inspect, TableStyle, VerifyTotals};
-use crate::report::wire::{Envelope, InspectBody, LogDirDoc, ScanTotals};
+use crate::report::wire::{Envelope, InspectBody, LogDirDoc, MetadataLogDoc, ScanTotals};
 
 use super::progress::Progress;
 use super::{InspectArgs, OutputFormat};
@@ -100,17 +104,27 @@ pub fn outcome_of(findings: &[Finding], fail_on: impl Into<Severity>) -> Outcome
     })
 }
 
-/// Load every target, each log dir once: targets inside the same log dir are merged.
+/// Load every target, each log dir once: targets inside the same log dir are merged. A target
+/// that is a parent of log dirs, not one ([`log_dirs_below`]), is not loaded: it is a
+/// `dir.not_a_log_dir` finding, returned beside the loaded dirs.
 pub fn load_targets(
     paths: &[PathBuf],
     opts: &LoadOptions,
     progress: &Progress,
-) -> anyhow::Result<Vec<LogDir>> {
+) -> anyhow::Result<(Vec<LogDir>, Vec<Finding>)> {
     let mut by_dir: BTreeMap<PathBuf, Selection> = BTreeMap::new();
     let mut order = Vec::new();
+    let mut not_log_dirs = Vec::new();
     for path in paths {
         let target = classify_target(path)
             .with_context(|| format!("failed to open `{}`", path.display()))?;
+        if let Target::LogDir(dir) = &target {
+            let below = log_dirs_below(dir);
+            if !below.is_empty() {
+                not_log_dirs.push(not_a_log_dir_finding(dir, &below));
+                continue;
+            }
+        }
         let (log_dir, selection) = target.split();
         let log_dir = log_dir.to_path_buf();
         match by_dir.remove(&log_dir) {
@@ -139,7 +153,7 @@ pub fn load_targets(
         dirs.push(dir);
     }
     progress.finish();
-    Ok(dirs)
+    Ok((dirs, not_log_dirs))
 }
 
 /// Run `inspect`; the report says it was made at `generated_at_ms`. The outcome is decided
@@ -162,22 +176,31 @@ pub fn run(
     };
     let opts = LoadOptions::uniform(depth, read_mode);
     let progress = Progress::new(output.progress, "reading partitions");
-    let dirs = load_targets(&args.paths, &opts, &progress)?;
+    let (dirs, not_log_dirs) = load_targets(&args.paths, &opts, &progress)?;
     let mut findings = inspect_findings(&dirs);
-    let mut log_dirs: Vec<LogDirDoc> = dirs.iter().map(LogDirDoc::new).collect();
+    findings.extend(not_log_dirs);
+    let mut log_dirs: Vec<LogDirDoc> = dirs
+        .iter()
+        .zip(run_modes(&dirs))
+        .map(|(d, m)| LogDirDoc::new(d, &m))
+        .collect();
+    // The KRaft metadata log: its snapshots and the feature levels of the image it holds.
+    for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
+        for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
+            if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
+                let image = load_metadata_image(&p.path, read_mode);
+                pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
+            }
+        }
+    }
     if args.records {
         for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
             for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
                 match dump_partition(p, read_mode, args.max_records, args.max_value_bytes) {
                     Ok(b) => pdoc.batches = Some(b),
+                    // Unreadable, or refused for its size ("too large"), never read whole.
                     Err(e) => {
-                        let mut loc = at_partition(dir, p);
-                        loc.file = Some(e.path().to_path_buf());
-                        findings.push(Finding::new(
-                            &catalog::FILE_UNREADABLE,
-                            loc,
-                            "cannot read records",
-                        ));
+                        findings.push(problem_finding(at_partition(dir, p), "records", &e, ""))
                     }
                 }
             }

@@ -11,7 +11,11 @@ use crate::checks::finding::Severity;
 
 pub mod config;
 pub mod inspect;
+pub mod plan;
 pub mod progress;
+pub mod rebuild_index;
+pub mod resume;
+pub mod roll;
 pub mod run_config;
 pub mod time_arg;
 
@@ -97,6 +101,20 @@ pub enum Command {
     /// resolve it: topic override > dynamic per-broker > dynamic cluster default >
     /// server.properties > default, read from the KRaft metadata log on disk.
     Config(ConfigArgs),
+    /// What the broker's cleanup will delete, keep and compact, per segment, at an instant: the
+    /// pass or the first failing condition with its numbers, when files are gone, new log start
+    /// offsets, the cleaner's next log; with --config, the same plan under proposed values.
+    Plan(PlanArgs),
+    /// Rebuild .index, .timeindex and .txnindex from the .log exactly as the broker's segment
+    /// recovery does (dry run unless --execute); --verify-only compares and explains.
+    RebuildIndex(RebuildIndexArgs),
+    /// Close the active segment of partitions offline as the broker does on roll (dry run
+    /// unless --execute), so retention can act on it.
+    Roll(RollArgs),
+    /// Finish a mutating run that was interrupted or killed, from its journal.
+    Resume(JournalArgs),
+    /// Roll back a mutating run (finished or interrupted) from its journal and quarantine.
+    Undo(JournalArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -106,11 +124,18 @@ pub enum Command {
 }
 
 impl Command {
-    /// The command's `--now`, for [`run_config::RunConfig`] (none of these commands evaluates
-    /// time-based rules, so none takes one).
+    /// The command's `--now`, for [`run_config::RunConfig`] (`plan` sets its instant with
+    /// `--at`/`--after` itself; the others evaluate no time-based rules).
     pub fn now_arg(&self) -> Option<&run_config::NowArg> {
         match self {
-            Command::Inspect(_) | Command::Config(_) | Command::Completions { .. } => None,
+            Command::Inspect(_)
+            | Command::Config(_)
+            | Command::Plan(_)
+            | Command::RebuildIndex(_)
+            | Command::Roll(_)
+            | Command::Resume(_)
+            | Command::Undo(_)
+            | Command::Completions { .. } => None,
         }
     }
 }
@@ -175,6 +200,119 @@ pub struct ConfigArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
+}
+
+/// Arguments of `logclean plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Log dirs (the one holding `__cluster_metadata-0` gives topic configs, leaders and ISRs).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Evaluate at this instant: RFC 3339 (2026-11-30T12:00:00Z) or ms since the epoch.
+    /// Default: now.
+    #[arg(long, value_name = "TIME", value_parser = run_config::parse_now, conflicts_with = "after")]
+    pub at: Option<i64>,
+    /// Evaluate this long from now: 7d, 12h, 30m, 45s, 500ms.
+    #[arg(long, value_name = "DURATION", value_parser = time_arg::parse_duration_ms)]
+    pub after: Option<i64>,
+    /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
+    /// difference to today's.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    pub overrides: Vec<String>,
+    /// Only these topics (repeatable).
+    #[arg(long = "topic", value_name = "TOPIC")]
+    pub topics: Vec<String>,
+    /// The broker's static `server.properties` (check interval, delays, cleaner settings).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// Whose dynamic configs, leadership and ISR apply. Default: node.id in meta.properties.
+    #[arg(long, value_name = "N")]
+    pub broker_id: Option<i32>,
+    /// Per partition, the segments on a time axis with the retention cut-off and the instant.
+    #[arg(long)]
+    pub timeline: bool,
+    /// Exit 1 when the plan deletes more than SIZE bytes (suffixes K, M, G, T, KiB, MiB, ...).
+    #[arg(long, value_name = "SIZE", value_parser = plan::parse_size)]
+    pub fail_if_deletes_more_than: Option<u64>,
+    /// Exit 1 when a segment past retention.ms stays on disk.
+    #[arg(long)]
+    pub fail_if_retains_expired: bool,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+}
+
+/// Options every mutating command shares (issue 9 safety rules).
+#[derive(Debug, Args)]
+pub struct MutateArgs {
+    /// Apply the plan. Without it the command is a dry run: it prints the actions and changes
+    /// nothing.
+    #[arg(long)]
+    pub execute: bool,
+    /// Journal root (default: `<log dir parent>/.logclean-journal/<log dir name>`).
+    #[arg(long, value_name = "DIR")]
+    pub journal: Option<PathBuf>,
+    /// Where replaced and removed files go; must be on the log dir's filesystem (default: the
+    /// run's journal dir).
+    #[arg(long, value_name = "DIR")]
+    pub quarantine: Option<PathBuf>,
+    /// Remove files instead of keeping them in quarantine (the run cannot be undone).
+    #[arg(long)]
+    pub purge: bool,
+    /// Partitions planned in parallel (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub jobs: usize,
+    /// The broker's static `server.properties` (for index.interval.bytes and
+    /// segment.index.bytes; topic overrides come from the metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// Override a value (repeatable; topic `*` = every topic).
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+/// Arguments of `logclean rebuild-index`.
+#[derive(Debug, Args)]
+pub struct RebuildIndexArgs {
+    /// Log dirs, partition dirs or segment files.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Only compare the indexes on disk with rebuilt ones and explain the differences (reads
+    /// only; allowed on a running broker's dir).
+    #[arg(long, conflicts_with = "execute")]
+    pub verify_only: bool,
+    /// Truncate an invalid tail of a partition's last segment as the broker's recovery would
+    /// (otherwise such a segment is reported and left alone).
+    #[arg(long)]
+    pub truncate_invalid_tail: bool,
+    /// Shared options of mutating commands.
+    #[command(flatten)]
+    pub mutate: MutateArgs,
+}
+
+/// Arguments of `logclean roll`.
+#[derive(Debug, Args)]
+pub struct RollArgs {
+    /// Partition dirs (or log dirs: every partition in them).
+    #[arg(required = true, value_name = "PARTITION_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Shared options of mutating commands.
+    #[command(flatten)]
+    pub mutate: MutateArgs,
+}
+
+/// Arguments of `logclean resume` and `logclean undo`.
+#[derive(Debug, Args)]
+pub struct JournalArgs {
+    /// The log dir the run changed.
+    #[arg(value_name = "LOG_DIR")]
+    pub log_dir: PathBuf,
+    /// Journal root the run used (default: next to the log dir).
+    #[arg(long, value_name = "DIR")]
+    pub journal: Option<PathBuf>,
+    /// One run's dir (default: the latest run that needs it).
+    #[arg(long, value_name = "RUN_DIR")]
+    pub run: Option<PathBuf>,
 }
 
 /// The clap command tree (for the man page and completions).

@@ -80,11 +80,61 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
             return Ok(FileBytes::Mapped(map));
         }
     }
+    // Never read whole what Kafka never writes: a segment above 2 GiB is `log.too_large`, told
+    // from its size; reading it would take more memory than any worker has.
+    if len > OWNED_READ_CAP {
+        return Err(TooLarge::error(len, OWNED_READ_CAP));
+    }
     // The length is only a hint for the allocation: cap it, the read decides the real size.
     let mut buf = Vec::with_capacity(usize::try_from(len.min(1 << 30)).unwrap_or(0));
-    (&file).read_to_end(&mut buf)?;
+    file.take(OWNED_READ_CAP.saturating_add(1))
+        .read_to_end(&mut buf)?;
+    if buf.len() as u64 > OWNED_READ_CAP {
+        return Err(TooLarge::error(buf.len() as u64, OWNED_READ_CAP));
+    }
     Ok(FileBytes::Owned(buf))
 }
+
+/// The most [`read_file`] reads into memory: Kafka's largest segment (`Integer.MAX_VALUE`
+/// bytes, `FileRecords`); a larger file is refused as [`TooLarge`].
+pub const OWNED_READ_CAP: u64 = i32::MAX as u64;
+
+/// A file refused because it is larger than its kind may be (the payload of an
+/// [`io::ErrorKind::FileTooLarge`] error): it is reported as too large, never read whole and
+/// never "unreadable".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge {
+    /// The file's length (or the bytes read before the cap was passed).
+    pub len: u64,
+    /// The limit for this kind of file.
+    pub cap: u64,
+}
+
+impl TooLarge {
+    /// The I/O error carrying it.
+    pub fn error(len: u64, cap: u64) -> io::Error {
+        io::Error::new(io::ErrorKind::FileTooLarge, TooLarge { len, cap })
+    }
+
+    /// The `TooLarge` an error carries, if it is one.
+    pub fn of(err: &io::Error) -> Option<TooLarge> {
+        err.get_ref()
+            .and_then(|e| e.downcast_ref::<TooLarge>())
+            .copied()
+    }
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "too large: {} bytes, over the {}-byte limit for this kind of file (not read)",
+            self.len, self.cap
+        )
+    }
+}
+
+impl std::error::Error for TooLarge {}
 
 /// Whether no live process holds the `.lock` of the log dir holding the partition dir of
 /// `path` (false when that cannot be told).
@@ -95,16 +145,19 @@ fn log_dir_unlocked(path: &Path) -> bool {
         .is_some_and(|dir| probe_lock(dir).is_ok_and(LockState::allows_mapping))
 }
 
-/// Read a small file whole, refusing anything larger than `cap` bytes.
+/// The length of `path` (for the message of a refused file).
+fn file_len(path: &Path) -> io::Result<u64> {
+    Ok(std::fs::metadata(path)?.len())
+}
+
+/// Read a small file whole, refusing anything larger than `cap` bytes ([`TooLarge`]).
 pub fn read_small_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     let file = open_regular(path)?;
     let mut buf = Vec::new();
     file.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
     if buf.len() as u64 > cap {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("file is larger than the {cap}-byte limit for this kind of file"),
-        ));
+        let len = file_len(path).unwrap_or(buf.len() as u64);
+        return Err(TooLarge::error(len, cap));
     }
     Ok(buf)
 }

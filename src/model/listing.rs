@@ -209,7 +209,11 @@ fn walk_sorted(
                 let path = e
                     .path()
                     .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
-                visit(Walked::Problem(in_dir, IoProblem::from_walk(path, &e)));
+                if e.depth() > 0 && is_junk_link(&path, &e) {
+                    visit(Walked::JunkLink(in_dir, path));
+                } else {
+                    visit(Walked::Problem(in_dir, IoProblem::from_walk(path, &e)));
+                }
                 continue;
             }
         };
@@ -243,6 +247,37 @@ enum Walked {
     Entry(usize, Found),
     /// An entry that could not be read, by the depth of the dir holding it (0: the dir walked).
     Problem(usize, IoProblem),
+    /// A symlink that loops or dangles, named like nothing the broker reads, by the depth of the
+    /// dir holding it: the broker skips it (`File.isFile` is false), so it is an unknown entry
+    /// of that dir, not an unreadable one.
+    JunkLink(usize, PathBuf),
+}
+
+/// Whether the walk error at `path` is a symlink that loops (to itself, another link or an
+/// ancestor dir) or dangles, whose name the broker does not read (a broker file, or a link named
+/// like a partition dir, behind such a link stays an unreadable entry).
+fn is_junk_link(path: &Path, e: &walkdir::Error) -> bool {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let unresolvable = e.loop_ancestor().is_some()
+        || e.io_error()
+            .and_then(io::Error::raw_os_error)
+            .is_some_and(|c| c == nix::libc::ELOOP || c == nix::libc::ENOENT);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A link named like a partition dir is one the broker would try to load.
+    let broker_name = parse_segment_file_name(&name).is_some()
+        || parse_partition_dir_name(&name).is_some()
+        || LOG_DIR_ROOT_FILES.contains(&name.as_str())
+        || [
+            "partition.metadata",
+            "leader-epoch-checkpoint",
+            "quorum-state",
+            "cleaner-offset-checkpoint",
+        ]
+        .contains(&name.as_str());
+    is_link && unresolvable && !broker_name
 }
 
 /// Whether the walk goes into a dir just visited.
@@ -301,6 +336,17 @@ pub fn list_log_dir_streaming(
                 match current.as_mut() {
                     Some(p) if in_dir == 1 => p.listing.io_problems.push(problem),
                     _ => out.io_problems.push(problem),
+                }
+                return Descend::No;
+            }
+            Walked::JunkLink(in_dir, path) => {
+                let entry = UnknownEntry {
+                    path,
+                    is_dir: false,
+                };
+                match current.as_mut() {
+                    Some(p) if in_dir == 1 => p.listing.unknown.push(entry),
+                    _ => out.unknown.push(entry),
                 }
                 return Descend::No;
             }
@@ -405,6 +451,10 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         match walked {
             Walked::Entry(_, found) => add_partition_entry(&mut out, found),
             Walked::Problem(_, problem) => problems.push(problem),
+            Walked::JunkLink(_, path) => out.unknown.push(UnknownEntry {
+                path,
+                is_dir: false,
+            }),
         }
         Descend::No
     })?;
@@ -494,6 +544,35 @@ fn is_metadata_snapshot_name(name: &str) -> bool {
             .all(|b| b.is_ascii_digit())
 }
 
+/// Files only a log dir root holds: a subdir with one of them is a log dir.
+const LOG_DIR_ROOT_FILES: &[&str] = &[
+    "meta.properties",
+    ".kafka_cleanshutdown",
+    "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "log-start-offset-checkpoint",
+];
+
+/// The log dirs directly below `dir` when `dir` is not one itself (no `meta.properties`): its
+/// subdirs holding a file only a log dir root holds, sorted. Empty for a log dir, for a dir
+/// whose subdirs are partition dirs, and when `dir` cannot be listed (the caller's load says
+/// why). Symlinked subdirs are followed, as the broker follows a symlinked log dir.
+pub fn log_dirs_below(dir: &Path) -> Vec<PathBuf> {
+    if dir.join("meta.properties").exists() {
+        return Vec::new();
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && LOG_DIR_ROOT_FILES.iter().any(|f| p.join(f).is_file()))
+        .collect();
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -563,6 +642,7 @@ mod tests {
         fs::create_dir(root.join("remote-log-index-cache")).unwrap();
         fs::write(root.join("remote-log-index-cache").join("a.tmp"), b"").unwrap();
         symlink(".", root.join("self-0")).unwrap();
+        symlink("junk", p.join("junk")).unwrap();
         for fifo in [
             root.join("recovery-point-offset-checkpoint"),
             p.join("00000000000000000000.log"),
@@ -593,6 +673,7 @@ mod tests {
             unknown,
             [
                 (&p.join("00000000000000000000.log"), false),
+                (&p.join("junk"), false),
                 (&p.join("subdir"), true)
             ]
         );
@@ -649,5 +730,18 @@ mod tests {
         assert!(!is_metadata_snapshot_name(
             "00000000000000000123.checkpoint"
         ));
+    }
+
+    #[test]
+    fn log_dirs_below_a_parent_of_log_dirs() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let parent = fixtures.join("basic-delete");
+        assert_eq!(
+            log_dirs_below(&parent),
+            [parent.join("logs-0"), parent.join("logs-1")]
+        );
+        assert!(log_dirs_below(&parent.join("logs-0")).is_empty());
+        assert!(log_dirs_below(&parent.join("logs-0/orders-0")).is_empty());
+        assert!(log_dirs_below(&fixtures.join("no-such-dir")).is_empty());
     }
 }

@@ -150,6 +150,21 @@ pub fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
     Some((offset.parse().ok()?, epoch.parse().ok()?))
 }
 
+/// The `metadata.version` feature level's name as Kafka's `MetadataVersion` enum spells it
+/// (`server-common/.../MetadataVersion.java`, up to Kafka 4.5): level 21 is `3.9-IV0`, 22 to
+/// 25 are `4.0-IV0` to `4.0-IV3`, 33 is `4.4-IV2`. `None` for a level this table does not know.
+pub fn metadata_version_name(level: i16) -> Option<&'static str> {
+    const NAMES: &[&str] = &[
+        "3.0-IV1", "3.1-IV0", "3.2-IV0", "3.3-IV0", "3.3-IV1", "3.3-IV2", "3.3-IV3", "3.4-IV0",
+        "3.5-IV0", "3.5-IV1", "3.5-IV2", "3.6-IV0", "3.6-IV1", "3.6-IV2", "3.7-IV0", "3.7-IV1",
+        "3.7-IV2", "3.7-IV3", "3.7-IV4", "3.8-IV0", "3.9-IV0", "4.0-IV0", "4.0-IV1", "4.0-IV2",
+        "4.0-IV3", "4.1-IV0", "4.1-IV1", "4.2-IV0", "4.2-IV1", "4.3-IV0", "4.4-IV0", "4.4-IV1",
+        "4.4-IV2", "4.5-IV0",
+    ];
+    let index = usize::try_from(level).ok()?.checked_sub(1)?;
+    NAMES.get(index).copied()
+}
+
 /// Rebuild the metadata image from `dir`, a `__cluster_metadata-0` directory. Never fails:
 /// whatever could not be read is in [`MetadataImage::problems`].
 pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
@@ -1469,5 +1484,18 @@ mod tests {
         );
         assert_eq!(parse_snapshot_name("60-1.checkpoint"), None);
         assert_eq!(parse_snapshot_name("bootstrap.checkpoint"), None);
+    }
+
+    #[test]
+    fn metadata_version_levels_are_named_as_kafka_names_them() {
+        assert_eq!(metadata_version_name(1), Some("3.0-IV1"));
+        assert_eq!(metadata_version_name(7), Some("3.3-IV3"));
+        assert_eq!(metadata_version_name(21), Some("3.9-IV0"));
+        assert_eq!(metadata_version_name(22), Some("4.0-IV0"));
+        assert_eq!(metadata_version_name(33), Some("4.4-IV2"));
+        assert_eq!(metadata_version_name(34), Some("4.5-IV0"));
+        assert_eq!(metadata_version_name(0), None);
+        assert_eq!(metadata_version_name(35), None);
+        assert_eq!(metadata_version_name(-1), None);
     }
 }

@@ -27,6 +27,7 @@ use crate::formats::meta_properties::{
 };
 
 use super::file_bytes::read_small_file;
+use super::log_dir::LogDir;
 use super::names::METADATA_TOPIC;
 
 /// The kind of broker a log dir belongs to.
@@ -151,6 +152,34 @@ pub fn read_log_dir_mode(log_dir: &Path, metadata_log_dir: Option<&Path>) -> Mod
     let metadata_log =
         log_dir.join(&name).is_dir() || metadata_log_dir.is_some_and(|d| d.join(&name).is_dir());
     mode_evidence(meta.as_ref(), metadata_log)
+}
+
+/// The mode of each loaded log dir of one run (in order). The broker's metadata log found in any
+/// of them counts for every dir of the same cluster (a KRaft broker keeps one, in
+/// `metadata.log.dir`, for all its log dirs), as `config` decides it.
+pub fn run_modes(dirs: &[LogDir]) -> Vec<ModeEvidence> {
+    let name = format!("{METADATA_TOPIC}-0");
+    let cluster = |d: &LogDir| -> Option<String> {
+        d.meta
+            .as_ref()
+            .and_then(|m| m.as_ref().ok())
+            .and_then(|m| m.cluster_id.clone())
+    };
+    let holders: Vec<Option<String>> = dirs
+        .iter()
+        .filter(|d| d.path.join(&name).is_dir())
+        .map(cluster)
+        .collect();
+    dirs.iter()
+        .map(|d| {
+            let own = cluster(d);
+            let metadata_log = holders
+                .iter()
+                .any(|h| !different_clusters(own.as_deref(), h.as_deref()));
+            let meta = d.meta.as_ref().and_then(|m| m.as_ref().ok());
+            mode_evidence(meta, metadata_log)
+        })
+        .collect()
 }
 
 /// Whether two log dirs belong to different clusters: both `cluster.id`s known and different.

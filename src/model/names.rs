@@ -227,6 +227,34 @@ pub fn build_segment_file_name(name: &SegmentFileName) -> String {
     format!("{:020}{}{}", name.offset, name.kind.suffix(), leftover)
 }
 
+/// A name read from disk as text, losslessly: valid UTF-8 as it is, except that a backslash is
+/// written `\\`; each byte of a sequence that is not valid UTF-8 is written `\xNN` (two
+/// lowercase hex digits). So `ord\xe9rs-5` is the dir whose name holds the byte 0xE9, and the
+/// original bytes can always be recovered (README "JSON output"). Used for every path and dir
+/// name in reports, so a name that is not UTF-8 neither aborts a document nor loses bytes.
+pub fn name_text(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::with_capacity(name.len());
+    for chunk in name.as_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// [`name_text`] of a whole path.
+pub fn path_text(path: &std::path::Path) -> String {
+    name_text(path.as_os_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,5 +371,23 @@ mod tests {
         ] {
             assert_eq!(parse_segment_file_name(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn names_as_text_are_lossless() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let text = |b: &[u8]| name_text(OsStr::from_bytes(b));
+        assert_eq!(text(b"orders-0"), "orders-0");
+        assert_eq!(text("caf\u{e9}-1".as_bytes()), "caf\u{e9}-1");
+        assert_eq!(text(b"ord\xe9rs-5"), "ord\\xe9rs-5");
+        assert_eq!(text(b"notes-\xff\xfe"), "notes-\\xff\\xfe");
+        // A backslash is doubled, so a literal `\xe9` in a valid name stays distinct.
+        assert_eq!(text(b"a\\xe9"), "a\\\\xe9");
+        assert_ne!(text(b"a\\xe9"), text(b"a\xe9"));
+        assert_eq!(
+            path_text(std::path::Path::new(OsStr::from_bytes(b"/d/\x80/x"))),
+            "/d/\\x80/x"
+        );
     }
 }

@@ -173,7 +173,7 @@ pub fn load_partition(
         dir_name: listing
             .path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(super::names::name_text)
             .unwrap_or_default(),
         name,
         listing,

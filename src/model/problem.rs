@@ -25,6 +25,19 @@ pub enum FileProblem {
 
 impl FileProblem {
     pub(crate) fn io(path: &Path, err: &std::io::Error) -> Self {
+        // A file refused for its size is a format problem ("too large"), not an unreadable one.
+        if let Some(t) = super::file_bytes::TooLarge::of(err) {
+            return FileProblem::format(
+                path,
+                FormatError::new(
+                    crate::formats::ErrorKind::InvalidField {
+                        field: "file length",
+                        reason: t.to_string(),
+                    },
+                    t.cap,
+                ),
+            );
+        }
         FileProblem::Io {
             path: path.to_path_buf(),
             message: err.to_string(),

@@ -961,9 +961,20 @@ fn check_index_entry(
 /// An index file, whole, with one positioned read. The offset and time index summaries need
 /// every slot (Kafka's sanity check and the zero-tail and garbage shape checks scan them all),
 /// so index files are read whole at every depth: 8 or 12 bytes per entry, at most
-/// `segment.index.bytes` (10 MiB by default).
+/// `segment.index.bytes` (10 MiB by default). A file over [`INDEX_READ_CAP`] (a hostile or
+/// damaged one: a sparse 2 GiB index) is refused by its length, before a byte is read, as too
+/// large (`file_bytes::TooLarge`), so memory stays bounded whatever the dir holds.
 fn read_whole(path: &std::path::Path) -> io::Result<Vec<u8>> {
-    PositionedFile::open(path)?.read_all()
+    /// 12.8 times the default `segment.index.bytes`: 16M offset-index entries.
+    const INDEX_READ_CAP: u64 = 128 << 20;
+    let file = PositionedFile::open(path)?;
+    if file.len() > INDEX_READ_CAP {
+        return Err(super::file_bytes::TooLarge::error(
+            file.len(),
+            INDEX_READ_CAP,
+        ));
+    }
+    file.read_all()
 }
 
 fn load_time_index(file: &FileInfo, base: i64) -> Parsed<TimeIndexSummary> {

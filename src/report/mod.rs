@@ -4,6 +4,8 @@
 pub mod config_doc;
 pub mod config_table;
 pub mod human;
+pub mod plan_doc;
+pub mod plan_table;
 pub mod sanitize;
 pub mod table;
 pub mod terminal;

@@ -22,7 +22,8 @@ use super::human::{age, time, time_without_zone, Precision, Zone};
 use super::sanitize::escape;
 use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
 use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
-use super::wire::{IndexDoc, InspectDoc, PartitionDoc, SegmentDoc};
+use super::wire::{IndexDoc, InspectDoc, MetadataLogDoc, PartitionDoc, SegmentDoc};
+use crate::model::mode::LogDirMode;
 
 /// Table rendering settings of one run.
 #[derive(Debug, Clone, Copy)]
@@ -609,6 +610,35 @@ fn partition_is_empty(p: &PartitionDoc) -> bool {
     p.segments.iter().all(|s| s.size_bytes == 0)
 }
 
+/// The metadata log's line: what it is, its snapshots, the features of its image.
+fn metadata_log_line(m: &MetadataLogDoc) -> Vec<String> {
+    let mut atoms = vec!["KRaft metadata log".to_string()];
+    atoms.push(match m.snapshots.as_slice() {
+        [] => "no snapshots".to_string(),
+        snaps => format!(
+            "snapshots at {}",
+            snaps
+                .iter()
+                .map(|s| s.end_offset.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+    if let Some(up_to) = m.complete_up_to {
+        atoms.push(format!("image up to offset {up_to}"));
+    }
+    for (name, level) in &m.features {
+        atoms.push(match (name.as_str(), m.metadata_version) {
+            ("metadata.version", Some(release)) => format!("metadata.version {level} ({release})"),
+            _ => format!("{} {level}", escape(name)),
+        });
+    }
+    if !m.problems.is_empty() {
+        atoms.push(format!("{} replay problem(s)", m.problems.len()));
+    }
+    atoms
+}
+
 fn partition_line(p: &PartitionDoc, style: &TableStyle) -> Vec<String> {
     let dir = shorten_path(&escape(&p.dir), style.width);
     let state = format!("[{}]", p.state);
@@ -710,6 +740,11 @@ pub fn render_inspect(
             format!("log dir {path}"),
             format!("cluster {}", opt(d.cluster_id.as_deref().map(escape))),
             format!("node {}", opt(d.node_id)),
+            match d.mode {
+                LogDirMode::KRaft => "KRaft mode (Kafka 3.3+)".to_string(),
+                LogDirMode::ZooKeeper => "ZooKeeper mode (Kafka up to 3.9)".to_string(),
+                LogDirMode::Unknown => "mode unknown".to_string(),
+            },
             if d.clean_shutdown {
                 "clean shutdown".to_string()
             } else {
@@ -729,6 +764,9 @@ pub fn render_inspect(
                 writeln!(out)?;
             }
             write_fitted(out, &partition_line(p, style), style, "", "  ")?;
+            if let Some(m) = &p.metadata_log {
+                write_fitted(out, &metadata_log_line(m), style, "  ", "    ")?;
+            }
             if !empty {
                 write!(out, "{}", segments_table(p, style))?;
             }

@@ -7,11 +7,16 @@
 //! `Cleaner.buildOffsetMapForSegment` (stops at slots × load factor), `CleanerConfig`
 //! (`HASH_ALGORITHM = "MD5"`), `LogCleaner.CleanerThread` (memory per thread),
 //! `Cleaner.doClean` (legacy tombstone horizon), `MemoryRecords.filterTo` (keyless records
-//! dropped, delete horizon). Spec §D1–D5, D7; Errata 3 (MD5, 24 B/entry), 13, 19 (ties).
+//! dropped, delete horizon), `Cleaner.groupSegmentsBySize` / `lastOffsetForFirstSegment`
+//! (which segments one pass merges), `Cleaner.cleanSegments` / `cleanInto` (the cleaned
+//! segment's max timestamp is that of the batches it keeps; mtime of the group's last
+//! segment). Spec §D1–D5, D7; Errata 3 (MD5, 24 B/entry), 13, 19 (ties).
 //!
 //! The `max.compaction.lag.ms` anchor is each dirty segment's first-batch max timestamp; in
 //! 3.x/4.0 a segment written since the broker started uses its first append's max timestamp
 //! instead (Errata 1); [`SegmentFacts::first_batch_max_timestamp`] is what the caller knows.
+
+use std::ops::Range;
 
 use crate::config::{BrokerCleanupConfig, CleanupPolicy, LogConfig};
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
@@ -554,6 +559,169 @@ pub fn keyless_records_lost(from: CleanupPolicy, to: CleanupPolicy, keyless_reco
     } else {
         0
     }
+}
+
+/// What `Cleaner.groupSegmentsBySize` reads of one segment besides its offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CleanerSegmentFacts {
+    /// The base offset.
+    pub base_offset: Offset,
+    /// `.log` bytes (`LogSegment.size()`).
+    pub size: Bytes,
+    /// `offsetIndex().sizeInBytes()`: used entries × 8 (an inactive index file's length
+    /// rounded down to whole entries).
+    pub offset_index_bytes: Bytes,
+    /// `timeIndex().sizeInBytes()`: used entries × 12.
+    pub time_index_bytes: Bytes,
+    /// The max timestamp of the segment's last batch ([`TimestampMs::NONE`] if unknown).
+    pub last_batch_max_timestamp: TimestampMs,
+}
+
+/// `Cleaner.groupSegmentsBySize`: consecutive segments merged into one cleaned segment, as
+/// ranges of indices into `segments` (oldest first, together covering all of them). A group
+/// starts with one segment (whatever its size) and takes the next while the log bytes stay ≤
+/// `max_size` (`segment.bytes`), the offset-index bytes and the time-index bytes each stay ≤
+/// `max_index_size` (`segment.index.bytes`), and, unless the next segment is empty, its
+/// estimated last offset (the following segment's base − 1, for the last one
+/// `first_uncleanable_offset` − 1) minus the group's base fits in an `int`. Sizes are the
+/// pre-cleaning ones.
+pub fn group_segments_by_size(
+    segments: &[CleanerSegmentFacts],
+    max_size: i64,
+    max_index_size: i64,
+    first_uncleanable_offset: Offset,
+) -> Vec<Range<usize>> {
+    let bytes = |b: Bytes| i64::try_from(b.get()).unwrap_or(i64::MAX);
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while let Some(first) = segments.get(start) {
+        let (mut log, mut index, mut time_index) = (
+            bytes(first.size),
+            bytes(first.offset_index_bytes),
+            bytes(first.time_index_bytes),
+        );
+        let mut end = start + 1;
+        while let Some(next) = segments.get(end) {
+            // lastOffsetForFirstSegment(remaining, firstUncleanableOffset)
+            let last_offset = segments
+                .get(end + 1)
+                .map_or(first_uncleanable_offset, |s| s.base_offset)
+                .get()
+                .saturating_sub(1);
+            let fits = log.saturating_add(bytes(next.size)) <= max_size
+                && index.saturating_add(bytes(next.offset_index_bytes)) <= max_index_size
+                && time_index.saturating_add(bytes(next.time_index_bytes)) <= max_index_size
+                && (next.size == Bytes(0)
+                    || last_offset.saturating_sub(first.base_offset.get()) <= i64::from(i32::MAX));
+            if !fits {
+                break;
+            }
+            log = log.saturating_add(bytes(next.size));
+            index = index.saturating_add(bytes(next.offset_index_bytes));
+            time_index = time_index.saturating_add(bytes(next.time_index_bytes));
+            end += 1;
+        }
+        groups.push(start..end);
+        start = end;
+    }
+    groups
+}
+
+/// One segment of the log after a cleaning pass: the input segments it replaces and the
+/// facts retention then reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CleanedSegment {
+    /// Indices of the segments it replaces (one for a segment the pass does not touch).
+    pub members: Range<usize>,
+    /// Its facts: the first member's base, the last member's next offset and mtime, the
+    /// members' summed sizes (an upper bound), and as max timestamp the members' largest
+    /// record timestamp.
+    pub facts: SegmentFacts,
+    /// Whether `facts.max_timestamp` is exact. The cleaned segment's max timestamp is that of
+    /// the batches it keeps, so the members' max is an upper bound; it is exact when no
+    /// member has a record timestamp (mtime fallback), or when it is the max timestamp of the
+    /// pass's last batch, which is always kept (possibly emptied, header and max timestamp
+    /// intact) because its next offset is the first uncleanable offset.
+    pub largest_timestamp_exact: bool,
+    /// Whether a pass rewrites it (its base is below the pass's end).
+    pub cleaned: bool,
+}
+
+/// The log after one cleaning pass ending at `end_offset` (`Cleaner.doClean`): every segment
+/// with base < `end_offset`, from the start of the log (the clean section is rewritten too),
+/// grouped by [`group_segments_by_size`] with `config`'s `segment.bytes` and
+/// `segment.index.bytes`; the later segments unchanged. `cleaner` is parallel to `segments`.
+pub fn cleaned_layout(
+    segments: &[SegmentFacts],
+    cleaner: &[CleanerSegmentFacts],
+    end_offset: Offset,
+    first_uncleanable_offset: Offset,
+    config: &LogConfig,
+) -> Vec<CleanedSegment> {
+    let n = segments
+        .iter()
+        .take_while(|s| s.base_offset < end_offset)
+        .count()
+        .min(cleaner.len());
+    let grouped = group_segments_by_size(
+        cleaner.get(..n).unwrap_or(&[]),
+        i64::from(config.segment_bytes),
+        i64::from(config.segment_index_bytes),
+        first_uncleanable_offset,
+    );
+    let mut out: Vec<CleanedSegment> = grouped
+        .into_iter()
+        .filter_map(|g| {
+            let members = segments.get(g.clone())?;
+            let (first, last) = (members.first()?, members.last()?);
+            let max_timestamp = members
+                .iter()
+                .map(|s| s.max_timestamp)
+                .filter(|t| t.is_set())
+                .max()
+                .unwrap_or(TimestampMs::NONE);
+            // The pass's last batch ends at the first uncleanable offset when the map did not
+            // fill; it is kept, so its max timestamp survives.
+            let last_batch_kept = end_offset == first_uncleanable_offset
+                && last.next_offset == first_uncleanable_offset
+                && cleaner
+                    .get(g.end - 1)
+                    .is_some_and(|c| c.last_batch_max_timestamp == max_timestamp);
+            let exact = !max_timestamp.is_set() || last_batch_kept;
+            let source = members
+                .iter()
+                .find(|s| s.max_timestamp == max_timestamp)
+                .map_or(first.max_timestamp_source, |s| s.max_timestamp_source);
+            Some(CleanedSegment {
+                facts: SegmentFacts {
+                    base_offset: first.base_offset,
+                    next_offset: last.next_offset,
+                    size: members.iter().map(|s| s.size).sum(),
+                    max_timestamp,
+                    max_timestamp_source: source,
+                    log_mtime: last.log_mtime,
+                    first_batch_max_timestamp: first.first_batch_max_timestamp,
+                },
+                members: g,
+                largest_timestamp_exact: exact,
+                cleaned: true,
+            })
+        })
+        .collect();
+    let done = out.last().map_or(0, |c| c.members.end);
+    out.extend(
+        segments
+            .iter()
+            .enumerate()
+            .skip(done)
+            .map(|(i, s)| CleanedSegment {
+                members: i..i + 1,
+                facts: *s,
+                largest_timestamp_exact: true,
+                cleaned: false,
+            }),
+    );
+    out
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! [`Finding`], [`Location`] and [`Evidence`], so the checks can change without breaking
 //! consumers. Documented in README.md ("JSON output").
 
+use crate::model::names::path_text;
 use serde::Serialize;
 
 use crate::checks::finding::{Evidence, EvidenceValue, Finding, Location};
@@ -93,7 +94,7 @@ impl EvidenceDoc {
             | EvidenceValue::Count(v)
             | EvidenceValue::Slot(v) => V::Unsigned(*v),
             EvidenceValue::Crc(v) => V::Unsigned(u64::from(*v)),
-            EvidenceValue::Path(p) => V::Text(p.display().to_string()),
+            EvidenceValue::Path(p) => V::Text(path_text(p)),
             EvidenceValue::Text(t) => V::Text(t.clone()),
             EvidenceValue::Flag(b) => V::Flag(*b),
             EvidenceValue::Problem(p) => V::Text((*p).to_string()),
@@ -110,12 +111,12 @@ impl LocationDoc {
     /// Wire form of a location.
     pub fn new(l: &Location) -> Self {
         LocationDoc {
-            log_dir: l.log_dir.display().to_string(),
+            log_dir: path_text(&l.log_dir),
             topic: l.topic.clone(),
             partition: l.partition,
             dir: l.dir.clone(),
             segment: l.segment,
-            file: l.file.as_ref().map(|f| f.display().to_string()),
+            file: l.file.as_deref().map(path_text),
             byte_offset: l.byte_offset,
             group: l.group.clone(),
         }

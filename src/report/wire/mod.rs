@@ -8,12 +8,15 @@ use serde::Serialize;
 use crate::formats::walk::WalkEnd;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
-use crate::model::names::PartitionDirState;
+use crate::model::metadata_log::{metadata_version_name, parse_snapshot_name, MetadataImage};
+use crate::model::mode::{LogDirMode, ModeEvidence};
+use crate::model::names::{path_text, PartitionDirState};
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexShape, Segment};
 use crate::model::units::Offset;
 use crate::rules::facts::TimestampSource;
 use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
+use std::collections::BTreeMap;
 
 pub mod envelope;
 pub mod findings;
@@ -42,6 +45,12 @@ pub struct LogDirDoc {
     pub node_id: Option<i32>,
     /// `directory.id` from meta.properties.
     pub directory_id: Option<String>,
+    /// `kraft`, `zookeeper` or `unknown` (`model::mode`).
+    pub mode: LogDirMode,
+    /// What the mode was decided from (`meta.properties v1 with node.id, ...`).
+    pub mode_evidence: String,
+    /// The Kafka releases that run in that mode (the rules applied are Kafka 4.x's).
+    pub kafka_versions: &'static str,
     /// Whether `.kafka_cleanshutdown` exists.
     pub clean_shutdown: bool,
     /// Whether a `.lock` file exists (a running or crashed broker).
@@ -112,6 +121,85 @@ pub struct PartitionDoc {
     /// With `--records`: batches and records.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batches: Option<Vec<crate::model::records::BatchDump>>,
+    /// `__cluster_metadata-0` only: what the KRaft metadata log holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_log: Option<MetadataLogDoc>,
+}
+
+/// The KRaft metadata log (`__cluster_metadata-0`): its snapshots and the finalized feature
+/// levels of the image rebuilt from the newest valid snapshot and the log after it.
+#[derive(Debug, Serialize)]
+pub struct MetadataLogDoc {
+    /// Snapshot files (`<end offset>-<epoch>.checkpoint`), by end offset.
+    pub snapshots: Vec<MetadataSnapshotDoc>,
+    /// The snapshot file the image starts from (null: none valid, the log from its start).
+    pub snapshot_used: Option<String>,
+    /// The last offset whose effect the image holds.
+    pub complete_up_to: Option<i64>,
+    /// Feature name → finalized level (`metadata.version`, `kraft.version`, `group.version`, ...).
+    pub features: BTreeMap<String, i16>,
+    /// `metadata.version` as Kafka names it (`4.4-IV2`), when the level is known.
+    pub metadata_version: Option<&'static str>,
+    /// Problems of the replay (also the findings of `config`), as text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+/// One metadata snapshot file.
+#[derive(Debug, Serialize)]
+pub struct MetadataSnapshotDoc {
+    /// File name.
+    pub file: String,
+    /// The offset it ends at (exclusive: the image holds offsets below it).
+    pub end_offset: i64,
+    /// The leader epoch in its name.
+    pub epoch: i32,
+    /// File size.
+    pub size_bytes: u64,
+}
+
+impl MetadataLogDoc {
+    /// The wire form of the metadata log listed in `p`, with the image rebuilt from it.
+    pub fn new(p: &Partition, image: &MetadataImage) -> Self {
+        let mut snapshots: Vec<MetadataSnapshotDoc> = p
+            .listing
+            .metadata_snapshots
+            .iter()
+            .filter_map(|f| {
+                let file = f.path.file_name()?;
+                let (end_offset, epoch) = parse_snapshot_name(file.to_str()?)?;
+                Some(MetadataSnapshotDoc {
+                    file: crate::model::names::name_text(file),
+                    end_offset,
+                    epoch,
+                    size_bytes: f.size,
+                })
+            })
+            .collect();
+        snapshots.sort_by_key(|s| (s.end_offset, s.epoch));
+        MetadataLogDoc {
+            snapshots,
+            snapshot_used: image
+                .snapshot_used
+                .as_deref()
+                .and_then(std::path::Path::file_name)
+                .map(crate::model::names::name_text),
+            complete_up_to: image.complete_up_to,
+            metadata_version: image
+                .features
+                .get("metadata.version")
+                .and_then(|l| metadata_version_name(*l)),
+            features: image.features.clone(),
+            problems: image
+                .problems
+                .iter()
+                .map(|p| {
+                    let file = p.path.file_name().map(crate::model::names::name_text);
+                    format!("{}: {}", file.unwrap_or_default(), p.message)
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One segment.
@@ -242,14 +330,17 @@ impl ScanTotals {
 }
 
 impl LogDirDoc {
-    /// Wire form of a loaded log dir.
-    pub fn new(d: &LogDir) -> Self {
+    /// Wire form of a loaded log dir of `mode` ([`crate::model::mode::run_modes`]).
+    pub fn new(d: &LogDir, mode: &ModeEvidence) -> Self {
         let meta = d.meta.as_ref().and_then(|m| m.as_ref().ok());
         LogDirDoc {
-            path: d.path.display().to_string(),
+            path: path_text(&d.path),
             cluster_id: meta.and_then(|m| m.cluster_id.clone()),
             node_id: meta.and_then(|m| m.node_id),
             directory_id: meta.and_then(|m| m.directory_id).map(|u| u.to_string()),
+            mode: mode.mode,
+            mode_evidence: mode.describe(),
+            kafka_versions: mode.mode.kafka_versions(),
             clean_shutdown: d.clean_shutdown.is_some(),
             lock_file: d.listing.root.lock.is_some(),
             lock: LockDoc::new(&d.lock),
@@ -325,6 +416,7 @@ impl PartitionDoc {
                 })
                 .collect(),
             batches: None,
+            metadata_log: None,
         }
     }
 }

@@ -496,3 +496,168 @@ mod properties {
         }
     }
 }
+
+fn cseg(base: i64, size: u64, index: u64, time_index: u64) -> CleanerSegmentFacts {
+    CleanerSegmentFacts {
+        base_offset: Offset(base),
+        size: Bytes(size),
+        offset_index_bytes: Bytes(index),
+        time_index_bytes: Bytes(time_index),
+        last_batch_max_timestamp: TimestampMs::NONE,
+    }
+}
+
+#[test]
+fn grouping_merges_while_the_log_bytes_fit_in_segment_bytes() {
+    // Kafka LogCleanerTest.testSegmentGrouping: groups never exceed the max size.
+    let segs: Vec<_> = (0..6).map(|i| cseg(i * 10, 400, 8, 12)).collect();
+    let g = group_segments_by_size(&segs, 1_000, 1_000, Offset(60));
+    assert_eq!(g, vec![0..2, 2..4, 4..6]);
+    // Exactly at the limit still merges (≤).
+    let g = group_segments_by_size(&segs, 1_200, 1_000, Offset(60));
+    assert_eq!(g, vec![0..3, 3..6]);
+}
+
+#[test]
+fn grouping_keeps_a_segment_larger_than_segment_bytes_alone() {
+    // A segment above segment.bytes (e.g. segment.bytes lowered later) starts its own group
+    // and takes nothing after it; the next one starts a new group.
+    let segs = vec![
+        cseg(0, 100, 8, 12),
+        cseg(10, 5_000, 8, 12),
+        cseg(20, 100, 8, 12),
+    ];
+    let g = group_segments_by_size(&segs, 1_000, 1_000, Offset(30));
+    assert_eq!(g, vec![0..1, 1..2, 2..3]);
+    // Alone it is a group of one, whatever its size.
+    assert_eq!(
+        group_segments_by_size(&segs[1..2], 1_000, 1_000, Offset(30)),
+        vec![0..1]
+    );
+}
+
+#[test]
+fn grouping_is_bounded_by_each_index_size() {
+    // Kafka testSegmentGroupingWithSparseOffsets' index half: offset index bytes ≤ maxIndexSize.
+    let segs: Vec<_> = (0..4).map(|i| cseg(i * 10, 10, 400, 12)).collect();
+    assert_eq!(
+        group_segments_by_size(&segs, 1_000_000, 1_000, Offset(40)),
+        vec![0..2, 2..4]
+    );
+    // The time index is bounded separately by the same limit.
+    let segs: Vec<_> = (0..4).map(|i| cseg(i * 10, 10, 8, 600)).collect();
+    assert_eq!(
+        group_segments_by_size(&segs, 1_000_000, 1_000, Offset(40)),
+        vec![0..1, 1..2, 2..3, 3..4]
+    );
+}
+
+#[test]
+fn grouping_keeps_the_offset_range_of_a_group_within_an_int() {
+    // Kafka testSegmentGroupingWithSparseOffsets: the next segment's last offset is estimated
+    // as the following base − 1 (the first uncleanable offset − 1 for the last one).
+    let max = i64::from(i32::MAX);
+    let segs = vec![
+        cseg(0, 10, 8, 12),
+        cseg(max - 10, 10, 8, 12),
+        cseg(max + 1, 10, 8, 12),
+        cseg(max + 5, 10, 8, 12),
+    ];
+    // Segment 1's estimated last offset is max: max − 0 ≤ max, it joins; segment 2's is
+    // max + 4: too far from base 0.
+    let g = group_segments_by_size(&segs, 1_000_000, 1_000_000, Offset(max + 10));
+    assert_eq!(g, vec![0..2, 2..4]);
+    // The last segment's estimate comes from the first uncleanable offset.
+    let g = group_segments_by_size(&segs[..2], 1_000_000, 1_000_000, Offset(max + 2));
+    assert_eq!(g, vec![0..1, 1..2]);
+    // An empty next segment skips the range check.
+    let mut empty = segs.clone();
+    if let Some(s) = empty.get_mut(2) {
+        s.size = Bytes(0);
+    }
+    let g = group_segments_by_size(&empty, 1_000_000, 1_000_000, Offset(max + 10));
+    assert_eq!(g, vec![0..3, 3..4]);
+}
+
+#[test]
+fn grouping_of_nothing_is_nothing() {
+    assert!(group_segments_by_size(&[], 1_000, 1_000, Offset(0)).is_empty());
+}
+
+fn layout_case() -> (Vec<SegmentFacts>, Vec<CleanerSegmentFacts>) {
+    // Old segments 0..3, a young one at 30, the active one at 40.
+    let mut segs = vec![
+        seg(0, 10, 100, 1_000),
+        seg(10, 20, 100, 2_000),
+        seg(20, 30, 100, 3_000),
+        seg(30, 40, 100, 90_000),
+        seg(40, 45, 50, 95_000),
+    ];
+    for (i, s) in segs.iter_mut().enumerate() {
+        s.log_mtime = TimestampMs(100_000 + i as i64);
+    }
+    let cleaner = segs
+        .iter()
+        .map(|s| CleanerSegmentFacts {
+            last_batch_max_timestamp: s.max_timestamp,
+            ..cseg(s.base_offset.get(), s.size.get(), 16, 24)
+        })
+        .collect();
+    (segs, cleaner)
+}
+
+#[test]
+fn cleaned_layout_merges_from_the_log_start_up_to_the_pass_end() {
+    let (segs, cleaner) = layout_case();
+    let config = LogConfig {
+        segment_bytes: 1_000,
+        ..LogConfig::default()
+    };
+    let l = cleaned_layout(&segs, &cleaner, Offset(40), Offset(40), &config);
+    assert_eq!(l.len(), 2);
+    let g = &l[0];
+    assert_eq!(g.members, 0..4);
+    assert!(g.cleaned);
+    assert_eq!(g.facts.base_offset, Offset(0));
+    assert_eq!(g.facts.next_offset, Offset(40));
+    assert_eq!(g.facts.size, Bytes(400));
+    // The young member's timestamp is the group's, and it is the pass's last batch: exact.
+    assert_eq!(g.facts.max_timestamp, TimestampMs(90_000));
+    assert!(g.largest_timestamp_exact);
+    // The cleaned segment keeps the mtime of the group's last segment.
+    assert_eq!(g.facts.log_mtime, TimestampMs(100_003));
+    assert_eq!(l[1].members, 4..5);
+    assert!(!l[1].cleaned);
+    assert_eq!(l[1].facts, segs[4]);
+}
+
+#[test]
+fn cleaned_layout_timestamp_is_an_upper_bound_unless_the_last_batch_carries_it() {
+    let (segs, mut cleaner) = layout_case();
+    // The young segment's max is not in its last batch: compaction may drop it.
+    cleaner[3].last_batch_max_timestamp = TimestampMs(80_000);
+    let config = LogConfig {
+        segment_bytes: 1_000,
+        ..LogConfig::default()
+    };
+    let l = cleaned_layout(&segs, &cleaner, Offset(40), Offset(40), &config);
+    assert!(!l[0].largest_timestamp_exact);
+    // A pass that stops early (full map) ends mid-log: only the segments below its end merge.
+    let l = cleaned_layout(&segs, &cleaner, Offset(25), Offset(40), &config);
+    assert_eq!(
+        l.iter().map(|c| c.members.clone()).collect::<Vec<_>>(),
+        vec![0..3, 3..4, 4..5]
+    );
+    assert_eq!(l[0].facts.max_timestamp, TimestampMs(3_000));
+    assert!(!l[0].largest_timestamp_exact);
+    // segment.bytes bounds the groups.
+    let small = LogConfig {
+        segment_bytes: 250,
+        ..LogConfig::default()
+    };
+    let l = cleaned_layout(&segs, &cleaner, Offset(40), Offset(40), &small);
+    assert_eq!(
+        l.iter().map(|c| c.members.clone()).collect::<Vec<_>>(),
+        vec![0..2, 2..4, 4..5]
+    );
+}

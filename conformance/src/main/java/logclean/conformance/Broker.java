@@ -198,11 +198,16 @@ public final class Broker implements AutoCloseable {
         Files.writeString(work.resolve("log4j2.properties"), props, StandardCharsets.UTF_8);
     }
 
-    /** Writes server.properties and runs kafka.tools.StorageTool format --standalone. */
-    public void format() throws Exception {
+    /** Writes log4j2.properties and server.properties into the work dir (what start() needs). */
+    public void writeConfig() throws IOException {
         Files.createDirectories(work);
         writeLog4j();
         Files.writeString(propertiesFile(), render(config), StandardCharsets.UTF_8);
+    }
+
+    /** Writes server.properties and runs kafka.tools.StorageTool format --standalone. */
+    public void format() throws Exception {
+        writeConfig();
         List<String> cmd = javaCmd("kafka.tools.StorageTool");
         cmd.addAll(List.of("format", "--cluster-id", CLUSTER_ID, "--config", propertiesFile().toString(),
             "--standalone"));

@@ -40,6 +40,8 @@ public final class Scenarios {
             "log.flush.offset.checkpoint.interval.ms", "1000",
             "log.flush.start.offset.checkpoint.interval.ms", "1000"), true, Scenarios::uncleanShutdown));
         ALL.put("delete-records", new Scenario(1, cfg(), false, Scenarios::deleteRecords));
+        ALL.put("open-txn-compacted", new Scenario(1, cfg("log.cleaner.backoff.ms", "3600000"), false,
+            Scenarios::openTxnCompacted));
         ALL.put("kraft-metadata", new Scenario(1, cfg(
             "metadata.log.max.snapshot.interval.ms", "3000",
             "metadata.log.max.record.bytes.between.snapshots", "4096"), false, Scenarios::kraftMetadata));
@@ -283,31 +285,7 @@ public final class Scenarios {
             pr.commitTransaction();
             c.step("tx-main: 5 records to txn-compacted-0 (keys key-0..key-4, timestamps base-3h..), commit");
 
-            List<String> cmd = new java.util.ArrayList<>(List.of(
-                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                OpenTxn.class.getName(), c.broker.bootstrap(), "tx-open", "txn-compacted", "0",
-                String.valueOf(c.t(-2 * H)), "3", "key-"));
-            Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            Broker.CHILDREN.add(child);
-            c.children.add(child);
-            var reader = new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream()));
-            long deadline = System.currentTimeMillis() + 90_000;
-            String line;
-            boolean ready = false;
-            while ((line = reader.readLine()) != null) {
-                if (line.contains("READY")) {
-                    ready = true;
-                    break;
-                }
-                if (System.currentTimeMillis() > deadline) {
-                    break;
-                }
-            }
-            if (!ready) {
-                throw new IllegalStateException("OpenTxn child did not become ready");
-            }
-            child.destroyForcibly().waitFor();
+            openTxnChild(c, "tx-open", "txn-compacted", 0, c.t(-2 * H), 3, "key-");
             c.step("child JVM (transactional.id tx-open, transaction.timeout.ms=3600000) began a transaction, wrote 3 "
                 + "records (keys key-0..key-2, timestamps base-2h..) to txn-compacted-0, flushed, and was SIGKILLed "
                 + "without commit/abort");
@@ -329,6 +307,74 @@ public final class Scenarios {
         c.note("txn-compacted-0: cleanup.policy=compact; an open transaction (producer tx-open killed with SIGKILL, "
             + "transaction.timeout.ms=1h, broker transaction.max.timeout.ms=2h) keeps last_stable_offset at its first "
             + "offset while high_watermark is above it. The coordinator will abort it only after the timeout.");
+    }
+
+    /**
+     * Runs OpenTxn in a child JVM (transaction.timeout.ms 1 h): it begins a transaction, writes COUNT records
+     * (keys PREFIX0.., timestamps TS, TS+1s, ...) to topic-partition, flushes and is then SIGKILLed, so the
+     * transaction stays open on the broker.
+     */
+    static void openTxnChild(Ctx c, String txnId, String topic, int partition, long ts, int count, String prefix)
+        throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of(
+            java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+            OpenTxn.class.getName(), c.broker.bootstrap(), txnId, topic, String.valueOf(partition),
+            String.valueOf(ts), String.valueOf(count), prefix));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Broker.CHILDREN.add(child);
+        c.children.add(child);
+        var reader = new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream()));
+        long deadline = System.currentTimeMillis() + 90_000;
+        String line;
+        boolean ready = false;
+        while ((line = reader.readLine()) != null) {
+            if (line.contains("READY")) {
+                ready = true;
+                break;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                break;
+            }
+        }
+        if (!ready) {
+            throw new IllegalStateException("OpenTxn child did not become ready");
+        }
+        child.destroyForcibly().waitFor();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void openTxnCompacted(Ctx c) throws Exception {
+        // otx (compact): the open transaction starts in the MIDDLE of a non-active segment, so the last stable
+        // offset (not the active segment) bounds what the cleaner may clean. The cleaner is parked (backoff 1 h)
+        // so the fixture is never cleaned.
+        c.createTopic("otx", 1, cfg("cleanup.policy", "compact", "segment.ms", String.valueOf(H)));
+        List<Ctx.Rec> recs = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            recs.add(new Ctx.Rec(c.t(-6 * H + i * M), "k" + i, Ctx.value("otx", 0, i, 40)));
+        }
+        c.batch("otx", 0, recs, "none");
+        c.step("produce 5 records to otx-0 (keys k0..k4, one batch, idempotent, not transactional), timestamps "
+            + Ctx.rel(-6 * H) + " .. +4min: offsets 0..4");
+        openTxnChild(c, "otx-open", "otx", 0, c.t(-6 * H + 10 * M), 3, "k");
+        c.step("child JVM (transactional.id otx-open, transaction.timeout.ms=3600000) began a transaction, wrote 3 "
+            + "records (keys k0..k2, timestamps " + Ctx.rel(-6 * H + 10 * M) + " +0/1/2 s) to otx-0: offsets 5..7, same "
+            + "segment (within segment.ms of its first batch); flushed, then SIGKILLed without commit/abort");
+        for (int b = 0; b < 2; b++) {
+            long at = b == 0 ? -3 * H : -H;
+            int n = b == 0 ? 5 : 3;
+            recs = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                recs.add(new Ctx.Rec(c.t(at + i * M), "k" + i, Ctx.value("otx", 0, 10 * (b + 1) + i, 40)));
+            }
+            c.batch("otx", 0, recs, "none");
+            c.step("produce " + n + " records to otx-0 (keys k0..k" + (n - 1) + ", one batch), timestamps " + Ctx.rel(at)
+                + " .. : more than segment.ms after the segment's first batch, so it rolls a new segment");
+        }
+        c.note("otx-0: cleanup.policy=compact, segment.ms=1h, never cleaned (log.cleaner.backoff.ms=1h). Segments: "
+            + "0 (offsets 0..4 committed, 5..7 an open transaction of a SIGKILLed producer, transaction.timeout.ms=1h), "
+            + "8 (8..12, base-3h), 13 (13..15, base-1h, active). last_stable_offset = 5, in the middle of segment 0, "
+            + "below the active segment: the cleaner's first uncleanable offset is the LSO, not the active segment.");
     }
 
     // ---------------------------------------------------------------------------------------------

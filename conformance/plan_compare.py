@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Compare `logclean plan` with what a real broker did (Replay's replay.json).
+
+Usage:
+  plan_compare.py SCENARIO REPLAY_JSON PLAN_AT_START_JSON PLAN_AT_END_JSON   compare; exit 1 on a difference
+  plan_compare.py --oracle SCENARIO REPLAY_JSON                             print what the broker did
+
+The plan is evaluated twice, at the start and at the end of the broker's run window (the broker evaluates
+retention against its own wall clock, somewhere inside that window). A segment whose verdict differs
+between the two plans, and a partition whose log_start_offset_after / will_clean / clean_up_to differs, is
+"time-sensitive": it is counted and checked only loosely (the broker's value must be one of the two).
+
+Compared, per partition (keyed by topic and partition: one broker has one replica of each):
+  * deleted set: segments the broker deleted (live .log before minus after) == segments the plan says
+    `delete`. Segments below the new cleaner checkpoint of a partition the broker cleaned are left out:
+    the cleaner merges them into fewer segments, which is not a deletion -- unless the plan modelled that
+    cleaning (it says `merge` for some segment of the partition, with `merged_into`): then each `merge`
+    segment must be gone after the run and its `merged_into` segment present (if that one is kept), and a
+    segment the plan keeps must still be there. A `merge` on a partition the broker did not clean is a
+    difference.
+  * new log start offset (ListOffsets earliest) == log_start_offset_after.
+  * compacted partitions (cleanup.policy has compact; the plan must have `compaction`): cleaned (cleaner-offset-checkpoint changed) ==
+    will_clean; and if cleaned, the new checkpoint == clean_up_to.
+A partition on disk that the plan does not list, or a listed segment the plan has no verdict for, is a
+difference too.
+"""
+import json
+import sys
+
+SKIP_TOPICS = {"__cluster_metadata"}
+
+
+def plan_partitions(doc):
+    """(topic, partition) -> plan partition object; accepts top-level partitions[] or log_dirs[].partitions[]."""
+    parts = list(doc.get("partitions") or [])
+    for d in doc.get("log_dirs") or []:
+        parts.extend(d.get("partitions") or [])
+    return {(p["topic"], int(p["partition"])): p for p in parts}
+
+
+def verdicts(plan_part):
+    return {int(s["base_offset"]): s for s in plan_part.get("segments") or []}
+
+
+class Result:
+    def __init__(self):
+        self.agree = 0
+        self.differ = []  # (partition label, what)
+        self.time_sensitive = 0
+        self.excluded_merged = 0
+        self.rows = []
+
+    def ok(self):
+        return not self.differ
+
+
+def compare(scenario, replay, plan_start, plan_end):
+    res = Result()
+    ps, pe = plan_partitions(plan_start), plan_partitions(plan_end)
+    for rp in replay["partitions"]:
+        if rp["topic"] in SKIP_TOPICS:
+            continue
+        key = (rp["topic"], int(rp["partition"]))
+        label = f"{rp['topic']}-{rp['partition']}"
+        a, b = ps.get(key), pe.get(key)
+        if a is None or b is None:
+            res.differ.append((label, "partition missing from the plan"))
+            res.rows.append((label, "-", "-", "-", "-", "MISSING"))
+            continue
+        notes = []
+        deleted = set(rp["deleted"])
+        cleaned = bool(rp.get("cleaned"))
+        ckpt_after = rp.get("cleaner_checkpoint_after")
+        va, vb = verdicts(a), verdicts(b)
+        after = set(rp.get("segments_after") or [])
+        modelled = any(s.get("verdict") == "merge" for s in list(va.values()) + list(vb.values()))
+        plan_del = []
+        n_diff_before = len(res.differ)
+        for base in rp["segments_before"]:
+            sa, sb = va.get(base), vb.get(base)
+            if sa is None or sb is None:
+                res.differ.append((label, f"segment {base}: no verdict in the plan"))
+                continue
+            if sa["verdict"] != sb["verdict"] or sa.get("merged_into") != sb.get("merged_into"):
+                res.time_sensitive += 1
+                continue
+            if sa["verdict"] == "merge":
+                into = sa.get("merged_into")
+                into_kept = (va.get(into) or {}).get("verdict") == "retain"
+                if not cleaned:
+                    res.differ.append((label, f"segment {base}: plan merges it into {into}, broker did not clean"))
+                elif base in after:
+                    res.differ.append((label, f"segment {base}: plan merges it into {into}, broker kept it"))
+                elif into_kept and into not in after:
+                    res.differ.append((label, f"segment {base}: merged into {into}, which the broker does not have"))
+                else:
+                    res.agree += 1
+                continue
+            if cleaned and ckpt_after is not None and base < ckpt_after:
+                if not modelled:
+                    res.excluded_merged += 1
+                    continue
+                # The plan modelled the cleaning: what it keeps below the checkpoint must be there.
+                if sa["verdict"] == "retain" and base not in after:
+                    res.differ.append((label, f"segment {base}: plan keeps it (cleaned), broker has no such segment"))
+                elif sa["verdict"] == "delete" and base in after:
+                    res.differ.append((label, f"segment {base}: plan deletes it (cleaned), broker kept it"))
+                else:
+                    res.agree += 1
+                continue
+            want = sa["verdict"] == "delete"
+            if want:
+                plan_del.append(base)
+            got = base in deleted
+            if want == got:
+                res.agree += 1
+            else:
+                what = "broker deleted it, plan says retain" if got else "plan says delete, broker kept it"
+                res.differ.append((label, f"segment {base}: {what} (pass {sa.get('pass')}, reason {sa.get('reason')!r})"))
+        # log start offset
+        ls = rp.get("log_start_offset")
+        la, lb = a.get("log_start_offset_after"), b.get("log_start_offset_after")
+        if la == lb:
+            if ls == la:
+                res.agree += 1
+            else:
+                res.differ.append((label, f"log start: broker {ls}, plan {la}"))
+        else:
+            res.time_sensitive += 1
+            if ls not in (la, lb):
+                res.differ.append((label, f"log start: broker {ls}, plan {la} (start) / {lb} (end)"))
+        comp = "-"
+        ca, cb = a.get("compaction"), b.get("compaction")
+        compacted = "compact" in (rp.get("cleanup_policy") or "").split(",")
+        if ca is not None or cb is not None or cleaned or compacted:
+            if ca is None or cb is None:
+                what = "broker cleaned it" if cleaned else f"cleanup.policy={rp.get('cleanup_policy')}"
+                res.differ.append((label, f"{what}, plan has no compaction object"))
+            else:
+                wa, wb = bool(ca.get("will_clean")), bool(cb.get("will_clean"))
+                if wa != wb:
+                    res.time_sensitive += 1
+                    if cleaned and not (wa or wb):
+                        res.differ.append((label, "broker cleaned it, plan says will_clean false"))
+                elif wa == cleaned:
+                    res.agree += 1
+                else:
+                    res.differ.append((label, f"cleaned: broker {cleaned}, plan will_clean {wa} "
+                                              f"(blocked_by {ca.get('blocked_by')!r})"))
+                if cleaned and (wa or wb):
+                    want = {ca.get("clean_up_to") if wa else None, cb.get("clean_up_to") if wb else None} - {None}
+                    if ckpt_after in want:
+                        res.agree += 1
+                    else:
+                        res.differ.append((label, f"cleaner checkpoint: broker {ckpt_after}, plan clean_up_to {sorted(want)}"))
+                comp = ("cleaned" if cleaned else "not cleaned") + "/" + ("will" if wa else "won't")
+        status = "ok" if len(res.differ) == n_diff_before else "DIFF"
+        res.rows.append((label, fmt(sorted(deleted)), fmt(plan_del), f"{ls}/{la}", comp, status))
+    return res
+
+
+def fmt(xs):
+    if not xs:
+        return "-"
+    s = ",".join(str(x) for x in xs)
+    return s if len(s) <= 28 else s[:25] + "..."
+
+
+def print_table(scenario, res):
+    print(f"-- {scenario}")
+    w = [max(len(r[i]) for r in res.rows + [HEAD]) for i in range(len(HEAD))]
+    for r in [HEAD] + res.rows:
+        print("   " + "  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
+    print(f"   {scenario}: {res.agree} agree, {len(res.differ)} differ, {res.time_sensitive} time-sensitive "
+          f"(not compared strictly), {res.excluded_merged} merged by the cleaner (not compared)")
+    for label, what in res.differ:
+        print(f"   DIFF {label}: {what}")
+
+
+HEAD = ("partition", "broker deleted", "plan delete", "log start b/p", "compaction b/p", "")
+
+
+def oracle(scenario, replay):
+    w = replay["window"]
+    print(f"-- {scenario}: broker window start {w['start_ms']} ready {w['ready_ms']} stop {w['stop_ms']}"
+          f"{' TIMED OUT' if replay.get('timed_out') else ''}")
+    for a in replay.get("adjustments") or []:
+        print(f"   adjustment: {a}")
+    for p in replay["partitions"]:
+        if p["topic"] in SKIP_TOPICS:
+            continue
+        ck = ""
+        if p.get("cleaner_checkpoint_before") is not None or p.get("cleaner_checkpoint_after") is not None:
+            ck = f" cleaner ckpt {p['cleaner_checkpoint_before']}->{p['cleaner_checkpoint_after']}"
+        print(f"   {p['log_dir']}/{p['topic']}-{p['partition']}: segs {fmt(p['segments_before'])} -> "
+              f"{fmt(p['segments_after'])}; deleted {fmt(p['deleted'])}; created {fmt(p['created'])}; "
+              f"log start {p['log_start_offset']} HW {p['high_watermark']}{ck}")
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "--oracle":
+        oracle(argv[1], json.load(open(argv[2])))
+        return 0
+    if len(argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    scenario = argv[0]
+    replay, a, b = (json.load(open(x)) for x in argv[1:])
+    res = compare(scenario, replay, a, b)
+    print_table(scenario, res)
+    return 0 if res.ok() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,144 @@
+package logclean.conformance;
+
+import java.io.FileReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Starts a real broker on EXISTING log dirs (copies of fixtures that logclean changed, or that the
+ * broker is to rebuild itself), reads every data partition, and stops it cleanly (so it trims the
+ * active segments' indexes). conformance/repairs-check drives it.
+ *
+ * Prints one line per partition: {@code P <topic> <partition> <earliest> <latest> <records read>}
+ * (a KafkaConsumer, read_uncommitted, assigned to the partition, from the beginning to latest).
+ * The broker's application log is WORK_DIR/broker.log.
+ *
+ * Args: WORK_DIR SERVER_PROPERTIES LOG_DIR...  (the fixture's server.properties gives the configs;
+ * ports, listeners and log.dirs are replaced)
+ */
+public final class RepairsCheck {
+    private static final Set<String> REPLACED = Set.of("listeners", "advertised.listeners",
+        "controller.quorum.bootstrap.servers", "log.dirs", "process.roles", "node.id");
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: RepairsCheck WORK_DIR SERVER_PROPERTIES LOG_DIR...");
+            System.exit(2);
+        }
+        Path work = Path.of(args[0]).toAbsolutePath();
+        Files.createDirectories(work);
+        Properties fixture = new Properties();
+        try (FileReader r = new FileReader(args[1], StandardCharsets.UTF_8)) {
+            fixture.load(r);
+        }
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (String k : fixture.stringPropertyNames()) {
+            if (!REPLACED.contains(k)) {
+                overrides.put(k, fixture.getProperty(k));
+            }
+        }
+        List<String> dirs = new ArrayList<>();
+        for (int i = 2; i < args.length; i++) {
+            dirs.add(Path.of(args[i]).toAbsolutePath().toString());
+        }
+        overrides.put("log.dirs", String.join(",", dirs));
+        // Retention and the cleaner must not change what is compared.
+        overrides.put("log.retention.check.interval.ms", "3600000");
+        overrides.put("log.initial.task.delay.ms", "3600000");
+        overrides.put("log.cleaner.enable", "false");
+        String cp = System.getProperty("java.class.path");
+        int rc = 0;
+        try (Broker broker = new Broker(work, cp, 1, overrides)) {
+            writeLog4j(work);
+            Files.writeString(broker.propertiesFile(), Broker.render(broker.config()), StandardCharsets.UTF_8);
+            broker.start();
+            broker.awaitReady(Duration.ofSeconds(180));
+            try (Admin admin = broker.admin()) {
+                Set<String> names = admin.listTopics().names().get();
+                Map<String, TopicDescription> topics = admin.describeTopics(names).allTopicNames().get();
+                List<TopicPartition> tps = new ArrayList<>();
+                for (TopicDescription t : topics.values()) {
+                    for (TopicPartitionInfo p : t.partitions()) {
+                        tps.add(new TopicPartition(t.name(), p.partition()));
+                    }
+                }
+                Map<TopicPartition, OffsetSpec> early = new HashMap<>();
+                Map<TopicPartition, OffsetSpec> late = new HashMap<>();
+                for (TopicPartition tp : tps) {
+                    early.put(tp, OffsetSpec.earliest());
+                    late.put(tp, OffsetSpec.latest());
+                }
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e = admin.listOffsets(early).all().get();
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> l = admin.listOffsets(late).all().get();
+                Properties c = new Properties();
+                c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+                c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+                c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+                c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+                c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+                try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c)) {
+                    for (TopicPartition tp : tps) {
+                        long earliest = e.get(tp).offset();
+                        long latest = l.get(tp).offset();
+                        long n = 0;
+                        consumer.assign(List.of(tp));
+                        consumer.seekToBeginning(List.of(tp));
+                        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                        while (consumer.position(tp) < latest && System.nanoTime() < deadline) {
+                            ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
+                            n += recs.count();
+                        }
+                        System.out.println("P " + tp.topic() + " " + tp.partition() + " " + earliest + " " + latest + " " + n);
+                    }
+                }
+            }
+            broker.stopClean();
+        } catch (Throwable t) {
+            t.printStackTrace();
+            rc = 1;
+        } finally {
+            for (Process proc : Broker.CHILDREN) {
+                if (proc.isAlive()) {
+                    proc.destroyForcibly();
+                }
+            }
+        }
+        System.exit(rc);
+    }
+
+    private static void writeLog4j(Path work) throws java.io.IOException {
+        String log = work.resolve("broker.log").toAbsolutePath().toString();
+        String props = String.join("\n",
+            "status = warn",
+            "appender.file.type = File",
+            "appender.file.name = FILE",
+            "appender.file.fileName = " + log,
+            "appender.file.append = true",
+            "appender.file.layout.type = PatternLayout",
+            "appender.file.layout.pattern = [%d] %p %m (%c)%n",
+            "rootLogger.level = INFO",
+            "rootLogger.appenderRef.file.ref = FILE",
+            "");
+        Files.writeString(work.resolve("log4j2.properties"), props, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,347 @@
+package logclean.conformance;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+
+/**
+ * Lets a real 4.4.0 broker act on a COPY of a fixture: the oracle for {@code logclean plan}.
+ *
+ * REPLAY_DIR must hold a copy of {@code fixtures/<scenario>/}: {@code server.properties} (log dirs relative,
+ * logs-0, ...) and the {@code logs-N} dirs (copied with their mtimes). The broker is started on those dirs with
+ * the fixture's config, new listener ports (the fixture's are stale; cluster id and node id stay, they are in
+ * meta.properties and the metadata log) and overrides that let the retention task and the cleaner act at once.
+ * A dynamic {@code log.cleaner.backoff.ms} in the metadata log (the compacted scenario parks the cleaner that
+ * way) would win over the static override, so it is deleted through the admin API right after startup.
+ *
+ * Then: poll the dirs until the live segment sets and cleaner checkpoints have not changed for SETTLE seconds
+ * (at least MIN_RUN seconds after ready, at most TIMEOUT), read ListOffsets earliest/latest per partition,
+ * SIGTERM the broker and write OUT_JSON: the wall-clock window, and per partition the live {@code .log} base
+ * offsets before and after, what was deleted/created, the admin log start offset and HW, and the checkpoints.
+ *
+ * What the broker does before its first retention run (so a planner must model it): it recovers a dir that
+ * has no .kafka_cleanshutdown (G2), and a leader whose ISR is itself sets HW = LEO at once (Errata 18).
+ *
+ * Usage: Replay REPLAY_DIR OUT_JSON [MIN_RUN_S [SETTLE_S [TIMEOUT_S]]]   (defaults 6, 5, 90)
+ */
+public final class Replay {
+    /** The knobs that make the broker act promptly on what it loads. */
+    static Map<String, String> replayOverrides() {
+        Map<String, String> o = new LinkedHashMap<>();
+        o.put("log.initial.task.delay.ms", "1000");
+        o.put("log.retention.check.interval.ms", "1000");
+        o.put("log.cleaner.backoff.ms", "1000");
+        o.put("log.segment.delete.delay.ms", "0");
+        o.put("log.cleaner.enable", "true");
+        // Keep the run deterministic: the coordinator would abort a fixture's long-expired open transaction
+        // 10 s after startup (an abort marker moves LSO/LEO mid-run). The plan is about what the broker does
+        // with the dirs as they are, so park that task for the few seconds the replay lasts.
+        o.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "3600000");
+        return o;
+    }
+
+    /** Keys the Broker launcher sets itself (ports, roles, dirs). */
+    static final Set<String> LAUNCHER_KEYS = Set.of("process.roles", "node.id", "controller.quorum.bootstrap.servers",
+        "listeners", "advertised.listeners", "controller.listener.names", "inter.broker.listener.name",
+        "listener.security.protocol.map", "log.dirs");
+
+    static final Pattern PARTITION_DIR = Pattern.compile("^(.+)-(\\d+)$");
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2 || args.length > 5) {
+            System.err.println("usage: Replay REPLAY_DIR OUT_JSON [MIN_RUN_S [SETTLE_S [TIMEOUT_S]]]");
+            System.exit(2);
+        }
+        Path dir = Path.of(args[0]).toAbsolutePath();
+        Path out = Path.of(args[1]).toAbsolutePath();
+        long minRunMs = 1000L * (args.length > 2 ? Long.parseLong(args[2]) : 6);
+        long settleMs = 1000L * (args.length > 3 ? Long.parseLong(args[3]) : 5);
+        long timeoutMs = 1000L * (args.length > 4 ? Long.parseLong(args[4]) : 90);
+        int rc = 0;
+        try {
+            run(dir, out, minRunMs, settleMs, timeoutMs);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.err.println("replay FAILED; broker log: " + dir.resolve("broker.log"));
+            rc = 1;
+        } finally {
+            for (Process p : Broker.CHILDREN) {
+                if (p.isAlive()) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+        System.exit(rc);
+    }
+
+    /** One partition replica's dir as found on disk. */
+    record Part(String logDir, String topic, int partition, Path path) {
+        String key() {
+            return topic + "-" + partition;
+        }
+    }
+
+    static List<Part> partitions(Path root, int numDirs) throws IOException {
+        List<Part> parts = new ArrayList<>();
+        for (int i = 0; i < numDirs; i++) {
+            String dn = "logs-" + i;
+            try (Stream<Path> s = Files.list(root.resolve(dn))) {
+                for (Path p : s.filter(Files::isDirectory).sorted().toList()) {
+                    String name = p.getFileName().toString();
+                    Matcher m = PARTITION_DIR.matcher(name);
+                    if (!m.matches() || name.equals("__cluster_metadata-0") || name.endsWith("-delete")
+                        || name.endsWith("-future") || name.endsWith("-stray")) {
+                        continue;
+                    }
+                    parts.add(new Part(dn, m.group(1), Integer.parseInt(m.group(2)), p));
+                }
+            }
+        }
+        return parts;
+    }
+
+    /** "topic-partition" -> offset of a checkpoint file (version, count, then "topic partition offset" lines). */
+    static Map<String, Long> checkpoint(Path file) throws IOException {
+        Map<String, Long> m = new TreeMap<>();
+        if (!Files.isRegularFile(file)) {
+            return m;
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        for (int i = 2; i < lines.size(); i++) {
+            String[] f = lines.get(i).trim().split("\\s+");
+            if (f.length == 3) {
+                m.put(f[0] + "-" + f[1], Long.parseLong(f[2]));
+            }
+        }
+        return m;
+    }
+
+    /** Everything the poll loop watches: live segment bases per partition and each dir's cleaner checkpoint. */
+    static String signature(Path root, List<Part> parts, int numDirs) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Part p : parts) {
+            sb.append(p.logDir()).append('/').append(p.key()).append(Harness.segmentBases(p.path(), ".log")).append(';');
+        }
+        for (int i = 0; i < numDirs; i++) {
+            sb.append(checkpoint(root.resolve("logs-" + i).resolve("cleaner-offset-checkpoint"))).append(';');
+        }
+        return sb.toString();
+    }
+
+    /** Deletes a dynamic log.cleaner.backoff.ms (cluster default or broker 1); returns what it removed. */
+    static List<String> unparkCleaner(Admin admin) throws Exception {
+        List<String> done = new ArrayList<>();
+        for (String name : List.of("", String.valueOf(Broker.NODE_ID))) {
+            ConfigResource r = new ConfigResource(ConfigResource.Type.BROKER, name);
+            Config c = admin.describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS).get(r);
+            ConfigEntry e = c.get("log.cleaner.backoff.ms");
+            boolean dynamic = e != null && (e.source() == ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG
+                || e.source() == ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG);
+            if (!dynamic) {
+                continue;
+            }
+            admin.incrementalAlterConfigs(Map.of(r, List.of(new AlterConfigOp(
+                new ConfigEntry("log.cleaner.backoff.ms", ""), AlterConfigOp.OpType.DELETE)))).all()
+                .get(30, TimeUnit.SECONDS);
+            done.add("deleted dynamic log.cleaner.backoff.ms=" + e.value() + " (" + e.source() + ") on broker resource '"
+                + name + "' so the static replay value applies");
+        }
+        return done;
+    }
+
+    static void run(Path dir, Path out, long minRunMs, long settleMs, long timeoutMs) throws Exception {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        Properties fixture = new Properties();
+        Path fixtureProps = dir.resolve("server.properties.fixture");
+        if (!Files.exists(fixtureProps)) {
+            Files.move(dir.resolve("server.properties"), fixtureProps);
+        }
+        try (var r = Files.newBufferedReader(fixtureProps, StandardCharsets.UTF_8)) {
+            fixture.load(r);
+        }
+        int numDirs = fixture.getProperty("log.dirs", "logs-0").split(",").length;
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (String k : new TreeSet<>(fixture.stringPropertyNames())) {
+            if (!LAUNCHER_KEYS.contains(k)) {
+                overrides.put(k, fixture.getProperty(k));
+            }
+        }
+        overrides.putAll(replayOverrides());
+
+        List<Part> parts = partitions(dir, numDirs);
+        Map<String, List<Long>> before = new HashMap<>();
+        for (Part p : parts) {
+            before.put(p.logDir() + "/" + p.key(), Harness.segmentBases(p.path(), ".log"));
+        }
+        List<Map<String, Long>> cleanerBefore = new ArrayList<>();
+        List<Map<String, Long>> startBefore = new ArrayList<>();
+        List<Boolean> cleanMarker = new ArrayList<>();
+        for (int i = 0; i < numDirs; i++) {
+            Path d = dir.resolve("logs-" + i);
+            cleanerBefore.add(checkpoint(d.resolve("cleaner-offset-checkpoint")));
+            startBefore.add(checkpoint(d.resolve("log-start-offset-checkpoint")));
+            cleanMarker.add(Files.exists(d.resolve(".kafka_cleanshutdown")));
+        }
+
+        String cp = System.getProperty("java.class.path");
+        ObjectNode res = json.createObjectNode();
+        res.put("kafka_version", Harness.KAFKA_VERSION);
+        res.put("replay_dir", dir.toString());
+        ObjectNode ov = res.putObject("overrides");
+        replayOverrides().forEach(ov::put);
+        ArrayNode adj = res.putArray("adjustments");
+        ArrayNode marker = res.putArray("clean_shutdown_marker_before");
+        cleanMarker.forEach(marker::add);
+        ObjectNode window = res.putObject("window");
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> earliest;
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> latest;
+        boolean timedOut = false;
+        Map<String, String> policies = new HashMap<>();
+        try (Broker broker = new Broker(dir, cp, numDirs, overrides)) {
+            broker.writeConfig();
+            window.put("start_ms", System.currentTimeMillis());
+            broker.start();
+            broker.awaitReady(Duration.ofSeconds(120));
+            long ready = System.currentTimeMillis();
+            window.put("ready_ms", ready);
+            try (Admin admin = broker.admin()) {
+                unparkCleaner(admin).forEach(adj::add);
+                String sig = signature(dir, parts, numDirs);
+                long changed = System.currentTimeMillis();
+                while (true) {
+                    Thread.sleep(500);
+                    if (!broker.isAlive()) {
+                        throw new IllegalStateException("broker exited, see " + dir.resolve("broker.out"));
+                    }
+                    long now = System.currentTimeMillis();
+                    String s = signature(dir, parts, numDirs);
+                    if (!s.equals(sig)) {
+                        sig = s;
+                        changed = now;
+                    }
+                    if (now - ready >= minRunMs && now - changed >= settleMs) {
+                        break;
+                    }
+                    if (now - ready >= timeoutMs) {
+                        timedOut = true;
+                        break;
+                    }
+                }
+                window.put("settled_ms", System.currentTimeMillis());
+                Collection<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names()
+                    .get(30, TimeUnit.SECONDS);
+                Map<String, TopicDescription> desc = admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS);
+                Map<TopicPartition, OffsetSpec> e = new HashMap<>();
+                Map<TopicPartition, OffsetSpec> l = new HashMap<>();
+                for (TopicDescription td : desc.values()) {
+                    td.partitions().forEach(pi -> {
+                        e.put(new TopicPartition(td.name(), pi.partition()), OffsetSpec.earliest());
+                        l.put(new TopicPartition(td.name(), pi.partition()), OffsetSpec.latest());
+                    });
+                }
+                List<ConfigResource> rs = topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                    .toList();
+                admin.describeConfigs(rs).all().get(30, TimeUnit.SECONDS).forEach((r, cfg) -> {
+                    ConfigEntry ce = cfg.get("cleanup.policy");
+                    policies.put(r.name(), ce == null ? null : ce.value());
+                });
+                earliest = admin.listOffsets(e).all().get(30, TimeUnit.SECONDS);
+                latest = admin.listOffsets(l).all().get(30, TimeUnit.SECONDS);
+            }
+            window.put("stop_begin_ms", System.currentTimeMillis());
+            broker.stopClean();
+            window.put("stop_ms", System.currentTimeMillis());
+        }
+        res.put("timed_out", timedOut);
+
+        ArrayNode pa = res.putArray("partitions");
+        for (Part p : parts) {
+            int di = Integer.parseInt(p.logDir().substring("logs-".length()));
+            ObjectNode o = pa.addObject();
+            o.put("log_dir", p.logDir());
+            o.put("topic", p.topic());
+            o.put("partition", p.partition());
+            List<Long> b = before.get(p.logDir() + "/" + p.key());
+            List<Long> a = Harness.segmentBases(p.path(), ".log");
+            ArrayNode bn = o.putArray("segments_before");
+            b.forEach(bn::add);
+            ArrayNode an = o.putArray("segments_after");
+            a.forEach(an::add);
+            ArrayNode del = o.putArray("deleted");
+            b.stream().filter(x -> !a.contains(x)).forEach(del::add);
+            ArrayNode cre = o.putArray("created");
+            a.stream().filter(x -> !b.contains(x)).forEach(cre::add);
+            o.put("cleanup_policy", policies.get(p.topic()));
+            TopicPartition tp = new TopicPartition(p.topic(), p.partition());
+            if (earliest.containsKey(tp)) {
+                o.put("log_start_offset", earliest.get(tp).offset());
+                o.put("high_watermark", latest.get(tp).offset());
+            } else {
+                o.putNull("log_start_offset");
+                o.putNull("high_watermark");
+            }
+            putNullable(o, "log_start_checkpoint_before", startBefore.get(di).get(p.key()));
+            putNullable(o, "log_start_checkpoint_after",
+                checkpoint(dir.resolve(p.logDir()).resolve("log-start-offset-checkpoint")).get(p.key()));
+            Long cb = cleanerBefore.get(di).get(p.key());
+            Long ca = checkpoint(dir.resolve(p.logDir()).resolve("cleaner-offset-checkpoint")).get(p.key());
+            putNullable(o, "cleaner_checkpoint_before", cb);
+            putNullable(o, "cleaner_checkpoint_after", ca);
+            o.put("cleaned", ca != null && !ca.equals(cb));
+        }
+        // The broker's own account of what it deleted and cleaned, for the report.
+        ArrayNode lines = res.putArray("broker_log");
+        Path log = dir.resolve("broker.log");
+        if (Files.exists(log)) {
+            Pattern interesting = Pattern.compile("Deleting segment|breach|Incremented log start offset|Cleaner \\d+: "
+                + "Cleaning log|Log cleaner thread \\d+ cleaned log|Recovering unflushed segment|Found deletable segments"
+                + "|future timestamp|high watermark|Truncat");
+            try (Stream<String> s = Files.lines(log, StandardCharsets.UTF_8)) {
+                s.filter(x -> interesting.matcher(x).find()).filter(x -> !x.contains("__cluster_metadata"))
+                    .map(x -> x.replace(dir.toString(), "<replay>")).limit(400).forEach(lines::add);
+            }
+        }
+        json.writeValue(out.toFile(), res);
+        Files.writeString(out, Files.readString(out) + "\n");
+        System.out.println("replay: window " + window + (timedOut ? " (TIMED OUT waiting to settle)" : "") + " -> " + out);
+    }
+
+    static void putNullable(ObjectNode o, String k, Long v) {
+        if (v == null) {
+            o.putNull(k);
+        } else {
+            o.put(k, v);
+        }
+    }
+}

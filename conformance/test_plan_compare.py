@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Unit tests of plan_compare.py on hand-written replay / plan documents (run: python3 -m unittest, or directly)."""
+import copy
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plan_compare  # noqa: E402
+
+# What a broker did (shape of Replay's replay.json): orders-0 lost 0 and 4 by time; compacted-0 was cleaned up
+# to 69, which merged 35..58 into 0; compacted-1 was not cleaned.
+REPLAY = {
+    "window": {"start_ms": 1000, "ready_ms": 4000, "settled_ms": 9000, "stop_begin_ms": 9100, "stop_ms": 9600},
+    "timed_out": False,
+    "partitions": [
+        {"log_dir": "logs-0", "topic": "__cluster_metadata", "partition": 0, "segments_before": [0],
+         "segments_after": [0], "deleted": [], "created": [], "log_start_offset": None, "high_watermark": None,
+         "cleaner_checkpoint_before": None, "cleaner_checkpoint_after": None, "cleaned": False},
+        {"log_dir": "logs-0", "topic": "orders", "partition": 0, "segments_before": [0, 4, 8],
+         "segments_after": [8], "deleted": [0, 4], "created": [], "log_start_offset": 8, "high_watermark": 12,
+         "cleanup_policy": "delete",
+         "cleaner_checkpoint_before": None, "cleaner_checkpoint_after": None, "cleaned": False},
+        {"log_dir": "logs-1", "topic": "compacted", "partition": 0, "segments_before": [0, 35, 36, 47, 58, 69],
+         "segments_after": [0, 69], "deleted": [35, 36, 47, 58], "created": [], "log_start_offset": 0,
+         "high_watermark": 76, "cleanup_policy": "compact", "cleaner_checkpoint_before": 35, "cleaner_checkpoint_after": 69, "cleaned": True},
+        {"log_dir": "logs-1", "topic": "compacted", "partition": 1, "segments_before": [0, 35, 36],
+         "segments_after": [0, 35, 36], "deleted": [], "created": [], "log_start_offset": 0, "high_watermark": 38,
+         "cleanup_policy": "compact",
+         "cleaner_checkpoint_before": 35, "cleaner_checkpoint_after": 35, "cleaned": False},
+    ],
+}
+
+
+def seg(base, verdict, pass_=None, reason="x"):
+    return {"base_offset": base, "verdict": verdict, "pass": pass_, "reason": reason,
+            "eligible_at_ms": None, "gone_by_ms": None}
+
+
+def comp(will, up_to, blocked=None):
+    return {"dirty_ratio": 0.7, "min_cleanable_dirty_ratio": 0.5, "first_dirty_offset": 35,
+            "first_uncleanable_offset": up_to, "will_clean": will, "clean_up_to": up_to, "blocked_by": blocked}
+
+
+# The matching plan (envelope as README documents it, partitions[] at the top level).
+PLAN = {
+    "tool": "logclean 0.1.0", "command": "plan", "schema_version": 2, "evaluated_at_ms": 1000,
+    "partitions": [
+        {"log_dir": "/x/logs-0", "topic": "orders", "partition": 0, "log_start_offset_after": 8,
+         "segments": [seg(0, "delete", "time"), seg(4, "delete", "time"), seg(8, "retain")]},
+        {"log_dir": "/x/logs-1", "topic": "compacted", "partition": 0, "log_start_offset_after": 0,
+         "segments": [seg(b, "retain") for b in (0, 35, 36, 47, 58, 69)], "compaction": comp(True, 69)},
+        {"log_dir": "/x/logs-1", "topic": "compacted", "partition": 1, "log_start_offset_after": 0,
+         "segments": [seg(b, "retain") for b in (0, 35, 36)], "compaction": comp(False, 36, "dirty ratio")},
+    ],
+    "findings": [], "summary": {},
+}
+
+
+def part(plan, topic, p):
+    return next(x for x in plan["partitions"] if x["topic"] == topic and x["partition"] == p)
+
+
+class CompareTest(unittest.TestCase):
+    def run_cmp(self, start, end=None):
+        return plan_compare.compare("t", REPLAY, start, end if end is not None else start)
+
+    def test_matching_plan_agrees(self):
+        r = self.run_cmp(PLAN)
+        self.assertEqual(r.differ, [])
+        # orders-0: 3 segments + log start; compacted-0: segment 69 + log start + will_clean + clean_up_to;
+        # compacted-1: 3 segments + log start + will_clean. Segments 0..58 of compacted-0 were merged.
+        self.assertEqual(r.agree, 4 + 4 + 5)
+        self.assertEqual(r.excluded_merged, 5)
+        self.assertEqual(r.time_sensitive, 0)
+
+    def test_modelled_merges_are_checked_against_the_segments_left(self):
+        # The plan modelled compacted-0's cleaning: 35..58 merge into 0, which is kept.
+        p = copy.deepcopy(PLAN)
+        segs = part(p, "compacted", 0)["segments"]
+        for s in segs[1:5]:
+            s.update(verdict="merge", merged_into=0, reason={"kind": "merged_by_cleaner"})
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [])
+        # 0 kept and present, 35..58 merged and gone: compared, not excluded.
+        self.assertEqual(r.excluded_merged, 0)
+        self.assertEqual(r.agree, 4 + 9 + 5)
+        # A merge into a segment the broker does not have, or of a segment the broker kept.
+        q = copy.deepcopy(p)
+        for s in part(q, "compacted", 0)["segments"][2:5]:
+            s["merged_into"] = 35
+        part(q, "compacted", 0)["segments"][1].update(verdict="retain", merged_into=None)
+        r = self.run_cmp(q)
+        whats = [w for _, w in r.differ]
+        self.assertIn("segment 35: plan keeps it (cleaned), broker has no such segment", whats)
+        self.assertIn("segment 36: merged into 35, which the broker does not have", whats)
+        # A merge where the broker did not clean.
+        q = copy.deepcopy(PLAN)
+        part(q, "compacted", 1)["segments"][1].update(verdict="merge", merged_into=0)
+        r = self.run_cmp(q)
+        self.assertEqual(r.differ, [("compacted-1", "segment 35: plan merges it into 0, broker did not clean")])
+
+    def test_wrong_verdict_is_a_difference(self):
+        p = copy.deepcopy(PLAN)
+        part(p, "orders", 0)["segments"][1] = seg(4, "retain")
+        r = self.run_cmp(p)
+        self.assertEqual(len(r.differ), 1)
+        self.assertIn("segment 4: broker deleted it, plan says retain", r.differ[0][1])
+        p = copy.deepcopy(PLAN)
+        part(p, "orders", 0)["segments"][2] = seg(8, "delete", "time")
+        r = self.run_cmp(p)
+        self.assertIn("segment 8: plan says delete, broker kept it", r.differ[0][1])
+
+    def test_log_start_mismatch(self):
+        p = copy.deepcopy(PLAN)
+        part(p, "orders", 0)["log_start_offset_after"] = 4
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("orders-0", "log start: broker 8, plan 4")])
+
+    def test_time_sensitive_verdicts_are_not_compared_strictly(self):
+        early = copy.deepcopy(PLAN)
+        o = part(early, "orders", 0)
+        o["segments"][1] = seg(4, "retain")
+        o["log_start_offset_after"] = 4
+        r = self.run_cmp(early, PLAN)
+        self.assertEqual(r.differ, [])
+        self.assertEqual(r.time_sensitive, 2)
+        # ... but the broker's log start must be one of the two
+        late = copy.deepcopy(PLAN)
+        part(late, "orders", 0)["log_start_offset_after"] = 6
+        r = self.run_cmp(early, late)
+        self.assertEqual(len(r.differ), 1)
+        self.assertIn("log start: broker 8, plan 4 (start) / 6 (end)", r.differ[0][1])
+
+    def test_will_clean_and_clean_up_to(self):
+        p = copy.deepcopy(PLAN)
+        part(p, "compacted", 0)["compaction"] = comp(False, 69, "min.cleanable.dirty.ratio")
+        r = self.run_cmp(p)
+        self.assertTrue(any("cleaned: broker True, plan will_clean False" in w for _, w in r.differ))
+        p = copy.deepcopy(PLAN)
+        part(p, "compacted", 0)["compaction"] = comp(True, 58)
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("compacted-0", "cleaner checkpoint: broker 69, plan clean_up_to [58]")])
+        p = copy.deepcopy(PLAN)
+        part(p, "compacted", 1)["compaction"] = comp(True, 36)
+        r = self.run_cmp(p)
+        self.assertEqual(len(r.differ), 1)
+        self.assertIn("cleaned: broker False, plan will_clean True", r.differ[0][1])
+
+    def test_cleaned_partition_without_compaction_object(self):
+        p = copy.deepcopy(PLAN)
+        del part(p, "compacted", 0)["compaction"]
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("compacted-0", "broker cleaned it, plan has no compaction object")])
+
+    def test_compacted_partition_without_compaction_object(self):
+        p = copy.deepcopy(PLAN)
+        del part(p, "compacted", 1)["compaction"]
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("compacted-1", "cleanup.policy=compact, plan has no compaction object")])
+
+    def test_missing_partition_and_segment(self):
+        p = copy.deepcopy(PLAN)
+        p["partitions"] = [x for x in p["partitions"] if x["topic"] != "orders"]
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("orders-0", "partition missing from the plan")])
+        p = copy.deepcopy(PLAN)
+        part(p, "compacted", 1)["segments"].pop()
+        r = self.run_cmp(p)
+        self.assertEqual(r.differ, [("compacted-1", "segment 36: no verdict in the plan")])
+
+    def test_partitions_nested_under_log_dirs(self):
+        p = copy.deepcopy(PLAN)
+        p["log_dirs"] = [{"path": "/x/logs-0", "partitions": p.pop("partitions")}]
+        self.assertEqual(self.run_cmp(p).differ, [])
+
+    def test_metadata_partition_is_ignored(self):
+        self.assertNotIn(("__cluster_metadata", 0), plan_compare.plan_partitions(PLAN))
+        self.assertEqual(self.run_cmp(PLAN).differ, [])
+
+
+if __name__ == "__main__":
+    unittest.main()

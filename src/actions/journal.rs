@@ -1,0 +1,593 @@
+//! The run journal: each step is recorded before it is taken and after it is done, so that
+//! `logclean resume` finishes and `logclean undo` rolls back a run that was killed or
+//! interrupted.
+//!
+//! Layout: `<root>/<run id>/journal.jsonl` (one JSON record a line, each appended and fsynced),
+//! `<root>/<run id>/staged/<step>` (the new bytes of every `WriteFile` step, written before the
+//! first step so a resumed run writes exactly what was planned) and the run's quarantine dir
+//! (`<run>/quarantine`, or `<--quarantine DIR>/<run id>`). The default root is
+//! `<parent of the log dir>/.logclean-journal/<log dir name>`: never inside the log dir, where
+//! the broker would take a dir for a partition.
+//!
+//! Records: `plan` (the plan, the quarantine dir, `purge`), then `begin`/`done` per step, then
+//! `complete`; an undo adds `undo_begin`/`undone` per step (newest first) and `undo_complete`.
+//! A torn last line (the process died while appending it) is ignored.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::fsutil::{failpoint, Fs};
+use super::guard::{check_log_dir, CheckedLogDir};
+use super::plan::{apply_step, undo_step, ActionPlan, Step, StepContext};
+use super::quarantine::Quarantine;
+use super::signals::interrupt_pending;
+use super::ActionError;
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum Record {
+    /// The run's plan; always the first line.
+    Plan {
+        /// The plan (file contents are in `staged/`).
+        plan: ActionPlan,
+        /// The run's quarantine dir.
+        quarantine: PathBuf,
+        /// Remove instead of quarantining.
+        purge: bool,
+    },
+    /// Step `step` is about to be taken.
+    Begin {
+        /// Its index.
+        step: usize,
+    },
+    /// Step `step` is done.
+    Done {
+        /// Its index.
+        step: usize,
+    },
+    /// Every step is done.
+    Complete,
+    /// Undoing step `step` begins.
+    UndoBegin {
+        /// Its index.
+        step: usize,
+    },
+    /// Step `step` is undone.
+    Undone {
+        /// Its index.
+        step: usize,
+    },
+    /// Every started step is undone.
+    UndoComplete,
+}
+
+/// Where journals and quarantine go.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `--journal DIR`: the journal root (default: next to the log dir, see module docs).
+    pub journal_root: Option<PathBuf>,
+    /// `--quarantine DIR`.
+    pub quarantine_root: Option<PathBuf>,
+    /// `--purge`: remove files instead of quarantining them.
+    pub purge: bool,
+}
+
+/// The default journal root of a log dir.
+pub fn default_journal_root(log_dir: &Path) -> PathBuf {
+    let name = log_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".to_string());
+    super::fsutil::parent_dir(log_dir)
+        .join(".logclean-journal")
+        .join(name)
+}
+
+fn root_of(log_dir: &Path, opts: &RunOptions) -> PathBuf {
+    opts.journal_root
+        .clone()
+        .unwrap_or_else(|| default_journal_root(log_dir))
+}
+
+/// A journal read back.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    /// The run dir.
+    pub run_dir: PathBuf,
+    /// The plan, with `WriteFile` bytes loaded from `staged/`.
+    pub plan: ActionPlan,
+    /// The quarantine dir.
+    pub quarantine: PathBuf,
+    /// Whether the run purges.
+    pub purge: bool,
+    /// Every record after the plan.
+    pub records: Vec<Record>,
+}
+
+impl Journal {
+    /// The journal file.
+    pub fn file(&self) -> PathBuf {
+        self.run_dir.join("journal.jsonl")
+    }
+
+    fn has(&self, r: &Record) -> bool {
+        self.records.contains(r)
+    }
+
+    /// Whether every step was done.
+    pub fn complete(&self) -> bool {
+        self.has(&Record::Complete)
+    }
+
+    /// Whether the run was rolled back.
+    pub fn undone(&self) -> bool {
+        self.has(&Record::UndoComplete)
+    }
+
+    /// Whether an undo was started.
+    pub fn undo_started(&self) -> bool {
+        self.records
+            .iter()
+            .any(|r| matches!(r, Record::UndoBegin { .. } | Record::Undone { .. }))
+    }
+
+    /// Whether neither finished nor rolled back.
+    pub fn pending(&self) -> bool {
+        !self.complete() && !self.undone()
+    }
+
+    /// Steps recorded as done.
+    pub fn done_count(&self) -> usize {
+        (0..self.plan.steps.len())
+            .filter(|i| self.has(&Record::Done { step: *i }))
+            .count()
+    }
+}
+
+/// Read the journal of the run in `run_dir`.
+pub fn read_journal(run_dir: &Path) -> Result<Journal, ActionError> {
+    let file = run_dir.join("journal.jsonl");
+    let bad = |message: String| ActionError::Journal {
+        path: file.clone(),
+        message,
+    };
+    let text = fs::read_to_string(&file).map_err(|e| ActionError::io(&file, e))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut records = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_str::<Record>(line) {
+            Ok(r) => records.push(r),
+            // A torn last line: the process died while appending it.
+            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
+            Err(e) => return Err(bad(format!("line {}: {e}", i + 1))),
+        }
+    }
+    let mut records = records.into_iter();
+    let Some(Record::Plan {
+        mut plan,
+        quarantine,
+        purge,
+    }) = records.next()
+    else {
+        return Err(bad("does not start with a plan record".to_string()));
+    };
+    for (i, step) in plan.steps.iter_mut().enumerate() {
+        if let Step::WriteFile { bytes, new_len, .. } = step {
+            // A finished run removes its staged files; `resume` checks they are there.
+            let staged = run_dir.join("staged").join(i.to_string());
+            if let Ok(b) = fs::read(&staged) {
+                if b.len() as u64 != *new_len {
+                    return Err(bad(format!(
+                        "staged file {} has the wrong length",
+                        staged.display()
+                    )));
+                }
+                *bytes = b;
+            }
+        }
+    }
+    Ok(Journal {
+        run_dir: run_dir.to_path_buf(),
+        plan,
+        quarantine,
+        purge,
+        records: records.collect(),
+    })
+}
+
+/// The runs under `root`, oldest first (unreadable ones are skipped).
+pub fn list_runs(root: &Path) -> Vec<Journal> {
+    let Ok(entries) = fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_none_or(|x| x != "tmp") && p.join("journal.jsonl").is_file())
+        .collect();
+    dirs.sort();
+    dirs.iter().filter_map(|d| read_journal(d).ok()).collect()
+}
+
+fn append(fs: &dyn Fs, journal: &Path, record: &Record) -> Result<(), ActionError> {
+    let mut line = serde_json::to_string(record).map_err(|e| ActionError::Journal {
+        path: journal.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    line.push('\n');
+    // A torn last record (the process died while appending it) is cut first, so the new record
+    // starts on its own line.
+    if let Ok(existing) = fs::read(journal) {
+        if existing.last().is_some_and(|b| *b != b'\n') {
+            let keep = existing
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            fs.truncate(journal, keep as u64)
+                .map_err(|e| ActionError::io(journal, e))?;
+        }
+    }
+    fs.append_synced(journal, line.as_bytes())
+        .map_err(|e| ActionError::io(journal, e))
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    /// The journal file.
+    pub journal: PathBuf,
+    /// The quarantine dir (removed with --purge).
+    pub quarantine: PathBuf,
+    /// Steps taken by this invocation.
+    pub steps_taken: usize,
+}
+
+/// Apply `plan` through a new journal. Refuses when the log dir fails the guards, a file changed
+/// since planning, or an earlier run of this log dir is still pending.
+pub fn execute(
+    plan: &ActionPlan,
+    opts: &RunOptions,
+    fs: &dyn Fs,
+) -> Result<RunReport, ActionError> {
+    let log_dir = check_log_dir(&plan.log_dir)?;
+    for stamp in &plan.stamps {
+        stamp.verify()?;
+    }
+    for step in &plan.steps {
+        super::guard::check_write_target(&log_dir, step.path())?;
+    }
+    let root = root_of(&log_dir.path, opts);
+    if let Some(p) = list_runs(&root).into_iter().find(Journal::pending) {
+        return Err(ActionError::Refused(format!(
+            "an interrupted run is pending ({}): finish it with `logclean resume` or roll it back \
+             with `logclean undo` first",
+            p.file().display()
+        )));
+    }
+    let run_id = format!(
+        "{:013}-{}",
+        chrono::Utc::now().timestamp_millis(),
+        std::process::id()
+    );
+    // The run is prepared in `<id>.tmp` and renamed into place: a run killed while staging
+    // leaves only an ignored `.tmp` dir and an unchanged log dir.
+    let run_dir = root.join(&run_id);
+    let tmp_dir = root.join(format!("{run_id}.tmp"));
+    let quarantine_dir = match &opts.quarantine_root {
+        Some(q) => q.join(&run_id),
+        None => run_dir.join("quarantine"),
+    };
+    let mkdir = |d: &Path| fs.create_dir_all(d).map_err(|e| ActionError::io(d, e));
+    mkdir(&tmp_dir.join("staged"))?;
+    if opts.quarantine_root.is_none() {
+        mkdir(&tmp_dir.join("quarantine"))?;
+    } else {
+        mkdir(&quarantine_dir)?;
+    }
+    let staging_quarantine = if opts.quarantine_root.is_none() {
+        tmp_dir.join("quarantine")
+    } else {
+        quarantine_dir.clone()
+    };
+    Quarantine {
+        dir: staging_quarantine,
+    }
+    .check_same_filesystem(&log_dir.path)?;
+    for (i, step) in plan.steps.iter().enumerate() {
+        if let Step::WriteFile { bytes, .. } = step {
+            let staged = tmp_dir.join("staged").join(i.to_string());
+            fs.write_atomic(&staged, bytes)
+                .map_err(|e| ActionError::io(&staged, e))?;
+        }
+    }
+    append(
+        fs,
+        &tmp_dir.join("journal.jsonl"),
+        &Record::Plan {
+            plan: plan.clone(),
+            quarantine: quarantine_dir.clone(),
+            purge: opts.purge,
+        },
+    )?;
+    fs.rename(&tmp_dir, &run_dir)
+        .map_err(|e| ActionError::io(&tmp_dir, e))?;
+    let journal = read_journal(&run_dir)?;
+    run_steps(&journal, &log_dir, fs)
+}
+
+/// The latest pending run of `log_dir` (or the one in `run_dir`).
+fn find_run(
+    log_dir: &CheckedLogDir,
+    opts: &RunOptions,
+    run_dir: Option<&Path>,
+    want: fn(&Journal) -> bool,
+    what: &str,
+) -> Result<Journal, ActionError> {
+    let journal = match run_dir {
+        Some(d) => read_journal(d)?,
+        None => list_runs(&root_of(&log_dir.path, opts))
+            .into_iter()
+            .rev()
+            .find(want)
+            .ok_or_else(|| {
+                ActionError::Refused(format!(
+                    "no run to {what} for `{}` under `{}`",
+                    log_dir.path.display(),
+                    root_of(&log_dir.path, opts).display()
+                ))
+            })?,
+    };
+    if journal.plan.log_dir != log_dir.path {
+        return Err(ActionError::Refused(format!(
+            "the journal {} is for `{}`, not `{}`",
+            journal.file().display(),
+            journal.plan.log_dir.display(),
+            log_dir.path.display()
+        )));
+    }
+    Ok(journal)
+}
+
+/// Finish the latest pending run of `log_dir` (or the run in `run_dir`).
+pub fn resume(
+    log_dir: &Path,
+    opts: &RunOptions,
+    run_dir: Option<&Path>,
+    fs: &dyn Fs,
+) -> Result<(Journal, RunReport), ActionError> {
+    let checked = check_log_dir(log_dir)?;
+    let journal = find_run(&checked, opts, run_dir, Journal::pending, "resume")?;
+    if journal.undo_started() {
+        return Err(ActionError::Refused(format!(
+            "an undo of {} was started: finish it with `logclean undo`",
+            journal.file().display()
+        )));
+    }
+    if journal.complete() {
+        return Err(ActionError::Refused(format!(
+            "the run {} is already complete",
+            journal.file().display()
+        )));
+    }
+    for (i, step) in journal.plan.steps.iter().enumerate() {
+        if let Step::WriteFile { bytes, new_len, .. } = step {
+            if !journal.has(&Record::Done { step: i }) && bytes.len() as u64 != *new_len {
+                return Err(ActionError::Journal {
+                    path: journal.file(),
+                    message: format!("the staged content of step {i} is missing"),
+                });
+            }
+        }
+    }
+    remove_stale_temps(&journal, fs)?;
+    let report = run_steps(&journal, &checked, fs)?;
+    Ok((journal, report))
+}
+
+/// Roll back the latest run of `log_dir` that is not rolled back yet (finished or not), or the
+/// run in `run_dir`: undo every started step, newest first.
+pub fn undo(
+    log_dir: &Path,
+    opts: &RunOptions,
+    run_dir: Option<&Path>,
+    fs: &dyn Fs,
+) -> Result<(Journal, RunReport), ActionError> {
+    let checked = check_log_dir(log_dir)?;
+    let journal = find_run(&checked, opts, run_dir, |j| !j.undone(), "undo")?;
+    if journal.undone() {
+        return Err(ActionError::Refused(format!(
+            "the run {} is already rolled back",
+            journal.file().display()
+        )));
+    }
+    let quarantine = Quarantine {
+        dir: journal.quarantine.clone(),
+    };
+    if !quarantine.dir.is_dir() {
+        return Err(ActionError::Refused(format!(
+            "the run {} kept no quarantine (--purge): it cannot be undone",
+            journal.file().display()
+        )));
+    }
+    let cx = StepContext {
+        fs,
+        log_dir: &checked,
+        quarantine: &quarantine,
+        purge: journal.purge,
+    };
+    remove_stale_temps(&journal, fs)?;
+    let file = journal.file();
+    let mut taken = 0;
+    for (i, step) in journal.plan.steps.iter().enumerate().rev() {
+        let started = journal.has(&Record::Begin { step: i });
+        if !started || journal.has(&Record::Undone { step: i }) {
+            continue;
+        }
+        if interrupt_pending() {
+            return Err(ActionError::Interrupted {
+                done: taken,
+                total: journal.plan.steps.len(),
+                journal: file,
+            });
+        }
+        append(fs, &file, &Record::UndoBegin { step: i })?;
+        undo_step(step, i, &cx)?;
+        append(fs, &file, &Record::Undone { step: i })?;
+        taken += 1;
+    }
+    append(fs, &file, &Record::UndoComplete)?;
+    let report = RunReport {
+        journal: file,
+        quarantine: quarantine.dir,
+        steps_taken: taken,
+    };
+    Ok((journal, report))
+}
+
+/// Remove the temp files a killed run's `write_atomic` left in the dirs the plan writes
+/// (`.<name>.logclean-<pid>.tmp`; the broker ignores them, but they are ours to clean).
+fn remove_stale_temps(journal: &Journal, fs: &dyn Fs) -> Result<(), ActionError> {
+    let mut dirs: Vec<PathBuf> = journal
+        .plan
+        .steps
+        .iter()
+        .map(|s| super::fsutil::parent_dir(s.path()))
+        .collect();
+    dirs.push(journal.quarantine.clone());
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if super::fsutil::is_temp_name(&name) {
+                fs.remove(&e.path())
+                    .map_err(|err| ActionError::io(&e.path(), err))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Take every step not recorded as done, in order.
+fn run_steps(
+    journal: &Journal,
+    log_dir: &CheckedLogDir,
+    fs: &dyn Fs,
+) -> Result<RunReport, ActionError> {
+    let quarantine = Quarantine {
+        dir: journal.quarantine.clone(),
+    };
+    let cx = StepContext {
+        fs,
+        log_dir,
+        quarantine: &quarantine,
+        purge: journal.purge,
+    };
+    let file = journal.file();
+    let total = journal.plan.steps.len();
+    let mut taken = 0;
+    for (i, step) in journal.plan.steps.iter().enumerate() {
+        if journal.has(&Record::Done { step: i }) {
+            continue;
+        }
+        if interrupt_pending() {
+            return Err(ActionError::Interrupted {
+                done: journal.done_count() + taken,
+                total,
+                journal: file,
+            });
+        }
+        append(fs, &file, &Record::Begin { step: i })?;
+        failpoint(&format!("journal::after_begin:{i}"));
+        apply_step(step, i, &cx)?;
+        failpoint(&format!("journal::before_done:{i}"));
+        append(fs, &file, &Record::Done { step: i })?;
+        taken += 1;
+    }
+    append(fs, &file, &Record::Complete)?;
+    let staged = journal.run_dir.join("staged");
+    let _ = fs::remove_dir_all(&staged);
+    if journal.purge {
+        let _ = fs::remove_dir_all(&quarantine.dir);
+    }
+    Ok(RunReport {
+        journal: file,
+        quarantine: quarantine.dir,
+        steps_taken: taken,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::fsutil::RealFs;
+
+    fn log_dir(root: &Path) -> PathBuf {
+        let d = root.join("logs-0");
+        fs::create_dir_all(d.join("t-0")).unwrap();
+        fs::write(d.join("meta.properties"), "version=1\n").unwrap();
+        fs::write(d.join("t-0/a"), b"old").unwrap();
+        fs::canonicalize(d).unwrap()
+    }
+
+    fn plan(dir: &Path) -> ActionPlan {
+        ActionPlan {
+            command: "test".into(),
+            log_dir: dir.to_path_buf(),
+            steps: vec![
+                Step::WriteFile {
+                    path: dir.join("t-0/a"),
+                    bytes: b"new!".to_vec(),
+                    new_len: 4,
+                    old_len: Some(3),
+                    why: "w".into(),
+                },
+                Step::Truncate {
+                    path: dir.join("t-0/a"),
+                    from_len: 4,
+                    to_len: 2,
+                    why: "t".into(),
+                },
+            ],
+            ..ActionPlan::default()
+        }
+    }
+
+    #[test]
+    fn execute_then_undo_and_a_torn_last_line_is_ignored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = log_dir(tmp.path());
+        let p = plan(&dir);
+        let text = p.render_text(false);
+        assert!(
+            text.contains("would rewrite t-0/a (3 -> 4 bytes)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("would truncate t-0/a from 4 to 2 bytes (drops 2)"),
+            "{text}"
+        );
+        assert!(text.contains("nothing changed (dry run)"), "{text}");
+        let report = execute(&p, &RunOptions::default(), &RealFs).unwrap();
+        assert_eq!(report.steps_taken, 2);
+        assert_eq!(fs::read(dir.join("t-0/a")).unwrap(), b"ne");
+        // A torn append (the process died while writing a record) reads as absent.
+        RealFs
+            .append_synced(&report.journal, b"{\"record\":\"undo_be")
+            .unwrap();
+        let j = read_journal(report.journal.parent().unwrap()).unwrap();
+        assert!(j.complete() && !j.pending() && !j.undo_started());
+        let (_, undone) = undo(&dir, &RunOptions::default(), None, &RealFs).unwrap();
+        assert_eq!(undone.steps_taken, 2);
+        assert_eq!(fs::read(dir.join("t-0/a")).unwrap(), b"old");
+        let j = read_journal(report.journal.parent().unwrap()).unwrap();
+        assert!(j.undone(), "the torn line was cut before the undo records");
+        assert!(undo(&dir, &RunOptions::default(), None, &RealFs).is_err());
+    }
+}

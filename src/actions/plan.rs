@@ -1,0 +1,364 @@
+//! Typed plan steps: what a mutating command will do, rendered for the dry run and applied (or
+//! undone) one step at a time by [`super::journal`]. Printing and doing use the same object, so
+//! they cannot drift apart (STYLE.md G11).
+//!
+//! Every step is **idempotent** given the files it leaves behind, so a run killed in the middle
+//! of a step is finished by redoing that step (`resume`) or rolled back by undoing it (`undo`):
+//!
+//! | step | apply | undo |
+//! |---|---|---|
+//! | `WriteFile` | back the old file up into quarantine (once), then write the new bytes atomically | restore the backup atomically, or remove a file the step created |
+//! | `Truncate` | copy the dropped tail into quarantine (once), then `set_len` + sync | write the tail back |
+//! | `Quarantine` | rename the file into quarantine (or remove it with `--purge`) | rename it back |
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::fsutil::Fs;
+use super::guard::{check_write_target, CheckedLogDir, FileStamp};
+use super::quarantine::Quarantine;
+use super::ActionError;
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Step {
+    /// Replace or create `path` with new bytes (staged in the journal before the run starts).
+    WriteFile {
+        /// The file.
+        path: PathBuf,
+        /// The new content (kept in the journal's staging dir, not in the JSON).
+        #[serde(skip)]
+        bytes: Vec<u8>,
+        /// Length of the new content.
+        new_len: u64,
+        /// Length of the file it replaces, `None` when the step creates it.
+        old_len: Option<u64>,
+        /// Why, for the dry run.
+        why: String,
+    },
+    /// Cut `path` from `from_len` to `to_len` bytes.
+    Truncate {
+        /// The file.
+        path: PathBuf,
+        /// Its length when planned.
+        from_len: u64,
+        /// Its length afterwards.
+        to_len: u64,
+        /// Why (what the dropped bytes are).
+        why: String,
+    },
+    /// Move `path` into quarantine (remove it with `--purge`).
+    Quarantine {
+        /// The file.
+        path: PathBuf,
+        /// Its length when planned.
+        len: u64,
+        /// Why.
+        why: String,
+    },
+}
+
+impl Step {
+    /// The file the step changes.
+    pub fn path(&self) -> &Path {
+        match self {
+            Step::WriteFile { path, .. }
+            | Step::Truncate { path, .. }
+            | Step::Quarantine { path, .. } => path,
+        }
+    }
+
+    /// A short name (for failpoints and progress).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Step::WriteFile { .. } => "write",
+            Step::Truncate { .. } => "truncate",
+            Step::Quarantine { .. } => "quarantine",
+        }
+    }
+}
+
+/// The plan of one command for one log dir.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionPlan {
+    /// The command that made it (`rebuild-index`, `roll`).
+    pub command: String,
+    /// The log dir (canonical).
+    pub log_dir: PathBuf,
+    /// The steps, in the order they run.
+    pub steps: Vec<Step>,
+    /// Size and mtime of every file the plan read, checked again before the first step.
+    pub stamps: Vec<FileStamp>,
+    /// What the plan found and decided, one line each (shown with the steps).
+    pub notes: Vec<String>,
+}
+
+/// Totals of a plan, for the summary line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PlanSummary {
+    /// Files written (replaced or created).
+    pub files_written: usize,
+    /// Files truncated.
+    pub files_truncated: usize,
+    /// Bytes cut by truncations.
+    pub bytes_truncated: u64,
+    /// Files moved to quarantine (or removed with --purge).
+    pub files_quarantined: usize,
+    /// Bytes freed in the log dir: truncated tails, moved files and shrunk rewrites.
+    pub bytes_freed: i64,
+}
+
+fn signed(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+impl ActionPlan {
+    /// The totals.
+    pub fn summary(&self) -> PlanSummary {
+        let mut s = PlanSummary::default();
+        for step in &self.steps {
+            match step {
+                Step::WriteFile {
+                    new_len, old_len, ..
+                } => {
+                    s.files_written += 1;
+                    s.bytes_freed += signed(old_len.unwrap_or(0)) - signed(*new_len);
+                }
+                Step::Truncate {
+                    from_len, to_len, ..
+                } => {
+                    s.files_truncated += 1;
+                    let cut = from_len.saturating_sub(*to_len);
+                    s.bytes_truncated += cut;
+                    s.bytes_freed += signed(cut);
+                }
+                Step::Quarantine { len, .. } => {
+                    s.files_quarantined += 1;
+                    s.bytes_freed += signed(*len);
+                }
+            }
+        }
+        s
+    }
+
+    /// A path relative to the log dir, for display.
+    pub fn show<'a>(&self, path: &'a Path) -> std::borrow::Cow<'a, str> {
+        path.strip_prefix(&self.log_dir)
+            .unwrap_or(path)
+            .to_string_lossy()
+    }
+
+    /// The plan as text: notes, one line per step, and the summary. `executed` says whether the
+    /// steps were done ("wrote") or only planned ("would write").
+    pub fn render_text(&self, executed: bool) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{} in {}", self.command, self.log_dir.display());
+        for n in &self.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+        let verb = |would: &str, did: &str| {
+            if executed {
+                did.to_string()
+            } else {
+                format!("would {would}")
+            }
+        };
+        for step in &self.steps {
+            let line = match step {
+                Step::WriteFile {
+                    path,
+                    new_len,
+                    old_len,
+                    why,
+                    ..
+                } => match old_len {
+                    Some(old) => format!(
+                        "{} {} ({old} -> {new_len} bytes): {why}",
+                        verb("rewrite", "rewrote"),
+                        self.show(path)
+                    ),
+                    None => format!(
+                        "{} {} ({new_len} bytes): {why}",
+                        verb("create", "created"),
+                        self.show(path)
+                    ),
+                },
+                Step::Truncate {
+                    path,
+                    from_len,
+                    to_len,
+                    why,
+                } => format!(
+                    "{} {} from {from_len} to {to_len} bytes (drops {}): {why}",
+                    verb("truncate", "truncated"),
+                    self.show(path),
+                    from_len.saturating_sub(*to_len)
+                ),
+                Step::Quarantine { path, len, why } => format!(
+                    "{} {} ({len} bytes) to quarantine: {why}",
+                    verb("move", "moved"),
+                    self.show(path)
+                ),
+            };
+            let _ = writeln!(out, "  {line}");
+        }
+        let s = self.summary();
+        let _ = writeln!(
+            out,
+            "{}: {} file(s) written, {} truncated ({} bytes cut), {} moved to quarantine; {} bytes freed",
+            if executed { "done" } else { "plan" },
+            s.files_written,
+            s.files_truncated,
+            s.bytes_truncated,
+            s.files_quarantined,
+            s.bytes_freed
+        );
+        if !executed {
+            let _ = writeln!(
+                out,
+                "nothing changed (dry run); run again with --execute to apply"
+            );
+        }
+        out
+    }
+}
+
+/// What applying or undoing a step needs.
+pub struct StepContext<'a> {
+    /// The filesystem.
+    pub fs: &'a dyn Fs,
+    /// The checked log dir (writes are re-checked against it).
+    pub log_dir: &'a CheckedLogDir,
+    /// Where backups and moved files go.
+    pub quarantine: &'a Quarantine,
+    /// Remove instead of quarantining.
+    pub purge: bool,
+}
+
+fn len_of(path: &Path) -> Option<u64> {
+    fs::symlink_metadata(path).ok().map(|m| m.len())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ActionError> {
+    fs::read(path).map_err(|e| ActionError::io(path, e))
+}
+
+/// Apply step `index` (idempotently: a partly done step is finished).
+pub fn apply_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), ActionError> {
+    check_write_target(cx.log_dir, step.path())?;
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| ActionError::Io { path: p, source: e }
+    };
+    match step {
+        Step::WriteFile {
+            path,
+            bytes,
+            old_len,
+            ..
+        } => {
+            let backup = cx.quarantine.backup_path(index, path);
+            if old_len.is_some() && !backup.exists() {
+                if let Ok(old) = fs::read(path) {
+                    cx.fs.write_atomic(&backup, &old).map_err(io(&backup))?;
+                }
+            }
+            cx.fs.write_atomic(path, bytes).map_err(io(path))
+        }
+        Step::Truncate {
+            path,
+            from_len,
+            to_len,
+            ..
+        } => {
+            let tail = cx.quarantine.tail_path(index, path);
+            let len = len_of(path);
+            if len == Some(*to_len) && tail.exists() {
+                return Ok(());
+            }
+            if len != Some(*from_len) {
+                return Err(ActionError::Refused(format!(
+                    "`{}` is {len:?} bytes, expected {from_len}: not truncating",
+                    path.display()
+                )));
+            }
+            if !tail.exists() {
+                let all = read(path)?;
+                let cut = usize::try_from(*to_len).unwrap_or(usize::MAX);
+                let dropped = all.get(cut..).unwrap_or(&[]);
+                cx.fs.write_atomic(&tail, dropped).map_err(io(&tail))?;
+            }
+            cx.fs.truncate(path, *to_len).map_err(io(path))
+        }
+        Step::Quarantine { path, .. } => {
+            let dest = cx.quarantine.moved_path(index, path);
+            if !path.exists() {
+                return Ok(());
+            }
+            if cx.purge {
+                cx.fs.remove(path).map_err(io(path))
+            } else {
+                cx.fs.rename(path, &dest).map_err(io(path))
+            }
+        }
+    }
+}
+
+/// Undo step `index` (idempotently; a step never started is left alone).
+pub fn undo_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), ActionError> {
+    check_write_target(cx.log_dir, step.path())?;
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| ActionError::Io { path: p, source: e }
+    };
+    match step {
+        Step::WriteFile { path, old_len, .. } => {
+            let backup = cx.quarantine.backup_path(index, path);
+            if backup.exists() {
+                let old = read(&backup)?;
+                cx.fs.write_atomic(path, &old).map_err(io(path))
+            } else if old_len.is_none() && path.exists() {
+                cx.fs.remove(path).map_err(io(path))
+            } else {
+                Ok(())
+            }
+        }
+        Step::Truncate {
+            path,
+            from_len,
+            to_len,
+            ..
+        } => {
+            let tail = cx.quarantine.tail_path(index, path);
+            let len = len_of(path).unwrap_or(0);
+            if !tail.exists() || len == *from_len && len != *to_len {
+                return Ok(());
+            }
+            if len < *to_len || len > *from_len {
+                return Err(ActionError::Refused(format!(
+                    "`{}` is {len} bytes, not between {to_len} and {from_len}: cannot restore its tail",
+                    path.display()
+                )));
+            }
+            let bytes = read(&tail)?;
+            cx.fs.write_tail(path, *to_len, &bytes).map_err(io(path))
+        }
+        Step::Quarantine { path, .. } => {
+            let dest = cx.quarantine.moved_path(index, path);
+            if dest.exists() && !path.exists() {
+                cx.fs.rename(&dest, path).map_err(io(&dest))
+            } else if !dest.exists() && !path.exists() {
+                Err(ActionError::Refused(format!(
+                    "`{}` was removed (--purge): it cannot be restored",
+                    path.display()
+                )))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,907 @@
+//! `rebuild-index`: rebuild `.index`, `.timeindex` and `.txnindex` from the `.log` exactly as
+//! the broker's `LogSegment.recover` does (spec §6.1), and compare them with the files on disk
+//! (§6.2 explains the harmless differences).
+//!
+//! [`recover_segment`] is the recovery loop: per batch (header walk, then `ensureValid`: size
+//! and CRC), keep the running max timestamp (strictly greater, so ties keep the earliest
+//! batch); when **more than** `index.interval.bytes` valid bytes lie between the last index
+//! point and this batch's start, append (batch last offset, batch start) to the offset index
+//! and `maybeAppend(running max)` to the time index; feed v2 batches with a producer id to the
+//! producer state, which yields the `.txnindex` entry of each aborted transaction. At the end
+//! the time index gets its final `maybeAppend` and both are trimmed. The rebuilt files are
+//! therefore what the broker leaves after recovery and a clean stop (it re-extends the active
+//! segment's indexes to `segment.index.bytes` while running). The 4.1+ per-batch index interval
+//! (cleanup rules, Errata 2) makes appended leader indexes match this loop; follower and
+//! cleaner appends, and the interval anchor reset at a restart, do not (§6.2).
+//!
+//! `segment.index.bytes` bounds the entries: an offset index holds `bytes/8` entries and a time
+//! index reports full at `bytes/12 - 1`; recovery that would overflow them fails in the broker,
+//! and here too.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::log_config::LogConfig;
+use crate::formats::offset_index::{OffsetIndex, OffsetIndexEntry};
+use crate::formats::slot_index::encode_slots;
+use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
+use crate::formats::txn_index::{encode_txn_index, AbortedTxn};
+use crate::formats::verify::verify_crc;
+use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
+use crate::model::names::{parse_segment_file_name, SegmentFileKind};
+
+use super::guard::FileStamp;
+use super::plan::{ActionPlan, Step};
+use super::producer_state::ProducerState;
+use super::ActionError;
+
+/// The two configs that shape the indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IndexSizing {
+    /// `index.interval.bytes`.
+    pub index_interval_bytes: i32,
+    /// `segment.index.bytes`.
+    pub segment_index_bytes: i32,
+}
+
+impl IndexSizing {
+    /// From an effective topic config.
+    pub fn of(config: &LogConfig) -> IndexSizing {
+        IndexSizing {
+            index_interval_bytes: config.index_interval_bytes,
+            segment_index_bytes: config.segment_index_bytes,
+        }
+    }
+
+    fn max_offset_entries(self) -> usize {
+        usize::try_from(self.segment_index_bytes / 8).unwrap_or(0)
+    }
+
+    fn max_time_entries(self) -> usize {
+        usize::try_from(self.segment_index_bytes / 12).unwrap_or(0)
+    }
+}
+
+impl Default for IndexSizing {
+    fn default() -> Self {
+        IndexSizing::of(&LogConfig::default())
+    }
+}
+
+/// Why recovery stopped before the end of the `.log`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InvalidTail {
+    /// Where the valid bytes end.
+    pub position: u64,
+    /// Bytes after it.
+    pub dropped_bytes: u64,
+    /// What the broker's recovery meets there.
+    pub reason: String,
+}
+
+/// What recovery of one segment produces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// Offset-index entries.
+    pub offset_entries: Vec<OffsetIndexEntry>,
+    /// Time-index entries (the final one included).
+    pub time_entries: Vec<TimeIndexEntry>,
+    /// Aborted transactions whose marker is in the segment.
+    pub aborted: Vec<AbortedTxn>,
+    /// Valid bytes (where the broker truncates).
+    pub valid_bytes: u64,
+    /// Batches read.
+    pub batches: usize,
+    /// Offset after the last valid batch (the base offset when there is none).
+    pub next_offset: i64,
+    /// The running max timestamp and its offset at the end ((-1, -1) when none).
+    pub max_timestamp: (i64, i64),
+    /// An invalid tail (recovery stops there).
+    pub tail: Option<InvalidTail>,
+    /// Recovery of this segment fails in the broker (offset overflow, non-increasing offsets,
+    /// full index): nothing is rebuilt.
+    pub fatal: Option<String>,
+}
+
+impl Recovered {
+    /// The rebuilt `.index` bytes (trimmed).
+    pub fn offset_index_bytes(&self) -> Vec<u8> {
+        encode_slots(&self.offset_entries)
+    }
+
+    /// The rebuilt `.timeindex` bytes (trimmed).
+    pub fn time_index_bytes(&self) -> Vec<u8> {
+        encode_slots(&self.time_entries)
+    }
+
+    /// The rebuilt `.txnindex` bytes.
+    pub fn txn_index_bytes(&self) -> Vec<u8> {
+        encode_txn_index(&self.aborted)
+    }
+}
+
+fn relative(offset: i64, base: i64) -> Option<i32> {
+    i32::try_from(offset.checked_sub(base)?)
+        .ok()
+        .filter(|r| *r >= 0)
+}
+
+struct TimeIndexBuilder {
+    base: i64,
+    entries: Vec<TimeIndexEntry>,
+}
+
+impl TimeIndexBuilder {
+    /// `TimeIndex.maybeAppend`: only a strictly larger timestamp than the last entry (an empty
+    /// index counts as -1) is appended.
+    fn maybe_append(&mut self, timestamp: i64, offset: i64) -> Result<(), String> {
+        let last_ts = self.entries.last().map_or(-1, |e| e.timestamp);
+        if timestamp <= last_ts {
+            return Ok(());
+        }
+        let rel = relative(offset, self.base).ok_or_else(|| {
+            format!(
+                "time-index offset {offset} is not relative to {}",
+                self.base
+            )
+        })?;
+        if self.entries.last().is_some_and(|e| rel < e.relative_offset) {
+            return Err(format!("time-index offset {offset} goes backwards"));
+        }
+        self.entries.push(TimeIndexEntry {
+            timestamp,
+            relative_offset: rel,
+        });
+        Ok(())
+    }
+}
+
+/// Run `LogSegment.recover` over `log` (a segment based at `base`), updating `state` with every
+/// batch read.
+pub fn recover_segment(
+    log: &[u8],
+    base: i64,
+    sizing: IndexSizing,
+    state: &mut ProducerState,
+) -> Recovered {
+    let mut out = Recovered {
+        offset_entries: Vec::new(),
+        time_entries: Vec::new(),
+        aborted: Vec::new(),
+        valid_bytes: 0,
+        batches: 0,
+        next_offset: base,
+        max_timestamp: (-1, -1),
+        tail: None,
+        fatal: None,
+    };
+    let mut time = TimeIndexBuilder {
+        base,
+        entries: Vec::new(),
+    };
+    let interval = u64::try_from(sizing.index_interval_bytes).unwrap_or(0);
+    let mut last_index_entry: u64 = 0;
+    let mut walker = ShallowWalker::new(log);
+    let len = log.len() as u64;
+    let stop = |out: &mut Recovered, reason: String| {
+        out.tail = Some(InvalidTail {
+            position: out.valid_bytes,
+            dropped_bytes: len.saturating_sub(out.valid_bytes),
+            reason,
+        });
+    };
+    loop {
+        let batch: BatchInfo = match walker.next() {
+            Some(Ok(b)) => b,
+            Some(Err(e)) => {
+                stop(&mut out, e.to_string());
+                break;
+            }
+            None => {
+                match walker.end() {
+                    Some(WalkEnd::PartialBatch {
+                        declared_size,
+                        available,
+                        ..
+                    }) => stop(
+                        &mut out,
+                        format!("incomplete batch ({available} of {declared_size} declared bytes)"),
+                    ),
+                    Some(WalkEnd::ZeroFilled { len, .. }) => stop(
+                        &mut out,
+                        format!("{len} zero bytes (preallocated or zero-filled tail)"),
+                    ),
+                    Some(WalkEnd::Clean) | None => {}
+                }
+                break;
+            }
+        };
+        if let Err(e) = verify_crc(log, &batch) {
+            stop(&mut out, e.to_string());
+            break;
+        }
+        if relative(batch.last_offset, base).is_none() {
+            out.fatal = Some(format!(
+                "batch at {} has last offset {} that does not fit an index relative to {base}: \
+                 the broker splits this segment (LogSegmentOffsetOverflowException)",
+                batch.position, batch.last_offset
+            ));
+            return out;
+        }
+        if batch.max_timestamp > out.max_timestamp.0 {
+            out.max_timestamp = (batch.max_timestamp, batch.last_offset);
+        }
+        if out.valid_bytes - last_index_entry > interval {
+            let rel = relative(batch.last_offset, base).unwrap_or(0);
+            if out
+                .offset_entries
+                .last()
+                .is_some_and(|e| rel <= e.relative_offset)
+            {
+                out.fatal = Some(format!(
+                    "offset {} at byte {} does not increase over the previous index entry: the \
+                     broker's recovery throws InvalidOffsetException and truncates the whole \
+                     segment to its base offset",
+                    batch.last_offset, batch.position
+                ));
+                return out;
+            }
+            if out.offset_entries.len() >= sizing.max_offset_entries() {
+                out.fatal = Some(format!(
+                    "the offset index is full at segment.index.bytes = {}",
+                    sizing.segment_index_bytes
+                ));
+                return out;
+            }
+            out.offset_entries.push(OffsetIndexEntry {
+                relative_offset: rel,
+                position: i32::try_from(out.valid_bytes).unwrap_or(i32::MAX),
+            });
+            if time.entries.len() >= sizing.max_time_entries().saturating_sub(1) {
+                out.fatal = Some(format!(
+                    "the time index is full at segment.index.bytes = {}",
+                    sizing.segment_index_bytes
+                ));
+                return out;
+            }
+            if let Err(e) = time.maybe_append(out.max_timestamp.0, out.max_timestamp.1) {
+                out.fatal = Some(e);
+                return out;
+            }
+            last_index_entry = out.valid_bytes;
+        }
+        out.valid_bytes = out.valid_bytes.saturating_add(batch.size);
+        out.batches += 1;
+        out.next_offset = batch.last_offset.saturating_add(1);
+        if let Some(txn) = state.apply(log, &batch) {
+            out.aborted.push(txn);
+        }
+    }
+    // The final entry a roll or close adds (skipFullCheck).
+    if let Err(e) = time.maybe_append(out.max_timestamp.0, out.max_timestamp.1) {
+        out.fatal = Some(e);
+    }
+    out.time_entries = time.entries;
+    out
+}
+
+/// A segment's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentFiles {
+    /// Base offset.
+    pub base: i64,
+    /// The `.log`.
+    pub log: PathBuf,
+}
+
+impl SegmentFiles {
+    /// A sibling file with another suffix.
+    pub fn with(&self, suffix: &str) -> PathBuf {
+        self.log
+            .with_file_name(format!("{:020}{suffix}", self.base))
+    }
+}
+
+/// The live segments (`.log` files) of a partition dir, by base offset.
+pub fn list_segments(partition_dir: &Path) -> Result<Vec<SegmentFiles>, ActionError> {
+    let entries = fs::read_dir(partition_dir).map_err(|e| ActionError::io(partition_dir, e))?;
+    let mut out: Vec<SegmentFiles> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let parsed = parse_segment_file_name(&name)?;
+            (parsed.kind == SegmentFileKind::Log && parsed.leftover.is_none()).then(|| {
+                SegmentFiles {
+                    base: parsed.offset,
+                    log: e.path(),
+                }
+            })
+        })
+        .collect();
+    out.sort_by_key(|s| s.base);
+    Ok(out)
+}
+
+/// The valid producer snapshots of a partition dir, by offset.
+pub fn list_snapshots(partition_dir: &Path) -> Vec<(i64, PathBuf)> {
+    let Ok(entries) = fs::read_dir(partition_dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(i64, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let parsed = parse_segment_file_name(&name)?;
+            (parsed.kind == SegmentFileKind::Snapshot && parsed.leftover.is_none())
+                .then(|| (parsed.offset, e.path()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The producer state at `offset` and the segment index to replay from: the latest valid
+/// snapshot at or below `offset` (else empty state from the first segment), as the broker's
+/// `loadProducerState` starts.
+pub fn state_before(
+    partition_dir: &Path,
+    segments: &[SegmentFiles],
+    offset: i64,
+) -> (ProducerState, i64) {
+    for (at, path) in list_snapshots(partition_dir).into_iter().rev() {
+        if at > offset {
+            continue;
+        }
+        let parsed = fs::read(&path)
+            .ok()
+            .and_then(|b| crate::formats::producer_snapshot::parse_producer_snapshot(&b).ok());
+        if let Some(s) = parsed {
+            return (ProducerState::from_snapshot(&s.entries), at);
+        }
+    }
+    (
+        ProducerState::default(),
+        segments.first().map_or(offset, |s| s.base),
+    )
+}
+
+/// Replay batches with offsets in `[from, to)` of the segments into `state`.
+pub fn replay(
+    segments: &[SegmentFiles],
+    state: &mut ProducerState,
+    from: i64,
+    to: i64,
+) -> Result<(), ActionError> {
+    for (i, seg) in segments.iter().enumerate() {
+        let next_base = segments.get(i + 1).map_or(i64::MAX, |s| s.base);
+        if seg.base >= to || next_base <= from {
+            continue;
+        }
+        let log = fs::read(&seg.log).map_err(|e| ActionError::io(&seg.log, e))?;
+        for b in ShallowWalker::new(&log).map_while(Result::ok) {
+            if b.last_offset < from {
+                continue;
+            }
+            if b.base_offset >= to || verify_crc(&log, &b).is_err() {
+                break;
+            }
+            state.apply(&log, &b);
+        }
+    }
+    Ok(())
+}
+
+/// How an index on disk compares with the rebuilt one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Comparison {
+    /// Byte-identical.
+    Identical,
+    /// No such file (the broker recovers a segment without `.index`; an absent `.txnindex` is
+    /// what the broker leaves when there is no aborted transaction).
+    Missing,
+    /// The same entries followed by a zero tail: a preallocated index (active segment of a
+    /// running or crashed broker). Harmless.
+    Preallocated {
+        /// Zero slots after the entries.
+        zero_slots: usize,
+    },
+    /// Different entries, each a valid lookup point: written by appends (follower fetches,
+    /// cleaner output, an interval anchor reset at restart; spec §6.2). Harmless.
+    AppendWritten {
+        /// Entries on disk.
+        on_disk: usize,
+        /// Entries rebuilt.
+        rebuilt: usize,
+    },
+    /// Wrong: entries the broker would mis-read, or a different `.txnindex`.
+    Differs {
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+impl Comparison {
+    /// Whether the difference is harmless (no rebuild needed).
+    pub fn harmless(&self) -> bool {
+        !matches!(self, Comparison::Differs { .. } | Comparison::Missing)
+    }
+}
+
+/// Compare an offset index on disk with the rebuild; `starts` are the batch starts with their
+/// last offsets.
+fn compare_offset_index(
+    on_disk: &[u8],
+    rebuilt: &[u8],
+    base: i64,
+    batches: &[(u64, i64, i64)],
+) -> Comparison {
+    if on_disk == rebuilt {
+        return Comparison::Identical;
+    }
+    let Ok(index) = OffsetIndex::parse(on_disk, base) else {
+        return Comparison::Differs {
+            detail: format!(
+                "{} bytes: not a whole number of 8-byte entries",
+                on_disk.len()
+            ),
+        };
+    };
+    let used = index.valid_entries();
+    if on_disk.get(..rebuilt.len()) == Some(rebuilt) && used * 8 <= rebuilt.len() {
+        return Comparison::Preallocated {
+            zero_slots: index.slot_count().saturating_sub(rebuilt.len() / 8),
+        };
+    }
+    let mut prev: Option<i64> = None;
+    for (slot, e) in index.slots().enumerate().take(used) {
+        let offset = base.saturating_add(i64::from(e.relative_offset));
+        let pos = u64::try_from(e.position).unwrap_or(u64::MAX);
+        let at = batches.binary_search_by_key(&pos, |b| b.0);
+        let ok_point = match at {
+            Ok(i) => {
+                batches.get(i).is_some_and(|b| b.2 <= offset)
+                    && batches.get(i + 1).is_none_or(|_| true)
+            }
+            Err(_) => false,
+        };
+        let increasing = prev.is_none_or(|p| offset > p);
+        let in_segment = batches.last().is_some_and(|b| offset <= b.2);
+        if !(ok_point && increasing && in_segment) {
+            return Comparison::Differs {
+                detail: format!(
+                    "slot {slot} (offset {offset}, position {pos}) is not a valid lookup point"
+                ),
+            };
+        }
+        prev = Some(offset);
+    }
+    if index.slot_count() > used && used * 8 < on_disk.len() {
+        let tail = index.slot_count() - used;
+        if index.zero_tail().len() != tail {
+            return Comparison::Differs {
+                detail: format!("{tail} slots after the ordered entries are not zero"),
+            };
+        }
+    }
+    Comparison::AppendWritten {
+        on_disk: used,
+        rebuilt: rebuilt.len() / 8,
+    }
+}
+
+fn compare_time_index(on_disk: &[u8], rebuilt: &[u8], base: i64, last_offset: i64) -> Comparison {
+    if on_disk == rebuilt {
+        return Comparison::Identical;
+    }
+    let Ok(index) = TimeIndex::parse(on_disk, base) else {
+        return Comparison::Differs {
+            detail: format!(
+                "{} bytes: not a whole number of 12-byte entries",
+                on_disk.len()
+            ),
+        };
+    };
+    let used = index.valid_entries();
+    if on_disk.get(..rebuilt.len()) == Some(rebuilt) && used * 12 <= rebuilt.len() {
+        return Comparison::Preallocated {
+            zero_slots: index.slot_count().saturating_sub(rebuilt.len() / 12),
+        };
+    }
+    let rebuilt_last = rebuilt
+        .len()
+        .checked_sub(12)
+        .and_then(|at| rebuilt.get(at..at + 8))
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(i64::from_be_bytes);
+    let mut prev: Option<TimeIndexEntry> = None;
+    for (slot, e) in index.slots().enumerate().take(used) {
+        let offset = base.saturating_add(i64::from(e.relative_offset));
+        let ordered = prev
+            .is_none_or(|p| e.timestamp > p.timestamp && e.relative_offset >= p.relative_offset);
+        if !ordered || offset > last_offset {
+            return Comparison::Differs {
+                detail: format!("slot {slot} (timestamp {}, offset {offset}) is out of order or past the segment", e.timestamp),
+            };
+        }
+        prev = Some(e);
+    }
+    if prev.map(|p| p.timestamp) != rebuilt_last {
+        return Comparison::Differs {
+            detail: format!(
+                "the last entry's timestamp is {:?}, the segment's max timestamp is {:?}: \
+                 time-based retention would use the wrong time",
+                prev.map(|p| p.timestamp),
+                rebuilt_last
+            ),
+        };
+    }
+    Comparison::AppendWritten {
+        on_disk: used,
+        rebuilt: rebuilt.len() / 12,
+    }
+}
+
+/// The report on one segment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SegmentReport {
+    /// The `.log`.
+    pub log: PathBuf,
+    /// Base offset.
+    pub base_offset: i64,
+    /// Batches read by recovery.
+    pub batches: usize,
+    /// `.index` against the rebuild (`None` when nothing was rebuilt).
+    pub index: Option<Comparison>,
+    /// `.timeindex` against the rebuild.
+    pub timeindex: Option<Comparison>,
+    /// `.txnindex` against the rebuild.
+    pub txnindex: Option<Comparison>,
+    /// An invalid tail.
+    pub invalid_tail: Option<InvalidTail>,
+    /// What was done about the tail (or why not).
+    pub tail_action: Option<String>,
+    /// Recovery fails in the broker for this segment.
+    pub fatal: Option<String>,
+}
+
+impl SegmentReport {
+    /// Whether the segment's data is corrupt (invalid tail or failing recovery).
+    pub fn corrupt(&self) -> bool {
+        self.invalid_tail.is_some() || self.fatal.is_some()
+    }
+
+    /// Whether an index differs in a way that matters.
+    pub fn needs_rebuild(&self) -> bool {
+        [&self.index, &self.timeindex, &self.txnindex]
+            .into_iter()
+            .flatten()
+            .any(|c| !c.harmless())
+    }
+}
+
+/// Options of one rebuild.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RebuildOptions {
+    /// Truncate an invalid tail of the last segment as recovery would.
+    pub truncate_invalid_tail: bool,
+}
+
+fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, ActionError> {
+    match fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ActionError::io(path, e)),
+    }
+}
+
+/// Plan the rebuild of the selected segments (`only`: base offsets; `None`: all) of one
+/// partition dir: steps go into `plan`, one report per segment is returned.
+pub fn plan_partition(
+    partition_dir: &Path,
+    only: Option<&[i64]>,
+    sizing: IndexSizing,
+    opts: RebuildOptions,
+    plan: &mut ActionPlan,
+) -> Result<Vec<SegmentReport>, ActionError> {
+    let segments = list_segments(partition_dir)?;
+    let selected = |b: i64| only.is_none_or(|o| o.contains(&b));
+    let Some(first) = segments.iter().find(|s| selected(s.base)) else {
+        return Ok(Vec::new());
+    };
+    let (mut state, snapshot_at) = state_before(partition_dir, &segments, first.base);
+    replay(&segments, &mut state, snapshot_at, first.base)?;
+    let last_base = segments.last().map_or(0, |s| s.base);
+    let mut reports = Vec::new();
+    for seg in segments.iter().filter(|s| s.base >= first.base) {
+        let log = fs::read(&seg.log).map_err(|e| ActionError::io(&seg.log, e))?;
+        if !selected(seg.base) {
+            replay(std::slice::from_ref(seg), &mut state, seg.base, i64::MAX)?;
+            continue;
+        }
+        plan.stamps.push(FileStamp::of(&seg.log));
+        let rec = recover_segment(&log, seg.base, sizing, &mut state);
+        let mut report = SegmentReport {
+            log: seg.log.clone(),
+            base_offset: seg.base,
+            batches: rec.batches,
+            index: None,
+            timeindex: None,
+            txnindex: None,
+            invalid_tail: rec.tail.clone(),
+            tail_action: None,
+            fatal: rec.fatal.clone(),
+        };
+        if rec.fatal.is_some() {
+            reports.push(report);
+            continue;
+        }
+        if let Some(tail) = &rec.tail {
+            let is_last = seg.base == last_base;
+            if !opts.truncate_invalid_tail {
+                report.tail_action = Some(
+                    "stopped: nothing rebuilt for this segment (give --truncate-invalid-tail to \
+                     truncate it as the broker's recovery would)"
+                        .to_string(),
+                );
+                reports.push(report);
+                continue;
+            }
+            if !is_last {
+                report.tail_action = Some(
+                    "stopped: not the last segment; the broker's recovery would truncate it and \
+                     delete every later segment, which rebuild-index does not do"
+                        .to_string(),
+                );
+                reports.push(report);
+                continue;
+            }
+            plan.steps.push(Step::Truncate {
+                path: seg.log.clone(),
+                from_len: log.len() as u64,
+                to_len: tail.position,
+                why: format!(
+                    "invalid tail at byte {}: {}; drops {} bytes after offset {}",
+                    tail.position,
+                    tail.reason,
+                    tail.dropped_bytes,
+                    rec.next_offset.saturating_sub(1)
+                ),
+            });
+            for (at, snap) in list_snapshots(partition_dir) {
+                if at > rec.next_offset {
+                    let len = fs::metadata(&snap).map_or(0, |m| m.len());
+                    plan.steps.push(Step::Quarantine {
+                        path: snap,
+                        len,
+                        why: format!(
+                            "producer snapshot above the new log end offset {}",
+                            rec.next_offset
+                        ),
+                    });
+                }
+            }
+            report.tail_action = Some(format!(
+                "truncate to {} bytes (log end offset {})",
+                tail.position, rec.next_offset
+            ));
+        }
+        let batches: Vec<(u64, i64, i64)> = ShallowWalker::new(&log)
+            .map_while(Result::ok)
+            .take_while(|b| b.position < rec.valid_bytes)
+            .map(|b| (b.position, b.base_offset, b.last_offset))
+            .collect();
+        let last_offset = rec.next_offset.saturating_sub(1);
+        let mut add = |suffix: &str,
+                       rebuilt: Vec<u8>,
+                       compare: &dyn Fn(&[u8], &[u8]) -> Comparison,
+                       create_if_empty: bool|
+         -> Result<Comparison, ActionError> {
+            let path = seg.with(suffix);
+            let existing = read_opt(&path)?;
+            plan.stamps.push(FileStamp::of(&path));
+            let cmp = match &existing {
+                None if rebuilt.is_empty() && !create_if_empty => Comparison::Identical,
+                None => Comparison::Missing,
+                Some(old) => compare(old, &rebuilt),
+            };
+            let write = match cmp {
+                Comparison::Identical | Comparison::Preallocated { .. } => false,
+                Comparison::Missing
+                | Comparison::AppendWritten { .. }
+                | Comparison::Differs { .. } => true,
+            };
+            if write {
+                plan.steps.push(Step::WriteFile {
+                    path,
+                    new_len: rebuilt.len() as u64,
+                    old_len: existing.map(|e| e.len() as u64),
+                    bytes: rebuilt,
+                    why: "rebuilt as the broker's recovery does".to_string(),
+                });
+            }
+            Ok(cmp)
+        };
+        report.index = Some(add(
+            ".index",
+            rec.offset_index_bytes(),
+            &|old, new| compare_offset_index(old, new, seg.base, &batches),
+            true,
+        )?);
+        report.timeindex = Some(add(
+            ".timeindex",
+            rec.time_index_bytes(),
+            &|old, new| compare_time_index(old, new, seg.base, last_offset),
+            true,
+        )?);
+        report.txnindex = Some(add(
+            ".txnindex",
+            rec.txn_index_bytes(),
+            &|old, new| {
+                if old == new {
+                    Comparison::Identical
+                } else {
+                    Comparison::Differs {
+                        detail: format!(
+                            "{} entries on disk, {} rebuilt",
+                            old.len() / 34,
+                            new.len() / 34
+                        ),
+                    }
+                }
+            },
+            false,
+        )?);
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::batch::Record;
+    use crate::formats::record::encode::{encode_batch, BatchSpec};
+
+    fn record(offset: i64, timestamp: i64, key: Option<Vec<u8>>, value: Vec<u8>) -> Record {
+        Record {
+            offset,
+            timestamp,
+            key,
+            value: Some(value),
+            headers: Vec::new(),
+            control: None,
+        }
+    }
+
+    /// One-record batches at offsets 0.. with these max timestamps.
+    fn log_of(timestamps: &[i64]) -> (Vec<u8>, u64) {
+        let mut log = Vec::new();
+        let mut size = 0;
+        for (i, ts) in timestamps.iter().enumerate() {
+            let off = i as i64;
+            let b = encode_batch(
+                &BatchSpec {
+                    base_offset: off,
+                    ..BatchSpec::default()
+                },
+                &[record(off, *ts, None, b"v".to_vec())],
+            );
+            size = b.len() as u64;
+            log.extend(b);
+        }
+        (log, size)
+    }
+
+    fn sizing(interval: u64) -> IndexSizing {
+        IndexSizing {
+            index_interval_bytes: i32::try_from(interval).unwrap(),
+            segment_index_bytes: 10 * 1024 * 1024,
+        }
+    }
+
+    #[test]
+    fn the_interval_is_strictly_greater_and_counts_from_the_last_entry() {
+        let (log, size) = log_of(&[1, 2, 3, 4, 5, 6]);
+        let rec = recover_segment(&log, 0, sizing(size), &mut ProducerState::default());
+        let points: Vec<(i32, i32)> = rec
+            .offset_entries
+            .iter()
+            .map(|e| (e.relative_offset, e.position))
+            .collect();
+        let s = i32::try_from(size).unwrap();
+        // Batch 1 starts exactly `size` bytes in: not more, so no entry; batch 2 does.
+        assert_eq!(points, vec![(2, 2 * s), (4, 4 * s)]);
+        assert_eq!(rec.time_entries.len(), 3); // 3 (at 2), 5 (at 4), final 6
+        assert_eq!(rec.time_entries.last().unwrap().timestamp, 6);
+        assert_eq!(rec.next_offset, 6);
+        assert!(rec.tail.is_none() && rec.fatal.is_none());
+    }
+
+    #[test]
+    fn ties_keep_the_earliest_batch_and_equal_timestamps_are_not_appended() {
+        let (log, _) = log_of(&[100, 300, 300, 200]);
+        let rec = recover_segment(&log, 0, sizing(0), &mut ProducerState::default());
+        assert_eq!(rec.offset_entries.len(), 3); // every batch but the first
+        let t: Vec<(i64, i32)> = rec
+            .time_entries
+            .iter()
+            .map(|e| (e.timestamp, e.relative_offset))
+            .collect();
+        assert_eq!(t, vec![(300, 1)]);
+        assert_eq!(rec.max_timestamp, (300, 1));
+    }
+
+    #[test]
+    fn an_invalid_tail_stops_recovery_there() {
+        let (mut log, size) = log_of(&[1, 2]);
+        log.extend_from_slice(&[0xab; 30]);
+        let rec = recover_segment(&log, 0, sizing(4096), &mut ProducerState::default());
+        let tail = rec.tail.unwrap();
+        assert_eq!(tail.position, 2 * size);
+        assert_eq!(tail.dropped_bytes, 30);
+        // A flipped byte in the second batch's records: its CRC fails, recovery stops before it.
+        let (mut log, size) = log_of(&[1, 2]);
+        let last = log.len() - 1;
+        log[last] ^= 1;
+        let rec = recover_segment(&log, 0, sizing(4096), &mut ProducerState::default());
+        assert_eq!(rec.valid_bytes, size);
+        assert!(rec.tail.unwrap().reason.to_lowercase().contains("crc"));
+    }
+
+    #[test]
+    fn an_abort_marker_gives_a_txnindex_entry_with_its_last_stable_offset() {
+        let data = |base: i64, pid: i64| {
+            encode_batch(
+                &BatchSpec {
+                    base_offset: base,
+                    transactional: true,
+                    producer_id: pid,
+                    producer_epoch: 0,
+                    base_sequence: 0,
+                    ..BatchSpec::default()
+                },
+                &[
+                    record(base, 10, None, b"a".to_vec()),
+                    record(base + 1, 10, None, b"b".to_vec()),
+                ],
+            )
+        };
+        let mut log = data(0, 7);
+        log.extend(data(2, 8)); // another producer's transaction stays open
+        log.extend(encode_batch(
+            &BatchSpec {
+                base_offset: 4,
+                transactional: true,
+                control: true,
+                producer_id: 7,
+                producer_epoch: 0,
+                ..BatchSpec::default()
+            },
+            &[record(
+                4,
+                11,
+                Some(vec![0, 0, 0, 0]),
+                vec![0, 0, 0, 0, 0, 5],
+            )],
+        ));
+        let mut state = ProducerState::default();
+        let rec = recover_segment(&log, 0, sizing(4096), &mut state);
+        assert_eq!(
+            rec.aborted,
+            vec![AbortedTxn {
+                version: 0,
+                producer_id: 7,
+                first_offset: 0,
+                last_offset: 4,
+                last_stable_offset: 2,
+            }]
+        );
+        let p7 = state.producers[&7];
+        assert_eq!((p7.current_txn_first_offset, p7.coordinator_epoch), (-1, 5));
+        assert_eq!(state.producers[&8].current_txn_first_offset, 2);
+        assert_eq!(state.ongoing.len(), 1);
+    }
+}

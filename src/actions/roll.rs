@@ -1,0 +1,246 @@
+//! `roll`: close a partition's active segment offline as the broker does on roll (cleanup
+//! rules §A7–§A8, `LocalLog.roll`, `LogSegment.onBecomeInactiveSegment`,
+//! `ProducerStateManager.takeSnapshot`), so that retention can act on it.
+//!
+//! Steps, in this order (so a run cut short leaves a dir the broker loads, and `resume`/`undo`
+//! finish or revert it):
+//! 1. the old active segment's `.timeindex` gets its final entry (the segment's max timestamp
+//!    and the offset of the earliest batch that reached it, if larger than the last entry) and
+//!    is trimmed to its entries; its `.index` is trimmed; a preallocated `.log` is trimmed to
+//!    its valid bytes (only a zero tail: any other invalid tail is refused, run
+//!    `rebuild-index --truncate-invalid-tail` first);
+//! 2. `<next>.snapshot` with the producer state at the next offset (latest valid snapshot
+//!    replayed forward), unless one exists already (a clean shutdown writes it);
+//! 3. the new segment at the next offset: empty `.index` and `.timeindex` (what a clean stop
+//!    leaves for an empty active segment; a missing `.index` would make the broker recover it),
+//!    then the empty `.log`.
+//!
+//! An empty active segment is not rolled (the broker never rolls an empty segment by time).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::formats::offset_index::OffsetIndex;
+use crate::formats::producer_snapshot::encode_producer_snapshot;
+use crate::formats::slot_index::encode_slots;
+use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
+use crate::formats::walk::{ShallowWalker, WalkEnd};
+
+use super::guard::FileStamp;
+use super::plan::{ActionPlan, Step};
+use super::producer_state::ProducerState;
+use super::rebuild_index::{
+    list_segments, recover_segment, replay, state_before, IndexSizing, SegmentFiles,
+};
+use super::ActionError;
+
+/// What roll does to one partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RollReport {
+    /// The partition dir.
+    pub partition: PathBuf,
+    /// The active segment's base offset (`None`: no segment).
+    pub active_base: Option<i64>,
+    /// The new segment's base offset, when rolled.
+    pub new_base: Option<i64>,
+    /// Rolled, or why not.
+    pub outcome: String,
+}
+
+fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, ActionError> {
+    match fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ActionError::io(path, e)),
+    }
+}
+
+fn write_step(
+    plan: &mut ActionPlan,
+    path: PathBuf,
+    old: Option<&Vec<u8>>,
+    bytes: Vec<u8>,
+    why: &str,
+) {
+    if old == Some(&bytes) {
+        return;
+    }
+    plan.steps.push(Step::WriteFile {
+        path,
+        new_len: bytes.len() as u64,
+        old_len: old.map(|o| o.len() as u64),
+        bytes,
+        why: why.to_string(),
+    });
+}
+
+/// Plan the roll of one partition dir into `plan`.
+pub fn plan_roll(
+    partition_dir: &Path,
+    sizing: IndexSizing,
+    plan: &mut ActionPlan,
+) -> Result<RollReport, ActionError> {
+    let segments = list_segments(partition_dir)?;
+    let mut report = RollReport {
+        partition: partition_dir.to_path_buf(),
+        active_base: None,
+        new_base: None,
+        outcome: String::new(),
+    };
+    let Some(active) = segments.last().cloned() else {
+        report.outcome = "no segment: nothing to roll".to_string();
+        return Ok(report);
+    };
+    report.active_base = Some(active.base);
+    let log = fs::read(&active.log).map_err(|e| ActionError::io(&active.log, e))?;
+    plan.stamps.push(FileStamp::of(&active.log));
+    let mut walker = ShallowWalker::new(&log);
+    let batches: Vec<_> = walker.by_ref().map_while(Result::ok).collect();
+    let valid_end = walker.valid_end();
+    let zero_tail = matches!(walker.end(), Some(WalkEnd::ZeroFilled { .. }));
+    if valid_end < log.len() as u64 && !zero_tail {
+        report.outcome = format!(
+            "refused: invalid data at byte {valid_end} of {}; run `logclean rebuild-index \
+             --truncate-invalid-tail` first",
+            active.log.display()
+        );
+        return Ok(report);
+    }
+    let Some(last) = batches.last() else {
+        report.outcome = "the active segment is empty: nothing to roll".to_string();
+        return Ok(report);
+    };
+    let next = last.last_offset.saturating_add(1);
+    let new = SegmentFiles {
+        base: next,
+        log: active.log.with_file_name(format!("{next:020}.log")),
+    };
+    if new.log.exists() {
+        report.outcome = format!("refused: {} exists already", new.log.display());
+        return Ok(report);
+    }
+
+    // 1. Indexes of the old active segment: kept entries, final time entry, trimmed.
+    let index_path = active.with(".index");
+    let time_path = active.with(".timeindex");
+    let old_index = read_opt(&index_path)?;
+    let old_time = read_opt(&time_path)?;
+    plan.stamps.push(FileStamp::of(&index_path));
+    plan.stamps.push(FileStamp::of(&time_path));
+    let parsed_index = old_index
+        .as_deref()
+        .and_then(|b| OffsetIndex::parse(b, active.base).ok());
+    let parsed_time = old_time
+        .as_deref()
+        .and_then(|b| TimeIndex::parse(b, active.base).ok());
+    let (index_bytes, mut time_entries): (Vec<u8>, Vec<TimeIndexEntry>) =
+        match (parsed_index, parsed_time) {
+            (Some(i), Some(t)) => (
+                old_index
+                    .as_deref()
+                    .and_then(|b| b.get(..i.valid_entries() * 8))
+                    .unwrap_or(&[])
+                    .to_vec(),
+                t.slots().take(t.valid_entries()).collect(),
+            ),
+            _ => {
+                // Missing or unreadable: what the broker's recovery rebuilds at load.
+                let mut scratch = ProducerState::default();
+                let rec = recover_segment(&log, active.base, sizing, &mut scratch);
+                plan.notes.push(format!(
+                    "{}: index files missing or unreadable, rebuilt as recovery would",
+                    active.log.display()
+                ));
+                (rec.offset_index_bytes(), rec.time_entries)
+            }
+        };
+    let mut max: (i64, i64) = (-1, -1);
+    for b in &batches {
+        if b.max_timestamp > max.0 {
+            max = (b.max_timestamp, b.last_offset);
+        }
+    }
+    if max.0 > time_entries.last().map_or(-1, |e| e.timestamp) {
+        let rel = i32::try_from(max.1.saturating_sub(active.base)).unwrap_or(i32::MAX);
+        if time_entries.last().is_some_and(|e| e.relative_offset > rel) {
+            report.outcome = format!(
+                "refused: the time index of {} has entries past the segment's max timestamp \
+                 offset {}; run `logclean rebuild-index` first",
+                active.log.display(),
+                max.1
+            );
+            return Ok(report);
+        }
+        time_entries.push(TimeIndexEntry {
+            timestamp: max.0,
+            relative_offset: rel,
+        });
+    }
+    write_step(
+        plan,
+        time_path,
+        old_time.as_ref(),
+        encode_slots(&time_entries),
+        "final time-index entry and trim (onBecomeInactiveSegment)",
+    );
+    write_step(
+        plan,
+        index_path,
+        old_index.as_ref(),
+        index_bytes,
+        "trim to its entries (onBecomeInactiveSegment)",
+    );
+    if zero_tail {
+        plan.steps.push(Step::Truncate {
+            path: active.log.clone(),
+            from_len: log.len() as u64,
+            to_len: valid_end,
+            why: "trim the preallocated zero tail (FileRecords.trim)".to_string(),
+        });
+    }
+
+    // 2. The producer snapshot at the new base.
+    let snapshot = new.with(".snapshot");
+    if snapshot.exists() {
+        plan.notes.push(format!(
+            "{} exists (written at the last clean shutdown): kept",
+            snapshot.display()
+        ));
+    } else {
+        let (mut state, from) = state_before(partition_dir, &segments, next);
+        replay(&segments, &mut state, from, next)?;
+        write_step(
+            plan,
+            snapshot,
+            None,
+            encode_producer_snapshot(&state.snapshot_entries()),
+            "producer-state snapshot at the new base (takeSnapshot)",
+        );
+    }
+
+    // 3. The new, empty segment: indexes first, the .log last.
+    for suffix in [".index", ".timeindex"] {
+        let p = new.with(suffix);
+        let old = read_opt(&p)?;
+        plan.stamps.push(FileStamp::of(&p));
+        write_step(
+            plan,
+            p,
+            old.as_ref(),
+            Vec::new(),
+            "index of the new active segment",
+        );
+    }
+    plan.steps.push(Step::WriteFile {
+        path: new.log.clone(),
+        bytes: Vec::new(),
+        new_len: 0,
+        old_len: None,
+        why: format!("new active segment at offset {next}"),
+    });
+    report.new_base = Some(next);
+    report.outcome = format!("rolled: segment {} closed, new segment {next}", active.base);
+    Ok(report)
+}

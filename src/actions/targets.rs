@@ -1,0 +1,166 @@
+//! Which partitions (and segments) of which log dirs a command acts on, checked by the guards,
+//! and the index sizing of each from the effective config.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
+use crate::model::file_bytes::ReadMode;
+use crate::model::log_dir::{classify_target, Target};
+use crate::model::names::{parse_partition_dir_name, PartitionDirState};
+
+use super::guard::{check_log_dir, check_partition_name, CheckedLogDir};
+use super::rebuild_index::IndexSizing;
+use super::ActionError;
+
+/// One partition to act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionTarget {
+    /// The partition dir's name.
+    pub dir: String,
+    /// Only these segments (`None`: all).
+    pub segments: Option<Vec<i64>>,
+    /// `index.interval.bytes` and `segment.index.bytes` in effect for it.
+    pub sizing: IndexSizing,
+}
+
+/// A log dir and what to do in it.
+#[derive(Debug, Clone)]
+pub struct LogDirTarget {
+    /// The checked log dir.
+    pub log_dir: CheckedLogDir,
+    /// Partitions by name.
+    pub partitions: Vec<PartitionTarget>,
+    /// What was skipped and why.
+    pub notes: Vec<String>,
+}
+
+impl LogDirTarget {
+    /// A partition's dir.
+    pub fn path_of(&self, p: &PartitionTarget) -> PathBuf {
+        self.log_dir.path.join(&p.dir)
+    }
+}
+
+/// Where the effective configs come from.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSource {
+    /// `--server-properties`.
+    pub server_properties: Option<PathBuf>,
+    /// `--config` overrides.
+    pub overrides: Vec<String>,
+}
+
+/// Classify `paths`, group them by log dir, check each log dir (`lock`: also refuse a held
+/// `.lock`) and every partition name, and look up each partition's index sizing.
+pub fn resolve(
+    paths: &[PathBuf],
+    config: &ConfigSource,
+    lock: bool,
+) -> Result<Vec<LogDirTarget>, ActionError> {
+    let mut by_dir: BTreeMap<PathBuf, BTreeMap<String, Option<Vec<i64>>>> = BTreeMap::new();
+    let mut whole: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    for p in paths {
+        let target = classify_target(p).map_err(|e| ActionError::io(p, e))?;
+        match target {
+            Target::LogDir(d) => {
+                whole.insert(d.clone(), true);
+                by_dir.entry(d).or_default();
+            }
+            Target::Partition { log_dir, dir } => {
+                by_dir.entry(log_dir).or_default().insert(dir, None);
+            }
+            Target::Segment {
+                log_dir,
+                dir,
+                base_offset,
+            } => {
+                let parts = by_dir.entry(log_dir).or_default();
+                if let Some(v) = parts.entry(dir).or_insert_with(|| Some(Vec::new())) {
+                    v.push(base_offset);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, mut parts) in by_dir {
+        let checked = if lock {
+            check_log_dir(&dir)?
+        } else {
+            check_meta_only(&dir)?
+        };
+        let mut notes = Vec::new();
+        for name in parts.keys() {
+            check_partition_name(name)?;
+        }
+        if whole.contains_key(&dir) {
+            for name in partition_dirs(&checked.path)? {
+                if check_partition_name(&name).is_err() {
+                    notes.push(format!("{name}: skipped (never acted on)"));
+                    continue;
+                }
+                parts.entry(name).or_insert(None);
+            }
+        }
+        let view = ClusterView::build(&ClusterInputs {
+            log_dirs: vec![checked.path.clone()],
+            server_properties: config.server_properties.clone().map(FileInput::Path),
+            overrides: config.overrides.clone(),
+            read_mode: ReadMode::Buffered,
+            ..ClusterInputs::default()
+        });
+        if let Err(e) = &view {
+            notes.push(format!("configs not resolved ({e}): Kafka defaults used"));
+        }
+        let partitions = parts
+            .into_iter()
+            .map(|(name, segments)| {
+                let config = view
+                    .as_ref()
+                    .ok()
+                    .and_then(|v| v.partition_log_config(&checked.path, &name))
+                    .unwrap_or_default();
+                PartitionTarget {
+                    dir: name,
+                    segments,
+                    sizing: IndexSizing::of(&config),
+                }
+            })
+            .collect();
+        out.push(LogDirTarget {
+            log_dir: checked,
+            partitions,
+            notes,
+        });
+    }
+    Ok(out)
+}
+
+/// The log-dir checks without the lock (read-only modes).
+fn check_meta_only(dir: &Path) -> Result<CheckedLogDir, ActionError> {
+    let path = fs::canonicalize(dir).map_err(|e| ActionError::io(dir, e))?;
+    if !path.join("meta.properties").is_file() {
+        return Err(ActionError::Refused(format!(
+            "`{}` has no meta.properties; {}",
+            path.display(),
+            super::guard::NOT_A_LOG_DIR
+        )));
+    }
+    Ok(CheckedLogDir { path })
+}
+
+/// The partition-looking dirs of a log dir, by name.
+fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
+    let entries = fs::read_dir(log_dir).map_err(|e| ActionError::io(log_dir, e))?;
+    let mut out: Vec<String> = entries
+        .filter_map(Result::ok)
+        // Symlinked partition dirs count (the broker follows them); writes through them are
+        // refused by the write guard when they lead outside the log dir.
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| parse_partition_dir_name(n).is_some_and(|p| p.state == PartitionDirState::Live))
+        .collect();
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,63 @@
+//! `logclean resume` and `logclean undo`: finish or roll back a run from its journal (see
+//! [`crate::actions::journal`]).
+
+use std::io::Write;
+
+use crate::actions::fsutil::RealFs;
+use crate::actions::journal::{resume, undo, RunOptions};
+use crate::actions::signals::defer_interrupts;
+use crate::exit_codes::Outcome;
+
+use super::inspect::Output;
+use super::{JournalArgs, OutputFormat};
+
+/// Run `resume` (`undo` false) or `undo`.
+pub fn run(
+    args: &JournalArgs,
+    undo_it: bool,
+    output: Output,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    defer_interrupts();
+    let opts = RunOptions {
+        journal_root: args.journal.clone(),
+        ..RunOptions::default()
+    };
+    let result = if undo_it {
+        undo(&args.log_dir, &opts, args.run.as_deref(), &RealFs)
+    } else {
+        resume(&args.log_dir, &opts, args.run.as_deref(), &RealFs)
+    };
+    let (journal, report) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("logclean: {e}");
+            return Ok(e.outcome());
+        }
+    };
+    let verb = if undo_it { "undone" } else { "resumed" };
+    match output.format {
+        OutputFormat::Json => {
+            let doc = serde_json::json!({
+                "command": if undo_it { "undo" } else { "resume" },
+                "journal": report.journal,
+                "quarantine": report.quarantine,
+                "steps_taken": report.steps_taken,
+                "plan": journal.plan,
+            });
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
+            writeln!(out)?;
+        }
+        OutputFormat::Table => {
+            writeln!(
+                out,
+                "{verb}: {} run on {}: {} step(s) taken; journal {}",
+                journal.plan.command,
+                journal.plan.log_dir.display(),
+                report.steps_taken,
+                report.journal.display()
+            )?;
+        }
+    }
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,286 @@
+//! The one place where the model (log dirs, partitions, segments, the cluster view) becomes
+//! the plain facts the rules read ([`crate::rules`]). Everything that knows both the model's
+//! field types and the rules' inputs lives here, so a change of either touches this file only.
+//!
+//! What the broker does on its next start is folded in: a segment it recovers
+//! ([`partition_recovery`]) carries its post-recovery largest timestamp
+//! ([`PartitionRecovery::largest_timestamp`]); leftovers of unfinished operations are listed
+//! with what loading does with them (spec §G2).
+
+use std::path::Path;
+
+use crate::model::cluster::ClusterView;
+use crate::model::log_dir::LogDir;
+use crate::model::mode::LogDirMode;
+use crate::model::names::{LeftoverKind, PartitionDirState};
+use crate::model::partition::Partition;
+use crate::model::segment::Segment;
+use crate::model::units::{Bytes, Offset, TimestampMs};
+use crate::rules::compaction::CleanerSegmentFacts;
+use crate::rules::facts::{MaxTimestampSource, SegmentFacts, TimestampSource};
+use crate::rules::high_watermark::{HwFacts, ReplicaRole};
+use crate::rules::recovery::{partition_recovery, PartitionRecovery};
+use crate::rules::retention::{LogState, TieredFacts};
+
+/// What the next broker start does with a leftover file before retention runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartupAction {
+    /// The file name.
+    pub file: String,
+    /// `.deleted`, `.cleaned`, `.swap` or `.tmp`.
+    pub suffix: &'static str,
+    /// What loading does with it.
+    pub action: &'static str,
+}
+
+/// One live partition replica as the rules see it.
+#[derive(Debug, Clone)]
+pub struct ReplicaFacts {
+    /// The topic (by topic id when the metadata image knows it, else the dir name).
+    pub topic: String,
+    /// The partition number.
+    pub partition: i32,
+    /// Segments with a `.log`, oldest first.
+    pub segments: Vec<SegmentFacts>,
+    /// What the cleaner's grouping reads of each segment (index sizes, last batch).
+    pub cleaner_segments: Vec<CleanerSegmentFacts>,
+    /// The oldest record time of each segment (first batch), for the timeline.
+    pub first_timestamps: Vec<TimestampMs>,
+    /// Whether the next start recovers each segment (its largest timestamp is then rebuilt).
+    pub recovered: Vec<bool>,
+    /// The log start offset after load.
+    pub log_start_offset: Offset,
+    /// The log end offset.
+    pub log_end_offset: Offset,
+    /// What decides the HW.
+    pub hw: HwFacts,
+    /// Whether the role came from the metadata image (`false`: ZooKeeper mode or not known).
+    pub role_source: &'static str,
+    /// The `cleaner-offset-checkpoint` entry.
+    pub cleaner_checkpoint: Option<Offset>,
+    /// The first offset of the oldest open transaction (latest producer snapshot), if any.
+    pub first_unstable_offset: Option<Offset>,
+    /// Tiered-storage context.
+    pub tiered: TieredFacts,
+    /// Paused (a `-future` dir of the same partition exists: an intra-broker move).
+    pub state: LogState,
+    /// Leftovers the next start handles first.
+    pub startup: Vec<StartupAction>,
+}
+
+/// The facts of `s`, with the largest timestamp it has after the next start (`recovery` says
+/// whether that start recovers it).
+fn segment_facts(s: &Segment, recovery: &PartitionRecovery) -> SegmentFacts {
+    let log = s.log_summary();
+    let next = log.map_or(s.base_offset, |l| l.next_offset);
+    let (max_timestamp, source) = match recovery.largest_timestamp(s) {
+        Ok((ts, TimestampSource::TimeIndex)) => (ts, MaxTimestampSource::TimeIndex),
+        Ok((ts, TimestampSource::Recovered)) => (ts, MaxTimestampSource::Recovered),
+        // No record timestamp: the rules fall back to the `.log` mtime themselves.
+        Ok((_, TimestampSource::LogMtime)) | Err(_) => {
+            (TimestampMs::NONE, MaxTimestampSource::TimeIndex)
+        }
+    };
+    SegmentFacts {
+        base_offset: s.base_offset,
+        next_offset: next,
+        size: s.size(),
+        max_timestamp,
+        max_timestamp_source: source,
+        log_mtime: s.log_mtime().unwrap_or(TimestampMs::NONE),
+        first_batch_max_timestamp: log
+            .and_then(|l| l.first_batch.as_ref())
+            .map_or(TimestampMs::NONE, |b| b.max_timestamp),
+    }
+}
+
+fn cleaner_segment_facts(s: &Segment) -> CleanerSegmentFacts {
+    let len = |f: &Option<crate::model::segment::SegmentFile>, entry: u64| {
+        Bytes(f.as_ref().map_or(0, |f| f.size.get() / entry * entry))
+    };
+    CleanerSegmentFacts {
+        base_offset: s.base_offset,
+        size: s.size(),
+        offset_index_bytes: len(&s.files.index, 8),
+        time_index_bytes: len(&s.files.time_index, 12),
+        last_batch_max_timestamp: s
+            .log_summary()
+            .and_then(|l| l.last_batch.as_ref())
+            .map_or(TimestampMs::NONE, |b| b.max_timestamp),
+    }
+}
+
+/// The replica's role from the metadata image, for node `node`.
+fn role(
+    view: &ClusterView,
+    topic: &str,
+    partition: i32,
+    min_isr: u32,
+) -> (ReplicaRole, &'static str) {
+    if view.mode == LogDirMode::ZooKeeper {
+        return (ReplicaRole::Unknown, "zookeeper_mode");
+    }
+    let (Some(node), Some(image)) = (
+        view.broker_id,
+        view.image
+            .topics
+            .get(topic)
+            .and_then(|t| t.partitions.get(&partition)),
+    ) else {
+        return (ReplicaRole::Unknown, "not_in_metadata");
+    };
+    let rf = u32::try_from(image.replicas.len()).unwrap_or(u32::MAX);
+    // No leader (-1, as the shutdown of the last live replica leaves it; the ISR may be
+    // empty then, its member kept as eligible leader): on restart the controller elects the
+    // sole ISR member, or the only replica of a replication-factor-1 partition, with ISR = {it}.
+    let sole = image.isr == [node] || (image.isr.is_empty() && image.replicas == [node]);
+    let leads_alone = sole && (image.leader == node || image.leader < 0);
+    let role = if !image.replicas.contains(&node) {
+        ReplicaRole::NotCreated
+    } else if leads_alone {
+        ReplicaRole::LeaderAlone {
+            min_insync_replicas: min_isr,
+            replication_factor: rf,
+        }
+    } else if image.leader == node {
+        ReplicaRole::LeaderWithFollowers
+    } else if image.leader < 0 {
+        return (ReplicaRole::Unknown, "no_leader_in_metadata");
+    } else {
+        ReplicaRole::Follower {
+            leader_high_watermark: None,
+        }
+    };
+    (role, "metadata_image")
+}
+
+fn startup_actions(p: &Partition) -> Vec<StartupAction> {
+    p.listing
+        .leftovers
+        .iter()
+        .map(|l| {
+            let (suffix, action) = match l.kind {
+                Some(LeftoverKind::Deleted) => (".deleted", "removed at load"),
+                Some(LeftoverKind::Cleaned) => (".cleaned", "removed at load (cleaning redone)"),
+                Some(LeftoverKind::Swap) => (".swap", "renamed back in (the swap completes)"),
+                None => (".tmp", "removed at load"),
+            };
+            let file = l
+                .file
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            StartupAction {
+                file,
+                suffix,
+                action,
+            }
+        })
+        .collect()
+}
+
+/// The first offset of the oldest open transaction in the latest producer snapshot.
+fn first_unstable(p: &Partition) -> Option<Offset> {
+    let snap = p.snapshots.iter().max_by_key(|s| s.offset)?;
+    let parsed = snap.parsed.as_ref().ok()?;
+    parsed
+        .entries
+        .iter()
+        .map(|e| e.current_txn_first_offset)
+        .filter(|o| *o >= 0)
+        .min()
+        .map(Offset)
+}
+
+/// Whether another log dir holds a `-future` dir of this partition (a move pauses cleanup).
+fn future_dir_exists(dirs: &[LogDir], topic: &str, partition: i32) -> bool {
+    dirs.iter().flat_map(|d| &d.partitions).any(|p| {
+        p.name.as_ref().is_some_and(|n| {
+            matches!(n.state, PartitionDirState::Future(_))
+                && n.topic == topic
+                && n.partition == partition
+        })
+    })
+}
+
+/// The topic a partition dir belongs to: by topic id when the image knows it.
+pub fn topic_of(view: &ClusterView, log_dir: &Path, p: &Partition) -> Option<String> {
+    let name = p.name.as_ref()?;
+    let key = crate::model::cluster::PartitionDirRef {
+        log_dir: log_dir.to_path_buf(),
+        dir_name: p.dir_name.clone(),
+    };
+    Some(
+        view.partition_topics
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| name.topic.clone()),
+    )
+}
+
+/// The facts of a live partition replica; `None` for the metadata log, set-aside dirs
+/// (`-delete`, `-future`, `-stray`) and partitions not loaded whole.
+pub fn replica_facts(
+    view: &ClusterView,
+    dirs: &[LogDir],
+    dir: &LogDir,
+    p: &Partition,
+) -> Option<ReplicaFacts> {
+    let name = p.name.as_ref()?;
+    if name.state != PartitionDirState::Live || name.is_metadata_log() {
+        return None;
+    }
+    let topic = topic_of(view, &dir.path, p)?;
+    let log_start = p.log_start_offset()?;
+    let log_end = p.log_end_offset()?;
+    let segs: Vec<&Segment> = p.log_segments().collect();
+    let recovery = partition_recovery(dir.clean_shutdown.is_some(), p);
+    let min_isr = view
+        .topics
+        .get(&topic)
+        .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(1);
+    let (role, role_source) = role(view, &topic, name.partition, min_isr);
+    let system_enabled = view
+        .broker
+        .get("remote.log.storage.system.enable")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    Some(ReplicaFacts {
+        partition: name.partition,
+        segments: segs.iter().map(|s| segment_facts(s, &recovery)).collect(),
+        cleaner_segments: segs.iter().map(|s| cleaner_segment_facts(s)).collect(),
+        first_timestamps: segs
+            .iter()
+            .map(|s| {
+                s.log_summary()
+                    .and_then(|l| l.first_batch.as_ref())
+                    .map_or(TimestampMs::NONE, |b| b.first_timestamp)
+            })
+            .collect(),
+        recovered: segs.iter().map(|s| recovery.recovers(s)).collect(),
+        log_start_offset: log_start,
+        log_end_offset: log_end,
+        hw: HwFacts {
+            checkpoint: p.checkpoints.high_watermark,
+            log_start_offset: log_start,
+            log_end_offset: log_end,
+            role,
+        },
+        role_source,
+        cleaner_checkpoint: p.checkpoints.cleaner_offset,
+        first_unstable_offset: first_unstable(p),
+        tiered: TieredFacts {
+            system_enabled,
+            internal_topic: topic.starts_with("__"),
+            highest_offset_in_remote_storage: None,
+        },
+        state: LogState {
+            paused: future_dir_exists(dirs, &topic, name.partition),
+            uncleanable: false,
+        },
+        startup: startup_actions(p),
+        topic,
+    })
+}

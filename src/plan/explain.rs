@@ -1,0 +1,503 @@
+//! Each rule answer as a stable kind name, typed evidence (the same [`Evidence`] findings
+//! carry) and one plain sentence with its numbers.
+
+use crate::checks::finding::{Evidence, EvidenceValue};
+use crate::model::units::{Offset, TimestampMs};
+use crate::rules::high_watermark::{CheckpointAdjustment, HighWatermark, HwBasis};
+use crate::rules::retention::{Pass, RetainReason};
+
+/// A typed explanation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explanation {
+    /// Stable `snake_case` kind.
+    pub kind: &'static str,
+    /// The numbers behind it.
+    pub evidence: Vec<Evidence>,
+    /// One sentence.
+    pub text: String,
+}
+
+fn ev(name: &'static str, value: EvidenceValue) -> Evidence {
+    Evidence { name, value }
+}
+
+/// A time as `2027-03-01T00:00Z` (seconds and milliseconds only when not zero).
+pub fn utc(t: TimestampMs) -> String {
+    match chrono::DateTime::from_timestamp_millis(t.get()) {
+        Some(d) if t.get() % 60_000 == 0 => d.format("%Y-%m-%dT%H:%MZ").to_string(),
+        Some(d) if t.get() % 1_000 == 0 => d.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        Some(d) => d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        None => format!("{} ms", t.get()),
+    }
+}
+
+/// A segment's file name stem: the base offset in 20 digits.
+pub fn segment_name(base: Offset) -> String {
+    format!("{:020}", base.get())
+}
+
+/// The name of a pass on the wire and in tables.
+pub fn pass_name(p: Pass) -> &'static str {
+    match p {
+        Pass::LogStartOffset => "log_start_offset",
+        Pass::Size => "size",
+        Pass::Time => "time",
+    }
+}
+
+/// A segment the cleaner merges into the segment at `into` before retention runs; `fate` is
+/// that cleaned segment's verdict in words (`deleted by the time pass`, `kept`).
+pub fn merged_by_cleaner(into: Offset, fate: &str) -> Explanation {
+    Explanation {
+        kind: "merged_by_cleaner",
+        evidence: vec![ev("merged_into", EvidenceValue::Offset(into.get()))],
+        text: format!(
+            "merged by the cleaner into segment {} before retention runs; {fate} with it",
+            into.get()
+        ),
+    }
+}
+
+/// Why a segment is kept. `log_end` tells "next base" from "log end" in the HW gate.
+pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explanation {
+    use EvidenceValue::{Bytes as B, Flag, Int, Offset as O, Text, TimestampMs as T};
+    let (kind, evidence, text) = match *r {
+        RetainReason::HwBelowUpperBound { hw, upper_bound } => {
+            let what = if upper_bound == log_end {
+                "log end"
+            } else {
+                "next base"
+            };
+            (
+                "hw_below_upper_bound",
+                vec![
+                    ev("high_watermark", O(hw.value.get())),
+                    ev("upper_bound", O(upper_bound.get())),
+                ],
+                format!("HW {} < {what} {}", hw.value, upper_bound),
+            )
+        }
+        RetainReason::EmptyActive => (
+            "empty_active",
+            vec![],
+            "the empty last segment is never deleted".to_string(),
+        ),
+        RetainReason::NotUploaded {
+            upper_bound,
+            highest_remote,
+        } => (
+            "not_uploaded",
+            std::iter::once(ev("upper_bound", O(upper_bound.get())))
+                .chain(highest_remote.map(|h| ev("highest_remote_offset", O(h.get()))))
+                .collect(),
+            "tiered: not yet uploaded to remote storage".to_string(),
+        ),
+        RetainReason::RolledForUpload => (
+            "rolled_for_upload",
+            vec![],
+            "tiered: the broker rolls it for upload and deletes it on a later run".to_string(),
+        ),
+        RetainReason::NotBelowLogStart {
+            log_start,
+            next_base,
+        } => (
+            "not_below_log_start",
+            std::iter::once(ev("log_start_offset", O(log_start.get())))
+                .chain(next_base.map(|n| ev("next_base_offset", O(n.get()))))
+                .collect(),
+            match next_base {
+                Some(n) => format!("next base {n} > log start {log_start}"),
+                None => format!("last segment; log start {log_start}"),
+            },
+        ),
+        RetainReason::WithinSize {
+            remaining_if_deleted,
+            limit,
+        } => (
+            "within_size",
+            vec![
+                ev("remaining_if_deleted", B(remaining_if_deleted.get())),
+                ev("retention_bytes", B(limit.get())),
+            ],
+            format!(
+                "deleting it would leave {} B < retention.bytes {} B",
+                remaining_if_deleted.get(),
+                limit.get()
+            ),
+        ),
+        RetainReason::NotExpired {
+            largest_timestamp,
+            expires_at,
+        } => (
+            "not_expired",
+            vec![
+                ev("largest_timestamp", T(largest_timestamp.get())),
+                ev("expires_at", T(expires_at.get())),
+            ],
+            format!(
+                "largest timestamp {} expires at {}",
+                utc(largest_timestamp),
+                utc(expires_at)
+            ),
+        ),
+        RetainReason::FutureTimestamp { ts, expires_at } => (
+            "future_timestamp",
+            vec![
+                ev("largest_timestamp", T(ts.get())),
+                ev("expires_at", T(expires_at.get())),
+            ],
+            format!("largest timestamp {} is in the future", utc(ts)),
+        ),
+        RetainReason::BlockedBehind { base_offset } => (
+            "blocked_behind",
+            vec![ev("blocking_segment", O(base_offset.get()))],
+            format!("blocked behind {}", segment_name(base_offset)),
+        ),
+        RetainReason::NoLimit { pass } => (
+            "no_limit",
+            vec![ev("pass", Text(pass_name(pass).to_string()))],
+            format!("the {} pass has no limit (-1)", pass_name(pass)),
+        ),
+        RetainReason::RetentionUnlimited => (
+            "retention_unlimited",
+            vec![],
+            "retention.ms and retention.bytes are both -1".to_string(),
+        ),
+        RetainReason::PolicyWithoutDelete { .. } => (
+            "policy_without_delete",
+            vec![ev("cleanup_policy", Text(policy.to_string()))],
+            format!(
+                "policy is {}: retention.ms/bytes do not apply (only the log start deletes)",
+                if policy.is_empty() { "empty" } else { policy }
+            ),
+        ),
+        RetainReason::NoRetentionThread {
+            cleaner_enabled,
+            cleaner_threads,
+        } => (
+            "no_retention_thread",
+            vec![
+                ev("log_cleaner_enable", Flag(cleaner_enabled)),
+                ev("log_cleaner_threads", Int(i64::from(cleaner_threads))),
+            ],
+            if cleaner_enabled {
+                format!(
+                    "policy is {policy}: only the cleaner thread deletes here, and \
+                     log.cleaner.threads={cleaner_threads}"
+                )
+            } else {
+                format!(
+                    "policy is {policy}: only the cleaner thread deletes here, and \
+                     log.cleaner.enable=false"
+                )
+            },
+        ),
+        RetainReason::Paused => (
+            "paused",
+            vec![],
+            "the log is paused (a -future dir exists: an intra-broker move)".to_string(),
+        ),
+        RetainReason::Uncleanable => (
+            "uncleanable",
+            vec![],
+            "the log is marked uncleanable until the broker restarts".to_string(),
+        ),
+    };
+    Explanation {
+        kind,
+        evidence,
+        text,
+    }
+}
+
+/// Which HW an answer assumed, and why.
+pub fn high_watermark(hw: &HighWatermark, role_source: &str) -> Explanation {
+    use EvidenceValue::{Int, Offset as O, Text};
+    let (kind, why) = match hw.basis {
+        HwBasis::LeaderLogEnd => (
+            "leader_log_end",
+            "sole leader in its ISR (metadata log): HW rises to the log end at once",
+        ),
+        HwBasis::LeaderUnderMinIsr { .. } => (
+            "leader_under_min_isr",
+            "sole leader under min.insync.replicas: HW stays at the checkpoint",
+        ),
+        HwBasis::CheckpointAwaitingFollowers => (
+            "checkpoint_awaiting_followers",
+            "leader with followers in its ISR: HW stays at the checkpoint until they fetch",
+        ),
+        HwBasis::FollowerFromLeader { .. } => ("follower_from_leader", "follower: the leader's HW"),
+        HwBasis::FollowerCheckpointAssumed => (
+            "follower_checkpoint_assumed",
+            "follower, leader's HW unknown: the checkpoint, assumed",
+        ),
+        HwBasis::CheckpointAssumed if role_source == "zookeeper_mode" => (
+            "checkpoint_assumed",
+            "ZooKeeper-mode dir, role unknown: the checkpoint, assumed",
+        ),
+        HwBasis::CheckpointAssumed => (
+            "checkpoint_assumed",
+            "role not in the metadata log: the checkpoint, assumed",
+        ),
+        HwBasis::Given => ("given", "given"),
+        HwBasis::NotInitialised => (
+            "not_initialised",
+            "not assigned to this broker: HW stays at the log start",
+        ),
+    };
+    let adjusted = match hw.checkpoint {
+        CheckpointAdjustment::None => "",
+        CheckpointAdjustment::Absent => " (no checkpoint entry)",
+        CheckpointAdjustment::RaisedToLogStart => " (checkpoint raised to the log start)",
+        CheckpointAdjustment::LoweredToLogEnd => " (checkpoint lowered to the log end)",
+    };
+    let mut evidence = vec![
+        ev("high_watermark", O(hw.value.get())),
+        ev("role_source", Text(role_source.to_string())),
+    ];
+    if let HwBasis::LeaderUnderMinIsr { effective_min_isr } = hw.basis {
+        evidence.push(ev("effective_min_isr", Int(i64::from(effective_min_isr))));
+    }
+    Explanation {
+        kind,
+        evidence,
+        text: format!("HW {}: {why}{adjusted}", hw.value),
+    }
+}
+
+/// What stops the cleaner.
+pub fn blocker(b: &super::Blocker) -> Explanation {
+    use super::Blocker;
+    use EvidenceValue::{Flag, Int, Offset as O, Text, TimestampMs as T};
+    let (kind, evidence, text) = match *b {
+        Blocker::CleanerDisabled { enabled, threads } => (
+            "cleaner_disabled",
+            vec![
+                ev("log_cleaner_enable", Flag(enabled)),
+                ev("log_cleaner_threads", Int(i64::from(threads))),
+            ],
+            if enabled {
+                format!("log.cleaner.threads={threads}: no cleaner thread runs")
+            } else {
+                "log.cleaner.enable=false: no cleaner thread runs".to_string()
+            },
+        ),
+        Blocker::Paused => (
+            "paused",
+            vec![],
+            "paused by an intra-broker move (-future dir)".to_string(),
+        ),
+        Blocker::OpenTransaction {
+            first_unstable_offset,
+        } => (
+            "open_transaction",
+            vec![ev("first_unstable_offset", O(first_unstable_offset.get()))],
+            format!("open transaction from offset {first_unstable_offset} holds the LSO"),
+        ),
+        Blocker::HighWatermark { high_watermark } => (
+            "high_watermark",
+            vec![ev("high_watermark", O(high_watermark.get()))],
+            format!("HW {high_watermark} is below the active segment"),
+        ),
+        Blocker::MinCompactionLag {
+            segment_base,
+            largest_timestamp,
+            lag_ms,
+        } => (
+            "min_compaction_lag",
+            vec![
+                ev("segment", O(segment_base.get())),
+                ev("largest_timestamp", T(largest_timestamp.get())),
+                ev("min_compaction_lag_ms", Int(lag_ms)),
+            ],
+            format!(
+                "segment {} (largest timestamp {}) is younger than min.compaction.lag.ms",
+                segment_name(segment_base),
+                utc(largest_timestamp)
+            ),
+        ),
+        Blocker::RatioNotAbove { ratio, min_ratio } => (
+            "ratio_not_above",
+            vec![
+                ev("dirty_ratio", Text(format!("{ratio:.3}"))),
+                ev("min_cleanable_dirty_ratio", Text(format!("{min_ratio}"))),
+            ],
+            format!("dirty ratio {ratio:.3} is not above min.cleanable.dirty.ratio {min_ratio}"),
+        ),
+        Blocker::EmptyLog => ("empty_log", vec![], "nothing to clean".to_string()),
+    };
+    Explanation {
+        kind,
+        evidence,
+        text,
+    }
+}
+
+/// A note where folklore misleads, or where the answer is approximate.
+pub fn note(n: &super::Note) -> Explanation {
+    use super::Note;
+    use EvidenceValue::{Bytes as B, Count, Offset as O, TimestampMs as T};
+    let (kind, evidence, text) = match *n {
+        Note::OffsetsDoNotHold { new_log_start } => (
+            "offsets_do_not_hold",
+            vec![ev("new_log_start_offset", O(new_log_start.get()))],
+            format!(
+                "consumer offsets do not hold segments: a group behind {new_log_start} resets \
+                 by auto.offset.reset"
+            ),
+        ),
+        Note::IdleDoesNotRoll {
+            active_base,
+            due_since,
+        } => (
+            "idle_does_not_roll",
+            vec![
+                ev("active_segment", O(active_base.get())),
+                ev("due_since", T(due_since.get())),
+            ],
+            format!(
+                "an idle partition does not roll on segment.ms: due since {}, the active segment \
+                 rolls only on the next append",
+                utc(due_since)
+            ),
+        ),
+        Note::RetentionBytesPerReplica { limit } => (
+            "retention_bytes_per_replica",
+            vec![ev("retention_bytes", B(limit.get()))],
+            format!(
+                "retention.bytes={} is per partition replica, not per topic",
+                limit.get()
+            ),
+        ),
+        Note::TieredApproximate => (
+            "tiered_approximate",
+            vec![],
+            "tiered storage: upload state and remote retention are not on disk; verdicts are \
+             approximate"
+                .to_string(),
+        ),
+        Note::RecoversOnStart { segments } => (
+            "recovers_on_start",
+            vec![ev("segments", Count(segments as u64))],
+            format!(
+                "the next start recovers {segments} segment(s) first; their largest timestamps \
+                 are rebuilt from the batches"
+            ),
+        ),
+        Note::CleanedBeforeRetention {
+            merged,
+            groups,
+            exact,
+        } => (
+            "cleaned_before_retention",
+            vec![
+                ev("merged_segments", Count(merged as u64)),
+                ev("cleaned_groups", Count(groups as u64)),
+                ev("exact", EvidenceValue::Flag(exact)),
+            ],
+            format!(
+                "the cleaner takes this log first and cleans it before its retention pass \
+                 (same cleaner thread: clean, then delete old segments): {merged} segment(s) \
+                 merge into {groups} cleaned segment(s), whose largest timestamp is the newest \
+                 of their members{}",
+                if exact {
+                    ""
+                } else {
+                    " at most; approximate: compaction may drop the records carrying it, the \
+                     pass may stop early on a full offset map, and cleaned sizes are at most \
+                     their members' sum"
+                }
+            ),
+        ),
+        Note::CleanerOrderUnknown { tied } => (
+            "cleaner_order_unknown",
+            vec![ev("tied_logs", Count(tied as u64))],
+            format!(
+                "{tied} logs tie for the highest dirty ratio: whether the cleaner cleans this \
+                 one before its retention pass cannot be known from disk; verdicts assume it \
+                 does not"
+            ),
+        ),
+    };
+    Explanation {
+        kind,
+        evidence,
+        text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::units::Bytes;
+    use crate::rules::high_watermark::HighWatermark;
+
+    fn text(r: RetainReason, log_end: i64, policy: &str) -> String {
+        retain_reason(&r, Offset(log_end), policy).text
+    }
+
+    #[test]
+    fn reasons_read_as_the_issue_writes_them() {
+        let hw = HighWatermark::given(Offset(1200));
+        let gate = RetainReason::HwBelowUpperBound {
+            hw,
+            upper_bound: Offset(1500),
+        };
+        assert_eq!(text(gate, 2000, "delete"), "HW 1200 < next base 1500");
+        assert_eq!(text(gate, 1500, "delete"), "HW 1200 < log end 1500");
+        let future = RetainReason::FutureTimestamp {
+            ts: TimestampMs(1_803_859_200_000),
+            expires_at: TimestampMs(1_803_945_600_001),
+        };
+        assert_eq!(
+            text(future, 0, "delete"),
+            "largest timestamp 2027-03-01T00:00Z is in the future"
+        );
+        let behind = RetainReason::BlockedBehind {
+            base_offset: Offset(4711),
+        };
+        assert_eq!(
+            text(behind, 0, "delete"),
+            "blocked behind 00000000000000004711"
+        );
+        let no_thread = RetainReason::NoRetentionThread {
+            cleaner_enabled: false,
+            cleaner_threads: 1,
+        };
+        assert_eq!(
+            text(no_thread, 0, "compact"),
+            "policy is compact: only the cleaner thread deletes here, and log.cleaner.enable=false"
+        );
+        let size = RetainReason::WithinSize {
+            remaining_if_deleted: Bytes(800),
+            limit: Bytes(1000),
+        };
+        let e = retain_reason(&size, Offset(0), "delete");
+        assert_eq!(e.kind, "within_size");
+        assert_eq!(
+            e.evidence,
+            vec![
+                ev("remaining_if_deleted", EvidenceValue::Bytes(800)),
+                ev("retention_bytes", EvidenceValue::Bytes(1000)),
+            ]
+        );
+    }
+
+    #[test]
+    fn times_drop_zero_seconds_and_milliseconds() {
+        assert_eq!(utc(TimestampMs(0)), "1970-01-01T00:00Z");
+        assert_eq!(utc(TimestampMs(61_000)), "1970-01-01T00:01:01Z");
+        assert_eq!(utc(TimestampMs(60_001)), "1970-01-01T00:01:00.001Z");
+    }
+
+    #[test]
+    fn the_hw_says_what_it_assumed() {
+        let mut hw = HighWatermark::given(Offset(8));
+        hw.basis = HwBasis::CheckpointAssumed;
+        let e = high_watermark(&hw, "zookeeper_mode");
+        assert_eq!(e.kind, "checkpoint_assumed");
+        assert!(e.text.contains("ZooKeeper-mode"), "{}", e.text);
+        hw.basis = HwBasis::LeaderLogEnd;
+        assert_eq!(high_watermark(&hw, "metadata_image").kind, "leader_log_end");
+    }
+}

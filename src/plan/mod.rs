@@ -1,0 +1,785 @@
+//! `logclean plan`: what the broker's cleanup will delete, keep and compact, per segment, at an
+//! evaluation instant, built on the pure rules ([`crate::rules`]) and read only through the
+//! model and the cluster view ([`adapter`] is the only bridge between them).
+//!
+//! - [`build_plan`]: one [`PartitionPlan`] per live partition replica: a verdict per segment
+//!   with when it becomes eligible and when its files are gone, the new log start offset, the
+//!   cleaner's view of a compacted log, the HW assumed, and plain notes where folklore misleads;
+//! - [`Totals`]: bytes and segments freed per topic and per log dir;
+//! - [`diff`]: what changes between two plans (today's and one under proposed configs);
+//! - [`findings::plan_findings`]: the `plan.*` findings.
+//!
+//! Order on the cleaner thread (`LogCleaner.CleanerThread.cleanFilthiestLog`): each iteration
+//! first cleans the filthiest log, then runs `deleteOldSegments` on every compacted log not in
+//! progress (`LogCleanerManager.deletableLogs`). The log the cleaner takes first is therefore
+//! cleaned before its first retention pass: its retention is evaluated on the post-clean layout
+//! ([`compaction::cleaned_layout`]), where the segments a group merges are reported
+//! [`SegmentPlan::merged_into`] its first segment. Every other compacted log meets retention on
+//! its current layout first.
+//!
+//! Timing: files are renamed by the thread that runs the topic's retention (spec §C1). When a
+//! log dir's `.lock` is held, the broker runs and its retention phase is unknown; otherwise the
+//! plan assumes a broker (re)started at the evaluation instant, so its first retention run
+//! comes after `log.initial.task.delay.ms`.
+
+pub mod adapter;
+pub mod explain;
+pub mod findings;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::config::{BrokerCleanupConfig, Limit, LogConfig};
+use crate::model::cluster::ClusterView;
+use crate::model::lock::LockState;
+use crate::model::log_dir::LogDir;
+use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
+use crate::rules::compaction::{
+    self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
+};
+use crate::rules::facts::{SegmentFacts, TimestampSource};
+use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark};
+use crate::rules::retention::{
+    self, Pass, RetainReason, RetentionInput, RetentionOutcome, Verdict,
+};
+use crate::rules::timing::{deletion_timeline, Bound, BrokerClock};
+use crate::rules::KafkaVersion;
+
+use adapter::{replica_facts, ReplicaFacts, StartupAction};
+
+/// What the plan is made for.
+#[derive(Debug, Clone)]
+pub struct PlanOptions {
+    /// The evaluation instant.
+    pub now: TimestampMs,
+    /// Only these topics (empty: all).
+    pub topics: Vec<String>,
+    /// The broker's release.
+    pub version: KafkaVersion,
+}
+
+/// One segment's fate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentPlan {
+    /// Base offset.
+    pub base_offset: Offset,
+    /// Next offset (after its last record).
+    pub next_offset: Offset,
+    /// `.log` bytes.
+    pub size: Bytes,
+    /// The oldest record time (first batch), if any.
+    pub first_timestamp: Option<TimestampMs>,
+    /// The largest timestamp retention compares, and its source.
+    pub largest_timestamp: (TimestampMs, TimestampSource),
+    /// The next start recovers this segment first (its largest timestamp is the rebuilt one).
+    pub recovered_on_start: bool,
+    /// The rules' verdict.
+    pub verdict: Verdict,
+    /// When it becomes deletable: its delete pass's eligibility, or for a kept segment waiting
+    /// only for time the instant the time pass deletes it.
+    pub eligible_at: Option<TimestampMs>,
+    /// When its files are renamed `.deleted` (latest bound).
+    pub renamed_by: Option<TimestampMs>,
+    /// When its files are gone (latest bound: check interval or cleaner backoff, then
+    /// `file.delete.delay.ms`).
+    pub gone_by: Option<TimestampMs>,
+    /// Kept although `retention.ms` has passed for it (policy with `delete`).
+    pub retained_expired: bool,
+    /// The cleaner merges it into the segment with this base before retention runs; its
+    /// verdict is then that cleaned segment's (and its times are there, not here).
+    pub merged_into: Option<Offset>,
+    /// `largest_timestamp` is the bound of a cleaned group (its members' max), which the pass
+    /// may lower by dropping the records that carry it.
+    pub largest_timestamp_upper_bound: bool,
+}
+
+/// What stops the cleaner, with the numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Blocker {
+    /// No cleaner thread runs.
+    CleanerDisabled {
+        /// `log.cleaner.enable`.
+        enabled: bool,
+        /// `log.cleaner.threads`.
+        threads: i32,
+    },
+    /// The log is paused (intra-broker move).
+    Paused,
+    /// An open transaction holds the last stable offset.
+    OpenTransaction {
+        /// Its first offset.
+        first_unstable_offset: Offset,
+    },
+    /// The HW is below the active segment.
+    HighWatermark {
+        /// The HW assumed.
+        high_watermark: Offset,
+    },
+    /// A segment is younger than `min.compaction.lag.ms`.
+    MinCompactionLag {
+        /// Its base.
+        segment_base: Offset,
+        /// Its largest timestamp.
+        largest_timestamp: TimestampMs,
+        /// `min.compaction.lag.ms`.
+        lag_ms: i64,
+    },
+    /// The dirty ratio is at or below `min.cleanable.dirty.ratio` and no max lag is due.
+    RatioNotAbove {
+        /// The ratio.
+        ratio: f64,
+        /// The threshold.
+        min_ratio: f64,
+    },
+    /// Nothing to clean: no bytes.
+    EmptyLog,
+}
+
+/// The cleaner's view of a compacted partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionPlan {
+    /// The rules' answer.
+    pub log: LogToClean,
+    /// `min.cleanable.dirty.ratio`.
+    pub min_ratio: f64,
+    /// The last stable offset assumed (the HW, or an open transaction's first offset).
+    pub last_stable_offset: Offset,
+    /// The cleaner takes this log on its next passes.
+    pub will_clean: bool,
+    /// The `cleaner-offset-checkpoint` its pass writes.
+    pub clean_up_to: Option<Offset>,
+    /// What blocks cleaning (`None`: only the active segment bounds it).
+    pub blocked_by: Option<Blocker>,
+    /// Passes needed at most (the dirty offsets over the keys one pass maps).
+    pub passes_at_most: Option<u64>,
+    /// Whether one pass maps every dirty offset, so `clean_up_to` is exact.
+    pub clean_up_to_exact: bool,
+    /// The cleaner takes this log first of all the compacted logs given.
+    pub first_in_line: bool,
+}
+
+/// A plain statement where folklore gets it wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// Segments are deleted whatever consumer groups have committed.
+    OffsetsDoNotHold {
+        /// The new log start offset.
+        new_log_start: Offset,
+    },
+    /// The active segment is past `segment.ms` but does not roll without an append.
+    IdleDoesNotRoll {
+        /// The active segment's base.
+        active_base: Offset,
+        /// When it became due to roll.
+        due_since: TimestampMs,
+    },
+    /// `retention.bytes` is a per-replica limit.
+    RetentionBytesPerReplica {
+        /// The limit.
+        limit: Bytes,
+    },
+    /// Tiered storage: the remote tier's state is not on local disk.
+    TieredApproximate,
+    /// The next start recovers segments first (largest timestamps rebuilt from batches).
+    RecoversOnStart {
+        /// How many segments.
+        segments: usize,
+    },
+    /// The cleaner takes this log before its retention pass runs, and retention sees the
+    /// cleaned segments.
+    CleanedBeforeRetention {
+        /// Segments merged into an earlier one.
+        merged: usize,
+        /// Cleaned segments made of more than one segment.
+        groups: usize,
+        /// Whether the verdicts on the cleaned layout are exact: every cleaned segment's
+        /// largest timestamp is, the pass surely ends at `clean_up_to`, and no
+        /// `retention.bytes` reads the (upper-bound) cleaned sizes.
+        exact: bool,
+    },
+    /// This log ties for the highest dirty ratio: whether the cleaner takes it before its
+    /// retention pass is unknown (Errata 19); verdicts assume it does not.
+    CleanerOrderUnknown {
+        /// The logs in the tie.
+        tied: usize,
+    },
+}
+
+/// One partition replica's plan.
+#[derive(Debug, Clone)]
+pub struct PartitionPlan {
+    /// The log dir.
+    pub log_dir: PathBuf,
+    /// The partition dir name.
+    pub dir_name: String,
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// The effective config used.
+    pub config: LogConfig,
+    /// The log start offset now (after load).
+    pub log_start_offset: Offset,
+    /// The log end offset.
+    pub log_end_offset: Offset,
+    /// The HW assumed, and where the role came from.
+    pub high_watermark: HighWatermark,
+    /// `metadata_image`, `zookeeper_mode` or `not_in_metadata`.
+    pub role_source: &'static str,
+    /// The rules' retention outcome.
+    pub retention: RetentionOutcome,
+    /// Per segment, oldest first.
+    pub segments: Vec<SegmentPlan>,
+    /// For compacted logs.
+    pub compaction: Option<CompactionPlan>,
+    /// Folklore and approximations.
+    pub notes: Vec<Note>,
+    /// What the next start does first.
+    pub startup: Vec<StartupAction>,
+}
+
+impl PartitionPlan {
+    /// Segments and bytes this plan deletes.
+    pub fn freed(&self) -> Freed {
+        self.segments
+            .iter()
+            .filter(|s| matches!(s.verdict, Verdict::Delete { .. }))
+            .fold(Freed::default(), |f, s| Freed {
+                segments: f.segments + 1,
+                bytes: f.bytes.plus(s.size),
+            })
+    }
+}
+
+/// Segments and bytes freed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Freed {
+    /// Segments deleted.
+    pub segments: u64,
+    /// Their `.log` bytes.
+    pub bytes: Bytes,
+}
+
+impl Freed {
+    fn add(self, o: Freed) -> Freed {
+        Freed {
+            segments: self.segments + o.segments,
+            bytes: self.bytes.plus(o.bytes),
+        }
+    }
+}
+
+/// Totals of a plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Per topic.
+    pub per_topic: BTreeMap<String, Freed>,
+    /// Per log dir.
+    pub per_log_dir: BTreeMap<PathBuf, Freed>,
+    /// Everything.
+    pub all: Freed,
+}
+
+impl Totals {
+    /// The totals of `partitions`.
+    pub fn of(partitions: &[PartitionPlan]) -> Totals {
+        let mut t = Totals::default();
+        for p in partitions {
+            let f = p.freed();
+            let topic = t.per_topic.entry(p.topic.clone()).or_default();
+            *topic = topic.add(f);
+            let dir = t.per_log_dir.entry(p.log_dir.clone()).or_default();
+            *dir = dir.add(f);
+            t.all = t.all.add(f);
+        }
+        t
+    }
+}
+
+/// A whole plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The evaluation instant.
+    pub now: TimestampMs,
+    /// The broker config used.
+    pub broker: BrokerCleanupConfig,
+    /// Per partition replica, by log dir then dir name.
+    pub partitions: Vec<PartitionPlan>,
+    /// Totals.
+    pub totals: Totals,
+    /// The log the cleaner takes first, as `(log dir, dir name)`.
+    pub cleaner_first: CleanerPick<(PathBuf, String)>,
+}
+
+fn latest(b: Bound) -> TimestampMs {
+    match b {
+        Bound::At(t) => t,
+        Bound::Between { latest, .. } => latest,
+        Bound::CleanerLoop { latest_if_idle, .. } => latest_if_idle,
+    }
+}
+
+/// The layout retention runs on: the segments as they are, one per group.
+fn layout_as_is(segments: &[SegmentFacts]) -> Vec<CleanedSegment> {
+    segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| CleanedSegment {
+            members: i..i + 1,
+            facts: *s,
+            largest_timestamp_exact: true,
+            cleaned: false,
+        })
+        .collect()
+}
+
+/// One plan per segment of `f`, from `outcome` evaluated on `layout` (parallel to it): a
+/// segment merged into an earlier one takes that cleaned segment's verdict and times.
+fn segment_plans(
+    f: &ReplicaFacts,
+    layout: &[CleanedSegment],
+    outcome: &RetentionOutcome,
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+    clock: BrokerClock,
+    now: TimestampMs,
+) -> Vec<SegmentPlan> {
+    let retention_ms = config.retention_ms.max();
+    let mut plans = Vec::with_capacity(f.segments.len());
+    for (group, v) in layout.iter().zip(&outcome.segments) {
+        let eligible_at = match v.verdict {
+            Verdict::Delete { eligible_at, .. } => Some(eligible_at),
+            Verdict::Retain { .. } => v.time_eligible_at,
+        };
+        let timeline =
+            eligible_at.and_then(|e| deletion_timeline(e.max(now), clock, broker, config));
+        let ts = v.largest_timestamp.0;
+        let expired = config.cleanup_policy.delete
+            && retention_ms
+                .is_some_and(|r| ts.get().saturating_add(r).saturating_add(1) <= now.get());
+        for i in group.members.clone() {
+            let Some(s) = f.segments.get(i) else {
+                continue;
+            };
+            let leader = i == group.members.start;
+            plans.push(SegmentPlan {
+                base_offset: s.base_offset,
+                next_offset: s.next_offset,
+                size: s.size,
+                first_timestamp: f.first_timestamps.get(i).copied().filter(|t| t.is_set()),
+                largest_timestamp: if leader {
+                    v.largest_timestamp
+                } else {
+                    s.largest_timestamp()
+                },
+                recovered_on_start: f.recovered.get(i).copied().unwrap_or(false),
+                verdict: v.verdict,
+                // A merged segment's files go at the cleaner's swap; its records share the
+                // cleaned segment's times.
+                eligible_at: eligible_at.filter(|_| leader),
+                renamed_by: timeline.filter(|_| leader).map(|t| latest(t.renamed)),
+                gone_by: timeline.filter(|_| leader).map(|t| latest(t.gone_by)),
+                retained_expired: expired && matches!(v.verdict, Verdict::Retain { .. }),
+                merged_into: (!leader).then_some(group.facts.base_offset),
+                largest_timestamp_upper_bound: leader
+                    && group.cleaned
+                    && !group.largest_timestamp_exact,
+            });
+        }
+    }
+    plans
+}
+
+fn blocker(
+    f: &ReplicaFacts,
+    hw: &HighWatermark,
+    log: &LogToClean,
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+) -> Option<Blocker> {
+    if !broker.log_cleaner_enable || broker.log_cleaner_threads <= 0 {
+        return Some(Blocker::CleanerDisabled {
+            enabled: broker.log_cleaner_enable,
+            threads: broker.log_cleaner_threads,
+        });
+    }
+    if f.state.paused {
+        return Some(Blocker::Paused);
+    }
+    let active_base = f
+        .segments
+        .last()
+        .map_or(f.log_end_offset, |s| s.base_offset);
+    let by_bound = match log.range.bound {
+        // The LSO bounds the range only when it is below the active segment's base.
+        UncleanableBound::LastStableOffset => match f.first_unstable_offset {
+            Some(u) if u < hw.value && u < active_base => Some(Blocker::OpenTransaction {
+                first_unstable_offset: u,
+            }),
+            _ if hw.value < active_base => Some(Blocker::HighWatermark {
+                high_watermark: hw.value,
+            }),
+            _ => None,
+        },
+        UncleanableBound::MinCompactionLag {
+            segment_base,
+            largest_timestamp,
+        } => Some(Blocker::MinCompactionLag {
+            segment_base,
+            largest_timestamp,
+            lag_ms: config.min_compaction_lag_ms,
+        }),
+        UncleanableBound::ActiveSegment | UncleanableBound::FirstDirty => None,
+    };
+    match log.eligibility {
+        _ if by_bound.is_some() => by_bound,
+        Eligibility::EmptyLog => Some(Blocker::EmptyLog),
+        Eligibility::NotEligible {
+            ratio, min_ratio, ..
+        } => Some(Blocker::RatioNotAbove { ratio, min_ratio }),
+        Eligibility::RatioAbove { .. } | Eligibility::MaxCompactionLagDue { .. } => None,
+    }
+}
+
+fn compaction_plan(
+    f: &ReplicaFacts,
+    hw: &HighWatermark,
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+    now: TimestampMs,
+) -> Option<CompactionPlan> {
+    if !config.cleanup_policy.compact {
+        return None;
+    }
+    let lso = compaction::last_stable_offset(hw.value, f.first_unstable_offset);
+    let input = CompactionInput {
+        segments: &f.segments,
+        log_start_offset: f.log_start_offset,
+        log_end_offset: f.log_end_offset,
+        last_stable_offset: lso,
+        checkpoint: f.cleaner_checkpoint,
+        config,
+        now,
+    };
+    let log = compaction::log_to_clean(&input);
+    let running = broker.log_cleaner_enable && broker.log_cleaner_threads > 0;
+    let candidate = compaction::is_cleaner_candidate(config.cleanup_policy, f.state);
+    let will_clean = running && candidate && log.eligibility.is_eligible();
+    let dirty_offsets = log
+        .range
+        .first_dirty
+        .offset
+        .records_until(log.range.first_uncleanable_offset);
+    let keys = compaction::offset_map_capacity(broker).map(|c| c.keys_per_pass);
+    Some(CompactionPlan {
+        min_ratio: config.min_cleanable_dirty_ratio,
+        last_stable_offset: lso,
+        will_clean,
+        clean_up_to: will_clean.then(|| compaction::pass_end_offset(&log.range, None)),
+        blocked_by: blocker(f, hw, &log, config, broker),
+        passes_at_most: keys.and_then(|k| compaction::passes_needed(dirty_offsets, k)),
+        clean_up_to_exact: keys.is_some_and(|k| dirty_offsets <= k),
+        first_in_line: false,
+        log,
+    })
+}
+
+fn notes(
+    f: &ReplicaFacts,
+    outcome: &RetentionOutcome,
+    segments: &[SegmentPlan],
+    config: &LogConfig,
+    now: TimestampMs,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if segments
+        .iter()
+        .any(|s| matches!(s.verdict, Verdict::Delete { .. }))
+    {
+        notes.push(Note::OffsetsDoNotHold {
+            new_log_start: outcome.new_log_start_offset,
+        });
+    }
+    if let (Some(active), Some(plan)) = (f.segments.last(), segments.last()) {
+        let base = active.first_batch_max_timestamp;
+        let due = base + DurationMs(config.segment_ms.max(0));
+        // It matters where a roll would change what goes: the active segment is never cleaned
+        // nor uploaded, and its records past retention stay until its newest one expires.
+        let oldest_expired = config.cleanup_policy.delete
+            && config.retention_ms.max().is_some_and(|r| {
+                plan.first_timestamp
+                    .is_some_and(|t| t.get().saturating_add(r) < now.get())
+            });
+        let matters =
+            config.cleanup_policy.compact || config.remote_storage_enable || oldest_expired;
+        if !active.is_empty()
+            && base.is_set()
+            && due < now
+            && matters
+            && matches!(plan.verdict, Verdict::Retain { .. })
+        {
+            notes.push(Note::IdleDoesNotRoll {
+                active_base: active.base_offset,
+                due_since: due,
+            });
+        }
+    }
+    if let Limit::Max(limit) = config.retention_bytes {
+        if config.cleanup_policy.delete {
+            notes.push(Note::RetentionBytesPerReplica {
+                limit: Bytes(u64::try_from(limit).unwrap_or(0)),
+            });
+        }
+    }
+    if outcome.approximation.is_some() {
+        notes.push(Note::TieredApproximate);
+    }
+    let recovered = f.recovered.iter().filter(|r| **r).count();
+    if recovered > 0 {
+        notes.push(Note::RecoversOnStart {
+            segments: recovered,
+        });
+    }
+    notes
+}
+
+/// What a partition's retention is evaluated from, kept until the cleaner's order is known.
+struct Pending {
+    facts: ReplicaFacts,
+    clock: BrokerClock,
+}
+
+fn evaluate_retention(
+    layout: &[CleanedSegment],
+    f: &ReplicaFacts,
+    hw: HighWatermark,
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+    opts: &PlanOptions,
+) -> RetentionOutcome {
+    let segments: Vec<SegmentFacts> = layout.iter().map(|g| g.facts).collect();
+    retention::evaluate(&RetentionInput {
+        segments: &segments,
+        log_start_offset: f.log_start_offset,
+        log_end_offset: f.log_end_offset,
+        high_watermark: hw,
+        config,
+        broker,
+        tiered: f.tiered,
+        state: f.state,
+        now: opts.now,
+        version: opts.version,
+    })
+}
+
+/// Re-plans the log the cleaner takes first: its pass (to `clean_up_to`) runs before its
+/// retention pass on the same cleaner thread, so retention sees the cleaned layout.
+fn clean_before_retention(
+    p: &mut PartitionPlan,
+    pending: &Pending,
+    broker: &BrokerCleanupConfig,
+    opts: &PlanOptions,
+) {
+    let Some(c) = p.compaction.as_ref().filter(|c| c.will_clean) else {
+        return;
+    };
+    let Some(end) = c.clean_up_to else {
+        return;
+    };
+    let f = &pending.facts;
+    let layout = compaction::cleaned_layout(
+        &f.segments,
+        &f.cleaner_segments,
+        end,
+        c.log.range.first_uncleanable_offset,
+        &p.config,
+    );
+    let groups = layout.iter().filter(|g| g.members.len() > 1).count();
+    let merged = f.segments.len().saturating_sub(layout.len());
+    // Exact when every cleaned segment's largest timestamp is, the pass surely reaches
+    // `clean_up_to` (one offset map holds the dirty section), and no size limit reads the
+    // cleaned sizes (summed pre-cleaning sizes are upper bounds).
+    let exact = c.clean_up_to_exact
+        && !(p.config.cleanup_policy.delete && matches!(p.config.retention_bytes, Limit::Max(_)))
+        && layout
+            .iter()
+            .filter(|g| g.cleaned)
+            .all(|g| g.largest_timestamp_exact);
+    let retention = evaluate_retention(&layout, f, p.high_watermark, &p.config, broker, opts);
+    p.segments = segment_plans(
+        f,
+        &layout,
+        &retention,
+        &p.config,
+        broker,
+        pending.clock,
+        opts.now,
+    );
+    p.notes = notes(f, &retention, &p.segments, &p.config, opts.now);
+    p.notes.push(Note::CleanedBeforeRetention {
+        merged,
+        groups,
+        exact,
+    });
+    p.retention = retention;
+}
+
+/// The plan of every live partition replica in `dirs`, under `view`'s configs.
+pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Plan {
+    let broker = &view.broker_config;
+    let now = opts.now;
+    let mut partitions = Vec::new();
+    let mut pending = Vec::new();
+    for dir in dirs {
+        let clock = match dir.lock {
+            LockState::HeldBy { .. } => BrokerClock::PhaseUnknown,
+            _ => BrokerClock::LoadedAt(now),
+        };
+        for p in &dir.partitions {
+            let Some(config) = view.partition_log_config(&dir.path, &p.dir_name) else {
+                continue;
+            };
+            let Some(f) = replica_facts(view, dirs, dir, p) else {
+                continue;
+            };
+            if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
+                continue;
+            }
+            let hw = assumed_high_watermark(&f.hw);
+            let layout = layout_as_is(&f.segments);
+            let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
+            let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, now);
+            let compaction = compaction_plan(&f, &hw, &config, broker, now);
+            let notes = notes(&f, &retention, &segments, &config, now);
+            partitions.push(PartitionPlan {
+                log_dir: dir.path.clone(),
+                dir_name: p.dir_name.clone(),
+                topic: f.topic.clone(),
+                partition: f.partition,
+                log_start_offset: f.log_start_offset,
+                log_end_offset: f.log_end_offset,
+                high_watermark: hw,
+                role_source: f.role_source,
+                retention,
+                segments,
+                compaction,
+                notes,
+                startup: f.startup.clone(),
+                config,
+            });
+            pending.push(Pending { facts: f, clock });
+        }
+    }
+    let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
+        .iter()
+        .filter_map(|p| {
+            let c = p.compaction.as_ref().filter(|c| c.will_clean)?;
+            Some(((p.log_dir.clone(), p.dir_name.clone()), c.log))
+        })
+        .collect();
+    let cleaner_first = compaction::pick_filthiest(&candidates);
+    match &cleaner_first {
+        CleanerPick::Log((dir, name)) => {
+            for (p, f) in partitions
+                .iter_mut()
+                .zip(&pending)
+                .filter(|(p, _)| p.log_dir == *dir && p.dir_name == *name)
+            {
+                if let Some(c) = p.compaction.as_mut() {
+                    c.first_in_line = true;
+                }
+                clean_before_retention(p, f, broker, opts);
+            }
+        }
+        CleanerPick::OrderUnknown(tied) => {
+            for p in partitions.iter_mut().filter(|p| {
+                tied.iter()
+                    .any(|(dir, name)| p.log_dir == *dir && p.dir_name == *name)
+            }) {
+                p.notes.push(Note::CleanerOrderUnknown { tied: tied.len() });
+            }
+        }
+        CleanerPick::Nothing => {}
+    }
+    Plan {
+        now,
+        broker: broker.clone(),
+        totals: Totals::of(&partitions),
+        partitions,
+        cleaner_first,
+    }
+}
+
+/// A segment's verdict in short: the pass that deletes it, or the reason it stays.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Short {
+    /// Deleted by this pass.
+    Delete(Pass),
+    /// Kept for this reason.
+    Retain(RetainReason),
+}
+
+impl Short {
+    fn of(v: &Verdict) -> Short {
+        match *v {
+            Verdict::Delete { pass, .. } => Short::Delete(pass),
+            Verdict::Retain { reason } => Short::Retain(reason),
+        }
+    }
+
+    /// Whether it is a delete.
+    pub fn is_delete(&self) -> bool {
+        matches!(self, Short::Delete(_))
+    }
+}
+
+/// One segment whose verdict differs between two plans.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// Log dir.
+    pub log_dir: PathBuf,
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Segment base.
+    pub base_offset: Offset,
+    /// Its size.
+    pub size: Bytes,
+    /// Today.
+    pub before: Short,
+    /// Under the proposed values.
+    pub after: Short,
+}
+
+/// The segments whose delete/retain verdict differs from `today` to `proposed`.
+pub fn diff(today: &Plan, proposed: &Plan) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for p in &proposed.partitions {
+        let Some(t) = today
+            .partitions
+            .iter()
+            .find(|t| t.log_dir == p.log_dir && t.dir_name == p.dir_name)
+        else {
+            continue;
+        };
+        for s in &p.segments {
+            let Some(b) = t.segments.iter().find(|b| b.base_offset == s.base_offset) else {
+                continue;
+            };
+            let (before, after) = (Short::of(&b.verdict), Short::of(&s.verdict));
+            if before.is_delete() != after.is_delete() {
+                changes.push(Change {
+                    log_dir: p.log_dir.clone(),
+                    topic: p.topic.clone(),
+                    partition: p.partition,
+                    base_offset: s.base_offset,
+                    size: s.size,
+                    before,
+                    after,
+                });
+            }
+        }
+    }
+    changes
+}

@@ -1,0 +1,381 @@
+//! The `plan` table for people: per partition a header line (policy, log start before → after,
+//! the HW assumed), one row per segment (verdict and why, or when its files are gone), the
+//! cleaner's view of compacted logs, notes where folklore misleads, then totals, the what-if
+//! difference, the gates and the findings. `--timeline` adds a time axis per partition in
+//! plain ASCII (no colour unless colour is on), fitted to the width like every table.
+
+use std::io::{self, Write};
+
+use humansize::{format_size, BINARY};
+
+use super::human::{time, Precision};
+use super::plan_doc::{CompactionDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc};
+use super::sanitize::escape;
+use super::table::{findings_table, write_fitted, TableStyle};
+use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
+use super::wire::Envelope;
+
+/// Write prose (`label` then the words of `text`) fitted to the width, one space apart.
+fn prose(out: &mut dyn Write, style: &TableStyle, label: &str, text: &str) -> io::Result<()> {
+    let mut atoms = vec![label.to_string()];
+    atoms.extend(words(&escape(text)));
+    for line in fit_atoms(&atoms, style.width, " ", "  ", "    ") {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+fn t(style: &TableStyle, ms: Option<i64>) -> String {
+    ms.and_then(|ms| time(ms, style.zone, Precision::Minutes))
+        .unwrap_or_else(|| "-".to_string())
+}
+
+fn verdict(s: &SegmentPlanDoc) -> String {
+    match (s.merged_into, s.pass) {
+        (Some(into), _) => format!("merge → {into}"),
+        (None, Some(p)) => format!("delete ({p})"),
+        (None, None) => "retain".to_string(),
+    }
+}
+
+fn why(s: &SegmentPlanDoc, style: &TableStyle) -> Vec<Vec<String>> {
+    let mut lines = Vec::new();
+    if let Some(r) = &s.reason {
+        lines.push(words(&escape(&r.text)));
+    }
+    if s.eligible_at_ms.is_some() {
+        let mut when = words(&format!("eligible {}", t(style, s.eligible_at_ms)));
+        if s.gone_by_ms.is_some() {
+            when.extend(words(&format!("· gone by {}", t(style, s.gone_by_ms))));
+        }
+        lines.push(when);
+    }
+    if s.retained_expired {
+        lines.push(vec!["past retention.ms".to_string()]);
+    }
+    if s.recovered_on_start {
+        lines.push(words("recovered on next start"));
+    }
+    lines
+}
+
+fn segment_table(p: &PartitionPlanDoc, style: &TableStyle) -> String {
+    let mut full = Grid::new(&[
+        ("segment", Align::Right),
+        ("size", Align::Right),
+        ("largest timestamp", Align::Left),
+        ("verdict", Align::Left),
+        ("why / when", Align::Left),
+    ])
+    .floor(4, 24);
+    let mut narrow = Grid::new(&[
+        ("segment", Align::Right),
+        ("verdict", Align::Left),
+        ("why / when", Align::Left),
+    ])
+    .floor(2, 24);
+    for s in &p.segments {
+        let mut ts = t(style, Some(s.largest_timestamp_ms));
+        if s.largest_timestamp_upper_bound {
+            ts = format!("≤ {ts}");
+        }
+        full.push(vec![
+            Cell::atom(s.base_offset.to_string()),
+            Cell::atom(format_size(s.size_bytes, BINARY)),
+            Cell::text(&ts),
+            Cell::atom(verdict(s)),
+            Cell::lines(why(s, style)),
+        ]);
+        let mut left = vec![vec![s.base_offset.to_string()]];
+        left.push(vec![format_size(s.size_bytes, BINARY)]);
+        narrow.push(vec![
+            Cell::lines(left),
+            Cell::atom(verdict(s)),
+            Cell::lines(why(s, style)),
+        ]);
+    }
+    render_layouts(&[full, narrow], style.width)
+}
+
+fn compaction_line(c: &CompactionDoc) -> Vec<String> {
+    let mut head = vec![
+        "compaction:".to_string(),
+        format!("dirty ratio {:.3}", c.dirty_ratio),
+        format!("(min {})", c.min_cleanable_dirty_ratio),
+        format!("cleanable {}", format_size(c.cleanable_bytes, BINARY)),
+        format!(
+            "dirty {}..{}",
+            c.first_dirty_offset, c.first_uncleanable_offset
+        ),
+    ];
+    match c.clean_up_to {
+        Some(o) => head.push(format!("cleans up to {o}")),
+        None => head.push("not cleaned next".to_string()),
+    }
+    if let Some(n) = c.passes_at_most {
+        head.push(format!("≤ {n} pass(es)"));
+    }
+    if c.first_in_line {
+        head.push("(the cleaner takes it first)".to_string());
+    }
+    head
+}
+
+fn partition_header(p: &PartitionPlanDoc) -> Vec<String> {
+    let mut atoms = vec![
+        format!("{}/{}", escape(&p.log_dir), escape(&p.dir)),
+        format!("policy {}", p.cleanup_policy),
+        format!(
+            "log start {} → {}",
+            p.log_start_offset, p.log_start_offset_after
+        ),
+        format!("log end {}", p.log_end_offset),
+        format!(
+            "frees {} in {} segment(s)",
+            format_size(p.freed.bytes, BINARY),
+            p.freed.segments
+        ),
+    ];
+    if p.approximate {
+        atoms.push("(approximate)".to_string());
+    }
+    atoms
+}
+
+/// The `--timeline` axis of one partition: each segment from its oldest to its newest record
+/// time, `=` deleted, `-` kept, `#` the segment the others are kept behind; `C` marks the
+/// retention cut-off (the instant minus `retention.ms`), `N` the evaluation instant, `>` a
+/// newest record past the axis (a future timestamp).
+pub fn timeline(p: &PartitionPlanDoc, retention_ms: Option<i64>, now: i64, width: usize) -> String {
+    let label_w = p
+        .segments
+        .iter()
+        .map(|s| s.base_offset.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let axis_w = width.saturating_sub(label_w + 10).max(10);
+    let cutoff = retention_ms.map(|r| now.saturating_sub(r));
+    let start = p
+        .segments
+        .iter()
+        .map(|s| s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms))
+        .chain(cutoff)
+        .filter(|t| *t >= 0)
+        .min()
+        .unwrap_or(now)
+        .min(now);
+    let end = p
+        .segments
+        .iter()
+        .map(|s| s.largest_timestamp_ms)
+        .filter(|t| *t <= now)
+        .chain([now])
+        .max()
+        .unwrap_or(now);
+    let span = i128::from(end.saturating_sub(start)).max(1);
+    let col = |ms: i64| -> usize {
+        let x = (i128::from(ms.clamp(start, end)) - i128::from(start)) * (axis_w as i128 - 1);
+        usize::try_from(x / span).unwrap_or(0)
+    };
+    let blocker: Option<i64> = p.segments.iter().find_map(|s| {
+        let r = s.reason.as_ref()?;
+        r.evidence
+            .iter()
+            .find(|e| e.name == "blocking_segment")
+            .and_then(|e| serde_json::to_value(&e.value).ok())
+            .and_then(|v| v.as_i64())
+    });
+    let mut out = String::new();
+    for s in &p.segments {
+        let mut row = vec![' '; axis_w];
+        let mark = |row: &mut Vec<char>, c: usize, ch: char| {
+            if let Some(x) = row.get_mut(c) {
+                *x = ch;
+            }
+        };
+        if let Some(c) = cutoff {
+            mark(&mut row, col(c), '|');
+        }
+        mark(&mut row, col(now), '|');
+        let fill = match s.pass {
+            Some(_) => '=',
+            None if Some(s.base_offset) == blocker => '#',
+            None => '-',
+        };
+        let from = col(s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms));
+        let to = col(s.largest_timestamp_ms);
+        for c in from..=to.max(from) {
+            mark(&mut row, c, fill);
+        }
+        if s.largest_timestamp_ms > end {
+            mark(&mut row, axis_w - 1, '>');
+        }
+        let bar: String = row.into_iter().collect();
+        let v = if s.pass.is_some() { "delete" } else { "retain" };
+        out.push_str(&format!(
+            "{:>label_w$} {} {v}\n",
+            s.base_offset,
+            bar.trim_end()
+        ));
+    }
+    let mut marks = vec![' '; axis_w];
+    if let Some(c) = cutoff {
+        if let Some(x) = marks.get_mut(col(c)) {
+            *x = 'C';
+        }
+    }
+    if let Some(x) = marks.get_mut(col(now)) {
+        *x = 'N';
+    }
+    let marks: String = marks.into_iter().collect();
+    out.push_str(&format!("{:>label_w$} {}\n", "", marks.trim_end()));
+    out
+}
+
+fn short(s: &ShortDoc) -> String {
+    match (s.pass, s.reason) {
+        (Some(p), _) => format!("delete ({p})"),
+        (None, Some(r)) => format!("retain ({r})"),
+        (None, None) => "retain".to_string(),
+    }
+}
+
+fn write_partition(
+    p: &PartitionPlanDoc,
+    style: &TableStyle,
+    show_timeline: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    write_fitted(out, &partition_header(p), style, "", "    ")?;
+    prose(out, style, "assumes", &p.high_watermark.text)?;
+    out.write_all(segment_table(p, style).as_bytes())?;
+    if let Some(c) = &p.compaction {
+        write_fitted(out, &compaction_line(c), style, "  ", "    ")?;
+        if let Some(b) = &c.blocked_by {
+            prose(out, style, "blocked by:", &b.text)?;
+        }
+    }
+    for n in &p.notes {
+        prose(out, style, "note:", &n.text)?;
+    }
+    let mut groups: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for s in &p.next_start {
+        match groups.iter_mut().find(|g| g.0 == s.suffix) {
+            Some(g) => g.2.push(&s.file),
+            None => groups.push((s.suffix, s.action, vec![&s.file])),
+        }
+    }
+    for (suffix, action, files) in groups {
+        let first = files.first().copied().unwrap_or_default();
+        let more = match files.len() {
+            1 => first.to_string(),
+            n => format!("{n} {suffix} files ({first}, ...)"),
+        };
+        prose(out, style, "next start:", &format!("{more} {action}"))?;
+    }
+    if show_timeline {
+        writeln!(
+            out,
+            "  timeline (oldest to newest record time; C cut-off, N now):"
+        )?;
+        let retention = p
+            .retention_ms
+            .filter(|_| p.cleanup_policy.contains("delete"));
+        out.write_all(timeline(p, retention, style.evaluated_at_ms, style.width).as_bytes())?;
+    }
+    writeln!(out)
+}
+
+/// Render a plan document.
+pub fn render_plan(
+    doc: &Envelope<PlanBody>,
+    style: &TableStyle,
+    show_timeline: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let b = &doc.body;
+    let at = vec![
+        "plan at".to_string(),
+        t(style, Some(doc.evaluated_at_ms)),
+        format!("({} partition replica(s))", b.partitions.len()),
+    ];
+    write_fitted(out, &at, style, "", "    ")?;
+    writeln!(out)?;
+    for p in &b.partitions {
+        write_partition(p, style, show_timeline, out)?;
+    }
+    let mut totals = vec![
+        "total:".to_string(),
+        format!(
+            "frees {} in {} segment(s)",
+            format_size(b.totals.bytes_freed, BINARY),
+            b.totals.segments_deleted
+        ),
+    ];
+    for d in &b.totals.per_log_dir {
+        totals.push(format!(
+            "· {}: {} in {};",
+            escape(&d.log_dir),
+            format_size(d.bytes, BINARY),
+            d.segments
+        ));
+    }
+    write_fitted(out, &totals, style, "", "    ")?;
+    let mut topics = vec!["per topic:".to_string()];
+    for tp in &b.totals.per_topic {
+        topics.push(format!(
+            "{}: {} in {};",
+            escape(&tp.topic),
+            format_size(tp.bytes, BINARY),
+            tp.segments
+        ));
+    }
+    write_fitted(out, &topics, style, "", "    ")?;
+    if b.cleaner_first.pick != "nothing" {
+        let mut l = vec![format!("cleaner takes first ({}):", b.cleaner_first.pick)];
+        l.extend(b.cleaner_first.logs.iter().map(|x| escape(x).into_owned()));
+        write_fitted(out, &l, style, "", "    ")?;
+    }
+    if let Some(w) = &b.what_if {
+        writeln!(out)?;
+        let mut l = vec!["what if".to_string()];
+        l.extend(w.config.iter().map(|c| escape(c).into_owned()));
+        l.push(format!(
+            ": frees {} in {} segment(s) ({:+} B vs today)",
+            format_size(w.totals.bytes_freed, BINARY),
+            w.totals.segments_deleted,
+            w.bytes_freed_delta
+        ));
+        write_fitted(out, &l, style, "", "    ")?;
+        if w.changes.is_empty() {
+            writeln!(out, "  no segment changes its verdict")?;
+        }
+        for c in &w.changes {
+            let l = vec![
+                format!("  {}-{}", escape(&c.topic), c.partition),
+                format!("segment {}", c.base_offset),
+                format_size(c.size_bytes, BINARY),
+                format!("{} → {}", short(&c.before), short(&c.after)),
+            ];
+            write_fitted(out, &l, style, "", "    ")?;
+        }
+    }
+    for (name, g) in [
+        ("--fail-if-deletes-more-than", b.gates.deletes_more_than),
+        ("--fail-if-retains-expired", b.gates.retains_expired),
+    ] {
+        if let Some(g) = g {
+            let state = if g.tripped { "TRIPPED" } else { "ok" };
+            writeln!(
+                out,
+                "gate {name}: {state} (value {}, limit {})",
+                g.value, g.limit
+            )?;
+        }
+    }
+    if let Some(f) = findings_table(&doc.findings, style) {
+        writeln!(out)?;
+        out.write_all(f.as_bytes())?;
+    }
+    Ok(())
+}

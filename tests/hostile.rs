@@ -1,0 +1,319 @@
+//! Hostile and damaged log dirs: huge sparse files of every kind, symlink loops, unreadable
+//! partition dirs, offsets near `i64::MAX`. Every run of the binary is capped
+//! (`support::logclean_capped`, `prlimit --as`), ends with a complete JSON document and the
+//! documented exit code, and names the file concerned.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+mod support;
+
+/// Sparse files this large are made for the tests (they take no disk space).
+const TWO_GIB: u64 = 1 << 31;
+
+/// A private copy of `fixtures/basic-delete/logs-0`, readable by `nobody`.
+struct Copy {
+    _tmp: tempfile::TempDir,
+    log_dir: PathBuf,
+}
+
+impl Copy {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
+        let log_dir = tmp.path().join("logs-0");
+        copy_dir(&src, &log_dir);
+        Copy { _tmp: tmp, log_dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.log_dir.join(rel)
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+/// Make `path` a sparse file of `len` bytes (its data kept at the start).
+fn sparse(path: &Path, len: u64) {
+    fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+/// Run `logclean --format json --no-progress <args>` under `cap` bytes of address space; the
+/// exit code and the (complete, valid) document.
+fn run(cap: u64, unprivileged: bool, args: &[&str]) -> (i32, Value) {
+    let out = support::logclean_capped(cap, unprivileged)
+        .args(["--format", "json", "--no-progress"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("{args:?} ended by a signal: {}; {stderr}", out.status));
+    assert_ne!(code, 101, "{args:?} panicked: {stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}); stderr {stderr}"));
+    assert_eq!(doc["summary"]["exit_code"], code, "{doc:#}");
+    (code, doc)
+}
+
+fn findings<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+fn codes(doc: &Value) -> Vec<String> {
+    let mut c: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect();
+    c.sort();
+    c.dedup();
+    c
+}
+
+fn file_of(f: &Value) -> &str {
+    f["location"]["file"].as_str().unwrap()
+}
+
+#[test]
+fn two_gib_sparse_indexes_of_each_kind_run_in_bounded_memory() {
+    let c = Copy::new();
+    for ext in ["index", "timeindex", "txnindex"] {
+        sparse(
+            &c.path(&format!("orders-0/00000000000000000004.{ext}")),
+            TWO_GIB,
+        );
+    }
+    for extra in [&[][..], &["--verify"], &["--verify", "--no-mmap"]] {
+        let mut args = vec!["inspect", c.log_dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (code, doc) = run(512 << 20, false, &args);
+        assert_eq!(code, 2, "{extra:?}: {doc:#}");
+        let corrupt = findings(&doc, "file.corrupt");
+        let mut files: Vec<&str> = corrupt.iter().map(|f| file_of(f)).collect();
+        files.sort();
+        assert_eq!(files.len(), 3, "{extra:?}: {:#}", doc["findings"]);
+        for (f, ext) in files.iter().zip([".index", ".timeindex", ".txnindex"]) {
+            assert!(f.ends_with(&format!("00000000000000000004{ext}")), "{f}");
+        }
+        for f in corrupt {
+            let m = f["message"].as_str().unwrap();
+            assert!(m.contains("too large: 2147483648 bytes"), "{m}");
+        }
+        assert!(findings(&doc, "file.unreadable").is_empty(), "{doc:#}");
+    }
+}
+
+#[test]
+fn a_log_over_2_gib_is_too_large_not_read_whole_under_a_1_gib_cap() {
+    let c = Copy::new();
+    sparse(&c.path("orders-0/00000000000000000032.log"), 3 << 30);
+    let dir = c.log_dir.to_str().unwrap();
+    for args in [
+        vec!["inspect", dir],
+        vec!["inspect", "--verify", dir],
+        vec!["inspect", "--verify", "--no-mmap", dir],
+        vec!["inspect", "--records", "--no-mmap", dir],
+    ] {
+        let (code, doc) = run(1 << 30, false, &args);
+        assert_eq!(code, 2, "{args:?}: {doc:#}");
+        assert!(
+            findings(&doc, "file.unreadable").is_empty(),
+            "{args:?}: {doc:#}"
+        );
+        let named = doc["findings"].as_array().unwrap().iter().any(|f| {
+            f["location"]["file"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("00000000000000000032.log"))
+                && (f["code"] == "log.too_large"
+                    || f["message"].as_str().unwrap().contains("too large"))
+        });
+        assert!(named, "{args:?}: {:#}", doc["findings"]);
+        // The log end is unknown, not the segment's base offset: no checkpoint is judged by it.
+        assert!(
+            findings(&doc, "partition.hw_beyond_log_end").is_empty(),
+            "{args:?}: {doc:#}"
+        );
+    }
+}
+
+#[test]
+fn an_oversized_small_file_is_too_large_not_unreadable() {
+    let c = Copy::new();
+    sparse(&c.path("orders-0/leader-epoch-checkpoint"), 64 << 20);
+    let (code, doc) = run(1 << 30, false, &["inspect", c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{doc:#}");
+    let f = findings(&doc, "file.corrupt");
+    assert_eq!(f.len(), 1, "{doc:#}");
+    assert!(file_of(f[0]).ends_with("leader-epoch-checkpoint"));
+    assert!(
+        f[0]["message"].as_str().unwrap().contains("too large"),
+        "{f:#?}"
+    );
+    assert!(
+        !f[0]["fix"].as_str().unwrap().contains("permission"),
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn junk_symlink_loops_are_unknown_entries_not_an_io_error() {
+    let c = Copy::new();
+    let p = c.path("orders-0");
+    std::os::unix::fs::symlink("loop", p.join("loop")).unwrap();
+    std::os::unix::fs::symlink("b", p.join("a")).unwrap();
+    std::os::unix::fs::symlink("a", p.join("b")).unwrap();
+    std::os::unix::fs::symlink(".", p.join("self")).unwrap();
+    std::os::unix::fs::symlink("nowhere", p.join("dangling")).unwrap();
+    let (code, doc) = run(1 << 30, false, &["inspect", c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(codes(&doc), ["partition.unknown_file"], "{doc:#}");
+    let mut names: Vec<&str> = findings(&doc, "partition.unknown_file")
+        .iter()
+        .map(|f| file_of(f).rsplit('/').next().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a", "b", "dangling", "loop", "self"]);
+}
+
+#[test]
+fn a_segment_behind_a_dangling_link_stays_unreadable() {
+    let c = Copy::new();
+    let log = c.path("orders-0/00000000000000000099.log");
+    std::os::unix::fs::symlink("gone", &log).unwrap();
+    let (code, doc) = run(1 << 30, false, &["inspect", c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 3, "{doc:#}");
+    let f = findings(&doc, "file.unreadable");
+    assert_eq!(f.len(), 1, "{doc:#}");
+    assert!(file_of(f[0]).ends_with("00000000000000000099.log"));
+}
+
+#[test]
+fn an_unreadable_partition_dir_is_unreadable_and_nothing_else() {
+    let c = Copy::new();
+    let dir = c.path("orders-2");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o000)).unwrap();
+    let (code, doc) = run(1 << 30, true, &["inspect", c.log_dir.to_str().unwrap()]);
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    if !support::euid_is_root() && code == 0 {
+        return; // a user that still reads the dir (not root, no setpriv): nothing to show
+    }
+    assert_eq!(code, 3, "{doc:#}");
+    assert_eq!(codes(&doc), ["file.unreadable"], "{doc:#}");
+    assert!(file_of(findings(&doc, "file.unreadable")[0]).ends_with("orders-2"));
+}
+
+#[test]
+fn offsets_near_i64_max_never_wrap() {
+    let c = Copy::new();
+    let max = i64::MAX;
+    for name in [
+        "replication-offset-checkpoint",
+        "recovery-point-offset-checkpoint",
+    ] {
+        let path = c.path(name);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(
+            &path,
+            text.replace("orders 0 36", &format!("orders 0 {max}")),
+        )
+        .unwrap();
+    }
+    let (code, doc) = run(1 << 30, false, &["inspect", c.log_dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{doc:#}");
+    let p = doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dir"] == "orders-0")
+        .unwrap();
+    assert_eq!(p["high_watermark"], max, "{p:#}");
+    assert_eq!(p["recovery_point"], max, "{p:#}");
+    let hw = findings(&doc, "partition.hw_beyond_log_end");
+    assert_eq!(hw.len(), 1, "{doc:#}");
+    assert_eq!(hw[0]["evidence"][0]["value"], max);
+    // The table shows the same number, not a wrapped one.
+    let out = support::logclean_capped(1 << 30, false)
+        .args(["--no-progress", "inspect", c.log_dir.to_str().unwrap()])
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(&max.to_string()), "{table}");
+    assert!(!table.contains(&format!("-{}", max)), "{table}");
+}
+
+#[test]
+fn names_that_are_not_utf8_are_carried_losslessly_in_a_complete_document() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let c = Copy::new();
+    fs::write(
+        c.path("orders-0")
+            .join(OsStr::from_bytes(b"notes-\xff\xfe")),
+        b"",
+    )
+    .unwrap();
+    fs::create_dir(c.log_dir.join(OsStr::from_bytes(b"ord\xe9rs-5"))).unwrap();
+    let dir = c.log_dir.to_str().unwrap();
+    let (code, doc) = run(1 << 30, false, &["inspect", dir]);
+    assert_eq!(code, 1, "{doc:#}");
+    let dirs: Vec<&str> = doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["dir"].as_str().unwrap())
+        .collect();
+    assert!(dirs.contains(&"ord\\xe9rs-5"), "{dirs:?}");
+    let unknown = findings(&doc, "partition.unknown_file");
+    assert_eq!(unknown.len(), 1, "{doc:#}");
+    assert_eq!(
+        file_of(unknown[0]),
+        format!("{dir}/orders-0/notes-\\xff\\xfe")
+    );
+    let no_id = findings(&doc, "partition.no_topic_id");
+    assert_eq!(no_id[0]["location"]["dir"], "ord\\xe9rs-5", "{doc:#}");
+    // The table shows the same escaped names and keeps the run's exit code.
+    let out = support::logclean_capped(1 << 30, false)
+        .args(["--no-progress", "inspect", dir])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("ord\\xe9rs-5"), "{table}");
+    assert!(table.contains("notes-\\xff\\xfe"), "{table}");
+}

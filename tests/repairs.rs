@@ -1,0 +1,508 @@
+//! Safe offline repairs (issue 9): `rebuild-index`, `roll`, `resume`, `undo` on copies of real
+//! broker fixtures. Dry runs leave the tree bit-identical; applied runs give what the broker
+//! wrote; a run killed (SIGKILL through `LOGCLEAN_FAILPOINT`) at every step is finished by
+//! `resume` and rolled back by `undo`; unsafe dirs are refused with exit 3.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// A private copy of one fixture log dir, in a temp dir that also receives the journal.
+struct Copy {
+    _tmp: tempfile::TempDir,
+    log_dir: PathBuf,
+}
+
+impl Copy {
+    fn new(fixture_name: &str, log_dir: &str) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join(log_dir);
+        copy_dir(&fixture(fixture_name).join(log_dir), &dest);
+        Copy {
+            _tmp: tmp,
+            log_dir: dest,
+        }
+    }
+
+    fn p(&self, rel: &str) -> PathBuf {
+        self.log_dir.join(rel)
+    }
+}
+
+/// Every file under `dir` with its bytes (the bit-identity check).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.unwrap();
+        let rel = e
+            .path()
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if e.file_type().is_file() {
+            out.insert(rel, fs::read(e.path()).unwrap());
+        } else {
+            out.insert(format!("{rel}/"), Vec::new());
+        }
+    }
+    out
+}
+
+/// Assert two trees are equal, naming the files that differ.
+#[track_caller]
+fn same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, what: &str) {
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let diff: Vec<String> = keys
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            format!(
+                "{k} ({:?} vs {:?} bytes)",
+                a.get(k).map(Vec::len),
+                b.get(k).map(Vec::len)
+            )
+        })
+        .collect();
+    assert!(diff.is_empty(), "{what}: {diff:?}");
+}
+
+fn logclean(args: &[&str], env: Option<(&str, String)>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_logclean"));
+    cmd.args(args);
+    if let Some((k, v)) = env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+const SEG0: &str = "orders-0/00000000000000000000";
+const SEG4: &str = "orders-0/00000000000000000004";
+const SEG32: &str = "orders-0/00000000000000000032";
+
+/// basic-delete logs-0 with damage for every step kind: `.index` files removed (create),
+/// a `.timeindex` overwritten (rewrite with backup), garbage after the last segment's last batch
+/// (truncate).
+fn damaged() -> Copy {
+    let c = Copy::new("basic-delete", "logs-0");
+    fs::remove_file(c.p(&format!("{SEG0}.index"))).unwrap();
+    fs::remove_file(c.p(&format!("{SEG32}.index"))).unwrap();
+    fs::write(c.p(&format!("{SEG4}.timeindex")), [7u8; 12]).unwrap();
+    let mut log = fs::read(c.p(&format!("{SEG32}.log"))).unwrap();
+    log.extend_from_slice(&[0xab; 40]);
+    fs::write(c.p(&format!("{SEG32}.log")), log).unwrap();
+    c
+}
+
+fn rebuild_args(c: &Copy) -> Vec<String> {
+    vec![
+        "rebuild-index".into(),
+        s(&c.p("orders-0")).into(),
+        "--truncate-invalid-tail".into(),
+        "--execute".into(),
+    ]
+}
+
+fn run_strs(args: &[String], env: Option<(&str, String)>) -> Output {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    logclean(&refs, env)
+}
+
+#[test]
+fn dry_runs_leave_the_tree_bit_identical() {
+    let c = damaged();
+    let parent = c.log_dir.parent().unwrap().to_path_buf();
+    let before = tree(&parent);
+    let o = logclean(
+        &["rebuild-index", s(&c.log_dir), "--truncate-invalid-tail"],
+        None,
+    );
+    assert_eq!(code(&o), Some(2), "{}", text(&o)); // the invalid tail is corrupt data
+    let out = text(&o);
+    assert!(
+        out.contains("would truncate orders-0/00000000000000000032.log"),
+        "{out}"
+    );
+    assert!(
+        out.contains("would create orders-0/00000000000000000000.index"),
+        "{out}"
+    );
+    assert!(out.contains("nothing changed (dry run)"), "{out}");
+    let o = logclean(&["roll", s(&c.p("orders-2"))], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("would create orders-2/"), "{}", text(&o));
+    same(&tree(&parent), &before, "a dry run changed the tree");
+}
+
+#[test]
+fn rebuild_index_gives_the_broker_bytes_and_a_clean_inspect() {
+    for (fx, dir) in [
+        ("basic-delete", "logs-0"),
+        ("transactions", "logs-0"),
+        ("compacted", "logs-0"),
+        ("unclean-shutdown", "logs-0"),
+    ] {
+        let c = Copy::new(fx, dir);
+        let original = tree(&c.log_dir);
+        for (rel, _) in original.iter().filter(|(r, _)| {
+            (r.ends_with(".index") || r.ends_with(".timeindex")) && !r.starts_with("__cluster")
+        }) {
+            fs::remove_file(c.log_dir.join(rel)).unwrap();
+        }
+        let o = logclean(&["rebuild-index", s(&c.log_dir), "--execute"], None);
+        assert_eq!(code(&o), Some(0), "{fx}: {}", text(&o));
+        let rebuilt = tree(&c.log_dir);
+        for (rel, bytes) in &original {
+            let got = rebuilt
+                .get(rel)
+                .unwrap_or_else(|| panic!("{fx}: {rel} missing"));
+            // The broker re-extends the active segment's indexes (zero tail); compare the entries.
+            assert!(
+                got == bytes
+                    || bytes.starts_with(got) && bytes[got.len()..].iter().all(|b| *b == 0),
+                "{fx}: {rel} differs from the broker's file"
+            );
+        }
+        let o = logclean(&["rebuild-index", "--verify-only", s(&c.log_dir)], None);
+        assert_eq!(code(&o), Some(0), "{fx}: {}", text(&o));
+        let o = logclean(
+            &["inspect", "--verify", "--fail-on", "error", s(&c.log_dir)],
+            None,
+        );
+        assert_eq!(code(&o), Some(0), "{fx}: {}", text(&o));
+    }
+}
+
+#[test]
+fn verify_only_explains_differences() {
+    let c = damaged();
+    let o = logclean(
+        &["rebuild-index", "--verify-only", s(&c.p("orders-0"))],
+        None,
+    );
+    assert_eq!(code(&o), Some(2), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("index missing"), "{out}");
+    assert!(out.contains("timeindex differs"), "{out}");
+    assert!(out.contains("invalid tail at byte"), "{out}");
+    let o = logclean(
+        &[
+            "--format",
+            "json",
+            "rebuild-index",
+            "--verify-only",
+            s(&c.p("orders-0")),
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["command"], "rebuild-index");
+    assert_eq!(v["executed"], false);
+    // The steps a rebuild would take: the missing .index and the wrong .timeindex (the segment
+    // with the invalid tail is left alone without --truncate-invalid-tail).
+    assert_eq!(
+        v["log_dirs"][0]["plan"]["steps"].as_array().map(Vec::len),
+        Some(2)
+    );
+}
+
+#[test]
+fn roll_closes_the_active_segment_and_inspect_stays_clean() {
+    let c = Copy::new("idle-active-segment", "logs-0");
+    let before = logclean(&["inspect", "--verify", s(&c.log_dir)], None);
+    let o = logclean(
+        &["roll", s(&c.p("trickle-0")), s(&c.p("idle-0")), "--execute"],
+        None,
+    );
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("rolled: segment 0 closed, new segment 60"),
+        "{}",
+        text(&o)
+    );
+    for f in [
+        "trickle-0/00000000000000000060.log",
+        "trickle-0/00000000000000000060.index",
+        "trickle-0/00000000000000000060.timeindex",
+        "trickle-0/00000000000000000060.snapshot",
+        "idle-0/00000000000000000007.log",
+    ] {
+        assert!(c.p(f).is_file(), "{f} missing");
+    }
+    assert_eq!(
+        fs::metadata(c.p("trickle-0/00000000000000000060.log"))
+            .unwrap()
+            .len(),
+        0
+    );
+    let after = logclean(&["inspect", "--verify", s(&c.log_dir)], None);
+    assert_eq!(code(&after), code(&before), "{}", text(&after));
+    // Rolling again: the active segment is empty now.
+    let o = logclean(&["roll", s(&c.p("idle-0")), "--execute"], None);
+    assert!(
+        text(&o).contains("the active segment is empty"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Kill the run at every mutating filesystem call; then `resume` must give the complete run's
+/// tree and `undo` the tree before the run.
+fn crash_at_every_step(make: fn() -> Copy, args: fn(&Copy) -> Vec<String>) {
+    let reference = make();
+    let start = tree(&reference.log_dir);
+    let o = run_strs(&args(&reference), None);
+    assert!(matches!(code(&o), Some(0 | 2)), "{}", text(&o));
+    let done = tree(&reference.log_dir);
+    assert_ne!(start, done);
+    let mut n = 1;
+    loop {
+        let c = make();
+        let o = run_strs(&args(&c), Some(("LOGCLEAN_FAILPOINT", n.to_string())));
+        if o.status.signal().is_none() {
+            same(&tree(&c.log_dir), &done, &format!("an unkilled run at {n}"));
+            break;
+        }
+        assert_eq!(o.status.signal(), Some(9));
+        let u = make();
+        run_strs(&args(&u), Some(("LOGCLEAN_FAILPOINT", n.to_string())));
+        // resume finishes (or says nothing is pending when the kill came before the journal).
+        let r = logclean(&["resume", s(&c.log_dir)], None);
+        let t = tree(&c.log_dir);
+        if code(&r) == Some(0) {
+            same(
+                &t,
+                &done,
+                &format!("resume after a kill at {n}: {}", text(&r)),
+            );
+        } else {
+            assert!(text(&r).contains("no run to resume"), "{}", text(&r));
+            same(
+                &t,
+                &start,
+                &format!("kill at {n} before the journal changed the tree"),
+            );
+        }
+        let r = logclean(&["undo", s(&u.log_dir)], None);
+        if code(&r) == Some(0) {
+            same(
+                &tree(&u.log_dir),
+                &start,
+                &format!("undo after a kill at {n}: {}", text(&r)),
+            );
+        } else {
+            same(
+                &tree(&u.log_dir),
+                &start,
+                &format!("kill at {n}: {}", text(&r)),
+            );
+        }
+        n += 1;
+        assert!(n < 500, "the run never finished");
+    }
+    assert!(n > 10, "too few steps were tested: {n}");
+}
+
+#[test]
+fn rebuild_index_killed_at_every_step_resumes_or_undoes() {
+    crash_at_every_step(damaged, rebuild_args);
+}
+
+#[test]
+fn roll_killed_at_every_step_resumes_or_undoes() {
+    crash_at_every_step(
+        || Copy::new("idle-active-segment", "logs-0"),
+        |c| {
+            vec![
+                "roll".into(),
+                s(&c.p("trickle-0")).into(),
+                "--execute".into(),
+            ]
+        },
+    );
+}
+
+#[test]
+fn named_failpoints_stop_the_run_and_undo_restores() {
+    // (The fsutil points fire first while staging, before the journal exists; the numbered
+    // failpoints of the tests above reach them inside every step.)
+    for point in [
+        "journal::after_begin:0",
+        "journal::after_begin:1",
+        "journal::before_done:2",
+    ] {
+        let c = damaged();
+        let start = tree(&c.log_dir);
+        let o = run_strs(
+            &rebuild_args(&c),
+            Some(("LOGCLEAN_FAILPOINT", point.into())),
+        );
+        assert_eq!(o.status.signal(), Some(9), "{point}");
+        // A second run refuses while one is pending.
+        let again = run_strs(&rebuild_args(&c), None);
+        assert_eq!(code(&again), Some(3), "{}", text(&again));
+        assert!(text(&again).contains("logclean resume"), "{}", text(&again));
+        let u = logclean(&["undo", s(&c.log_dir)], None);
+        assert_eq!(code(&u), Some(0), "{point}: {}", text(&u));
+        same(&tree(&c.log_dir), &start, point);
+    }
+}
+
+#[test]
+fn a_finished_run_can_be_undone_and_purge_keeps_nothing() {
+    let c = damaged();
+    let start = tree(&c.log_dir);
+    let o = run_strs(&rebuild_args(&c), None);
+    assert_eq!(code(&o), Some(2), "{}", text(&o));
+    let u = logclean(&["undo", s(&c.log_dir)], None);
+    assert_eq!(code(&u), Some(0), "{}", text(&u));
+    same(&tree(&c.log_dir), &start, "undo of a finished run");
+    let mut args = rebuild_args(&c);
+    args.push("--purge".into());
+    run_strs(&args, None);
+    let u = logclean(&["undo", s(&c.log_dir)], None);
+    assert_eq!(code(&u), Some(3), "{}", text(&u));
+}
+
+#[test]
+fn refuses_dirs_that_are_not_log_dirs() {
+    let c = Copy::new("basic-delete", "logs-0");
+    fs::remove_file(c.p("meta.properties")).unwrap();
+    fs::remove_file(c.p(&format!("{SEG0}.index"))).unwrap();
+    let before = tree(&c.log_dir);
+    for args in [
+        vec!["rebuild-index", s(&c.log_dir), "--execute"],
+        vec!["rebuild-index", s(&c.log_dir)],
+        vec!["roll", s(&c.p("orders-0")), "--execute"],
+    ] {
+        let o = logclean(&args, None);
+        assert_eq!(code(&o), Some(3), "{}", text(&o));
+        assert!(
+            text(&o).contains("not a Kafka log directory"),
+            "{}",
+            text(&o)
+        );
+    }
+    same(&tree(&c.log_dir), &before, "refused runs");
+}
+
+#[test]
+fn refuses_the_metadata_log_and_symlink_escapes() {
+    let c = Copy::new("basic-delete", "logs-0");
+    let o = logclean(
+        &["roll", s(&c.p("__cluster_metadata-0")), "--execute"],
+        None,
+    );
+    assert_eq!(code(&o), Some(3), "{}", text(&o));
+    assert!(text(&o).contains("metadata log"), "{}", text(&o));
+    // A partition dir that is a symlink to a dir outside the log dir.
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("orders-9");
+    copy_dir(&c.p("orders-0"), &target);
+    fs::remove_file(target.join("00000000000000000000.index")).unwrap();
+    std::os::unix::fs::symlink(&target, c.p("orders-9")).unwrap();
+    let before = tree(outside.path());
+    let o = logclean(&["rebuild-index", s(&c.log_dir), "--execute"], None);
+    assert_eq!(code(&o), Some(3), "{}", text(&o));
+    assert!(text(&o).contains("outside the log dir"), "{}", text(&o));
+    same(&tree(outside.path()), &before, "outside the log dir");
+}
+
+#[test]
+fn refuses_a_locked_log_dir_with_exit_3() {
+    use nix::fcntl::{fcntl, FcntlArg};
+    use nix::libc;
+    let c = Copy::new("basic-delete", "logs-0");
+    fs::remove_file(c.p(&format!("{SEG0}.index"))).unwrap();
+    let lock = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(c.p(".lock"))
+        .unwrap();
+    // What the broker's FileChannel.tryLock takes: a POSIX record lock on the whole file.
+    let fl = libc::flock {
+        l_type: libc::F_WRLCK as libc::c_short,
+        l_whence: libc::SEEK_SET as libc::c_short,
+        l_start: 0,
+        l_len: 0,
+        l_pid: 0,
+    };
+    // Taken after the listing: closing any fd of `.lock` in this process (as reading it does)
+    // would release a POSIX lock.
+    let before = tree(&c.log_dir);
+    fcntl(&lock, FcntlArg::F_SETLK(&fl)).unwrap();
+    for args in [
+        vec!["rebuild-index", s(&c.log_dir), "--execute"],
+        vec!["rebuild-index", s(&c.log_dir)],
+        vec!["roll", s(&c.p("orders-0")), "--execute"],
+        vec!["resume", s(&c.log_dir)],
+        vec!["undo", s(&c.log_dir)],
+    ] {
+        let o = logclean(&args, None);
+        assert_eq!(code(&o), Some(3), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("a running broker holds"), "{}", text(&o));
+    }
+    // Reading is allowed.
+    let o = logclean(&["rebuild-index", "--verify-only", s(&c.log_dir)], None);
+    assert_eq!(code(&o), Some(1), "{}", text(&o));
+    drop(lock);
+    same(&tree(&c.log_dir), &before, "refused runs");
+}
+
+#[test]
+fn sigint_finishes_the_current_step_and_leaves_a_resumable_journal() {
+    let reference = damaged();
+    run_strs(&rebuild_args(&reference), None);
+    let done = tree(&reference.log_dir);
+    let c = damaged();
+    let o = run_strs(
+        &rebuild_args(&c),
+        Some(("LOGCLEAN_FAILPOINT", "sigint:journal::after_begin:1".into())),
+    );
+    assert_eq!(code(&o), Some(130), "{}", text(&o));
+    assert!(text(&o).contains("interrupted after 2 of"), "{}", text(&o));
+    let r = logclean(&["resume", s(&c.log_dir)], None);
+    assert_eq!(code(&r), Some(0), "{}", text(&r));
+    same(&tree(&c.log_dir), &done, "resume after SIGINT");
+}

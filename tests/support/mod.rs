@@ -1,0 +1,63 @@
+//! Running the `logclean` binary in tests: every run goes through `prlimit --as` (an address
+//! space cap) so that a test also shows memory stays bounded, and through `setpriv` as `nobody`
+//! when it must not read what root could. Without `prlimit` the runs are uncapped and a note on
+//! stderr says so.
+
+#![allow(dead_code)] // each test crate uses its own part of this module
+#![allow(clippy::unwrap_used)] // test code: a panic is a failed test
+
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The default address-space cap of a run (a memory map of a large file comes on top).
+pub const MEMORY_CAP_BYTES: u64 = 1 << 30;
+
+/// Whether `prlimit` can be run.
+pub fn prlimit_available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let ok = Command::new("prlimit")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!("note: prlimit not found; logclean runs without a memory cap");
+        }
+        ok
+    })
+}
+
+/// Whether the tests run as root (who reads any file).
+pub fn euid_is_root() -> bool {
+    static ROOT: OnceLock<bool> = OnceLock::new();
+    *ROOT.get_or_init(|| {
+        let out = Command::new("id").arg("-u").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "0"
+    })
+}
+
+/// The `logclean` binary under an address-space cap of `cap_bytes`, as `nobody` when
+/// `unprivileged` and root. Arguments for logclean itself are added by the caller.
+pub fn logclean_capped(cap_bytes: u64, unprivileged: bool) -> Command {
+    let bin = env!("CARGO_BIN_EXE_logclean");
+    let mut argv: Vec<String> = Vec::new();
+    if prlimit_available() {
+        argv.extend(["prlimit".into(), format!("--as={cap_bytes}")]);
+    }
+    if unprivileged && euid_is_root() {
+        argv.extend(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+            ]
+            .map(String::from),
+        );
+    }
+    argv.push(bin.into());
+    let (program, args) = argv.split_first().unwrap();
+    let mut c = Command::new(program);
+    c.args(args);
+    c
+}
