@@ -195,6 +195,20 @@ mod tests {
     }
 
     #[test]
+    fn missing_time_index_of_a_segment_without_index_is_rebuilt_after_a_clean_shutdown() {
+        // No .index: the broker recovers the segment on start whatever the shutdown was, and
+        // recovery rebuilds the time index too.
+        let s = Scratch::new();
+        std::fs::remove_file(s.path(TIMEINDEX)).unwrap();
+        std::fs::remove_file(s.path("orders-0/00000000000000000004.index")).unwrap();
+        assert!(s.path(".kafka_cleanshutdown").exists());
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["timeindex.missing"]);
+        assert!(f[0].message.contains("rebuilds"), "{}", f[0].message);
+        assert!(f[0].fix.contains("none needed"), "{}", f[0].fix);
+    }
+
+    #[test]
     fn zero_tail_on_a_rolled_segment_says_retention_expires_it() {
         let s = Scratch::new();
         let mut b = std::fs::read(s.path(TIMEINDEX)).unwrap();

@@ -284,3 +284,47 @@ pub fn replica_facts(
         topic,
     })
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::checks::test_support::Scratch;
+    use crate::model::segment::ScanDepth;
+
+    /// Segment 4 of `orders-0` without its `.index` and `.timeindex`, in a dir that shut down
+    /// cleanly: the next start recovers it all the same (`loadSegmentFiles`), so the rules see
+    /// the largest batch timestamp, not the `.log` mtime the files alone would give.
+    #[test]
+    fn a_segment_without_index_after_a_clean_shutdown_carries_its_recovered_timestamp() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path("orders-0/00000000000000000004.index")).unwrap();
+        std::fs::remove_file(s.path("orders-0/00000000000000000004.timeindex")).unwrap();
+        let d = s.load(ScanDepth::Headers);
+        assert!(d.clean_shutdown.is_some());
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let recovery = partition_recovery(true, p);
+        let seg = |base: i64| p.segments.iter().find(|s| s.base_offset == Offset(base));
+        let four = seg(4).unwrap();
+        assert!(recovery.recovers(four));
+        let f = segment_facts(four, &recovery);
+        assert_eq!(f.max_timestamp_source, MaxTimestampSource::Recovered);
+        assert_eq!(Some(f.max_timestamp), four.max_batch_timestamp_seen());
+        assert!(f.max_timestamp.is_set());
+        assert_eq!(f.largest_timestamp().1, TimestampSource::Recovered);
+
+        // Its neighbour keeps its index and is not recovered: the value on disk.
+        let eight = seg(8).unwrap();
+        assert!(!recovery.recovers(eight));
+        let f = segment_facts(eight, &recovery);
+        assert_eq!(f.max_timestamp_source, MaxTimestampSource::TimeIndex);
+        assert_eq!(
+            Some(f.max_timestamp),
+            eight.largest_timestamp_on_disk().known()
+        );
+    }
+}
