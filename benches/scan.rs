@@ -14,6 +14,10 @@
 //! `LOGCLEAN_BENCH_SMALL=1 cargo bench --bench scan` (quick). `LOGCLEAN_BENCH_DIR=/some/dir`
 //! keeps the generated data there and reuses it on the next run (default: a temp dir, deleted).
 //! `LOGCLEAN_BENCH_ONLY=scan|partitions|verify` runs one part.
+//! 3. (only with `LOGCLEAN_BENCH_ONLY=memory`) The model's resident memory for
+//!    `LOGCLEAN_BENCH_SEGMENTS` (default 1,000,000) one-batch segments, 1000 per partition, with
+//!    empty `.index`/`.timeindex` as Kafka leaves them for a segment smaller than
+//!    `index.interval.bytes` (~4 KiB of disk per segment, 0-byte index files).
 
 // Benchmark code over data it generates itself: a panic here is a failed benchmark run.
 #![allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used)]
@@ -519,7 +523,7 @@ fn bench_many_partitions(work: &Path, small: bool) {
             let with_ckpt = d
                 .partitions
                 .iter()
-                .filter(|p| p.checkpoints.recovery_point == Some(1))
+                .filter(|p| p.checkpoints.recovery_point == Some(logclean::model::units::Offset(1)))
                 .count();
             assert_eq!(with_ckpt, partitions, "checkpoint entries found");
             partitions
@@ -744,6 +748,85 @@ fn bench_verify(work: &Path, small: bool) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// 3. The model's memory for many tiny segments.
+
+/// Writes `n` one-batch segments, 1000 per partition, with empty index files.
+fn generate_tiny(dir: &Path, n: usize) {
+    const PER_PARTITION: usize = 1000;
+    let partitions = n.div_ceil(PER_PARTITION);
+    let names: Vec<(String, i64)> = (0..partitions)
+        .map(|p| (format!("tiny-{p}"), PER_PARTITION as i64))
+        .collect();
+    write_root(dir, &names);
+    let mut log = Vec::new();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for (p, (name, _)) in names.iter().enumerate() {
+        let pdir = dir.join(name);
+        write_partition_files(&pdir, p as u64);
+        let here = PER_PARTITION.min(n - p * PER_PARTITION);
+        for s in 0..here as i64 {
+            log.clear();
+            let rec = Rec {
+                ts_delta: 0,
+                key: format!("k{}", rng.below(1000)).into_bytes(),
+                value: json_value(&mut rng, 64),
+            };
+            push_batch(
+                &mut log,
+                s,
+                1_780_000_000_000 + s,
+                Compression::None,
+                &[rec],
+            );
+            let stem = pdir.join(format!("{s:020}"));
+            std::fs::write(stem.with_extension("log"), &log).expect("write");
+            std::fs::write(stem.with_extension("index"), b"").expect("write");
+            std::fs::write(stem.with_extension("timeindex"), b"").expect("write");
+        }
+    }
+}
+
+fn bench_model_memory(work: &Path, n: usize) {
+    let dir = work.join(format!("tiny-{n}"));
+    let marker = work.join(format!("tiny-{n}.complete"));
+    println!("## model memory: {n} one-batch segments");
+    println!(
+        "size_of::<Segment>() = {} bytes",
+        std::mem::size_of::<logclean::model::segment::Segment>()
+    );
+    if marker.exists() {
+        println!("reusing {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+        let t = Instant::now();
+        generate_tiny(&dir, n);
+        std::fs::write(&marker, b"").expect("write");
+        println!("generated in {:.1} s", secs(t.elapsed()));
+    }
+    let before = proc_status_mb("VmRSS:");
+    let t = Instant::now();
+    let held = load_log_dir(
+        &dir,
+        &Selection::default(),
+        &LoadOptions::uniform(ScanDepth::Tail, ReadMode::Mmap),
+        &|| {},
+    )
+    .expect("load");
+    let elapsed = t.elapsed();
+    let segs: usize = held.partitions.iter().map(|p| p.segments.len()).sum();
+    assert_eq!(segs, n, "segments loaded");
+    if let (Some(a), Some(b)) = (before, proc_status_mb("VmRSS:")) {
+        println!(
+            "model held after one Tail load ({:.1} s): {:.0} MB resident ({:.0} bytes per segment)",
+            secs(elapsed),
+            b - a,
+            (b - a) * 1e6 / n as f64
+        );
+    }
+    drop(held);
+}
+
 /// Peak resident memory of this process (VmHWM), if /proc says.
 fn peak_rss_mb() -> Option<f64> {
     proc_status_mb("VmHWM:")
@@ -780,6 +863,13 @@ fn main() {
     }
     if only.is_empty() || only == "verify" {
         bench_verify(&work.path, small);
+    }
+    if only == "memory" {
+        let n = std::env::var("LOGCLEAN_BENCH_SEGMENTS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1_000_000);
+        bench_model_memory(&work.path, n);
     }
     println!("total {:.1} s", secs(t.elapsed()));
 }

@@ -12,6 +12,9 @@ use logclean::checks::finding::{FindingClass, Severity};
 use logclean::checks::inspect::inspect_findings;
 use logclean::model::log_dir::{load_log_dir, LogDir, Selection};
 use logclean::model::segment::{LoadOptions, ScanDepth};
+use logclean::model::units::Offset;
+use logclean::rules::facts::TimestampSource;
+use logclean::rules::recovery::recovery_on_next_start;
 use serde_json::Value;
 
 fn fixtures_root() -> PathBuf {
@@ -65,7 +68,7 @@ fn fixtures_have_no_corruption_or_io_findings() {
     for dir in scenarios() {
         let m = manifest(&dir);
         let dirs = load(&dir, &m, ScanDepth::Verify);
-        let findings = inspect_findings(&dirs, ScanDepth::Verify);
+        let findings = inspect_findings(&dirs);
         let bad: Vec<_> = findings
             .iter()
             .filter(|f| f.class != FindingClass::Condition || f.severity >= Severity::Warning)
@@ -117,7 +120,7 @@ fn figures_match_what_the_broker_reported() {
                     )
                 });
             let what = format!("{} {topic}-{partition}", dir.display());
-            let bases: Vec<i64> = ours.segments.iter().map(|s| s.base_offset).collect();
+            let bases: Vec<i64> = ours.segments.iter().map(|s| s.base_offset.get()).collect();
             let expected: Vec<i64> = p["segments_on_disk"]
                 .as_array()
                 .unwrap()
@@ -126,23 +129,23 @@ fn figures_match_what_the_broker_reported() {
                 .collect();
             assert_eq!(bases, expected, "{what}: segment base offsets");
             assert_eq!(
-                ours.log_end_offset(),
+                ours.log_end_offset().map(Offset::get),
                 p["log_end_offset"].as_i64(),
                 "{what}: log end offset"
             );
             if clean {
                 assert_eq!(
-                    ours.log_start_offset(),
+                    ours.log_start_offset().map(Offset::get),
                     p["log_start_offset"].as_i64(),
                     "{what}: log start offset"
                 );
                 assert_eq!(
-                    ours.checkpoints.high_watermark,
+                    ours.checkpoints.high_watermark.map(Offset::get),
                     p["high_watermark"].as_i64(),
                     "{what}: high watermark"
                 );
                 assert_eq!(
-                    Some(ours.size() as i64),
+                    Some(ours.size().get() as i64),
                     p["size_bytes"].as_i64(),
                     "{what}: size"
                 );
@@ -157,7 +160,7 @@ fn figures_match_what_the_broker_reported() {
                     .segments
                     .iter()
                     .filter(|s| s.files.txn_index.is_some())
-                    .map(|s| s.base_offset)
+                    .map(|s| s.base_offset.get())
                     .collect();
                 let expected: Vec<i64> = txn.iter().map(|v| v.as_i64().unwrap()).collect();
                 assert_eq!(ours_txn, expected, "{what}: txn indexes");
@@ -175,7 +178,14 @@ fn tail_scan_agrees_with_full_scan() {
         let tail = load(&dir, &m, ScanDepth::Tail);
         let full = load(&dir, &m, ScanDepth::Headers);
         for (t, f) in tail.iter().zip(&full) {
-            for (tp, fp) in t.partitions.iter().zip(&f.partitions) {
+            let (t_plan, f_plan) = (recovery_on_next_start(t), recovery_on_next_start(f));
+            for (((tp, fp), tr), fr) in t
+                .partitions
+                .iter()
+                .zip(&f.partitions)
+                .zip(&t_plan.partitions)
+                .zip(&f_plan.partitions)
+            {
                 assert_eq!(
                     tp.log_end_offset(),
                     fp.log_end_offset(),
@@ -187,7 +197,11 @@ fn tail_scan_agrees_with_full_scan() {
                     assert_eq!(tl.next_offset, fl.next_offset, "{}", ts.base_offset);
                     assert_eq!(tl.first_batch, fl.first_batch);
                     assert_eq!(tl.last_batch, fl.last_batch);
-                    assert_eq!(ts.largest_timestamp, fs.largest_timestamp);
+                    assert_eq!(
+                        ts.largest_timestamp_on_disk(),
+                        fs.largest_timestamp_on_disk()
+                    );
+                    assert_eq!(tr.largest_timestamp(ts), fr.largest_timestamp(fs));
                 }
             }
         }
@@ -202,10 +216,12 @@ fn largest_timestamp_is_the_largest_batch_timestamp() {
     for dir in scenarios() {
         let m = manifest(&dir);
         for d in load(&dir, &m, ScanDepth::Headers) {
-            for p in d
+            let plan = recovery_on_next_start(&d);
+            for (p, recovery) in d
                 .partitions
                 .iter()
-                .filter(|p| p.name.as_ref().is_some_and(|n| !n.is_metadata_log()))
+                .zip(&plan.partitions)
+                .filter(|(p, _)| p.name.as_ref().is_some_and(|n| !n.is_metadata_log()))
             {
                 if p.name
                     .as_ref()
@@ -221,12 +237,12 @@ fn largest_timestamp_is_the_largest_batch_timestamp() {
                     else {
                         continue;
                     };
-                    let (ts, source) = s.largest_timestamp.unwrap();
+                    let (ts, source) = recovery.largest_timestamp(s).unwrap();
                     // Segments the broker recovers on start get their timestamp from the batches.
-                    let expected_source = if s.recovered_on_start {
-                        logclean::model::segment::TimestampSource::Recovery
+                    let expected_source = if recovery.recovers(s) {
+                        TimestampSource::Recovered
                     } else {
-                        logclean::model::segment::TimestampSource::TimeIndex
+                        TimestampSource::TimeIndex
                     };
                     assert_eq!(source, expected_source, "{}", p.path.display());
                     assert_eq!(ts, max, "{} segment {}", p.path.display(), s.base_offset);

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use crate::formats::offset_index::OffsetPosition;
-use crate::model::listing::FileInfo;
 use crate::model::log_dir::LogDir;
-use crate::model::names::PartitionDirState;
+use crate::model::names::{PartitionDirState, SegmentFileKind};
 use crate::model::partition::Partition;
 use crate::model::segment::{IndexLogMismatch, IndexShape, Segment};
+use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog::{self, FindingKind};
 use super::file::problem_finding;
@@ -19,16 +19,16 @@ use super::location::{at_segment, at_segment_file};
 use super::problems::{summarise, Problem};
 
 /// Whether a zero-filled index tail is what the broker normally leaves or repairs itself: a
-/// segment it recovers on the next start (its indexes are rebuilt), the metadata log's active
+/// segment it recovers on the next start (`recovered`: its indexes are rebuilt), the metadata log's active
 /// segment (the Raft layer leaves its indexes preallocated even on a clean shutdown), or any
 /// segment of a `-delete` dir (renamed while active, never loaded again). Seen with Kafka 4.4.
-pub fn zero_tail_expected(p: &Partition, seg: &Segment) -> bool {
+pub fn zero_tail_expected(p: &Partition, seg: &Segment, recovered: bool) -> bool {
     let set_aside = p
         .name
         .as_ref()
         .is_some_and(|n| matches!(n.state, PartitionDirState::Delete(_)));
     let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
-    set_aside || seg.recovered_on_start || (seg.active && metadata_log)
+    set_aside || recovered || (seg.active && metadata_log)
 }
 
 /// What differs between the offset index and the time index in their findings.
@@ -73,13 +73,13 @@ pub const TIME_INDEX: IndexKind = IndexKind {
     zero_tail_effect: "Kafka reads its last slot, so it sees a largest timestamp of 0",
 };
 
-/// The path of an optional file (empty when absent).
-pub fn path_of(f: &Option<FileInfo>) -> PathBuf {
-    f.as_ref().map(|f| f.path.clone()).unwrap_or_default()
+/// The path of `seg`'s file of `kind` in `p` (empty when absent).
+pub fn path_of(p: &Partition, seg: &Segment, kind: SegmentFileKind) -> PathBuf {
+    seg.path(&p.path, kind).unwrap_or_default()
 }
 
-fn slots(n: usize) -> EvidenceValue {
-    EvidenceValue::Count(n as u64)
+fn slots(n: u32) -> EvidenceValue {
+    EvidenceValue::Count(u64::from(n))
 }
 
 /// Findings every index shares: Kafka's sanity check, a zero tail where Kafka would read it, and
@@ -93,12 +93,12 @@ pub fn index_shape_findings(
     expected_zero_tail: bool,
     out: &mut Vec<Finding>,
 ) {
-    let at = |slot: usize| Location {
-        byte_offset: Some(slot as u64 * kind.entry_size),
+    let at = |slot: u32| Location {
+        byte_offset: Some(u64::from(slot) * kind.entry_size),
         ..loc.clone()
     };
     if let Some(first) = shape
-        .sanity
+        .sanity()
         .first()
         .filter(|_| !(expected_zero_tail && shape.zero_tail > 0))
     {
@@ -115,7 +115,7 @@ pub fn index_shape_findings(
                     kind.name
                 ),
             )
-            .with_evidence(summarise(&shape.sanity)),
+            .with_evidence(summarise(shape.sanity())),
         );
     }
     if shape.zero_tail > 0 && !expected_zero_tail {
@@ -136,7 +136,7 @@ pub fn index_shape_findings(
             f
         });
     }
-    if shape.garbage > 0 || !shape.entry_problems.is_empty() {
+    if shape.garbage > 0 || !shape.entry_problems().is_empty() {
         out.push(
             Finding::new(
                 kind.bad_entries,
@@ -146,19 +146,27 @@ pub fn index_shape_findings(
             .evidence("slots", slots(shape.slots))
             .evidence("valid_entries", slots(shape.valid_entries))
             .evidence("garbage_slots", slots(shape.garbage))
-            .with_evidence(summarise(&shape.entry_problems)),
+            .with_evidence(summarise(shape.entry_problems())),
         );
     }
 }
 
-/// Findings about the `.index` of `seg`.
-pub fn offset_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &mut Vec<Finding>) {
-    let base = seg.base_offset;
+/// Findings about the `.index` of `seg`. Its entries are not compared with the log when
+/// `recovery` recovers the segment: the broker rebuilds the index from the batches.
+pub fn offset_index_findings(
+    dir: &LogDir,
+    p: &Partition,
+    seg: &Segment,
+    recovery: &PartitionRecovery,
+    out: &mut Vec<Finding>,
+) {
+    let recovered = recovery.recovers(seg);
+    let base = seg.base_offset.get();
     let ix = match &seg.index {
         None => {
             out.push(Finding::new(
                 OFFSET_INDEX.missing,
-                at_segment_file(dir, p, base, &path_of(&seg.files.log), None),
+                at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None),
                 "no .index: the broker recovers (re-reads and re-indexes) this segment on start",
             ));
             return;
@@ -174,15 +182,18 @@ pub fn offset_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &m
         }
         Some(Ok(ix)) => ix,
     };
-    let loc = at_segment_file(dir, p, base, &path_of(&seg.files.index), None);
+    let loc = at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Index), None);
     index_shape_findings(
         &OFFSET_INDEX,
         &ix.shape,
         &loc,
         seg.active,
-        zero_tail_expected(p, seg),
+        zero_tail_expected(p, seg, recovered),
         out,
     );
+    if recovered {
+        return;
+    }
     // One finding per file, at its first disagreeing entry; the rest are counted (bounded).
     if let Some(first) = ix.log_mismatches.first() {
         let (slot, entry) = mismatch_entry(first);
@@ -223,7 +234,10 @@ fn mismatch_entry(m: &IndexLogMismatch) -> (usize, OffsetPosition) {
 fn mismatch_what(m: &IndexLogMismatch) -> String {
     match m {
         IndexLogMismatch::PositionPastLog { log_valid_end, .. } => {
-            format!("points past the end of the log data ({log_valid_end} bytes)")
+            format!(
+                "points past the end of the log data ({} bytes)",
+                log_valid_end.get()
+            )
         }
         IndexLogMismatch::NotABatchStart { .. } => {
             "does not point at the start of a batch".to_string()
@@ -267,7 +281,7 @@ impl Problem for IndexLogMismatch {
         match self {
             IndexLogMismatch::PositionPastLog { log_valid_end, .. } => v.push(Evidence {
                 name: "log_valid_end",
-                value: EvidenceValue::Bytes(*log_valid_end),
+                value: EvidenceValue::Bytes(log_valid_end.get()),
             }),
             IndexLogMismatch::OffsetDisagrees {
                 batch_last_offset, ..
@@ -286,6 +300,7 @@ mod tests {
     use super::*;
     use crate::checks::test_support::{codes, Scratch};
     use crate::model::segment::ScanDepth;
+    use crate::rules::recovery::partition_recovery;
 
     const INDEX: &str = "orders-0/00000000000000000004.index";
 
@@ -296,9 +311,10 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
+        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
         let mut out = Vec::new();
         for seg in &p.segments {
-            offset_index_findings(&d, p, seg, &mut out);
+            offset_index_findings(&d, p, seg, &recovery, &mut out);
         }
         out
     }
@@ -349,6 +365,53 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_recovered_on_start_has_no_index_disagreement() {
+        // Unclean shutdown, recovery point 8: segment 12 is recovered, its index rebuilt. A cut
+        // tail is `log.truncated_tail` (a warning), not an index that disagrees with the log.
+        let s = Scratch::of("unclean-shutdown/logs-0");
+        let log = s.path("crash-0/00000000000000000012.log");
+        let b = std::fs::read(&log).unwrap();
+        std::fs::write(&log, &b[..b.len() - 10]).unwrap();
+        for depth in [ScanDepth::Tail, ScanDepth::Headers, ScanDepth::Verify] {
+            let d = s.load(depth);
+            let all = crate::checks::inspect::inspect_findings(std::slice::from_ref(&d));
+            let at_12: Vec<_> = all
+                .iter()
+                .filter(|f| f.location.segment == Some(12))
+                .collect();
+            assert_eq!(
+                at_12.iter().map(|f| f.code).collect::<Vec<_>>(),
+                ["log.truncated_tail"],
+                "{depth:?}: {at_12:#?}"
+            );
+            assert_eq!(at_12[0].severity, Severity::Warning);
+            assert!(all.iter().all(|f| f.severity < Severity::Error), "{all:#?}");
+        }
+        // Were the segment not recovered, its last index entry would disagree with the log.
+        let d = s.load(ScanDepth::Headers);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "crash-0")
+            .unwrap();
+        let seg = p
+            .segments
+            .iter()
+            .find(|s| s.base_offset.get() == 12)
+            .unwrap();
+        let not_recovered = PartitionRecovery {
+            from: None,
+            loaded: true,
+        };
+        let mut out = Vec::new();
+        offset_index_findings(&d, p, seg, &not_recovered, &mut out);
+        assert!(
+            codes(&out).contains(&"index.disagrees_with_log"),
+            "{out:#?}"
+        );
+    }
+
+    #[test]
     fn missing_index_is_a_warning_at_the_log() {
         let s = Scratch::new();
         std::fs::remove_file(s.path(INDEX)).unwrap();
@@ -380,14 +443,18 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
-        let seg = p.segments.iter().find(|s| s.base_offset == 4).unwrap();
+        let seg = p
+            .segments
+            .iter()
+            .find(|s| s.base_offset.get() == 4)
+            .unwrap();
         let Some(Ok(ix)) = &seg.index else {
             panic!("index not parsed")
         };
         assert!(
-            ix.shape.entry_problems.len() >= 50_000,
+            ix.shape.entry_problems().len() >= 50_000,
             "{}",
-            ix.shape.entry_problems.len()
+            ix.shape.entry_problems().len()
         );
         let f = findings(&s, ScanDepth::Headers);
         let bad = f.iter().find(|f| f.code == "index.bad_entries").unwrap();
@@ -398,7 +465,7 @@ mod tests {
         );
         assert!(bad.evidence.contains(&crate::checks::finding::Evidence {
             name: "problems",
-            value: EvidenceValue::Count(ix.shape.entry_problems.len() as u64)
+            value: EvidenceValue::Count(ix.shape.entry_problems().len() as u64)
         }));
         for f in &f {
             assert!(

@@ -4,7 +4,7 @@
 
 use crate::model::log_dir::LogDir;
 use crate::model::mode::run_modes;
-use crate::model::segment::ScanDepth;
+use crate::rules::recovery::recovery_on_next_start;
 
 use super::duplicates::duplicate_partition_findings;
 use super::finding::Finding;
@@ -16,21 +16,24 @@ use super::snapshot::snapshot_findings;
 use super::time_index::time_index_findings;
 use super::txn_index::txn_index_findings;
 
-/// Everything `inspect` can say about loaded log dirs, sorted by location.
-pub fn inspect_findings(dirs: &[LogDir], depth: ScanDepth) -> Vec<Finding> {
+/// Everything `inspect` can say about loaded log dirs, sorted by location. Each partition is
+/// judged at the depth it was read ([`crate::model::partition::Partition::depth`]) and by what
+/// the broker's next start recovers ([`recovery_on_next_start`]).
+pub fn inspect_findings(dirs: &[LogDir]) -> Vec<Finding> {
     let mut out = Vec::new();
     for (dir, mode) in dirs.iter().zip(run_modes(dirs)) {
         log_dir_findings(dir, &mut out);
-        for p in &dir.partitions {
+        let recovery = recovery_on_next_start(dir);
+        for (p, recovery) in dir.partitions.iter().zip(&recovery.partitions) {
             if !partition_dir_findings(dir, p, mode.mode, &mut out) {
                 continue;
             }
             snapshot_findings(dir, p, &mut out);
             let mut prev_next: Option<i64> = None;
             for seg in &p.segments {
-                if log_findings(dir, p, seg, &mut prev_next, &mut out) {
-                    offset_index_findings(dir, p, seg, &mut out);
-                    time_index_findings(dir, p, seg, depth, &mut out);
+                if log_findings(dir, p, seg, recovery, &mut prev_next, &mut out) {
+                    offset_index_findings(dir, p, seg, recovery, &mut out);
+                    time_index_findings(dir, p, seg, recovery, &mut out);
                     txn_index_findings(dir, p, seg, &mut out);
                 }
             }
@@ -51,13 +54,14 @@ pub fn sort_findings(findings: &mut [Finding]) {
 mod tests {
     use super::*;
     use crate::checks::test_support::{codes, Scratch};
+    use crate::model::segment::ScanDepth;
 
     #[test]
     fn healthy_copy_has_no_findings_at_any_depth() {
         let s = Scratch::new();
         for depth in [ScanDepth::Tail, ScanDepth::Headers, ScanDepth::Verify] {
             assert_eq!(
-                codes(&inspect_findings(&[s.load(depth)], depth)),
+                codes(&inspect_findings(&[s.load(depth)])),
                 Vec::<&str>::new()
             );
         }
@@ -69,7 +73,7 @@ mod tests {
         std::fs::write(s.path("zz-notes"), "").unwrap();
         std::fs::write(s.path("orders-0/notes"), "").unwrap();
         std::fs::remove_file(s.path("orders-0/00000000000000000004.index")).unwrap();
-        let f = inspect_findings(&[s.load(ScanDepth::Headers)], ScanDepth::Headers);
+        let f = inspect_findings(&[s.load(ScanDepth::Headers)]);
         assert_eq!(
             codes(&f),
             [

@@ -5,7 +5,9 @@
 
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
+use crate::model::units::{Bytes, Offset};
 
 use super::catalog;
 use super::finding::{EvidenceValue, Finding};
@@ -28,13 +30,13 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
         return;
     }
     let c = &p.checkpoints;
-    let held: Vec<(&'static str, i64)> = [
+    let held: Vec<(&'static str, Offset)> = [
         ("high_watermark", c.high_watermark),
         ("recovery_point", c.recovery_point),
         ("log_start_offset_checkpoint", c.log_start_offset),
     ]
     .into_iter()
-    .filter_map(|(name, v)| v.filter(|v| *v > 0).map(|v| (name, v)))
+    .filter_map(|(name, v)| v.filter(|v| *v > Offset(0)).map(|v| (name, v)))
     .collect();
     let Some(highest) = held.iter().map(|(_, v)| *v).max() else {
         return;
@@ -48,7 +50,7 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
         ),
     );
     for (name, v) in held {
-        f = f.evidence(name, EvidenceValue::Offset(v));
+        f = f.evidence(name, EvidenceValue::Offset(v.get()));
     }
     out.push(f.evidence(
         "segment_files_left",
@@ -60,7 +62,7 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
 /// offset index or time index has valid entries.
 pub fn empty_log_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     for seg in p.segments.iter().filter(|s| !s.active) {
-        if seg.files.log.as_ref().is_none_or(|l| l.size != 0) {
+        if seg.files.log.as_ref().is_none_or(|l| l.size != Bytes(0)) {
             continue;
         }
         let index = seg
@@ -78,7 +80,13 @@ pub fn empty_log_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
         }
         let mut f = Finding::new(
             &catalog::SEGMENT_EMPTY_LOG_WITH_INDEX,
-            at_segment_file(dir, p, seg.base_offset, &path_of(&seg.files.log), None),
+            at_segment_file(
+                dir,
+                p,
+                seg.base_offset.get(),
+                &path_of(p, seg, SegmentFileKind::Log),
+                None,
+            ),
             "rolled segment with an empty .log whose indexes point at records: those records \
              are gone",
         )

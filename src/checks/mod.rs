@@ -20,7 +20,7 @@ pub mod problems;
 pub mod segment;
 pub mod snapshot;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 pub mod time_index;
 pub mod transactions;
 pub mod txn_index;

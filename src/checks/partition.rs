@@ -40,7 +40,7 @@ pub fn partition_dir_findings(
                 loc.clone(),
                 "partition dir marked for deletion; the broker removes it file.delete.delay.ms after start",
             )
-            .evidence("size", EvidenceValue::Bytes(p.size())),
+            .evidence("size", EvidenceValue::Bytes(p.size().get())),
         ),
         PartitionDirState::Future(_) => out.push(Finding::new(
             &catalog::PARTITION_FUTURE_REPLICA,
@@ -53,7 +53,7 @@ pub fn partition_dir_findings(
                 loc.clone(),
                 "stray replica set aside by the broker; it is never deleted automatically",
             )
-            .evidence("size", EvidenceValue::Bytes(p.size())),
+            .evidence("size", EvidenceValue::Bytes(p.size().get())),
         ),
     }
     io_findings(&p.listing.io_problems, &loc, out);
@@ -149,8 +149,8 @@ pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Find
                     "checkpointed log start offset is past the log end: on start the broker deletes \
                      every segment of this partition",
                 )
-                .evidence("log_start_offset_checkpoint", EvidenceValue::Offset(start))
-                .evidence("log_end_offset", EvidenceValue::Offset(leo)),
+                .evidence("log_start_offset_checkpoint", EvidenceValue::Offset(start.get()))
+                .evidence("log_end_offset", EvidenceValue::Offset(leo.get())),
             );
         }
     }
@@ -162,8 +162,8 @@ pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Find
                     loc,
                     "checkpointed high watermark is past the end of the log: acknowledged data is missing",
                 )
-                .evidence("high_watermark", EvidenceValue::Offset(hw))
-                .evidence("log_end_offset", EvidenceValue::Offset(leo)),
+                .evidence("high_watermark", EvidenceValue::Offset(hw.get()))
+                .evidence("log_end_offset", EvidenceValue::Offset(leo.get())),
             );
         }
     }

@@ -4,41 +4,48 @@
 
 use crate::formats::walk::WalkEnd;
 use crate::model::log_dir::LogDir;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
+use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
 use super::file::problem_finding;
 use super::finding::{EvidenceValue, Finding, FindingClass, Severity};
 use super::location::{at_segment, at_segment_file};
 
-/// Findings about the `.log` of `seg`. `prev_next` is the next offset of the previous segment
+/// Findings about the `.log` of `seg`, judged by whether `recovery` (the partition's recovery
+/// on the next start) recovers it. `prev_next` is the next offset of the previous segment
 /// with batches (updated here). Returns false when the segment has no `.log`, in which case its
 /// indexes are orphans and nothing else about it is checked.
 pub fn log_findings(
     dir: &LogDir,
     p: &Partition,
     seg: &Segment,
+    recovery: &PartitionRecovery,
     prev_next: &mut Option<i64>,
     out: &mut Vec<Finding>,
 ) -> bool {
     let files = &seg.files;
-    let base = seg.base_offset;
-    let Some(log_file) = &files.log else {
-        let any = [&files.index, &files.time_index, &files.txn_index]
-            .into_iter()
-            .flatten()
-            .next();
-        if let Some(f) = any {
+    let base = seg.base_offset.get();
+    let Some(_) = &files.log else {
+        let any = [
+            SegmentFileKind::Index,
+            SegmentFileKind::TimeIndex,
+            SegmentFileKind::TxnIndex,
+        ]
+        .into_iter()
+        .find_map(|kind| seg.path(&p.path, kind));
+        if let Some(path) = any {
             out.push(Finding::new(
                 &catalog::SEGMENT_ORPHAN_INDEX,
-                at_segment_file(dir, p, base, &f.path, None),
+                at_segment_file(dir, p, base, &path, None),
                 "index file without its .log; the broker deletes it on start",
             ));
         }
         return false;
     };
-    let recovered = seg.recovered_on_start;
+    let recovered = recovery.recovers(seg);
     let log = match &seg.log {
         Some(Err(e)) => {
             out.push(problem_finding(
@@ -52,35 +59,35 @@ pub fn log_findings(
         None => return true,
         Some(Ok(log)) => log,
     };
-    let path = &log_file.path;
+    let path = &seg.path(&p.path, SegmentFileKind::Log).unwrap_or_default();
     let at = |byte: Option<u64>| at_segment_file(dir, p, base, path, byte);
-    if log.size > i32::MAX as u64 {
+    if log.size.get() > i32::MAX as u64 {
         out.push(
             Finding::new(
                 &catalog::LOG_TOO_LARGE,
                 at(None),
                 "segment is larger than 2 GiB: the broker cannot open it (FileRecords)",
             )
-            .evidence("size", EvidenceValue::Bytes(log.size)),
+            .evidence("size", EvidenceValue::Bytes(log.size.get())),
         );
     }
     if let Some(e) = &log.walk_error {
         out.push(
             Finding::new(
                 &catalog::LOG_CORRUPT_BATCH,
-                at(Some(log.valid_end)),
+                at(Some(log.valid_end.get())),
                 format!("corrupt batch: {}", e.kind),
             )
             .evidence("bad_field_at", EvidenceValue::Position(e.offset))
             .evidence(
                 "unverifiable",
-                EvidenceValue::Bytes(log.size.saturating_sub(log.valid_end)),
+                EvidenceValue::Bytes(log.size.get().saturating_sub(log.valid_end.get())),
             )
             .fix(if recovered {
                 format!(
                     "the broker's recovery on the next start truncates this segment to {} bytes and \
                      deletes later segments; copy the partition aside first if that data matters",
-                    log.valid_end
+                    log.valid_end.get()
                 )
             } else {
                 "the broker will not recover this segment (clean shutdown, below the recovery point): \
@@ -147,17 +154,17 @@ pub fn log_findings(
         }
     }
     if let Some(first) = log.first_batch {
-        if first.base_offset < base {
+        if first.base_offset.get() < base {
             out.push(
                 Finding::new(
                     &catalog::LOG_OFFSET_BELOW_BASE,
-                    at(Some(first.position)),
+                    at(Some(first.position.get())),
                     "first batch starts below the segment's base offset",
                 )
                 .evidence("segment_base_offset", EvidenceValue::Offset(base))
                 .evidence(
                     "batch_base_offset",
-                    EvidenceValue::Offset(first.base_offset),
+                    EvidenceValue::Offset(first.base_offset.get()),
                 ),
             );
         }
@@ -175,7 +182,7 @@ pub fn log_findings(
             );
         }
     }
-    *prev_next = Some(log.next_offset);
+    *prev_next = Some(log.next_offset.get());
     true
 }
 
@@ -184,6 +191,7 @@ mod tests {
     use super::*;
     use crate::checks::test_support::{codes, Scratch};
     use crate::model::segment::ScanDepth;
+    use crate::rules::recovery::partition_recovery;
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
         let d = s.load(depth);
@@ -192,10 +200,11 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
+        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
         let mut out = Vec::new();
         let mut prev = None;
         for seg in &p.segments {
-            log_findings(&d, p, seg, &mut prev, &mut out);
+            log_findings(&d, p, seg, &recovery, &mut prev, &mut out);
         }
         out
     }

@@ -33,8 +33,15 @@ fn copy_dir(from: &Path, to: &Path) {
 impl Scratch {
     /// A fresh copy.
     pub fn new() -> Self {
+        Scratch::of("basic-delete/logs-0")
+    }
+
+    /// A fresh copy of another fixture log dir (`<scenario>/logs-0`).
+    pub fn of(fixture_log_dir: &str) -> Self {
         let tmp = tempfile::tempdir().unwrap();
-        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture_log_dir);
         let log_dir = tmp.path().join("logs-0");
         copy_dir(&src, &log_dir);
         Scratch { _tmp: tmp, log_dir }

@@ -3,8 +3,11 @@
 //! with the log (spec formats §3; cleanup §5: time retention reads the last entry).
 
 use crate::model::log_dir::LogDir;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::{ScanDepth, Segment};
+use crate::model::units::TimestampMs;
+use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
 use super::file::problem_finding;
@@ -12,19 +15,22 @@ use super::finding::{EvidenceValue, Finding, Location};
 use super::index::{index_shape_findings, path_of, zero_tail_expected, TIME_INDEX};
 use super::location::{at_segment, at_segment_file};
 
-/// Findings about the `.timeindex` of `seg`.
+/// Findings about the `.timeindex` of `seg`, at the depth its partition was read. Only its
+/// shape is checked when `recovery` recovers the segment (the broker rebuilds the index).
 pub fn time_index_findings(
     dir: &LogDir,
     p: &Partition,
     seg: &Segment,
-    depth: ScanDepth,
+    recovery: &PartitionRecovery,
     out: &mut Vec<Finding>,
 ) {
-    let base = seg.base_offset;
+    let recovered = recovery.recovers(seg);
+    let depth = p.depth;
+    let base = seg.base_offset.get();
     let ti = match &seg.time_index {
         None => {
-            let loc = at_segment_file(dir, p, base, &path_of(&seg.files.log), None);
-            out.push(if seg.recovered_on_start {
+            let loc = at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None);
+            out.push(if recovered {
                 // Recovery re-reads the batches and rebuilds both indexes (`LogSegment.recover`).
                 Finding::new(
                     TIME_INDEX.missing,
@@ -54,22 +60,29 @@ pub fn time_index_findings(
         }
         Some(Ok(t)) => t,
     };
-    let loc = at_segment_file(dir, p, base, &path_of(&seg.files.time_index), None);
+    let loc = at_segment_file(
+        dir,
+        p,
+        base,
+        &path_of(p, seg, SegmentFileKind::TimeIndex),
+        None,
+    );
     index_shape_findings(
         &TIME_INDEX,
         &ti.shape,
         &loc,
         seg.active,
-        zero_tail_expected(p, seg),
+        zero_tail_expected(p, seg, recovered),
         out,
     );
     // The broker rebuilds the indexes of a recovered segment; nothing below matters for it.
-    if seg.recovered_on_start {
+    if recovered {
         return;
     }
     let Some(log) = seg.log_summary() else { return };
     let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
-    if ti.shape.slots == 0 && !seg.active && log.max_timestamp_seen.is_some_and(|t| t >= 0) {
+    if ti.shape.slots == 0 && !seg.active && log.max_timestamp_seen.is_some_and(TimestampMs::is_set)
+    {
         out.push(Finding::new(
             &catalog::TIMEINDEX_EMPTY,
             loc.clone(),
@@ -89,8 +102,9 @@ pub fn time_index_findings(
         .stats
         .as_ref()
         .and_then(|s| s.max_timestamp)
-        .filter(|t| *t >= 0);
-    let last_offset = log.last_batch.map(|b| b.last_offset);
+        .filter(|t| t.is_set())
+        .map(TimestampMs::get);
+    let last_offset = log.last_batch.map(|b| b.last_offset.get());
     let mut evidence = Vec::new();
     if let Some(log_max) = log_max.filter(|m| *m != last.timestamp) {
         evidence.push((
@@ -130,6 +144,7 @@ mod tests {
     use super::*;
     use crate::checks::finding::Severity;
     use crate::checks::test_support::{codes, Scratch};
+    use crate::rules::recovery::partition_recovery;
 
     const TIMEINDEX: &str = "orders-0/00000000000000000004.timeindex";
 
@@ -140,9 +155,10 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
+        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
         let mut out = Vec::new();
         for seg in &p.segments {
-            time_index_findings(&d, p, seg, depth, &mut out);
+            time_index_findings(&d, p, seg, &recovery, &mut out);
         }
         out
     }
@@ -175,6 +191,20 @@ mod tests {
         assert_eq!(codes(&f), ["timeindex.missing"]);
         assert!(f[0].message.contains("rebuilds"), "{}", f[0].message);
         assert!(!f[0].message.contains("does not"), "{}", f[0].message);
+        assert!(f[0].fix.contains("none needed"), "{}", f[0].fix);
+    }
+
+    #[test]
+    fn missing_time_index_of_a_segment_without_index_is_rebuilt_after_a_clean_shutdown() {
+        // No .index: the broker recovers the segment on start whatever the shutdown was, and
+        // recovery rebuilds the time index too.
+        let s = Scratch::new();
+        std::fs::remove_file(s.path(TIMEINDEX)).unwrap();
+        std::fs::remove_file(s.path("orders-0/00000000000000000004.index")).unwrap();
+        assert!(s.path(".kafka_cleanshutdown").exists());
+        let f = findings(&s, ScanDepth::Headers);
+        assert_eq!(codes(&f), ["timeindex.missing"]);
+        assert!(f[0].message.contains("rebuilds"), "{}", f[0].message);
         assert!(f[0].fix.contains("none needed"), "{}", f[0].fix);
     }
 

@@ -2,6 +2,7 @@
 //! the stricter ones, summarised with bounded evidence (spec formats §3.5).
 
 use crate::model::log_dir::LogDir;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
 
@@ -14,8 +15,8 @@ use super::problems::summarise;
 
 /// Findings about the `.txnindex` of `seg` (none when it has none).
 pub fn txn_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &mut Vec<Finding>) {
-    let base = seg.base_offset;
-    match &seg.txn_index {
+    let base = seg.base_offset.get();
+    match seg.txn_index.as_deref() {
         None => {}
         Some(Err(e)) => out.push(problem_finding(
             at_segment(dir, p, base),
@@ -30,7 +31,7 @@ pub fn txn_index_findings(dir: &LogDir, p: &Partition, seg: &Segment, out: &mut 
                     dir,
                     p,
                     base,
-                    &path_of(&seg.files.txn_index),
+                    &path_of(p, seg, SegmentFileKind::TxnIndex),
                     t.problems.first().map(|p| p.offset()),
                 ),
                 "transaction index fails Kafka's checks; the broker recovers the segment on start",

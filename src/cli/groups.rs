@@ -75,8 +75,8 @@ fn collect(
                 inp.held.insert(
                     tp.clone(),
                     HeldPartition {
-                        log_start_offset,
-                        log_end_offset,
+                        log_start_offset: log_start_offset.get(),
+                        log_end_offset: log_end_offset.get(),
                     },
                 );
             }

@@ -81,7 +81,7 @@ pub fn verify_totals(dirs: &[LogDir]) -> VerifyTotals {
             continue;
         };
         v.segments += 1;
-        v.bytes += log.size;
+        v.bytes += log.size.get();
         v.batches += passed;
         v.crcs += passed + u64::from(log.verify_error.is_some());
         v.offset_indexes += u64::from(s.index.as_ref().is_some_and(|i| i.is_ok()));
@@ -177,7 +177,7 @@ pub fn run(
     let opts = LoadOptions::uniform(depth, read_mode);
     let progress = Progress::new(output.progress, "reading partitions");
     let (dirs, not_log_dirs) = load_targets(&args.paths, &opts, &progress)?;
-    let mut findings = inspect_findings(&dirs, depth);
+    let mut findings = inspect_findings(&dirs);
     findings.extend(not_log_dirs);
     let mut log_dirs: Vec<LogDirDoc> = dirs
         .iter()

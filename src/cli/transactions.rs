@@ -74,8 +74,8 @@ pub fn run(
             } else {
                 replay_producer_state(p, mode).map(|ps| {
                     if ps.producers > 0 {
-                        let leo = p.log_end_offset();
-                        let hw = p.checkpoints.high_watermark.or(leo);
+                        let leo = p.log_end_offset().map(|o| o.get());
+                        let hw = p.checkpoints.high_watermark.map(|o| o.get()).or(leo);
                         replayed.push((tp, ps, hw, leo));
                     }
                 })

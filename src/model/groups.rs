@@ -17,6 +17,7 @@ use crate::formats::record::for_each_record;
 use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
+use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
 use super::units::Offset;
@@ -381,12 +382,13 @@ pub fn replay_partition(
     partition: i32,
     read_mode: ReadMode,
 ) -> Result<(), FileProblem> {
-    let log_start = p.log_start_offset().unwrap_or(i64::MIN);
+    let log_start = p.log_start_offset().map_or(i64::MIN, |o| o.get());
     let mut replay = PartitionReplay::new(state, partition);
     for seg in p.log_segments() {
-        let Some(file) = &seg.files.log else { continue };
-        let bytes =
-            read_file(&file.path, read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
+            continue;
+        };
+        let bytes = read_file(&path, read_mode).map_err(|e| FileProblem::io(&path, &e))?;
         replay.state.bytes += bytes.len() as u64;
         replay_bytes(&mut replay, &bytes, log_start);
     }

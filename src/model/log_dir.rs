@@ -20,6 +20,7 @@ use super::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFil
 use super::partition::{load_partition, parse_small, Partition, PartitionCheckpoints};
 use super::problem::Parsed;
 use super::segment::LoadOptions;
+use super::units::Offset;
 
 /// A parsed offset checkpoint file.
 pub type OffsetCheckpoint = Parsed<CheckpointFile<TopicPartitionOffset>>;
@@ -53,7 +54,7 @@ impl RootCheckpoints {
             let Some(Ok(file)) = file else { continue };
             for e in file.values() {
                 let entry = out.entry((e.topic.as_str(), e.partition)).or_default();
-                slot(entry).get_or_insert(e.offset);
+                slot(entry).get_or_insert(Offset(e.offset));
             }
         }
         out
@@ -61,7 +62,7 @@ impl RootCheckpoints {
 }
 
 /// Which field of [`PartitionCheckpoints`] a root checkpoint file fills.
-type CheckpointSlot = fn(&mut PartitionCheckpoints) -> &mut Option<i64>;
+type CheckpointSlot = fn(&mut PartitionCheckpoints) -> &mut Option<Offset>;
 
 /// Root checkpoint entries by (topic, partition).
 type CheckpointIndex<'a> = HashMap<(&'a str, i32), PartitionCheckpoints>;
@@ -205,10 +206,6 @@ pub fn load_log_dir(
         .as_ref()
         .map(|f| parse_small(f, parse_clean_shutdown));
     partitions.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
-    let clean = clean_shutdown.is_some();
-    for p in &mut partitions {
-        p.mark_recovery(clean);
-    }
     Ok(LogDir {
         path: path.to_path_buf(),
         listing,
@@ -374,14 +371,14 @@ mod tests {
         assert_eq!(
             index[&("a", 0)],
             PartitionCheckpoints {
-                recovery_point: Some(10), // the first of two entries, as a scan finds it
+                recovery_point: Some(Offset(10)), // the first of two entries, as a scan finds it
                 log_start_offset: None,
-                high_watermark: Some(11),
+                high_watermark: Some(Offset(11)),
                 cleaner_offset: None,
             }
         );
-        assert_eq!(index[&("b", 1)].log_start_offset, Some(5));
-        assert_eq!(index[&("c", 0)].high_watermark, Some(7));
+        assert_eq!(index[&("b", 1)].log_start_offset, Some(Offset(5)));
+        assert_eq!(index[&("c", 0)].high_watermark, Some(Offset(7)));
         assert!(!index.contains_key(&("a", 1)));
         assert!(RootCheckpoints::default().index().is_empty());
     }

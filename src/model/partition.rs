@@ -10,9 +10,10 @@ use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, Prod
 
 use super::file_bytes::read_small_file;
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
-use super::names::{PartitionDirName, PartitionDirState};
+use super::names::PartitionDirName;
 use super::problem::{FileProblem, Parsed};
 use super::segment::{load_segment, LoadOptions, ScanDepth, Segment};
+use super::units::{Bytes, Offset};
 
 /// Cap for the small text files of a partition dir.
 const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
@@ -21,13 +22,13 @@ const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PartitionCheckpoints {
     /// `recovery-point-offset-checkpoint`
-    pub recovery_point: Option<i64>,
+    pub recovery_point: Option<Offset>,
     /// `log-start-offset-checkpoint`
-    pub log_start_offset: Option<i64>,
+    pub log_start_offset: Option<Offset>,
     /// `replication-offset-checkpoint` (high watermark)
-    pub high_watermark: Option<i64>,
+    pub high_watermark: Option<Offset>,
     /// `cleaner-offset-checkpoint` (first dirty offset)
-    pub cleaner_offset: Option<i64>,
+    pub cleaner_offset: Option<Offset>,
 }
 
 /// A producer-state snapshot.
@@ -84,7 +85,7 @@ impl Partition {
     /// The log start offset the broker would load: the checkpoint value raised to the first
     /// segment's base offset (spec formats §2.2; `LogLoader`). `None` when not all segments
     /// were loaded.
-    pub fn log_start_offset(&self) -> Option<i64> {
+    pub fn log_start_offset(&self) -> Option<Offset> {
         let first = self.log_segments().next()?.base_offset;
         self.complete().then(|| {
             self.checkpoints
@@ -95,7 +96,7 @@ impl Partition {
 
     /// The log end offset: the active segment's next offset (`None` when not all segments were
     /// loaded).
-    pub fn log_end_offset(&self) -> Option<i64> {
+    pub fn log_end_offset(&self) -> Option<Offset> {
         let last = self.segments.iter().rfind(|s| s.files.log.is_some())?;
         self.complete().then(|| {
             last.log_summary()
@@ -104,43 +105,8 @@ impl Partition {
     }
 
     /// Total bytes of `.log` files.
-    pub fn size(&self) -> u64 {
+    pub fn size(&self) -> Bytes {
         self.segments.iter().map(Segment::size).sum()
-    }
-
-    /// Mark the segments the broker recovers on its next start (`LogLoader.recoverLog`): after an
-    /// unclean shutdown, every segment from the one holding the recovery point on (`LogSegments
-    /// .values(recoveryPoint, MAX)` starts at the floor segment); the metadata log is always
-    /// recovered from 0 (`KafkaMetadataLog`); `-delete` dirs are never recovered.
-    pub fn mark_recovery(&mut self, dir_shut_down_cleanly: bool) {
-        let Some(name) = &self.name else { return };
-        let recovers = match name.state {
-            PartitionDirState::Delete(_) => false,
-            _ if name.is_metadata_log() => true,
-            _ => !dir_shut_down_cleanly,
-        };
-        if !recovers {
-            return;
-        }
-        let recovery_point = if name.is_metadata_log() {
-            0
-        } else {
-            self.checkpoints.recovery_point.unwrap_or(0)
-        };
-        let floor = self
-            .segments
-            .iter()
-            .filter(|s| s.files.log.is_some() && s.base_offset <= recovery_point)
-            .map(|s| s.base_offset)
-            .max()
-            .unwrap_or(i64::MIN);
-        for seg in self
-            .segments
-            .iter_mut()
-            .filter(|s| s.files.log.is_some() && s.base_offset >= floor)
-        {
-            seg.mark_recovered_on_start();
-        }
     }
 }
 

@@ -16,6 +16,7 @@ use crate::formats::txn_state_record::{decode_txn_state_record, TxnStateRecord, 
 use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
+use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
 
@@ -67,8 +68,8 @@ struct Producer {
 
 /// Replay the producer state of `p` (see the module docs).
 pub fn replay_producer_state(p: &Partition, mode: ReadMode) -> Result<ProducerState, FileProblem> {
-    let log_start = p.log_start_offset().unwrap_or(0);
-    let log_end = p.log_end_offset().unwrap_or(i64::MAX);
+    let log_start = p.log_start_offset().map_or(0, |o| o.get());
+    let log_end = p.log_end_offset().map_or(i64::MAX, |o| o.get());
     let snapshot = p
         .snapshots
         .iter()
@@ -97,15 +98,19 @@ pub fn replay_producer_state(p: &Partition, mode: ReadMode) -> Result<ProducerSt
         None => log_start,
     };
     for seg in p.log_segments() {
-        let Some(file) = &seg.files.log else { continue };
-        let end = seg.log_summary().map_or(i64::MAX, |l| l.next_offset);
+        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
+            continue;
+        };
+        let end = seg.log_summary().map_or(i64::MAX, |l| l.next_offset.get());
         let needs_start = producers.values().any(|x| {
-            x.txn_first_ts.is_none() && x.txn_first.is_some_and(|f| f >= seg.base_offset && f < end)
+            x.txn_first_ts.is_none()
+                && x.txn_first
+                    .is_some_and(|f| f >= seg.base_offset.get() && f < end)
         });
         if end <= from && !needs_start {
             continue;
         }
-        let bytes = read_file(&file.path, mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+        let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
         for item in ShallowWalker::new(&bytes) {
             let Ok(b) = item else { break };
             if b.last_offset < from {
@@ -197,10 +202,12 @@ pub fn replay_txn_state(
     mode: ReadMode,
 ) -> Result<(), FileProblem> {
     state.partitions.insert(partition);
-    let log_start = p.log_start_offset().unwrap_or(0);
+    let log_start = p.log_start_offset().map_or(0, |o| o.get());
     for seg in p.log_segments() {
-        let Some(file) = &seg.files.log else { continue };
-        let bytes = read_file(&file.path, mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
+            continue;
+        };
+        let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
         for item in ShallowWalker::new(&bytes) {
             let Ok(b) = item else { break };
             if b.last_offset < log_start || b.is_control {

@@ -9,6 +9,7 @@ use crate::formats::record::{for_each_record, RecordRef};
 use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
+use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
 
@@ -109,16 +110,17 @@ pub fn dump_partition(
         max_records
     };
     for seg in &p.segments {
-        let Some(file) = &seg.files.log else { continue };
-        let bytes =
-            read_file(&file.path, read_mode).map_err(|e| FileProblem::io(&file.path, &e))?;
+        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
+            continue;
+        };
+        let bytes = read_file(&path, read_mode).map_err(|e| FileProblem::io(&path, &e))?;
         for item in ShallowWalker::new(&bytes) {
             if budget == 0 {
                 return Ok(out);
             }
             let Ok(b) = item else { break };
             let mut dump = BatchDump {
-                segment: seg.base_offset,
+                segment: seg.base_offset.get(),
                 position: b.position,
                 size: b.size,
                 magic: b.magic,

@@ -1,5 +1,6 @@
-//! One segment as the broker sees it: base offset, logical size, next offset, first-batch and
-//! largest timestamps, and the health of its three indexes.
+//! One segment as it is on disk: base offset, logical size, next offset, first-batch and
+//! largest timestamps, and the health of its three indexes. Facts only: what the broker's next
+//! start makes of them (recovery, a rebuilt time index) is [`crate::rules::recovery`]'s.
 //!
 //! Cost is chosen by [`ScanDepth`]: `Tail` reads the first batch header, the index tails and the
 //! batches after the last offset-index entry, as Kafka's `readNextOffset` does (O(segments));
@@ -18,11 +19,15 @@ use crate::formats::{ErrorKind, FormatError};
 
 use std::collections::BTreeMap;
 use std::io;
+use std::path::{Path, PathBuf};
 
 use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
 use super::listing::{FileInfo, SegmentFiles};
-use super::names::{PartitionDirName, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
+use super::names::{
+    PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
+};
 use super::problem::{FileProblem, Parsed};
+use super::units::{Bytes, FilePos, Offset, TimestampMs};
 
 /// How much of each segment to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -90,15 +95,15 @@ impl LoadOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchBrief {
     /// Byte position.
-    pub position: u64,
+    pub position: FilePos,
     /// First offset.
-    pub base_offset: i64,
+    pub base_offset: Offset,
     /// Last offset.
-    pub last_offset: i64,
+    pub last_offset: Offset,
     /// First timestamp (v2 base timestamp).
-    pub first_timestamp: i64,
+    pub first_timestamp: TimestampMs,
     /// Max timestamp (what Kafka's roll and retention rules use).
-    pub max_timestamp: i64,
+    pub max_timestamp: TimestampMs,
     /// Magic byte.
     pub magic: i8,
 }
@@ -106,11 +111,11 @@ pub struct BatchBrief {
 impl From<&BatchInfo> for BatchBrief {
     fn from(b: &BatchInfo) -> Self {
         BatchBrief {
-            position: b.position,
-            base_offset: b.base_offset,
-            last_offset: b.last_offset,
-            first_timestamp: b.first_timestamp,
-            max_timestamp: b.max_timestamp,
+            position: FilePos(b.position),
+            base_offset: Offset(b.base_offset),
+            last_offset: Offset(b.last_offset),
+            first_timestamp: TimestampMs(b.first_timestamp),
+            max_timestamp: TimestampMs(b.max_timestamp),
             magic: b.magic,
         }
     }
@@ -124,7 +129,7 @@ pub struct BatchStats {
     /// Records as the v2 headers count them (a legacy message counts as one).
     pub records: u64,
     /// Largest batch max timestamp.
-    pub max_timestamp: Option<i64>,
+    pub max_timestamp: Option<TimestampMs>,
     /// Transactional data batches.
     pub transactional_batches: u64,
     /// Control batches (commit/abort markers).
@@ -143,20 +148,20 @@ type BatchPositions = Vec<(u64, i64, i64)>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSummary {
     /// File length.
-    pub size: u64,
+    pub size: Bytes,
     /// First batch, if any.
     pub first_batch: Option<BatchBrief>,
     /// Last batch, if found.
     pub last_batch: Option<BatchBrief>,
     /// Offset after the last batch (base offset for an empty segment): Kafka's `readNextOffset`.
-    pub next_offset: i64,
+    pub next_offset: Offset,
     /// Every-header statistics (depth `Headers` and up).
     pub stats: Option<Box<BatchStats>>,
     /// Largest batch max timestamp among the batches read (all of them at depth `Headers`; the
     /// first and those after the last offset-index entry at depth `Tail`).
-    pub max_timestamp_seen: Option<i64>,
+    pub max_timestamp_seen: Option<TimestampMs>,
     /// Where the last good batch ends.
-    pub valid_end: u64,
+    pub valid_end: FilePos,
     /// How the walk ended, if it ended without error.
     pub end: Option<WalkEnd>,
     /// The first structural error of the walk (Kafka's recovery would truncate at its offset).
@@ -177,7 +182,7 @@ pub enum IndexLogMismatch {
         /// The entry.
         entry: OffsetPosition,
         /// Where valid log data ends.
-        log_valid_end: u64,
+        log_valid_end: FilePos,
     },
     /// The entry's position is not the start of a batch.
     NotABatchStart {
@@ -198,23 +203,35 @@ pub enum IndexLogMismatch {
     },
 }
 
-/// The layout of an offset or time index file, common to both.
+/// The layout of an offset or time index file, common to both. Slot counts are `u32` (an index
+/// is read whole, and 2^32 slots would be a 32 GiB file; larger counts saturate) and the rare
+/// problem lists are boxed, so that a healthy index costs 32 bytes of the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexShape {
     /// File length.
     pub file_len: u64,
     /// Slots as Kafka counts them (length / entry size).
-    pub slots: usize,
+    pub slots: u32,
     /// Valid entries (strictly increasing prefix before the zero tail).
-    pub valid_entries: usize,
+    pub valid_entries: u32,
     /// Slots in the zero-filled tail.
-    pub zero_tail: usize,
+    pub zero_tail: u32,
     /// Non-zero slots after the valid prefix.
-    pub garbage: usize,
-    /// Kafka's own `sanityCheck` result (empty: Kafka accepts the file).
-    pub sanity: Vec<IndexSanityProblem>,
-    /// Stricter entry checks.
-    pub entry_problems: Vec<IndexEntryProblem>,
+    pub garbage: u32,
+    /// The problems found, if any.
+    problems: Option<Box<IndexProblems>>,
+}
+
+/// What Kafka's sanity check and the stricter entry checks found in an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IndexProblems {
+    sanity: Vec<IndexSanityProblem>,
+    entry_problems: Vec<IndexEntryProblem>,
+}
+
+/// A count as `u32`, saturating.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl IndexShape {
@@ -224,15 +241,30 @@ impl IndexShape {
         sanity: Vec<IndexSanityProblem>,
         entry_problems: Vec<IndexEntryProblem>,
     ) -> Self {
+        let problems = (!sanity.is_empty() || !entry_problems.is_empty()).then(|| {
+            Box::new(IndexProblems {
+                sanity,
+                entry_problems,
+            })
+        });
         IndexShape {
             file_len: layout.file_len(),
-            slots: layout.slot_count(),
-            valid_entries: layout.valid_entries(),
-            zero_tail: layout.zero_tail().len(),
-            garbage: layout.garbage_slots().len(),
-            sanity,
-            entry_problems,
+            slots: count(layout.slot_count()),
+            valid_entries: count(layout.valid_entries()),
+            zero_tail: count(layout.zero_tail().len()),
+            garbage: count(layout.garbage_slots().len()),
+            problems,
         }
+    }
+
+    /// Kafka's own `sanityCheck` result (empty: Kafka accepts the file).
+    pub fn sanity(&self) -> &[IndexSanityProblem] {
+        self.problems.as_ref().map_or(&[], |p| &p.sanity)
+    }
+
+    /// Stricter entry checks.
+    pub fn entry_problems(&self) -> &[IndexEntryProblem] {
+        self.problems.as_ref().map_or(&[], |p| &p.entry_problems)
     }
 }
 
@@ -273,26 +305,128 @@ pub struct TxnIndexSummary {
     pub problems: Vec<TxnIndexProblem>,
 }
 
-/// Where a segment's largest timestamp comes from (Kafka's `LogSegment.largestTimestamp`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimestampSource {
-    /// The last time-index entry.
-    TimeIndex,
-    /// The `.log` file's mtime (the time index is empty).
-    LogMtime,
-    /// The batches: the broker recovers this segment on its next start and rebuilds the time
-    /// index from them.
-    Recovery,
+/// A segment's largest timestamp as the broker reads it from disk when it does not recover the
+/// segment (`LogSegment.largestTimestamp` after a clean start: the `.timeindex`'s last slot by
+/// count if ≥ 0, else the `.log` mtime). What the broker uses after its next start is
+/// [`crate::rules::recovery`]'s answer: a recovered segment rebuilds its time index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiskTimestamp {
+    /// The last time-index slot by count (a zero-tail slot reads as timestamp 0).
+    TimeIndex(TimestampMs),
+    /// The `.log` file's mtime (no time-index slot with a timestamp ≥ 0).
+    LogMtime(TimestampMs),
+    /// It cannot be told from the files, and why.
+    Unknown(UnknownTimestamp),
+}
+
+/// Why a segment's largest timestamp cannot be told from its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownTimestamp {
+    /// No `.log` file (orphan index files, which the broker deletes).
+    NoLogFile,
+    /// The `.timeindex` could not be read, and neither could the `.log` file's mtime.
+    TimeIndexUnreadableAndNoMtime,
+    /// No time-index slot with a timestamp ≥ 0, and the `.log` file's mtime could not be read.
+    NoTimeIndexEntryAndNoMtime,
+}
+
+impl DiskTimestamp {
+    /// The value, when known.
+    pub fn known(self) -> Option<TimestampMs> {
+        match self {
+            DiskTimestamp::TimeIndex(ts) | DiskTimestamp::LogMtime(ts) => Some(ts),
+            DiskTimestamp::Unknown(_) => None,
+        }
+    }
+}
+
+/// One file of a segment as the model keeps it: length and mtime. Its path is not stored (a
+/// path per file was the largest part of a loaded segment): [`Segment::path`] derives it from
+/// the partition dir, the base offset and the kind; only a name that is not the canonical
+/// 20-digit one is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentFile {
+    /// Length in bytes.
+    pub size: Bytes,
+    /// Modification time (Kafka's `lastModified`), if the OS gives one.
+    pub mtime_ms: Option<TimestampMs>,
+    /// The file name, when it is not `{base offset:020}{suffix}` (more than 20 digits).
+    odd_name: Option<Box<str>>,
+}
+
+impl SegmentFile {
+    fn of(info: &FileInfo, base_offset: i64, kind: SegmentFileKind) -> Self {
+        let name = info
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let odd_name = (name != canonical_name(base_offset, kind)).then(|| name.into());
+        SegmentFile {
+            size: Bytes(info.size),
+            mtime_ms: info.mtime_ms.map(TimestampMs),
+            odd_name,
+        }
+    }
+
+    /// The file's name.
+    pub fn name(&self, base_offset: i64, kind: SegmentFileKind) -> String {
+        self.odd_name
+            .as_deref()
+            .map_or_else(|| canonical_name(base_offset, kind), str::to_string)
+    }
+}
+
+/// `{base offset:020}{suffix}`, as the broker names segment files.
+fn canonical_name(base_offset: i64, kind: SegmentFileKind) -> String {
+    format!("{base_offset:020}{}", kind.suffix())
+}
+
+/// The files of one segment found by name (without paths, see [`SegmentFile`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentFileSet {
+    /// `.log`
+    pub log: Option<SegmentFile>,
+    /// `.index`
+    pub index: Option<SegmentFile>,
+    /// `.timeindex`
+    pub time_index: Option<SegmentFile>,
+    /// `.txnindex` (boxed: most segments have none).
+    pub txn_index: Option<Box<SegmentFile>>,
+}
+
+impl SegmentFileSet {
+    fn of(files: &SegmentFiles) -> Self {
+        let base = files.base_offset;
+        let one = |f: &Option<FileInfo>, kind| f.as_ref().map(|f| SegmentFile::of(f, base, kind));
+        SegmentFileSet {
+            log: one(&files.log, SegmentFileKind::Log),
+            index: one(&files.index, SegmentFileKind::Index),
+            time_index: one(&files.time_index, SegmentFileKind::TimeIndex),
+            txn_index: one(&files.txn_index, SegmentFileKind::TxnIndex).map(Box::new),
+        }
+    }
+
+    /// The file of `kind`, if found (`None` for [`SegmentFileKind::Snapshot`], which is the
+    /// partition's).
+    pub fn get(&self, kind: SegmentFileKind) -> Option<&SegmentFile> {
+        match kind {
+            SegmentFileKind::Log => self.log.as_ref(),
+            SegmentFileKind::Index => self.index.as_ref(),
+            SegmentFileKind::TimeIndex => self.time_index.as_ref(),
+            SegmentFileKind::TxnIndex => self.txn_index.as_deref(),
+            SegmentFileKind::Snapshot => None,
+        }
+    }
 }
 
 /// One segment.
 #[derive(Debug, Clone)]
 pub struct Segment {
     /// Base offset, from the file names.
-    pub base_offset: i64,
+    pub base_offset: Offset,
     /// Its files.
-    pub files: SegmentFiles,
+    pub files: SegmentFileSet,
     /// Whether it is the partition's last (active) segment.
     pub active: bool,
     /// The `.log`, or why it could not be read. `None` when there is no `.log` file.
@@ -301,13 +435,8 @@ pub struct Segment {
     pub index: Option<Parsed<OffsetIndexSummary>>,
     /// The `.timeindex`.
     pub time_index: Option<Parsed<TimeIndexSummary>>,
-    /// The `.txnindex`.
-    pub txn_index: Option<Parsed<TxnIndexSummary>>,
-    /// Largest timestamp as Kafka computes it, with its source.
-    pub largest_timestamp: Option<(i64, TimestampSource)>,
-    /// Whether the broker recovers this segment on its next start (set by the partition:
-    /// it depends on the clean-shutdown marker and the recovery point).
-    pub recovered_on_start: bool,
+    /// The `.txnindex` (boxed: most segments have none).
+    pub txn_index: Option<Box<Parsed<TxnIndexSummary>>>,
 }
 
 impl Segment {
@@ -317,32 +446,59 @@ impl Segment {
     }
 
     /// Logical size: the `.log` length.
-    pub fn size(&self) -> u64 {
-        self.files.log.as_ref().map_or(0, |f| f.size)
+    pub fn size(&self) -> Bytes {
+        self.files.log.as_ref().map_or(Bytes(0), |f| f.size)
     }
 
-    /// Mark the segment as recovered on the next start. Recovery rebuilds the time index from
-    /// the batches, so the largest timestamp becomes the largest batch timestamp (the `.log`
-    /// mtime when no batch has one), whatever the current index says.
-    pub fn mark_recovered_on_start(&mut self) {
-        self.recovered_on_start = true;
-        let indexed = self
-            .time_index
+    /// The path of its file of `kind` in `partition_dir` (the dir of the partition holding it),
+    /// if that file was found.
+    pub fn path(&self, partition_dir: &Path, kind: SegmentFileKind) -> Option<PathBuf> {
+        self.files
+            .get(kind)
+            .map(|f| partition_dir.join(f.name(self.base_offset.get(), kind)))
+    }
+
+    /// The `.log` file's mtime, when it could be read.
+    pub fn log_mtime(&self) -> Option<TimestampMs> {
+        self.files.log.as_ref().and_then(|f| f.mtime_ms)
+    }
+
+    /// The largest timestamp as the broker reads it without recovering the segment: the last
+    /// time-index slot by count if ≥ 0 (Kafka reads the last slot by count, so a zero tail
+    /// yields 0 here, as it does in the broker), else the `.log` mtime.
+    pub fn largest_timestamp_on_disk(&self) -> DiskTimestamp {
+        if self.files.log.is_none() {
+            return DiskTimestamp::Unknown(UnknownTimestamp::NoLogFile);
+        }
+        let from_index = match &self.time_index {
+            Some(Ok(t)) if t.shape.slots > 0 => {
+                Some(TimestampMs(t.kafka_last_entry.timestamp)).filter(|ts| ts.is_set())
+            }
+            _ => None,
+        };
+        match (from_index, self.log_mtime()) {
+            (Some(ts), _) => DiskTimestamp::TimeIndex(ts),
+            (None, Some(ms)) => DiskTimestamp::LogMtime(ms),
+            (None, None) if matches!(self.time_index, Some(Err(_))) => {
+                DiskTimestamp::Unknown(UnknownTimestamp::TimeIndexUnreadableAndNoMtime)
+            }
+            (None, None) => DiskTimestamp::Unknown(UnknownTimestamp::NoTimeIndexEntryAndNoMtime),
+        }
+    }
+
+    /// The last valid time-index entry's timestamp (`None`: no entry, or no readable index).
+    pub fn last_valid_time_index_timestamp(&self) -> Option<TimestampMs> {
+        self.time_index
             .as_ref()
             .and_then(|r| r.as_ref().ok())
             .and_then(|t| t.last_valid)
-            .map(|e| e.timestamp);
-        let seen = self.log_summary().and_then(|l| l.max_timestamp_seen);
-        let rebuilt = indexed.max(seen).filter(|ts| *ts >= 0);
-        self.largest_timestamp = match rebuilt {
-            Some(ts) => Some((ts, TimestampSource::Recovery)),
-            None => self
-                .files
-                .log
-                .as_ref()
-                .and_then(|f| f.mtime_ms)
-                .map(|ms| (ms, TimestampSource::LogMtime)),
-        };
+            .map(|e| TimestampMs(e.timestamp))
+    }
+
+    /// The largest batch max timestamp among the batches read (see
+    /// [`LogSummary::max_timestamp_seen`]; `None`: none read, or the `.log` unreadable).
+    pub fn max_batch_timestamp_seen(&self) -> Option<TimestampMs> {
+        self.log_summary().and_then(|l| l.max_timestamp_seen)
     }
 }
 
@@ -367,39 +523,19 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
         })
     });
     let time_index = files.time_index.as_ref().map(|f| load_time_index(f, base));
-    let txn_index = files.txn_index.as_ref().map(|f| load_txn_index(f, base));
+    let txn_index = files
+        .txn_index
+        .as_ref()
+        .map(|f| Box::new(load_txn_index(f, base)));
 
-    let largest_timestamp = largest_timestamp(time_index.as_ref(), files.log.as_ref());
     Segment {
-        base_offset: base,
-        files,
+        base_offset: Offset(base),
+        files: SegmentFileSet::of(&files),
         active,
         log: log.map(|r| r.map(|(s, _)| s)),
         index,
         time_index,
         txn_index,
-        largest_timestamp,
-        recovered_on_start: false,
-    }
-}
-
-/// Kafka's rule: the last time-index entry's timestamp if it is ≥ 0, else the `.log` mtime.
-/// Kafka reads the last slot by count, so a zero tail yields 0 here, as it does in the broker
-/// (a segment the broker recovers first is corrected by [`Segment::mark_recovered_on_start`]).
-fn largest_timestamp(
-    time_index: Option<&Parsed<TimeIndexSummary>>,
-    log: Option<&FileInfo>,
-) -> Option<(i64, TimestampSource)> {
-    let from_index = time_index
-        .and_then(|r| r.as_ref().ok())
-        .filter(|t| t.shape.slots > 0)
-        .map(|t| t.kafka_last_entry.timestamp)
-        .filter(|ts| *ts >= 0);
-    match from_index {
-        Some(ts) => Some((ts, TimestampSource::TimeIndex)),
-        None => log
-            .and_then(|f| f.mtime_ms)
-            .map(|ms| (ms, TimestampSource::LogMtime)),
     }
 }
 
@@ -417,7 +553,7 @@ impl LogWalk {
         self.summary.first_batch.get_or_insert(brief);
         self.summary.last_batch = Some(brief);
         let seen = &mut self.summary.max_timestamp_seen;
-        *seen = Some(seen.map_or(b.max_timestamp, |m| m.max(b.max_timestamp)));
+        *seen = Some(seen.map_or(brief.max_timestamp, |m| m.max(brief.max_timestamp)));
         self.positions
             .push((b.position, b.base_offset, b.last_offset));
     }
@@ -440,7 +576,7 @@ impl LogWalk {
                 }
             }
         }
-        self.summary.valid_end = walker.valid_end();
+        self.summary.valid_end = FilePos(walker.valid_end());
         self.summary.end = walker.end().cloned();
         clean
     }
@@ -479,7 +615,7 @@ impl LogWalk {
                 },
                 start,
             )));
-            self.summary.valid_end = start;
+            self.summary.valid_end = FilePos(start);
             self.summary.end = None;
             return Ok(false);
         }
@@ -501,7 +637,7 @@ impl LogWalk {
                             add_to_stats(stats, &b);
                         }
                         if first_only {
-                            self.summary.valid_end = b.end();
+                            self.summary.valid_end = FilePos(b.end());
                             return Ok(true);
                         }
                     }
@@ -512,7 +648,7 @@ impl LogWalk {
             let stop = at.saturating_add(done);
             let end = walker.end().cloned();
             let finish = |walk: &mut LogWalk, end: Option<WalkEnd>, error: Option<FormatError>| {
-                walk.summary.valid_end = stop;
+                walk.summary.valid_end = FilePos(stop);
                 walk.summary.end = end;
                 let clean = error.is_none();
                 walk.summary.walk_error = error.map(Box::new);
@@ -650,13 +786,13 @@ fn load_log(
     };
     let mut walk = LogWalk {
         summary: LogSummary {
-            size,
+            size: Bytes(size),
             first_batch: None,
             last_batch: None,
-            next_offset: base,
+            next_offset: Offset(base),
             stats: None,
             max_timestamp_seen: None,
-            valid_end: 0,
+            valid_end: FilePos(0),
             end: None,
             walk_error: None,
             verify_error: None,
@@ -712,7 +848,7 @@ fn load_log(
     }
     let mut summary = walk.summary;
     if let Some(last) = summary.last_batch {
-        summary.next_offset = last.last_offset.saturating_add(1);
+        summary.next_offset = last.last_offset.next();
     }
     if let (ScanDepth::Verify, LogSource::Whole(bytes)) = (opts.depth, &source) {
         let v = verify_segment(
@@ -731,11 +867,8 @@ fn load_log(
 fn add_to_stats(stats: &mut BatchStats, b: &BatchInfo) {
     stats.batches += 1;
     stats.records += b.records_count.map_or(1, |c| u64::try_from(c).unwrap_or(0));
-    stats.max_timestamp = Some(
-        stats
-            .max_timestamp
-            .map_or(b.max_timestamp, |m| m.max(b.max_timestamp)),
-    );
+    let ts = TimestampMs(b.max_timestamp);
+    stats.max_timestamp = Some(stats.max_timestamp.map_or(ts, |m| m.max(ts)));
     if b.is_control {
         stats.control_batches += 1;
     } else if b.is_transactional {
@@ -793,14 +926,15 @@ fn check_index_entry(
     positions: &[(u64, i64, i64)],
 ) -> Option<IndexLogMismatch> {
     let position = u64::try_from(entry.position).ok()?;
-    if position >= log.size || (log.walk_error.is_none() && position >= log.valid_end) {
+    let (size, valid_end) = (log.size.get(), log.valid_end.get());
+    if position >= size || (log.walk_error.is_none() && position >= valid_end) {
         return Some(IndexLogMismatch::PositionPastLog {
             slot,
             entry,
             log_valid_end: log.valid_end,
         });
     }
-    if log.walk_error.is_some() && position >= log.valid_end {
+    if log.walk_error.is_some() && position >= valid_end {
         return None; // beyond a corrupt batch nothing can be judged; that batch is the finding
     }
     let walked_from = positions.first().map_or(u64::MAX, |p| p.0);
@@ -814,7 +948,7 @@ fn check_index_entry(
     };
     let (_, _, batch_last) = *positions.get(i)?;
     let previous_last = i.checked_sub(1).and_then(|j| positions.get(j)).map(|p| p.2);
-    let segment_last = log.last_batch.map(|b| b.last_offset);
+    let segment_last = log.last_batch.map(|b| b.last_offset.get());
     let skips_data = previous_last.is_some_and(|prev| entry.offset <= prev);
     let past_end = segment_last.is_some_and(|last| entry.offset > last);
     (skips_data || past_end).then_some(IndexLogMismatch::OffsetDisagrees {
@@ -881,13 +1015,13 @@ mod tests {
     fn empty_walk() -> LogWalk {
         LogWalk {
             summary: LogSummary {
-                size: 0,
+                size: Bytes(0),
                 first_batch: None,
                 last_batch: None,
-                next_offset: 0,
+                next_offset: Offset(0),
                 stats: None,
                 max_timestamp_seen: None,
-                valid_end: 0,
+                valid_end: FilePos(0),
                 end: None,
                 walk_error: None,
                 verify_error: None,
@@ -983,6 +1117,49 @@ mod tests {
     }
 
     #[test]
+    fn segment_file_paths_are_derived_and_odd_names_kept() {
+        let info = |name: &str| FileInfo {
+            path: std::path::Path::new("/logs/t-0").join(name),
+            size: 7,
+            mtime_ms: Some(5),
+        };
+        let files = SegmentFiles {
+            base_offset: 4,
+            log: Some(info("00000000000000000004.log")),
+            index: Some(info("000000000000000000004.index")),
+            time_index: None,
+            txn_index: Some(info("00000000000000000004.txnindex")),
+        };
+        let set = SegmentFileSet::of(&files);
+        assert_eq!(set.log.as_ref().unwrap().odd_name, None);
+        assert_eq!(set.log.as_ref().unwrap().size, Bytes(7));
+        assert_eq!(set.log.as_ref().unwrap().mtime_ms, Some(TimestampMs(5)));
+        let seg = Segment {
+            base_offset: Offset(4),
+            files: set,
+            active: true,
+            log: None,
+            index: None,
+            time_index: None,
+            txn_index: None,
+        };
+        let dir = std::path::Path::new("/logs/t-0");
+        for (kind, f) in [
+            (SegmentFileKind::Log, &files.log),
+            (SegmentFileKind::Index, &files.index),
+            (SegmentFileKind::TimeIndex, &files.time_index),
+            (SegmentFileKind::TxnIndex, &files.txn_index),
+        ] {
+            assert_eq!(
+                seg.path(dir, kind),
+                f.as_ref().map(|f| f.path.clone()),
+                "{kind:?}"
+            );
+        }
+        assert_eq!(seg.path(dir, SegmentFileKind::Snapshot), None);
+    }
+
+    #[test]
     fn depth_policy_per_topic() {
         use crate::model::names::parse_partition_dir_name;
         let name = |n: &str| parse_partition_dir_name(n).unwrap();
@@ -1066,8 +1243,8 @@ mod tests {
         let t = tail.log_summary().unwrap();
         let h = headers.log_summary().unwrap();
         let v = verify.log_summary().unwrap();
-        assert_eq!(t.next_offset, offset);
-        assert_eq!(h.next_offset, offset);
+        assert_eq!(t.next_offset, Offset(offset));
+        assert_eq!(h.next_offset, Offset(offset));
         assert_eq!(t.first_batch, h.first_batch);
         assert_eq!(t.last_batch, h.last_batch);
         assert_eq!(t.end, Some(WalkEnd::Clean));

@@ -2,9 +2,10 @@
 //! the plain facts the rules read ([`crate::rules`]). Everything that knows both the model's
 //! field types and the rules' inputs lives here, so a change of either touches this file only.
 //!
-//! What the broker does on its next start is folded in: a segment it recovers first carries
-//! its post-recovery largest timestamp ([`Segment::recovered_on_start`]); leftovers of
-//! unfinished operations are listed with what loading does with them (spec §G2).
+//! What the broker does on its next start is folded in: a segment it recovers
+//! ([`partition_recovery`]) carries its post-recovery largest timestamp
+//! ([`PartitionRecovery::largest_timestamp`]); leftovers of unfinished operations are listed
+//! with what loading does with them (spec §G2).
 
 use std::path::Path;
 
@@ -13,11 +14,12 @@ use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
-use crate::model::segment::{Segment, TimestampSource};
+use crate::model::segment::Segment;
 use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::rules::compaction::CleanerSegmentFacts;
-use crate::rules::facts::{MaxTimestampSource, SegmentFacts};
+use crate::rules::facts::{MaxTimestampSource, SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{HwFacts, ReplicaRole};
+use crate::rules::recovery::{partition_recovery, PartitionRecovery};
 use crate::rules::retention::{LogState, TieredFacts};
 
 /// What the next broker start does with a leftover file before retention runs.
@@ -66,48 +68,45 @@ pub struct ReplicaFacts {
     pub startup: Vec<StartupAction>,
 }
 
-fn segment_facts(s: &Segment) -> SegmentFacts {
+/// The facts of `s`, with the largest timestamp it has after the next start (`recovery` says
+/// whether that start recovers it).
+fn segment_facts(s: &Segment, recovery: &PartitionRecovery) -> SegmentFacts {
     let log = s.log_summary();
     let next = log.map_or(s.base_offset, |l| l.next_offset);
-    let mtime = s
-        .files
-        .log
-        .as_ref()
-        .and_then(|f| f.mtime_ms)
-        .map_or(TimestampMs::NONE, TimestampMs);
-    let (max_timestamp, source) = match s.largest_timestamp {
-        Some((ts, TimestampSource::TimeIndex)) => (TimestampMs(ts), MaxTimestampSource::TimeIndex),
-        Some((ts, TimestampSource::Recovery)) => (TimestampMs(ts), MaxTimestampSource::Recovered),
-        Some((_, TimestampSource::LogMtime)) | None => {
+    let (max_timestamp, source) = match recovery.largest_timestamp(s) {
+        Ok((ts, TimestampSource::TimeIndex)) => (ts, MaxTimestampSource::TimeIndex),
+        Ok((ts, TimestampSource::Recovered)) => (ts, MaxTimestampSource::Recovered),
+        // No record timestamp: the rules fall back to the `.log` mtime themselves.
+        Ok((_, TimestampSource::LogMtime)) | Err(_) => {
             (TimestampMs::NONE, MaxTimestampSource::TimeIndex)
         }
     };
     SegmentFacts {
-        base_offset: Offset(s.base_offset),
-        next_offset: Offset(next),
-        size: Bytes(s.size()),
+        base_offset: s.base_offset,
+        next_offset: next,
+        size: s.size(),
         max_timestamp,
         max_timestamp_source: source,
-        log_mtime: mtime,
+        log_mtime: s.log_mtime().unwrap_or(TimestampMs::NONE),
         first_batch_max_timestamp: log
             .and_then(|l| l.first_batch.as_ref())
-            .map_or(TimestampMs::NONE, |b| TimestampMs(b.max_timestamp)),
+            .map_or(TimestampMs::NONE, |b| b.max_timestamp),
     }
 }
 
 fn cleaner_segment_facts(s: &Segment) -> CleanerSegmentFacts {
-    let len = |f: &Option<crate::model::listing::FileInfo>, entry: u64| {
-        Bytes(f.as_ref().map_or(0, |f| f.size / entry * entry))
+    let len = |f: &Option<crate::model::segment::SegmentFile>, entry: u64| {
+        Bytes(f.as_ref().map_or(0, |f| f.size.get() / entry * entry))
     };
     CleanerSegmentFacts {
-        base_offset: Offset(s.base_offset),
-        size: Bytes(s.size()),
+        base_offset: s.base_offset,
+        size: s.size(),
         offset_index_bytes: len(&s.files.index, 8),
         time_index_bytes: len(&s.files.time_index, 12),
         last_batch_max_timestamp: s
             .log_summary()
             .and_then(|l| l.last_batch.as_ref())
-            .map_or(TimestampMs::NONE, |b| TimestampMs(b.max_timestamp)),
+            .map_or(TimestampMs::NONE, |b| b.max_timestamp),
     }
 }
 
@@ -232,9 +231,10 @@ pub fn replica_facts(
         return None;
     }
     let topic = topic_of(view, &dir.path, p)?;
-    let log_start = Offset(p.log_start_offset()?);
-    let log_end = Offset(p.log_end_offset()?);
+    let log_start = p.log_start_offset()?;
+    let log_end = p.log_end_offset()?;
     let segs: Vec<&Segment> = p.log_segments().collect();
+    let recovery = partition_recovery(dir.clean_shutdown.is_some(), p);
     let min_isr = view
         .topics
         .get(&topic)
@@ -249,27 +249,27 @@ pub fn replica_facts(
         .unwrap_or(false);
     Some(ReplicaFacts {
         partition: name.partition,
-        segments: segs.iter().map(|s| segment_facts(s)).collect(),
+        segments: segs.iter().map(|s| segment_facts(s, &recovery)).collect(),
         cleaner_segments: segs.iter().map(|s| cleaner_segment_facts(s)).collect(),
         first_timestamps: segs
             .iter()
             .map(|s| {
                 s.log_summary()
                     .and_then(|l| l.first_batch.as_ref())
-                    .map_or(TimestampMs::NONE, |b| TimestampMs(b.first_timestamp))
+                    .map_or(TimestampMs::NONE, |b| b.first_timestamp)
             })
             .collect(),
-        recovered: segs.iter().map(|s| s.recovered_on_start).collect(),
+        recovered: segs.iter().map(|s| recovery.recovers(s)).collect(),
         log_start_offset: log_start,
         log_end_offset: log_end,
         hw: HwFacts {
-            checkpoint: p.checkpoints.high_watermark.map(Offset),
+            checkpoint: p.checkpoints.high_watermark,
             log_start_offset: log_start,
             log_end_offset: log_end,
             role,
         },
         role_source,
-        cleaner_checkpoint: p.checkpoints.cleaner_offset.map(Offset),
+        cleaner_checkpoint: p.checkpoints.cleaner_offset,
         first_unstable_offset: first_unstable(p),
         tiered: TieredFacts {
             system_enabled,
@@ -283,4 +283,48 @@ pub fn replica_facts(
         startup: startup_actions(p),
         topic,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::checks::test_support::Scratch;
+    use crate::model::segment::ScanDepth;
+
+    /// Segment 4 of `orders-0` without its `.index` and `.timeindex`, in a dir that shut down
+    /// cleanly: the next start recovers it all the same (`loadSegmentFiles`), so the rules see
+    /// the largest batch timestamp, not the `.log` mtime the files alone would give.
+    #[test]
+    fn a_segment_without_index_after_a_clean_shutdown_carries_its_recovered_timestamp() {
+        let s = Scratch::new();
+        std::fs::remove_file(s.path("orders-0/00000000000000000004.index")).unwrap();
+        std::fs::remove_file(s.path("orders-0/00000000000000000004.timeindex")).unwrap();
+        let d = s.load(ScanDepth::Headers);
+        assert!(d.clean_shutdown.is_some());
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let recovery = partition_recovery(true, p);
+        let seg = |base: i64| p.segments.iter().find(|s| s.base_offset == Offset(base));
+        let four = seg(4).unwrap();
+        assert!(recovery.recovers(four));
+        let f = segment_facts(four, &recovery);
+        assert_eq!(f.max_timestamp_source, MaxTimestampSource::Recovered);
+        assert_eq!(Some(f.max_timestamp), four.max_batch_timestamp_seen());
+        assert!(f.max_timestamp.is_set());
+        assert_eq!(f.largest_timestamp().1, TimestampSource::Recovered);
+
+        // Its neighbour keeps its index and is not recovered: the value on disk.
+        let eight = seg(8).unwrap();
+        assert!(!recovery.recovers(eight));
+        let f = segment_facts(eight, &recovery);
+        assert_eq!(f.max_timestamp_source, MaxTimestampSource::TimeIndex);
+        assert_eq!(
+            Some(f.max_timestamp),
+            eight.largest_timestamp_on_disk().known()
+        );
+    }
 }

@@ -262,7 +262,7 @@ fn segment_cell(c: SegmentColumn, s: &SegmentDoc, style: &TableStyle) -> Cell {
         LargestTimestamp => {
             let mtime = matches!(
                 s.largest_timestamp_source,
-                Some(crate::model::segment::TimestampSource::LogMtime)
+                Some(crate::report::wire::TimestampSourceDoc::LogMtime)
             );
             let note = mtime.then_some(".log mtime");
             Cell::lines(vec![style.time_and_age(
@@ -820,6 +820,7 @@ mod tests {
             first_batch_max_timestamp_ms: None,
             largest_timestamp_ms: None,
             largest_timestamp_source: None,
+            largest_timestamp_on_disk_ms: None,
             batches: None,
             records: None,
             codecs: Vec::new(),

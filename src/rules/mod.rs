@@ -13,6 +13,7 @@
 //! | [`facts`] | the per-segment facts every rule reads; the mtime fallback | §B1, G3, Errata 10 |
 //! | [`retention`] | the delete passes of one replica: verdict per segment, new log start | §B, Errata 5, 6, 9 |
 //! | [`high_watermark`] | the HW a replica holds when retention runs | §B6, F1, Errata 18 |
+//! | [`recovery`] | which segments the next start recovers; their largest timestamp after it | §G, Errata 10, 20 |
 //! | [`timing`] | when eligible files are renamed and gone (task cadence, delays) | §C1–C3 |
 //! | [`roll`] | when the active segment rolls; projection at a write rate | §A, Errata 1, 2 |
 //! | [`compaction`] | cleaner selection, dirty ratio, map capacity, horizons | §D1–D5, D7, Errata 3, 13, 19 |
@@ -20,6 +21,7 @@
 pub mod compaction;
 pub mod facts;
 pub mod high_watermark;
+pub mod recovery;
 pub mod retention;
 pub mod roll;
 pub mod timing;

@@ -12,7 +12,10 @@ use crate::model::metadata_log::{metadata_version_name, parse_snapshot_name, Met
 use crate::model::mode::{LogDirMode, ModeEvidence};
 use crate::model::names::{path_text, PartitionDirState};
 use crate::model::partition::Partition;
-use crate::model::segment::{IndexShape, Segment, TimestampSource};
+use crate::model::segment::{IndexShape, Segment};
+use crate::model::units::Offset;
+use crate::rules::facts::TimestampSource;
+use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
 use std::collections::BTreeMap;
 
 pub mod envelope;
@@ -207,7 +210,7 @@ pub struct SegmentDoc {
     /// Whether it is the active (last) segment.
     pub active: bool,
     /// Whether the broker recovers it on its next start (unclean shutdown, at or after the
-    /// segment holding the recovery point; the metadata log always).
+    /// segment holding the recovery point; the metadata log always; a segment without `.index`).
     pub recovered_on_start: bool,
     /// `.log` bytes.
     pub size_bytes: u64,
@@ -219,10 +222,14 @@ pub struct SegmentDoc {
     pub first_timestamp_ms: Option<i64>,
     /// First batch's max timestamp (what time-based rolling counts from).
     pub first_batch_max_timestamp_ms: Option<i64>,
-    /// Largest timestamp as the broker computes it.
+    /// Largest timestamp the broker uses after its next start (rebuilt from the batches when it
+    /// recovers the segment).
     pub largest_timestamp_ms: Option<i64>,
-    /// `time_index` or `log_mtime`.
-    pub largest_timestamp_source: Option<TimestampSource>,
+    /// `time_index`, `log_mtime` or `recovery`.
+    pub largest_timestamp_source: Option<TimestampSourceDoc>,
+    /// Largest timestamp as the files hold it, before any recovery: the last time-index slot by
+    /// count if ≥ 0, else the `.log` mtime.
+    pub largest_timestamp_on_disk_ms: Option<i64>,
     /// Batches (depth headers and up).
     pub batches: Option<u64>,
     /// Records (depth headers and up).
@@ -243,17 +250,39 @@ pub struct SegmentDoc {
     pub aborted_transactions: Option<usize>,
 }
 
+/// Where `largest_timestamp_ms` comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimestampSourceDoc {
+    /// The last time-index entry.
+    TimeIndex,
+    /// The `.log` file's mtime.
+    LogMtime,
+    /// The batches: the broker recovers the segment on its next start.
+    Recovery,
+}
+
+impl From<TimestampSource> for TimestampSourceDoc {
+    fn from(s: TimestampSource) -> Self {
+        match s {
+            TimestampSource::TimeIndex => TimestampSourceDoc::TimeIndex,
+            TimestampSource::LogMtime => TimestampSourceDoc::LogMtime,
+            TimestampSource::Recovered => TimestampSourceDoc::Recovery,
+        }
+    }
+}
+
 /// An index's shape.
 #[derive(Debug, Serialize)]
 pub struct IndexDoc {
     /// File bytes.
     pub file_bytes: u64,
     /// Slots as Kafka counts them.
-    pub slots: usize,
+    pub slots: u32,
     /// Valid entries.
-    pub valid_entries: usize,
+    pub valid_entries: u32,
     /// Zero-filled tail slots.
-    pub zero_tail: usize,
+    pub zero_tail: u32,
 }
 
 impl IndexDoc {
@@ -294,7 +323,7 @@ impl ScanTotals {
             log_bytes: dirs
                 .iter()
                 .flat_map(|d| &d.partitions)
-                .map(Partition::size)
+                .map(|p| p.size().get())
                 .sum(),
         }
     }
@@ -315,14 +344,19 @@ impl LogDirDoc {
             clean_shutdown: d.clean_shutdown.is_some(),
             lock_file: d.listing.root.lock.is_some(),
             lock: LockDoc::new(&d.lock),
-            partitions: d.partitions.iter().map(PartitionDoc::new).collect(),
+            partitions: d
+                .partitions
+                .iter()
+                .zip(&recovery_on_next_start(d).partitions)
+                .map(|(p, r)| PartitionDoc::new(p, r))
+                .collect(),
         }
     }
 }
 
 impl PartitionDoc {
-    /// Wire form of a loaded partition.
-    pub fn new(p: &Partition) -> Self {
+    /// Wire form of a loaded partition, with its recovery on the broker's next start.
+    pub fn new(p: &Partition, recovery: &PartitionRecovery) -> Self {
         let state = match p.name.as_ref().map(|n| &n.state) {
             None => "unparseable",
             Some(PartitionDirState::Live) => "live",
@@ -350,15 +384,19 @@ impl PartitionDoc {
                 .as_ref()
                 .and_then(|m| m.as_ref().ok())
                 .map(|m| m.topic_id.to_string()),
-            log_start_offset: p.log_start_offset(),
-            log_end_offset: p.log_end_offset(),
-            size_bytes: p.size(),
-            recovery_point: p.checkpoints.recovery_point,
-            high_watermark: p.checkpoints.high_watermark,
-            log_start_offset_checkpoint: p.checkpoints.log_start_offset,
-            cleaner_offset: p.checkpoints.cleaner_offset,
+            log_start_offset: p.log_start_offset().map(Offset::get),
+            log_end_offset: p.log_end_offset().map(Offset::get),
+            size_bytes: p.size().get(),
+            recovery_point: p.checkpoints.recovery_point.map(Offset::get),
+            high_watermark: p.checkpoints.high_watermark.map(Offset::get),
+            log_start_offset_checkpoint: p.checkpoints.log_start_offset.map(Offset::get),
+            cleaner_offset: p.checkpoints.cleaner_offset.map(Offset::get),
             leader_epochs,
-            segments: p.segments.iter().map(SegmentDoc::new).collect(),
+            segments: p
+                .segments
+                .iter()
+                .map(|s| SegmentDoc::new(s, recovery))
+                .collect(),
             snapshots: p
                 .snapshots
                 .iter()
@@ -384,8 +422,9 @@ impl PartitionDoc {
 }
 
 impl SegmentDoc {
-    /// Wire form of a loaded segment.
-    pub fn new(s: &Segment) -> Self {
+    /// Wire form of a loaded segment, with its recovery on the broker's next start.
+    pub fn new(s: &Segment, recovery: &PartitionRecovery) -> Self {
+        let largest = recovery.largest_timestamp(s).ok();
         let log = s.log_summary();
         let stats = log.and_then(|l| l.stats.as_ref());
         let log_end = match log {
@@ -398,16 +437,21 @@ impl SegmentDoc {
             },
         };
         SegmentDoc {
-            base_offset: s.base_offset,
+            base_offset: s.base_offset.get(),
             active: s.active,
-            recovered_on_start: s.recovered_on_start,
-            size_bytes: s.size(),
-            first_offset: log.and_then(|l| l.first_batch).map(|b| b.base_offset),
-            next_offset: log.map(|l| l.next_offset),
-            first_timestamp_ms: log.and_then(|l| l.first_batch).map(|b| b.first_timestamp),
-            first_batch_max_timestamp_ms: log.and_then(|l| l.first_batch).map(|b| b.max_timestamp),
-            largest_timestamp_ms: s.largest_timestamp.map(|t| t.0),
-            largest_timestamp_source: s.largest_timestamp.map(|t| t.1),
+            recovered_on_start: recovery.recovers(s),
+            size_bytes: s.size().get(),
+            first_offset: log.and_then(|l| l.first_batch).map(|b| b.base_offset.get()),
+            next_offset: log.map(|l| l.next_offset.get()),
+            first_timestamp_ms: log
+                .and_then(|l| l.first_batch)
+                .map(|b| b.first_timestamp.get()),
+            first_batch_max_timestamp_ms: log
+                .and_then(|l| l.first_batch)
+                .map(|b| b.max_timestamp.get()),
+            largest_timestamp_ms: largest.map(|t| t.0.get()),
+            largest_timestamp_source: largest.map(|t| t.1.into()),
+            largest_timestamp_on_disk_ms: s.largest_timestamp_on_disk().known().map(|t| t.get()),
             batches: stats.map(|s| s.batches),
             records: stats.map(|s| s.records),
             codecs: stats.map(|s| s.codecs.clone()).unwrap_or_default(),
@@ -426,7 +470,7 @@ impl SegmentDoc {
                 .map(|i| IndexDoc::new(&i.shape)),
             aborted_transactions: s
                 .txn_index
-                .as_ref()
+                .as_deref()
                 .and_then(|r| r.as_ref().ok())
                 .map(|t| t.entries),
         }
