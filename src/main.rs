@@ -38,7 +38,7 @@ fn main() -> ExitCode {
 fn run(cli: &Cli) -> anyhow::Result<Outcome> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let output = cli::inspect::Output {
+    let output = cli::common::Output {
         format: cli.format,
         color: match cli.color {
             ColorChoice::Always => true,
@@ -68,16 +68,16 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,
         Command::Transactions(args) => cli::transactions::run(args, &run, &mut out)?,
         Command::Plan(args) => cli::plan::run(args, &run, &mut out)?,
-        Command::RebuildIndex(args) => cli::rebuild_index::run(args, run.output, &mut out)?,
-        Command::Roll(args) => cli::roll::run(args, run.output, &mut out)?,
-        Command::Resume(args) => cli::resume::run(args, false, run.output, &mut out)?,
-        Command::Undo(args) => cli::resume::run(args, true, run.output, &mut out)?,
+        Command::RebuildIndex(args) => cli::rebuild_index::run(args, &run, &mut out)?,
+        Command::Roll(args) => cli::roll::run(args, &run, &mut out)?,
+        Command::Resume(args) => cli::resume::run(args, false, &run, &mut out)?,
+        Command::Undo(args) => cli::resume::run(args, true, &run, &mut out)?,
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
             Outcome::Clean
         }
     };
-    cli::inspect::finish_render(outcome, out.flush())
+    cli::common::finish_render(outcome, out.flush())
 }
 
 /// A closed stdout before any outcome was known ends the run quietly.

@@ -17,7 +17,7 @@ use crate::report::wire::Envelope;
 
 pub use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 
-use super::inspect::{finish_render, outcome_of};
+use super::common::{finish_render, outcome_of};
 use super::run_config::RunConfig;
 use super::{ConfigArgs, OutputFormat};
 

@@ -9,9 +9,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::checks::finding::Severity;
 
+pub mod common;
 pub mod config;
 pub mod groups;
 pub mod inspect;
+pub mod mutate;
 pub mod plan;
 pub mod progress;
 pub mod rebuild_index;

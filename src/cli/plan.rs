@@ -17,7 +17,7 @@ use crate::report::render_json;
 use crate::report::wire::Envelope;
 use crate::rules::KafkaVersion;
 
-use super::inspect::{finish_render, load_targets, outcome_of};
+use super::common::{finish_render, load_targets, outcome_of};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::{OutputFormat, PlanArgs};

@@ -8,14 +8,18 @@ use crate::actions::journal::{resume, undo, RunOptions};
 use crate::actions::signals::defer_interrupts;
 use crate::exit_codes::Outcome;
 
-use super::inspect::Output;
+use crate::report::render_json;
+use crate::report::wire::Envelope;
+
+use super::common::finish_render;
+use super::run_config::RunConfig;
 use super::{JournalArgs, OutputFormat};
 
 /// Run `resume` (`undo` false) or `undo`.
 pub fn run(
     args: &JournalArgs,
     undo_it: bool,
-    output: Output,
+    run: &RunConfig,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     defer_interrupts();
@@ -36,28 +40,34 @@ pub fn run(
         }
     };
     let verb = if undo_it { "undone" } else { "resumed" };
-    match output.format {
+    let rendered = match run.output.format {
         OutputFormat::Json => {
-            let doc = serde_json::json!({
-                "command": if undo_it { "undo" } else { "resume" },
+            let body = serde_json::json!({
                 "journal": report.journal,
                 "quarantine": report.quarantine,
                 "steps_taken": report.steps_taken,
                 "plan": journal.plan,
             });
-            serde_json::to_writer_pretty(&mut *out, &doc)?;
-            writeln!(out)?;
+            let command = if undo_it { "undo" } else { "resume" };
+            let doc = Envelope::new(
+                command,
+                run.generated_at_ms,
+                run.evaluated_at_ms,
+                body,
+                &[],
+                None,
+                Outcome::Clean,
+            );
+            render_json(&doc, out)
         }
-        OutputFormat::Table => {
-            writeln!(
-                out,
-                "{verb}: {} run on {}: {} step(s) taken; journal {}",
-                journal.plan.command,
-                journal.plan.log_dir.display(),
-                report.steps_taken,
-                report.journal.display()
-            )?;
-        }
-    }
-    Ok(Outcome::Clean)
+        OutputFormat::Table => writeln!(
+            out,
+            "{verb}: {} run on {}: {} step(s) taken; journal {}",
+            journal.plan.command,
+            journal.plan.log_dir.display(),
+            report.steps_taken,
+            report.journal.display()
+        ),
+    };
+    finish_render(Outcome::Clean, rendered)
 }

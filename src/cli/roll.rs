@@ -7,19 +7,19 @@ use crate::actions::roll::{plan_roll, RollReport};
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 
-use super::inspect::Output;
-use super::rebuild_index::run_mutation;
+use super::common::finish_render;
+use super::mutate::{render_mutation, run_mutation};
+use super::run_config::RunConfig;
 use super::{OutputFormat, RollArgs};
 
 /// Run `roll`.
-pub fn run(args: &RollArgs, output: Output, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let result = run_mutation(
         "roll",
         &args.paths,
         &args.mutate,
         false,
-        output,
-        out,
+        run.output,
         |t, i, plan| {
             let p = t
                 .partitions
@@ -28,22 +28,25 @@ pub fn run(args: &RollArgs, output: Output, out: &mut dyn Write) -> anyhow::Resu
             plan_roll(&t.path_of(p), p.sizing, plan).map(|r| vec![r])
         },
     );
-    let (outcome, reports): (Outcome, Vec<RollReport>) = match result {
-        Ok(r) => r,
+    let m = match result {
+        Ok(m) => m,
         Err(e) => {
             eprintln!("logclean: {e}");
             return Ok(e.outcome());
         }
     };
-    if output.format == OutputFormat::Table {
-        for r in &reports {
-            writeln!(out, "  {}: {}", r.partition.display(), r.outcome)?;
-        }
-    }
+    let reports: &[RollReport] = &m.reports;
     let refused = reports.iter().any(|r| r.outcome.starts_with("refused"));
-    Ok(if refused {
-        outcome.merge(Outcome::Findings)
+    let outcome = if refused {
+        Outcome::Findings
     } else {
-        outcome
-    })
+        Outcome::Clean
+    };
+    let mut rendered = render_mutation(&m, false, run, outcome, out);
+    if rendered.is_ok() && run.output.format == OutputFormat::Table {
+        rendered = reports
+            .iter()
+            .try_for_each(|r| writeln!(out, "  {}: {}", r.partition.display(), r.outcome));
+    }
+    finish_render(outcome, rendered)
 }

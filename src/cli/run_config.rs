@@ -7,7 +7,7 @@
 
 use clap::Args;
 
-use super::inspect::Output;
+use super::common::Output;
 use super::time_arg::parse_time_ms;
 
 /// `--now TIME`, for commands that evaluate time-based rules (flatten it into their args).

@@ -26,7 +26,7 @@ use crate::report::txn_doc::{ReplayedPartition, TxnBody};
 use crate::report::txn_table::render_transactions;
 use crate::report::wire::{Envelope, ScanTotals};
 
-use super::inspect::{finish_render, load_targets, outcome_of};
+use super::common::{finish_render, load_targets, outcome_of};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::{OutputFormat, TransactionsArgs};
