@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -29,7 +31,7 @@ fn effective_topic_configs_equal_the_brokers_describe_configs() {
     for dir in scenarios {
         let m: Value =
             serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_logclean"));
+        let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
         cmd.args([
             "--format",
             "json",
@@ -95,7 +97,7 @@ fn kraft_fixture() -> PathBuf {
 }
 
 fn run_config(args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .args(["--format", "json", "config"])
         .args(args)
         .output()
@@ -262,7 +264,7 @@ fn unreadable_meta_and_partition_metadata_are_io_findings() {
         c.arg(env!("CARGO_BIN_EXE_logclean"));
         c
     } else {
-        Command::new(env!("CARGO_BIN_EXE_logclean"))
+        support::logclean_capped(support::MEMORY_CAP_BYTES, false)
     };
     let out = cmd
         .args(["--format", "json", "config", "--topic", "kt-alpha"])
@@ -426,7 +428,7 @@ fn zookeeper_mode_dir_says_where_overrides_live() {
     assert_eq!(f["severity"], "info");
     assert_eq!(code, 0, "{doc:#}");
     // The table says the mode first.
-    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .args(["--color", "never", "config"])
         .arg(&copy)
         .output()

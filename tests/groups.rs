@@ -5,9 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -33,7 +34,7 @@ fn manifest() -> Value {
 
 /// Run `logclean --format json groups ARGS` in `dir`: the document and the exit code.
 fn groups(dir: &Path, args: &[&str]) -> (Value, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .current_dir(dir)
         .args(["--format", "json", "--no-progress", "groups"])
         .args(args)
@@ -267,7 +268,7 @@ fn partitions_on_other_brokers_are_named() {
         .clone();
     assert!(row["log_start_offset"].is_null() && row["lag"].is_null());
     assert_eq!(row["current_offset"], 30);
-    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .current_dir(tmp.path())
         .args(["--no-progress", "groups", "logs-0", "--now", &at(0)])
         .env("COLUMNS", "200")

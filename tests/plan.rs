@@ -4,8 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
@@ -35,7 +36,7 @@ fn captured_at(name: &str) -> i64 {
 /// the fixture dir: exit code and stdout.
 fn run(name: &str, json: bool, columns: usize, args: &[&str]) -> (i32, String) {
     let dir = fixture(name);
-    let mut c = Command::new(env!("CARGO_BIN_EXE_logclean"));
+    let mut c = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
     c.current_dir(&dir)
         .env("COLUMNS", columns.to_string())
         .env("TZ", "UTC")
@@ -722,7 +723,7 @@ fn zookeeper_mode_dirs_assume_the_checkpointed_hw_and_say_so() {
         "version=0\nbroker.id=1\ncluster.id=TG9nQ2xlYW5GaXh0dXJlcw\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .args(["--format", "json", "--no-progress", "plan"])
         .arg(&dir)
         .args(["--at", &captured_at("basic-delete").to_string()])

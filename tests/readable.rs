@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -41,7 +43,7 @@ fn copy_fixture(rel: &str, under: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn logclean() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_logclean"));
+    let mut c = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
     c.env_remove("COLUMNS").env("TZ", "UTC");
     c
 }

@@ -5,11 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -91,7 +93,7 @@ fn same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, what: &str
 }
 
 fn logclean(args: &[&str], env: Option<(&str, String)>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_logclean"));
+    let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
     cmd.args(args);
     if let Some((k, v)) = env {
         cmd.env(k, v);

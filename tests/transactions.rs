@@ -6,8 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -30,7 +31,7 @@ fn at(minutes: i64) -> String {
 /// Run `logclean --format json transactions logs-0 --server-properties server.properties
 /// --now NOW` in `dir`: the document and the exit code.
 fn transactions(dir: &Path, now: &str) -> (Value, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .current_dir(dir)
         .args([
             "--format",
