@@ -324,9 +324,15 @@ fn segment_columns_drop_in_the_documented_order() {
     seen.dedup();
     assert!(seen.len() >= 5, "{seen:?}");
     assert_eq!(seen.first(), Some(&0));
-    // 100 columns: txn dropped and the two indexes merged.
-    let at_100 = segment_columns(&table(100, &["inspect", dir]).1);
-    assert_eq!(at_100, layouts[2], "{at_100:?}");
+    // 100 columns: txn dropped, the two indexes merged, records and the first timestamp
+    // dropped, so that every value (a timestamp with its age) stays on one line.
+    let (_, text_100) = table(100, &["inspect", dir]);
+    let at_100 = segment_columns(&text_100);
+    assert_eq!(at_100, layouts[4], "{at_100:?}");
+    assert!(
+        text_100.contains("│       4 ┆ 532 B ┆ 4..7            ┆ 2026-11-30 04:02 ("),
+        "a segment row on one line:\n{text_100}"
+    );
 }
 
 /// A re-labelled empty partition is one line; an empty segment shows `-`, never `N..N-1`.

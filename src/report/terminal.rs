@@ -331,6 +331,24 @@ impl Grid {
         3 * n + 1
     }
 
+    /// Whether column `c` holds prose (a line of four words or more), which may wrap.
+    fn is_prose(&self, c: usize) -> bool {
+        self.column_cells(c)
+            .any(|cell| cell.lines.iter().any(|l| l.len() >= 4))
+    }
+
+    /// Column widths for `width` columns in which only prose columns wrap, if there are any.
+    fn unwrapped_widths(&self, width: usize) -> Option<Vec<usize>> {
+        let ws = self.widths(width)?;
+        let bounds = self.bounds();
+        let ok = ws
+            .iter()
+            .zip(&bounds)
+            .enumerate()
+            .all(|(c, (w, b))| *w >= b.1 || self.is_prose(c));
+        ok.then_some(ws)
+    }
+
     /// Column widths for `width` columns, or None when the narrowest do not fit.
     fn widths(&self, width: usize) -> Option<Vec<usize>> {
         let bounds = self.bounds();
@@ -442,11 +460,21 @@ impl Grid {
     }
 }
 
-/// Render the first of `layouts` (fullest first) that fits `width`; when none does, the last as
+/// Render the first of `layouts` (fullest first) whose atoms fit `width` unwrapped (prose may
+/// wrap), else the narrowest that fits with wrapping; when none does, the last as
 /// records: for each row, one `header: value` line per column (continuations indented), rows
 /// apart by a blank line. Lines end with `\n`.
 pub fn render_layouts(layouts: &[Grid], width: usize) -> String {
+    // A layout whose short values (atoms, not prose) all fit on one line beats a fuller one
+    // that wraps them: a table of two-line rows is harder to scan than one with a column less.
     for g in layouts {
+        if let Some(ws) = g.unwrapped_widths(width) {
+            return g.render_with(&ws);
+        }
+    }
+    // Otherwise the narrowest layout that fits at all, so a narrower terminal never shows more
+    // columns than a wider one.
+    for g in layouts.iter().rev() {
         if let Some(ws) = g.widths(width) {
             return g.render_with(&ws);
         }
