@@ -91,6 +91,38 @@ fn collect(
     (state, inp, at, unreadable)
 }
 
+/// The groups document and its findings for loaded `dirs` at `now_ms`, optionally only one
+/// group's or one topic's offsets (`logclean groups` and `logclean diagnose`).
+pub fn groups_report(
+    dirs: &[LogDir],
+    view: &ClusterView,
+    mode: ReadMode,
+    now: i64,
+    group: Option<String>,
+    topic: Option<String>,
+) -> (GroupsBody, Vec<Finding>) {
+    let (state, mut inp, at, unreadable) = collect(dirs, view, mode, now);
+    let b = &view.broker_config;
+    inp.topic_partitions = view
+        .topics
+        .iter()
+        .filter_map(|(t, v)| Some((t.clone(), v.partition_count?)))
+        .collect();
+    inp.offsets_retention_minutes = b.offsets_retention_minutes;
+    inp.offsets_topic_partitions = inp
+        .topic_partitions
+        .get(CONSUMER_OFFSETS_TOPIC)
+        .and_then(|n| i32::try_from(*n).ok())
+        .unwrap_or(b.offsets_topic_num_partitions);
+    inp.next_pass_by_ms = now.saturating_add(b.log_retention_check_interval_ms);
+    inp.group = group;
+    inp.topic = topic;
+    let body = GroupsBody::new(&state, &inp);
+    let mut findings = group_findings(&state, &body, &at, now);
+    findings.extend(unreadable);
+    (body, findings)
+}
+
 /// Run `groups`.
 pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mode = if args.no_mmap {
@@ -111,25 +143,14 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         &Progress::new(run.output.progress, "reading partitions"),
     )?;
     let now = run.evaluated_at_ms;
-    let (state, mut inp, at, unreadable) = collect(&dirs, &view, mode, now);
-    let b = &view.broker_config;
-    inp.topic_partitions = view
-        .topics
-        .iter()
-        .filter_map(|(t, v)| Some((t.clone(), v.partition_count?)))
-        .collect();
-    inp.offsets_retention_minutes = b.offsets_retention_minutes;
-    inp.offsets_topic_partitions = inp
-        .topic_partitions
-        .get(CONSUMER_OFFSETS_TOPIC)
-        .and_then(|n| i32::try_from(*n).ok())
-        .unwrap_or(b.offsets_topic_num_partitions);
-    inp.next_pass_by_ms = now.saturating_add(b.log_retention_check_interval_ms);
-    inp.group = args.group.clone();
-    inp.topic = args.topic.clone();
-    let body = GroupsBody::new(&state, &inp);
-    let mut findings = group_findings(&state, &body, &at, now);
-    findings.extend(unreadable);
+    let (body, mut findings) = groups_report(
+        &dirs,
+        &view,
+        mode,
+        now,
+        args.group.clone(),
+        args.topic.clone(),
+    );
     findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
