@@ -135,7 +135,18 @@ pub fn diagnose(
     findings.extend(config_findings(&view));
     findings.extend(plan_findings(&plan));
     findings.extend(active_segment_findings(&plan, version));
-    findings.extend(groups_report(&dirs, &view, inputs.read_mode, inputs.now_ms, None, None).1);
+    findings.extend(
+        groups_report(
+            &dirs,
+            &view,
+            &plan,
+            inputs.read_mode,
+            inputs.now_ms,
+            None,
+            None,
+        )
+        .1,
+    );
     findings.extend(transactions_report(&dirs, &view, inputs.read_mode, inputs.now_ms).1);
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);

@@ -112,7 +112,7 @@ pub fn render_diagnose(
             .collect();
         let h = [
             ("log dir", Align::Left),
-            ("partitions", Align::Right),
+            ("planned", Align::Right),
             ("bytes", Align::Right),
             ("next pass frees", Align::Right),
             ("segments", Align::Right),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::checks::finding::Finding;
+use crate::checks::finding::{Finding, Severity};
 use crate::plan::Plan;
 use crate::rules::retention::Verdict;
 
@@ -79,34 +79,24 @@ pub struct Summary {
 impl Summary {
     /// The summary of `findings` (already filtered) and `plan`.
     pub fn new(findings: &[Finding], plan: &Plan, filter: &Filter) -> Summary {
-        let mut codes: BTreeMap<&'static str, (CodeCount, PartitionSet)> = BTreeMap::new();
+        let mut codes: BTreeMap<&'static str, (usize, Severity, PartitionSet)> = BTreeMap::new();
         for f in findings {
-            let (c, parts) = codes.entry(f.code).or_insert_with(|| {
-                (
-                    CodeCount {
-                        code: f.code,
-                        severity: f.severity.name(),
-                        findings: 0,
-                        partitions: 0,
-                    },
-                    BTreeSet::new(),
-                )
-            });
-            c.findings += 1;
-            if f.severity.name() == "error"
-                || (f.severity.name() == "warning" && c.severity == "info")
-            {
-                c.severity = f.severity.name();
-            }
+            let (n, sev, parts) = codes
+                .entry(f.code)
+                .or_insert_with(|| (0, f.severity, BTreeSet::new()));
+            *n += 1;
+            *sev = (*sev).max(f.severity);
             if let Some(dir) = &f.location.dir {
                 parts.insert((f.location.log_dir.clone(), dir.clone()));
             }
         }
         let by_code = codes
-            .into_values()
-            .map(|(mut c, parts)| {
-                c.partitions = parts.len();
-                c
+            .into_iter()
+            .map(|(code, (findings, sev, parts))| CodeCount {
+                code,
+                severity: sev.name(),
+                findings,
+                partitions: parts.len(),
             })
             .collect();
         let mut parts: Vec<PartitionBytes> = plan
