@@ -366,5 +366,14 @@ fn tables_fit_100_columns() {
         if want.is_empty() {
             assert!(text.contains("no findings"), "{text}");
         }
+        if *fixture == "compacted" {
+            // 38 leftover files on two partitions: one row that lists them.
+            assert_eq!(
+                text.matches("partition.leftover_deleted").count(),
+                2,
+                "{text}"
+            );
+            assert!(text.contains("38 files in 2 partitions"), "{text}");
+        }
     }
 }

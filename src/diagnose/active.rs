@@ -161,6 +161,76 @@ pub fn active_segment_findings(plan: &Plan, version: KafkaVersion) -> Vec<Findin
 mod tests {
     use super::*;
 
+    use crate::model::cluster::{ClusterInputs, ClusterView};
+    use crate::model::file_bytes::ReadMode;
+    use crate::model::log_dir::{load_log_dir, Selection};
+    use crate::model::segment::{LoadOptions, ScanDepth};
+    use crate::plan::{build_plan, PlanOptions};
+    use crate::rules::retention::RetainReason;
+
+    /// The plan of `fixtures/idle-active-segment` at `now`.
+    fn fixture_plan(now: i64) -> Plan {
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/idle-active-segment/logs-0");
+        let view = ClusterView::build(&ClusterInputs {
+            log_dirs: vec![dir.clone()],
+            ..ClusterInputs::default()
+        })
+        .unwrap();
+        let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, ReadMode::Mmap);
+        let d = load_log_dir(&dir, &Selection::default(), &opts, &|| {}).unwrap();
+        let opts = PlanOptions {
+            now: TimestampMs(now),
+            topics: Vec::new(),
+            version: KafkaVersion::default(),
+        };
+        build_plan(&view, &[d], &opts)
+    }
+
+    /// 2026-11-30T13:32:47Z, the fixture's capture.
+    const CAPTURED: i64 = 1_796_045_567_000;
+
+    #[test]
+    fn trickle_fires_and_expired_idle_partitions_do_not() {
+        let plan = fixture_plan(CAPTURED);
+        let f = active_segment_findings(&plan, KafkaVersion::default());
+        let at: Vec<_> = f.iter().map(|f| f.location.dir.clone().unwrap()).collect();
+        // idle-0 and idle-rolled-0 expired whole: retention rolls and deletes them.
+        assert_eq!(at, ["trickle-0"]);
+        assert!(
+            f[0].message.contains("rolls on segment.ms"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn an_idle_partition_that_retention_keeps_never_rolls() {
+        let mut plan = fixture_plan(CAPTURED);
+        let p = plan
+            .partitions
+            .iter_mut()
+            .find(|p| p.topic == "idle")
+            .unwrap();
+        // Kept (say by the HW gate) with one record time: no write rate, so no roll ever.
+        let s = p.segments.last_mut().unwrap();
+        s.verdict = Verdict::Retain {
+            reason: RetainReason::RetentionUnlimited,
+        };
+        s.largest_timestamp.0 = s.first_timestamp.unwrap();
+        let f = active_segment_findings(&plan, KafkaVersion::default());
+        let idle = f
+            .iter()
+            .find(|f| f.location.topic.as_deref() == Some("idle"))
+            .unwrap();
+        assert!(
+            idle.message.contains("never rolls on segment.ms"),
+            "{}",
+            idle.message
+        );
+        assert!(!idle.evidence.iter().any(|e| e.name == "rolls_at"));
+    }
+
     #[test]
     fn rate_is_bytes_over_the_record_time_span() {
         let r = estimated_rate(Bytes(6000), 60, TimestampMs(0), TimestampMs(60_000)).unwrap();
