@@ -301,11 +301,13 @@ fn log_dirs_come_from_server_properties() {
 }
 
 #[test]
-fn unreadable_dir_exits_3_and_no_dir_is_a_usage_error() {
+fn unreadable_dir_exits_3_and_no_dir_or_unknown_kind_is_a_usage_error() {
     let (code, _) = run(&fixtures(), &[], &["/no/such/dir".to_string()], 100);
     assert_eq!(code, 3);
     let (code, _) = run(&fixtures(), &[], &[], 100);
     assert_eq!(code, 3);
+    let a = ["basic-delete/logs-0", "--kind", "plan.no_such_code"].map(String::from);
+    assert_eq!(run(&fixtures(), &[], &a, 100).0, 3);
 }
 
 /// Every path with its bytes and mode.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use crate::checks::catalog;
 use crate::checks::finding::Severity;
 use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
@@ -86,6 +87,15 @@ pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
             ReadMode::Mmap
         },
     };
+    if let Some(k) = args
+        .kinds
+        .iter()
+        .find(|k| catalog::by_code(k).is_none() && !catalog::DOMAINS.contains(&k.as_str()))
+    {
+        anyhow::bail!(
+            "--kind `{k}` is neither a finding code nor a domain (README: Finding codes)"
+        );
+    }
     let filter = Filter {
         kinds: args.kinds.clone(),
         topics: args.topics.clone(),
