@@ -262,6 +262,28 @@ fn filters_narrow_findings_and_summary() {
     assert_eq!(other["top_partitions"], serde_json::json!([]));
     let (code, _) = json(&root, &args(&root, now, &["--fail-on", "error"]));
     assert_eq!(code, 0);
+    let (code, otx) = json(&root, &args(&root, now, &["--topic", "otx"]));
+    assert_eq!(code, 1);
+    assert_eq!(pairs(&otx).len(), 2, "{:#}", otx["findings"]);
+    let top = otx["top_partitions"].as_array().unwrap();
+    assert!(
+        !top.is_empty() && top.iter().all(|p| p["topic"] == "otx"),
+        "{top:?}"
+    );
+}
+
+#[test]
+fn a_saved_dir_gives_the_same_report_at_the_same_now() {
+    let (_tmp, root) = copy_fixture("idle-active-segment");
+    let a = args(&root, "2026-11-30T13:32:47Z", &[]);
+    let (_, mut first) = json(&root, &a);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let (_, mut second) = json(&root, &a);
+    assert_eq!(first["evaluated_at_ms"], 1_796_045_567_000_i64);
+    for d in [&mut first, &mut second] {
+        d.as_object_mut().unwrap().remove("generated_at_ms");
+    }
+    assert_eq!(first, second);
 }
 
 #[test]
