@@ -8,6 +8,7 @@ pub mod actions;
 pub mod checks;
 pub mod cli;
 pub mod config;
+pub mod diagnose;
 pub mod exit_codes;
 pub mod formats;
 pub mod model;

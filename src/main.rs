@@ -64,6 +64,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Inspect(args) => {
             cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
         }
+        Command::Diagnose(args) => cli::diagnose::run(args, &run, &mut out)?,
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
         Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,
         Command::Transactions(args) => cli::transactions::run(args, &run, &mut out)?,

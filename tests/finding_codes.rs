@@ -534,6 +534,13 @@ cases! {
         "orders-0/00000000000000000004.log (rolled) truncated to 0 bytes, its indexes kept",
         |d| fs::write(seg(d, "orders-0", 4, "log"), b"").unwrap(),
         healthy "basic-delete";
+    segment_active_not_rolling: "segment.active_not_rolling", "warning", exit 1,
+        "idle-active-segment" ["diagnose", "logs-0", "--now", "2026-11-30T14:30:00Z"],
+        "none: trickle-0 (retention.ms 2 h, segment.ms 7 d) has one active segment with records \
+         from base-5h written every 5 min: it holds expired records and rolls only in 6 d",
+        |_| {},
+        healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T14:30:00Z"];
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.

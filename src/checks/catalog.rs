@@ -261,6 +261,9 @@ kinds! {
     SEGMENT_EMPTY_LOG_WITH_INDEX = "segment.empty_log_with_index", Condition, Error,
         "a rolled segment whose `.log` is empty while its offset or time index points at records: those records are gone (the indexed offsets are in the evidence)",
         "restore the segment's .log from a backup or another replica before starting the broker; the broker would otherwise serve the offsets as missing";
+    SEGMENT_ACTIVE_NOT_ROLLING = "segment.active_not_rolling", Condition, Warning,
+        "the active segment holds records older than `retention.ms` that retention cannot delete until it rolls, and at its write rate (its bytes over its record-time span) it does not roll within `retention.ms`; an idle partition never rolls on `segment.ms`, which is checked only on append (`diagnose`)",
+        "lower the topic's `segment.ms` (or `segment.bytes`) so it rolls sooner (`kafka-configs.sh --alter`; applies on the next append), or with the broker stopped close it with `logclean roll --execute`";
 }
 
 /// The kind with this code.

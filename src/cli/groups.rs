@@ -19,7 +19,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC};
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::units::TimestampMs;
-use crate::plan::{build_plan, PlanOptions};
+use crate::plan::{build_plan, Plan, PlanOptions};
 use crate::report::groups_doc::{GroupsBody, GroupsInputs, HeldPartition};
 use crate::report::groups_table::render_groups;
 use crate::report::render_json;
@@ -35,9 +35,8 @@ use super::{GroupsArgs, OutputFormat};
 /// partitions held, their dirs and next-pass log starts.
 fn collect(
     dirs: &[LogDir],
-    view: &ClusterView,
+    plan: &Plan,
     mode: ReadMode,
-    now_ms: i64,
 ) -> (GroupState, GroupsInputs, DirsByPartition, Vec<Finding>) {
     let mut state = GroupState::default();
     let mut inp = GroupsInputs::default();
@@ -82,13 +81,42 @@ fn collect(
             }
         }
     }
-    let opts = PlanOptions {
-        now: TimestampMs(now_ms),
-        topics: Vec::new(),
-        version: KafkaVersion::default(),
-    };
-    inp.set_planned(&build_plan(view, dirs, &opts), &at);
+    inp.set_planned(plan, &at);
     (state, inp, at, unreadable)
+}
+
+/// The groups document and its findings for loaded `dirs` at `now`, with `plan` the
+/// [`build_plan`] of every topic at `now` (the next pass's log starts), optionally only one
+/// group's or one topic's offsets (`logclean groups` and `logclean diagnose`).
+pub fn groups_report(
+    dirs: &[LogDir],
+    view: &ClusterView,
+    plan: &Plan,
+    mode: ReadMode,
+    now: i64,
+    group: Option<String>,
+    topic: Option<String>,
+) -> (GroupsBody, Vec<Finding>) {
+    let (state, mut inp, at, unreadable) = collect(dirs, plan, mode);
+    let b = &view.broker_config;
+    inp.topic_partitions = view
+        .topics
+        .iter()
+        .filter_map(|(t, v)| Some((t.clone(), v.partition_count?)))
+        .collect();
+    inp.offsets_retention_minutes = b.offsets_retention_minutes;
+    inp.offsets_topic_partitions = inp
+        .topic_partitions
+        .get(CONSUMER_OFFSETS_TOPIC)
+        .and_then(|n| i32::try_from(*n).ok())
+        .unwrap_or(b.offsets_topic_num_partitions);
+    inp.next_pass_by_ms = now.saturating_add(b.log_retention_check_interval_ms);
+    inp.group = group;
+    inp.topic = topic;
+    let body = GroupsBody::new(&state, &inp);
+    let mut findings = group_findings(&state, &body, &at, now);
+    findings.extend(unreadable);
+    (body, findings)
 }
 
 /// Run `groups`.
@@ -111,25 +139,21 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         &Progress::new(run.output.progress, "reading partitions"),
     )?;
     let now = run.evaluated_at_ms;
-    let (state, mut inp, at, unreadable) = collect(&dirs, &view, mode, now);
-    let b = &view.broker_config;
-    inp.topic_partitions = view
-        .topics
-        .iter()
-        .filter_map(|(t, v)| Some((t.clone(), v.partition_count?)))
-        .collect();
-    inp.offsets_retention_minutes = b.offsets_retention_minutes;
-    inp.offsets_topic_partitions = inp
-        .topic_partitions
-        .get(CONSUMER_OFFSETS_TOPIC)
-        .and_then(|n| i32::try_from(*n).ok())
-        .unwrap_or(b.offsets_topic_num_partitions);
-    inp.next_pass_by_ms = now.saturating_add(b.log_retention_check_interval_ms);
-    inp.group = args.group.clone();
-    inp.topic = args.topic.clone();
-    let body = GroupsBody::new(&state, &inp);
-    let mut findings = group_findings(&state, &body, &at, now);
-    findings.extend(unreadable);
+    let opts = PlanOptions {
+        now: TimestampMs(now),
+        topics: Vec::new(),
+        version: KafkaVersion::default(),
+    };
+    let plan = build_plan(&view, &dirs, &opts);
+    let (body, mut findings) = groups_report(
+        &dirs,
+        &view,
+        &plan,
+        mode,
+        now,
+        args.group.clone(),
+        args.topic.clone(),
+    );
     findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);

@@ -11,6 +11,7 @@ use crate::checks::finding::Severity;
 
 pub mod common;
 pub mod config;
+pub mod diagnose;
 pub mod groups;
 pub mod inspect;
 pub mod mutate;
@@ -98,6 +99,10 @@ pub enum ColorChoice {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// What is wrong with log cleanup in a broker's log dirs, why, the numbers behind each
+    /// claim and the command that fixes it: a summary, then the findings of inspect, config,
+    /// plan, groups and transactions from one read (and `segment.active_not_rolling`).
+    Diagnose(diagnose::DiagnoseArgs),
     /// Show what is in log dirs, partition dirs or segment files: segments, offsets, times,
     /// indexes, checkpoints; with --verify, check every batch and index against the log.
     Inspect(InspectArgs),
@@ -139,6 +144,7 @@ impl Command {
     /// `--at`/`--after` itself; the others evaluate no time-based rules).
     pub fn now_arg(&self) -> Option<&run_config::NowArg> {
         match self {
+            Command::Diagnose(a) => Some(&a.now),
             Command::Groups(a) => Some(&a.now),
             Command::Transactions(a) => Some(&a.now),
             Command::Inspect(_)

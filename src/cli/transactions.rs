@@ -18,6 +18,7 @@ use crate::checks::transactions::txn_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
+use crate::model::log_dir::LogDir;
 use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
 use crate::model::producer_state::{replay_producer_state, replay_txn_state, TxnState};
 use crate::model::segment::{LoadOptions, ScanDepth};
@@ -31,31 +32,19 @@ use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::{OutputFormat, TransactionsArgs};
 
-/// Run `transactions`.
-pub fn run(
-    args: &TransactionsArgs,
-    run: &RunConfig,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
-    let mode = if args.no_mmap {
-        ReadMode::Buffered
-    } else {
-        ReadMode::Mmap
-    };
-    let view = ClusterView::build(&ClusterInputs {
-        log_dirs: args.paths.clone(),
-        server_properties: args.server_properties.clone().map(FileInput::Path),
-        read_mode: mode,
-        ..ClusterInputs::default()
-    })?;
-    let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
-    let progress = Progress::new(run.output.progress, "reading partitions");
-    let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
+/// The transactions document and its findings for loaded `dirs` at `now` (`logclean
+/// transactions` and `logclean diagnose`).
+pub fn transactions_report(
+    dirs: &[LogDir],
+    view: &ClusterView,
+    mode: ReadMode,
+    now: i64,
+) -> (TxnBody, Vec<Finding>) {
     let mut state = TxnState::default();
     let mut replayed: Vec<ReplayedPartition> = Vec::new();
     let mut where_: BTreeMap<(String, i32), PathBuf> = BTreeMap::new();
     let mut unreadable = Vec::new();
-    for d in &dirs {
+    for d in dirs {
         for p in &d.partitions {
             let Some(n) = p
                 .name
@@ -91,7 +80,6 @@ pub fn run(
             }
         }
     }
-    let now = run.evaluated_at_ms;
     let count = view
         .topics
         .get(TRANSACTION_STATE_TOPIC)
@@ -102,6 +90,31 @@ pub fn run(
         where_.get(&(t.to_string(), p)).cloned().unwrap_or_default()
     });
     findings.extend(unreadable);
+    (body, findings)
+}
+
+/// Run `transactions`.
+pub fn run(
+    args: &TransactionsArgs,
+    run: &RunConfig,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let mode = if args.no_mmap {
+        ReadMode::Buffered
+    } else {
+        ReadMode::Mmap
+    };
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: args.paths.clone(),
+        server_properties: args.server_properties.clone().map(FileInput::Path),
+        read_mode: mode,
+        ..ClusterInputs::default()
+    })?;
+    let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
+    let progress = Progress::new(run.output.progress, "reading partitions");
+    let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
+    let now = run.evaluated_at_ms;
+    let (body, mut findings) = transactions_report(&dirs, &view, mode, now);
     findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);

@@ -1,0 +1,121 @@
+//! `logclean diagnose`: options → [`diagnose`] (one load, one cluster view, one plan, every
+//! reader's findings) → the shared envelope with the summary → JSON or the table.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::checks::catalog;
+use crate::checks::finding::Severity;
+use crate::diagnose::render::{render_diagnose, DiagnoseBody};
+use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
+use crate::exit_codes::Outcome;
+use crate::model::file_bytes::ReadMode;
+use crate::report::render_json;
+use crate::report::wire::Envelope;
+
+use super::common::{finish_render, outcome_of};
+use super::progress::Progress;
+use super::run_config::{NowArg, RunConfig};
+use super::{FailOn, OutputFormat};
+
+/// `--min-severity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MinSeverity {
+    /// Everything.
+    Info,
+    /// Warnings and errors.
+    Warning,
+    /// Errors only.
+    Error,
+}
+
+/// Arguments of `logclean diagnose`.
+#[derive(Debug, Args)]
+pub struct DiagnoseArgs {
+    /// Log dirs of one broker. Default: `log.dirs` of --server-properties.
+    #[arg(value_name = "LOG_DIR", required_unless_present = "server_properties")]
+    pub paths: Vec<PathBuf>,
+    /// The broker's static `server.properties` (its log.dirs when no LOG_DIR is given).
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+    /// The instant every rule is evaluated at (results on a saved dir are reproducible).
+    #[command(flatten)]
+    pub now: NowArg,
+    /// Verify every batch and index entry; without it only headers, index tails and
+    /// checkpoints are read (cost O(segments)).
+    #[arg(long)]
+    pub deep: bool,
+    /// Only findings of this code (`plan.retains_expired`) or domain (`plan`) (repeatable).
+    #[arg(long = "kind", value_name = "CODE_OR_DOMAIN")]
+    pub kinds: Vec<String>,
+    /// Only findings and partitions of this topic (repeatable).
+    #[arg(long = "topic", value_name = "TOPIC")]
+    pub topics: Vec<String>,
+    /// Only findings at or above this severity.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub min_severity: Option<MinSeverity>,
+    /// Read files with read(2) instead of memory maps.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+}
+
+impl From<MinSeverity> for Severity {
+    fn from(m: MinSeverity) -> Severity {
+        match m {
+            MinSeverity::Info => Severity::Info,
+            MinSeverity::Warning => Severity::Warning,
+            MinSeverity::Error => Severity::Error,
+        }
+    }
+}
+
+/// Run `diagnose`.
+pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let inputs = DiagnoseInputs {
+        log_dirs: args.paths.clone(),
+        server_properties: args.server_properties.clone(),
+        now_ms: run.evaluated_at_ms,
+        deep: args.deep,
+        read_mode: if args.no_mmap {
+            ReadMode::Buffered
+        } else {
+            ReadMode::Mmap
+        },
+    };
+    if let Some(k) = args
+        .kinds
+        .iter()
+        .find(|k| catalog::by_code(k).is_none() && !catalog::DOMAINS.contains(&k.as_str()))
+    {
+        anyhow::bail!(
+            "--kind `{k}` is neither a finding code nor a domain (README: Finding codes)"
+        );
+    }
+    let filter = Filter {
+        kinds: args.kinds.clone(),
+        topics: args.topics.clone(),
+        min_severity: args.min_severity.map(Severity::from),
+    };
+    let progress = Progress::new(run.output.progress, "reading partitions");
+    let d = diagnose(&inputs, &filter, &progress)?;
+    let outcome = outcome_of(&d.findings, args.fail_on);
+    let doc = Envelope::new(
+        "diagnose",
+        run.generated_at_ms,
+        d.now_ms,
+        DiagnoseBody::new(d.summary),
+        &d.findings,
+        Some(d.scanned),
+        outcome,
+    );
+    let rendered = match run.output.format {
+        OutputFormat::Json => render_json(&doc, out),
+        OutputFormat::Table => render_diagnose(&doc, &run.output.table_style(d.now_ms), out),
+    };
+    finish_render(outcome, rendered)
+}

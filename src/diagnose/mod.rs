@@ -1,0 +1,161 @@
+//! `diagnose`: everything logclean knows about log cleanup in some log dirs, from one load.
+//!
+//! [`diagnose`]: [`ClusterView::build`] once (configs, metadata image, `log.dirs` of
+//! `server.properties` when no dir is named) → [`load_targets`] once (data partitions at
+//! `Tail`, the coordinators' topics at `Headers`; `--deep`: everything at `Verify`) → the
+//! findings of each existing reader: [`inspect_findings`], [`config_findings`],
+//! [`plan_findings`] and [`active_segment_findings`] of one [`build_plan`] at `now`,
+//! [`groups_report`] and [`transactions_report`] → filtered, deduplicated (code and place),
+//! sorted → [`Diagnosis`] with its [`Summary`].
+
+pub mod active;
+pub mod render;
+pub mod summary;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crate::checks::config::config_findings;
+use crate::checks::finding::{Finding, Severity};
+use crate::checks::inspect::{inspect_findings, sort_findings};
+use crate::cli::common::load_targets;
+use crate::cli::groups::groups_report;
+use crate::cli::progress::Progress;
+use crate::cli::transactions::transactions_report;
+use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
+use crate::model::file_bytes::ReadMode;
+use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::units::TimestampMs;
+use crate::plan::findings::plan_findings;
+use crate::plan::{build_plan, PlanOptions};
+use crate::report::wire::ScanTotals;
+use crate::rules::KafkaVersion;
+
+pub use active::active_segment_findings;
+pub use summary::Summary;
+
+/// What to read and when to evaluate it.
+#[derive(Debug, Clone, Default)]
+pub struct DiagnoseInputs {
+    /// Log dirs; empty: `log.dirs` of `server_properties`.
+    pub log_dirs: Vec<PathBuf>,
+    /// The broker's static `server.properties`.
+    pub server_properties: Option<PathBuf>,
+    /// The instant every time-based rule is evaluated at, ms since the epoch.
+    pub now_ms: i64,
+    /// Verify every batch and index entry (`--deep`); else headers, index tails, checkpoints.
+    pub deep: bool,
+    /// How large files are read.
+    pub read_mode: ReadMode,
+}
+
+/// Which findings to keep.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Codes (`plan.retains_expired`) or domains (`plan`); empty: all.
+    pub kinds: Vec<String>,
+    /// Topics; empty: all (with a topic, findings about no topic are left out).
+    pub topics: Vec<String>,
+    /// The lowest severity kept.
+    pub min_severity: Option<Severity>,
+}
+
+impl Filter {
+    /// Whether `code` is kept by `--kind`.
+    pub fn keeps_code(&self, code: &str) -> bool {
+        self.kinds.is_empty()
+            || self
+                .kinds
+                .iter()
+                .any(|k| k == code || code.split_once('.').is_some_and(|(domain, _)| domain == k))
+    }
+
+    /// Whether `topic` is kept by `--topic`.
+    pub fn keeps_topic(&self, topic: Option<&str>) -> bool {
+        self.topics.is_empty() || topic.is_some_and(|t| self.topics.iter().any(|x| x == t))
+    }
+
+    /// Whether `f` is kept.
+    pub fn keeps(&self, f: &Finding) -> bool {
+        self.keeps_code(f.code)
+            && self.keeps_topic(f.location.topic.as_deref())
+            && self.min_severity.is_none_or(|s| f.severity >= s)
+    }
+}
+
+/// The result of one diagnosis.
+#[derive(Debug)]
+pub struct Diagnosis {
+    /// The instant evaluated at.
+    pub now_ms: i64,
+    /// The findings kept by the filter, deduplicated and sorted by place.
+    pub findings: Vec<Finding>,
+    /// Counts, top partitions and per-log-dir totals.
+    pub summary: Summary,
+    /// What was read.
+    pub scanned: ScanTotals,
+}
+
+/// Keep the first finding of each code at each place.
+fn dedup(findings: &mut Vec<Finding>) {
+    let mut seen = BTreeSet::new();
+    findings.retain(|f| seen.insert((f.code, format!("{:?}", f.location))));
+}
+
+/// Diagnose the log dirs of `inputs`, keeping what `filter` keeps.
+pub fn diagnose(
+    inputs: &DiagnoseInputs,
+    filter: &Filter,
+    progress: &Progress,
+) -> anyhow::Result<Diagnosis> {
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: inputs.log_dirs.clone(),
+        server_properties: inputs.server_properties.clone().map(FileInput::Path),
+        read_mode: inputs.read_mode,
+        ..ClusterInputs::default()
+    })
+    .map_err(|e: ClusterError| anyhow::anyhow!(e))?;
+    let opts = if inputs.deep {
+        LoadOptions::uniform(ScanDepth::Verify, inputs.read_mode)
+    } else {
+        LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, inputs.read_mode)
+    };
+    let (dirs, mut findings) = load_targets(&view.log_dirs, &opts, progress)?;
+    let version = KafkaVersion::default();
+    let plan = build_plan(
+        &view,
+        &dirs,
+        &PlanOptions {
+            now: TimestampMs(inputs.now_ms),
+            topics: Vec::new(),
+            version,
+        },
+    );
+    findings.extend(inspect_findings(&dirs));
+    findings.extend(config_findings(&view));
+    findings.extend(plan_findings(&plan));
+    findings.extend(active_segment_findings(&plan, version));
+    findings.extend(
+        groups_report(
+            &dirs,
+            &view,
+            &plan,
+            inputs.read_mode,
+            inputs.now_ms,
+            None,
+            None,
+        )
+        .1,
+    );
+    findings.extend(transactions_report(&dirs, &view, inputs.read_mode, inputs.now_ms).1);
+    findings.retain(|f| filter.keeps(f));
+    sort_findings(&mut findings);
+    dedup(&mut findings);
+    let summary = Summary::new(&findings, &plan, filter);
+    Ok(Diagnosis {
+        now_ms: inputs.now_ms,
+        findings,
+        summary,
+        scanned: ScanTotals::of(&dirs),
+    })
+}

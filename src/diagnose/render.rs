@@ -1,0 +1,158 @@
+//! The `diagnose` table: the summary (scan, counts by severity and code, log dirs, top
+//! partitions by retained bytes), then the findings table of every command
+//! ([`findings_table`]: the same finding on many partitions shown once with the list).
+
+use std::io::{self, Write};
+
+use humansize::{format_size, BINARY};
+use serde::Serialize;
+
+use crate::report::human::{time, Precision};
+use crate::report::sanitize::escape;
+use crate::report::table::{findings_table, write_fitted, TableStyle};
+use crate::report::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
+use crate::report::wire::Envelope;
+
+use super::Summary;
+
+/// The `diagnose` document's own keys: the summary's parts at the top level.
+#[derive(Debug, Serialize)]
+pub struct DiagnoseBody {
+    /// Per code: findings, highest severity, partitions.
+    pub by_code: Vec<super::summary::CodeCount>,
+    /// Per log dir: bytes and what the next retention pass frees.
+    pub log_dirs: Vec<super::summary::LogDirTotals>,
+    /// The partitions keeping the most bytes after the next pass.
+    pub top_partitions: Vec<super::summary::PartitionBytes>,
+}
+
+impl DiagnoseBody {
+    /// The body of `summary`.
+    pub fn new(summary: Summary) -> DiagnoseBody {
+        DiagnoseBody {
+            by_code: summary.by_code,
+            log_dirs: summary.log_dirs,
+            top_partitions: summary.top_partitions,
+        }
+    }
+}
+
+fn size(b: u64) -> String {
+    format_size(b, BINARY)
+}
+
+fn grid(headers: &[(&str, Align)], rows: Vec<Vec<String>>, width: usize) -> String {
+    let mut g = Grid::new(headers);
+    for r in rows {
+        g.push(r.into_iter().map(Cell::atom).collect());
+    }
+    render_layouts(&[g], width)
+}
+
+/// Render the `diagnose` table.
+pub fn render_diagnose(
+    doc: &Envelope<DiagnoseBody>,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let s = &doc.summary;
+    let at = time(doc.evaluated_at_ms, style.zone, Precision::Seconds).unwrap_or_default();
+    let mut head = vec!["diagnosis".to_string(), "at".to_string(), at];
+    if let Some(t) = &s.scanned {
+        head.push(format!("of {} log dir(s):", t.log_dirs));
+        head.push(format!("{} partitions,", t.partitions));
+        head.push(format!("{} segments,", t.segments));
+        head.push(size(t.log_bytes));
+    }
+    write_fitted(out, &head, style, "", "  ")?;
+    let counts = vec![
+        "findings:".to_string(),
+        format!("{} error,", s.error),
+        format!("{} warning,", s.warning),
+        format!("{} info", s.info),
+    ];
+    write_fitted(out, &counts, style, "", "  ")?;
+    let b = &doc.body;
+    if !b.by_code.is_empty() {
+        writeln!(out)?;
+        let rows = b
+            .by_code
+            .iter()
+            .map(|c| {
+                vec![
+                    c.code.to_string(),
+                    c.severity.to_string(),
+                    c.findings.to_string(),
+                    c.partitions.to_string(),
+                ]
+            })
+            .collect();
+        let h = [
+            ("code", Align::Left),
+            ("severity", Align::Left),
+            ("findings", Align::Right),
+            ("partitions", Align::Right),
+        ];
+        write!(out, "{}", grid(&h, rows, style.width))?;
+    }
+    if !b.log_dirs.is_empty() {
+        writeln!(out)?;
+        let rows = b
+            .log_dirs
+            .iter()
+            .map(|d| {
+                vec![
+                    shorten_path(&escape(&d.path.display().to_string()), style.width / 2),
+                    d.partitions.to_string(),
+                    size(d.bytes),
+                    size(d.freed_bytes),
+                    d.freed_segments.to_string(),
+                ]
+            })
+            .collect();
+        let h = [
+            ("log dir", Align::Left),
+            ("planned", Align::Right),
+            ("bytes", Align::Right),
+            ("next pass frees", Align::Right),
+            ("segments", Align::Right),
+        ];
+        write!(out, "{}", grid(&h, rows, style.width))?;
+    }
+    if !b.top_partitions.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "top partitions by bytes kept after the next retention pass:"
+        )?;
+        let rows = b
+            .top_partitions
+            .iter()
+            .map(|p| {
+                vec![
+                    format!("{}-{}", escape(&p.topic), p.partition),
+                    shorten_path(&escape(&p.log_dir.display().to_string()), style.width / 3),
+                    size(p.retained_bytes),
+                    size(p.bytes),
+                    size(p.freed_bytes),
+                ]
+            })
+            .collect();
+        let h = [
+            ("partition", Align::Left),
+            ("log dir", Align::Left),
+            ("kept", Align::Right),
+            ("bytes", Align::Right),
+            ("freed", Align::Right),
+        ];
+        write!(out, "{}", grid(&h, rows, style.width))?;
+    }
+    if let Some(t) = findings_table(&doc.findings, style) {
+        writeln!(out)?;
+        write!(out, "{t}")?;
+    } else {
+        writeln!(out)?;
+        writeln!(out, "no findings")?;
+    }
+    Ok(())
+}

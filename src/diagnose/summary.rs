@@ -1,0 +1,160 @@
+//! The summary of a diagnosis: findings counted by code and severity, the partitions that keep
+//! the most bytes after the next retention pass, and per log dir its bytes and what the pass
+//! frees (all from the one plan the diagnosis built).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::checks::finding::{Finding, Severity};
+use crate::plan::Plan;
+use crate::rules::retention::Verdict;
+
+use super::Filter;
+
+/// How many partitions [`Summary::top_partitions`] lists.
+pub const TOP_PARTITIONS: usize = 10;
+
+/// Partition dirs, by log dir and dir name.
+type PartitionSet = BTreeSet<(PathBuf, String)>;
+
+/// One code's findings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CodeCount {
+    /// The finding code.
+    pub code: &'static str,
+    /// The highest severity among them.
+    pub severity: &'static str,
+    /// Findings.
+    pub findings: usize,
+    /// Distinct partitions they are on (0: about log dirs or configs only).
+    pub partitions: usize,
+}
+
+/// One partition replica's bytes and what the next pass does to them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionBytes {
+    /// The log dir.
+    pub log_dir: PathBuf,
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// `.log` bytes now.
+    pub bytes: u64,
+    /// Bytes that stay after the next retention pass.
+    pub retained_bytes: u64,
+    /// Bytes the next pass deletes.
+    pub freed_bytes: u64,
+}
+
+/// One log dir's totals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogDirTotals {
+    /// The log dir.
+    pub path: PathBuf,
+    /// Partition replicas planned.
+    pub partitions: usize,
+    /// `.log` bytes now.
+    pub bytes: u64,
+    /// Bytes the next retention pass frees.
+    pub freed_bytes: u64,
+    /// Segments it deletes.
+    pub freed_segments: u64,
+}
+
+/// The summary of a diagnosis.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Per code, in code order.
+    pub by_code: Vec<CodeCount>,
+    /// The partitions keeping the most bytes after the next pass, most first (at most
+    /// [`TOP_PARTITIONS`]; `--topic` narrows them).
+    pub top_partitions: Vec<PartitionBytes>,
+    /// Per log dir.
+    pub log_dirs: Vec<LogDirTotals>,
+}
+
+impl Summary {
+    /// The summary of `findings` (already filtered) and `plan`.
+    pub fn new(findings: &[Finding], plan: &Plan, filter: &Filter) -> Summary {
+        let mut codes: BTreeMap<&'static str, (usize, Severity, PartitionSet)> = BTreeMap::new();
+        for f in findings {
+            let (n, sev, parts) = codes
+                .entry(f.code)
+                .or_insert_with(|| (0, f.severity, BTreeSet::new()));
+            *n += 1;
+            *sev = (*sev).max(f.severity);
+            if let Some(dir) = &f.location.dir {
+                parts.insert((f.location.log_dir.clone(), dir.clone()));
+            }
+        }
+        let by_code = codes
+            .into_iter()
+            .map(|(code, (findings, sev, parts))| CodeCount {
+                code,
+                severity: sev.name(),
+                findings,
+                partitions: parts.len(),
+            })
+            .collect();
+        let mut parts: Vec<PartitionBytes> = plan
+            .partitions
+            .iter()
+            .filter(|p| filter.keeps_topic(Some(&p.topic)))
+            .map(|p| {
+                let bytes: u64 = p.segments.iter().map(|s| s.size.get()).sum();
+                let freed = p
+                    .segments
+                    .iter()
+                    .filter(|s| matches!(s.verdict, Verdict::Delete { .. }))
+                    .map(|s| s.size.get())
+                    .sum::<u64>();
+                PartitionBytes {
+                    log_dir: p.log_dir.clone(),
+                    topic: p.topic.clone(),
+                    partition: p.partition,
+                    bytes,
+                    retained_bytes: bytes.saturating_sub(freed),
+                    freed_bytes: freed,
+                }
+            })
+            .collect();
+        let mut dirs: BTreeMap<PathBuf, LogDirTotals> = BTreeMap::new();
+        for p in &parts {
+            let d = dirs
+                .entry(p.log_dir.clone())
+                .or_insert_with(|| LogDirTotals {
+                    path: p.log_dir.clone(),
+                    partitions: 0,
+                    bytes: 0,
+                    freed_bytes: 0,
+                    freed_segments: 0,
+                });
+            d.partitions += 1;
+            d.bytes += p.bytes;
+        }
+        for (path, freed) in &plan.totals.per_log_dir {
+            if let Some(d) = dirs.get_mut(path) {
+                d.freed_segments = freed.segments;
+            }
+        }
+        for p in &parts {
+            if let Some(d) = dirs.get_mut(&p.log_dir) {
+                d.freed_bytes += p.freed_bytes;
+            }
+        }
+        parts.sort_by(|a, b| {
+            b.retained_bytes.cmp(&a.retained_bytes).then_with(|| {
+                (&a.log_dir, &a.topic, a.partition).cmp(&(&b.log_dir, &b.topic, b.partition))
+            })
+        });
+        parts.truncate(TOP_PARTITIONS);
+        Summary {
+            by_code,
+            top_partitions: parts,
+            log_dirs: dirs.into_values().collect(),
+        }
+    }
+}
