@@ -13,9 +13,12 @@ use crate::model::listing::log_dirs_below;
 use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection, Target};
 use crate::model::segment::LoadOptions;
 use crate::report::human::Zone;
+use crate::report::render_json;
 use crate::report::table::TableStyle;
+use crate::report::wire::{Envelope, ScanTotals};
 
 use super::progress::Progress;
+use super::run_config::RunConfig;
 use super::OutputFormat;
 
 /// Settings shared by every command's rendering.
@@ -119,4 +122,35 @@ pub fn load_targets(
     }
     progress.finish();
     Ok((dirs, not_log_dirs))
+}
+
+/// Write a command's document: the shared envelope (`evaluated_at_ms` is the instant the rules
+/// used) as JSON, or through `table` for people; the outcome is the run's even when the reader
+/// closed the pipe.
+#[allow(clippy::too_many_arguments)] // the envelope's parts, each named at the call site
+pub fn write_document<B: serde::Serialize>(
+    command: &'static str,
+    run: &RunConfig,
+    evaluated_at_ms: i64,
+    body: B,
+    findings: &[Finding],
+    scanned: Option<ScanTotals>,
+    outcome: Outcome,
+    out: &mut dyn std::io::Write,
+    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<Outcome> {
+    let doc = Envelope::new(
+        command,
+        run.generated_at_ms,
+        evaluated_at_ms,
+        body,
+        findings,
+        scanned,
+        outcome,
+    );
+    let rendered = match run.output.format {
+        OutputFormat::Json => render_json(&doc, out),
+        OutputFormat::Table => table(&doc, &run.output.table_style(evaluated_at_ms), out),
+    };
+    finish_render(outcome, rendered)
 }

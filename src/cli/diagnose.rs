@@ -12,13 +12,11 @@ use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
-use crate::report::render_json;
-use crate::report::wire::Envelope;
 
-use super::common::{finish_render, outcome_of};
+use super::common::{outcome_of, write_document};
 use super::progress::Progress;
 use super::run_config::{NowArg, RunConfig};
-use super::{FailOn, OutputFormat};
+use super::FailOn;
 
 /// `--min-severity`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -104,18 +102,15 @@ pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
     let progress = Progress::new(run.output.progress, "reading partitions");
     let d = diagnose(&inputs, &filter, &progress)?;
     let outcome = outcome_of(&d.findings, args.fail_on);
-    let doc = Envelope::new(
+    write_document(
         "diagnose",
-        run.generated_at_ms,
+        run,
         d.now_ms,
         DiagnoseBody::new(d.summary),
         &d.findings,
         Some(d.scanned),
         outcome,
-    );
-    let rendered = match run.output.format {
-        OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => render_diagnose(&doc, &run.output.table_style(d.now_ms), out),
-    };
-    finish_render(outcome, rendered)
+        out,
+        render_diagnose,
+    )
 }

@@ -22,14 +22,13 @@ use crate::model::units::TimestampMs;
 use crate::plan::{build_plan, Plan, PlanOptions};
 use crate::report::groups_doc::{GroupsBody, GroupsInputs, HeldPartition};
 use crate::report::groups_table::render_groups;
-use crate::report::render_json;
-use crate::report::wire::{Envelope, ScanTotals};
+use crate::report::wire::ScanTotals;
 use crate::rules::KafkaVersion;
 
-use super::common::{finish_render, load_targets, outcome_of};
+use super::common::{load_targets, outcome_of, write_document};
 use super::progress::Progress;
 use super::run_config::RunConfig;
-use super::{GroupsArgs, OutputFormat};
+use super::GroupsArgs;
 
 /// Replay every `__consumer_offsets` partition (the first copy of each) and collect the data
 /// partitions held, their dirs and next-pass log starts.
@@ -157,18 +156,15 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
-    let doc = Envelope::new(
+    write_document(
         "groups",
-        run.generated_at_ms,
+        run,
         now,
         body,
         &findings,
         Some(ScanTotals::of(&dirs)),
         outcome,
-    );
-    let rendered = match run.output.format {
-        OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => render_groups(&doc, &run.output.table_style(now), out),
-    };
-    finish_render(outcome, rendered)
+        out,
+        render_groups,
+    )
 }

@@ -22,15 +22,14 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
 use crate::model::producer_state::{replay_producer_state, replay_txn_state, TxnState};
 use crate::model::segment::{LoadOptions, ScanDepth};
-use crate::report::render_json;
 use crate::report::txn_doc::{ReplayedPartition, TxnBody};
 use crate::report::txn_table::render_transactions;
-use crate::report::wire::{Envelope, ScanTotals};
+use crate::report::wire::ScanTotals;
 
-use super::common::{finish_render, load_targets, outcome_of};
+use super::common::{load_targets, outcome_of, write_document};
 use super::progress::Progress;
 use super::run_config::RunConfig;
-use super::{OutputFormat, TransactionsArgs};
+use super::TransactionsArgs;
 
 /// The transactions document and its findings for loaded `dirs` at `now` (`logclean
 /// transactions` and `logclean diagnose`).
@@ -118,18 +117,15 @@ pub fn run(
     findings.extend(target_findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
-    let doc = Envelope::new(
+    write_document(
         "transactions",
-        run.generated_at_ms,
+        run,
         now,
         body,
         &findings,
         Some(ScanTotals::of(&dirs)),
         outcome,
-    );
-    let rendered = match run.output.format {
-        OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => render_transactions(&doc, &run.output.table_style(now), out),
-    };
-    finish_render(outcome, rendered)
+        out,
+        render_transactions,
+    )
 }
