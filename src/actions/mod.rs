@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit_codes::Outcome;
 
+pub mod delete;
 pub mod fsutil;
 pub mod guard;
 pub mod journal;
