@@ -10,12 +10,13 @@
 //!
 //! Steps, in this order, per log dir:
 //! 0. the roll of each partition whose active segment goes;
-//! 1. per deleted segment, oldest first, its `.index`, `.timeindex` and `.txnindex`, then its
-//!    `.log`, are [`Step::Quarantine`]d. The broker renames them to `*.deleted` and removes
+//! 1. per deleted segment, oldest first, its `.log`, then its `.index`, `.timeindex` and
+//!    `.txnindex` (the order of `LogSegment.changeFileSuffixes`), are [`Step::Quarantine`]d. The broker renames them to `*.deleted` and removes
 //!    them after `file.delete.delay.ms`; here the journal's quarantine plays the `.deleted`
 //!    state (kept until the quarantine is removed, restorable by `undo`; `--purge` removes at
 //!    once, as the broker's delayed delete does). A run cut short leaves a log that starts at a
-//!    segment boundary, which the broker loads (its log start is then the first segment's base);
+//!    segment boundary, which the broker loads (its log start is then the first segment's base;
+//!    an index left without its `.log` is an orphan the broker's load removes);
 //! 2. the producer snapshots below the new log start, quarantined the same way;
 //! 3. `log-start-offset-checkpoint` rewritten with the plan's new log start of each partition;
 //! 4. `recovery-point-offset-checkpoint` raised to the new log start where it would fall below.
@@ -181,7 +182,7 @@ pub fn plan_partition(
             "segment {base} deleted by retention (ends at {})",
             s.next_offset.get()
         );
-        for suffix in [".index", ".timeindex", ".txnindex", ".log"] {
+        for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
             quarantine(plan, dir.join(format!("{base:020}{suffix}")), &why);
         }
         report.segments.push(base);

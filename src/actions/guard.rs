@@ -207,6 +207,12 @@ mod tests {
         fs::write(outside.path().join("x"), b"").unwrap();
         std::os::unix::fs::symlink(outside.path().join("x"), d.path().join("t-0/l")).unwrap();
         assert!(check_write_target(&checked, &d.path().join("t-0/l")).is_err());
+        // In the root, only the offset checkpoints.
+        let root = |n: &str| check_write_target(&checked, &d.path().join(n));
+        assert!(root("log-start-offset-checkpoint").is_ok());
+        assert!(root("recovery-point-offset-checkpoint").is_ok());
+        assert!(root("meta.properties").is_err());
+        assert!(root(".lock").is_err());
     }
 
     #[test]
