@@ -535,3 +535,28 @@ fn refuses_a_locked_log_dir_with_exit_3() {
     drop(lock);
     same(&tree(&c.log_dir), &before, "refused runs");
 }
+
+#[test]
+fn a_log_the_cleaner_takes_first_is_refused_and_left_alone() {
+    let c = Copy::new("compacted", "logs-0");
+    let part = c.p("compact-delete-0");
+    let before = tree(&part);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--at",
+            "2027-06-01T00:00:00Z",
+            "--execute",
+        ],
+        None,
+    );
+    // A refused partition is a finding: exit 1.
+    assert_eq!(code(&o), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("compact-delete-0: refused: the cleaner takes this log before"),
+        "{}",
+        text(&o)
+    );
+    same(&tree(&part), &before, "a refused partition changed");
+}

@@ -6,7 +6,8 @@
 //! only a prefix of the partition that ends at or below the high watermark. A plan that deletes
 //! the active segment too is carried out as the broker does: the partition is rolled first (a
 //! new empty segment at the log end, [`plan_roll`]'s steps), and refused when that roll is.
-//! `__cluster_metadata` is never touched.
+//! `__cluster_metadata` is never touched, nor a log the cleaner takes before its retention pass
+//! (the plan's verdicts are then on cleaned segments that are not on disk yet).
 //!
 //! Steps, in this order, per log dir:
 //! 0. the roll of each partition whose active segment goes;
@@ -88,6 +89,13 @@ fn quarantine(plan: &mut ActionPlan, path: PathBuf, why: &str) {
 fn refusal(p: &PartitionPlan, deleted: &[usize]) -> Option<String> {
     if p.topic == METADATA_TOPIC {
         return Some("refused: the metadata log is never changed".to_string());
+    }
+    if p.segments.iter().any(|s| s.merged_into.is_some()) {
+        return Some(
+            "refused: the cleaner takes this log before its retention pass, so the plan's \
+             verdicts are on the cleaned segments, which are not on disk"
+                .to_string(),
+        );
     }
     if deleted.iter().enumerate().any(|(i, d)| i != *d) {
         return Some("refused: the plan's deletions are not a prefix of the log".to_string());
