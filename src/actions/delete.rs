@@ -19,8 +19,10 @@
 //!    segment boundary, which the broker loads (its log start is then the first segment's base;
 //!    an index left without its `.log` is an orphan the broker's load removes);
 //! 2. the producer snapshots below the new log start, quarantined the same way;
-//! 3. `log-start-offset-checkpoint` rewritten with the plan's new log start of each partition;
-//! 4. `recovery-point-offset-checkpoint` raised to the new log start where it would fall below.
+//! 3. the partition's `leader-epoch-checkpoint` truncated to the new log start
+//!    (`LeaderEpochFileCache.truncateFromStart`: the epoch in force there now starts there);
+//! 4. `log-start-offset-checkpoint` rewritten with the plan's new log start of each partition;
+//! 5. `recovery-point-offset-checkpoint` raised to the new log start where it would fall below.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -30,6 +32,9 @@ use serde::Serialize;
 
 use crate::formats::checkpoint::{
     encode_offset_checkpoint, parse_offset_checkpoint, TopicPartitionOffset,
+};
+use crate::formats::leader_epoch::{
+    encode_leader_epoch_checkpoint, parse_leader_epoch_checkpoint, EpochEntry,
 };
 use crate::model::names::METADATA_TOPIC;
 use crate::plan::PartitionPlan;
@@ -212,6 +217,7 @@ pub fn plan_partition(
             &format!("producer snapshot at {o}, below the new log start {new_start}"),
         );
     }
+    epoch_step(dir, new_start, plan)?;
     report.log_start_offset_after = Some(new_start);
     report.outcome = format!(
         "deletes {} segment(s), log start {} -> {new_start}",
@@ -219,6 +225,51 @@ pub fn plan_partition(
         report.log_start_offset
     );
     Ok(report)
+}
+
+/// The leader-epoch entries after `LeaderEpochFileCache.truncateFromStart(start)`: entries
+/// starting at or below `start` are dropped and the last of them comes back starting at `start`.
+pub fn truncate_epochs_from_start(entries: &[EpochEntry], start: i64) -> Vec<EpochEntry> {
+    let (below, above): (Vec<&EpochEntry>, Vec<&EpochEntry>) =
+        entries.iter().partition(|e| e.start_offset <= start);
+    let mut out: Vec<EpochEntry> = below
+        .last()
+        .map(|e| EpochEntry {
+            epoch: e.epoch,
+            start_offset: start,
+        })
+        .into_iter()
+        .collect();
+    out.extend(above.into_iter().cloned());
+    out
+}
+
+/// The partition's `leader-epoch-checkpoint` truncated to the new log start, as the broker's
+/// `maybeIncrementLogStartOffset` does (an unreadable or missing file is left alone: the broker
+/// rebuilds the cache from the log).
+fn epoch_step(dir: &Path, start: i64, plan: &mut ActionPlan) -> Result<(), ActionError> {
+    let path = dir.join("leader-epoch-checkpoint");
+    let Ok(old) = fs::read(&path) else {
+        return Ok(());
+    };
+    let Ok(parsed) = parse_leader_epoch_checkpoint(&old) else {
+        return Ok(());
+    };
+    let entries: Vec<EpochEntry> = parsed.values().cloned().collect();
+    let bytes = encode_leader_epoch_checkpoint(&truncate_epochs_from_start(&entries, start));
+    if bytes != old {
+        plan.stamps.push(FileStamp::of(&path));
+        plan.steps.push(Step::WriteFile {
+            path,
+            new_len: bytes.len() as u64,
+            old_len: Some(old.len() as u64),
+            bytes,
+            why: format!(
+                "leader epochs truncated to the new log start {start} (truncateFromStart)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Rewrite one root offset checkpoint of `log_dir`: `update` gives each partition's new value
@@ -317,6 +368,22 @@ pub fn plan_log_dir(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epochs_truncate_from_start_as_the_broker() {
+        let e = |epoch, start_offset| EpochEntry {
+            epoch,
+            start_offset,
+        };
+        let entries = [e(0, 0), e(2, 10), e(5, 30)];
+        assert_eq!(
+            truncate_epochs_from_start(&entries, 28),
+            [e(2, 28), e(5, 30)]
+        );
+        assert_eq!(truncate_epochs_from_start(&entries, 30), [e(5, 30)]);
+        assert_eq!(truncate_epochs_from_start(&entries, 0), entries);
+        assert_eq!(truncate_epochs_from_start(&[e(3, 40)], 28), [e(3, 40)]);
+    }
 
     #[test]
     fn snapshot_names() {
