@@ -9,20 +9,21 @@
 //! `__cluster_metadata` is never touched, nor a log the cleaner takes before its retention pass
 //! (the plan's verdicts are then on cleaned segments that are not on disk yet).
 //!
-//! Steps, in this order, per log dir:
-//! 0. the roll of each partition whose active segment goes;
-//! 1. per deleted segment, oldest first, its `.log`, then its `.index`, `.timeindex` and
-//!    `.txnindex` (the order of `LogSegment.changeFileSuffixes`), are [`Step::Quarantine`]d. The broker renames them to `*.deleted` and removes
-//!    them after `file.delete.delay.ms`; here the journal's quarantine plays the `.deleted`
-//!    state (kept until the quarantine is removed, restorable by `undo`; `--purge` removes at
-//!    once, as the broker's delayed delete does). A run cut short leaves a log that starts at a
+//! Steps, in this order, per partition (1-4), then per log dir (5-6):
+//! 1. the roll, when the active segment goes;
+//! 2. per deleted segment, oldest first, its `.log`, then its `.index`, `.timeindex` and
+//!    `.txnindex` (the order of `LogSegment.changeFileSuffixes`), are [`Step::Quarantine`]d.
+//!    The broker renames them to `*.deleted` and removes them after `file.delete.delay.ms`;
+//!    here the journal's quarantine plays the `.deleted` state (kept until the quarantine is
+//!    removed, restorable by `undo`; `--purge` removes at once, as the broker's delayed delete
+//!    does). A run cut short leaves a log that starts at a
 //!    segment boundary, which the broker loads (its log start is then the first segment's base;
 //!    an index left without its `.log` is an orphan the broker's load removes);
-//! 2. the producer snapshots below the new log start, quarantined the same way;
-//! 3. the partition's `leader-epoch-checkpoint` truncated to the new log start
+//! 3. the producer snapshots below the new log start, quarantined the same way;
+//! 4. the partition's `leader-epoch-checkpoint` truncated to the new log start
 //!    (`LeaderEpochFileCache.truncateFromStart`: the epoch in force there now starts there);
-//! 4. `log-start-offset-checkpoint` rewritten with the plan's new log start of each partition;
-//! 5. `recovery-point-offset-checkpoint` raised to the new log start where it would fall below.
+//! 5. `log-start-offset-checkpoint` rewritten with the plan's new log start of each partition;
+//! 6. `recovery-point-offset-checkpoint` raised to the new log start where it would fall below.
 
 use std::collections::BTreeMap;
 use std::fs;
