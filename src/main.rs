@@ -71,6 +71,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Plan(args) => cli::plan::run(args, &run, &mut out)?,
         Command::RebuildIndex(args) => cli::rebuild_index::run(args, &run, &mut out)?,
         Command::Roll(args) => cli::roll::run(args, &run, &mut out)?,
+        Command::Delete(args) => cli::delete::run(args, &run, &mut out)?,
         Command::Resume(args) => cli::resume::run(args, false, &run, &mut out)?,
         Command::Undo(args) => cli::resume::run(args, true, &run, &mut out)?,
         Command::Completions { shell } => {

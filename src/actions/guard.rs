@@ -89,13 +89,27 @@ pub fn check_partition_name(dir_name: &str) -> Result<(), ActionError> {
     Ok(())
 }
 
+/// The offset checkpoints in a log dir's root, the only root files a step may write.
+pub const ROOT_CHECKPOINTS: [&str; 4] = [
+    "log-start-offset-checkpoint",
+    "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "cleaner-offset-checkpoint",
+];
+
 /// Check that writing `path` stays inside `log_dir`: its parent, with symlinks resolved, is a
-/// partition dir directly in the canonical log dir, and `path` itself, if it exists, is a
-/// regular file and not a symlink.
+/// partition dir directly in the canonical log dir (or `path` is one of the
+/// [`ROOT_CHECKPOINTS`] in the log dir itself), and `path` itself, if it exists, is a regular
+/// file and not a symlink.
 pub fn check_write_target(log_dir: &CheckedLogDir, path: &Path) -> Result<(), ActionError> {
     let parent = super::fsutil::parent_dir(path);
     let real = fs::canonicalize(&parent).map_err(|e| ActionError::io(&parent, e))?;
-    if real.parent() != Some(log_dir.path.as_path()) {
+    let root_checkpoint = real == log_dir.path
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| ROOT_CHECKPOINTS.contains(&n));
+    if real.parent() != Some(log_dir.path.as_path()) && !root_checkpoint {
         return Err(ActionError::Refused(format!(
             "`{}` resolves to `{}`, outside the log dir `{}`: refusing to write through a symlink",
             parent.display(),
@@ -193,6 +207,12 @@ mod tests {
         fs::write(outside.path().join("x"), b"").unwrap();
         std::os::unix::fs::symlink(outside.path().join("x"), d.path().join("t-0/l")).unwrap();
         assert!(check_write_target(&checked, &d.path().join("t-0/l")).is_err());
+        // In the root, only the offset checkpoints.
+        let root = |n: &str| check_write_target(&checked, &d.path().join(n));
+        assert!(root("log-start-offset-checkpoint").is_ok());
+        assert!(root("recovery-point-offset-checkpoint").is_ok());
+        assert!(root("meta.properties").is_err());
+        assert!(root(".lock").is_err());
     }
 
     #[test]

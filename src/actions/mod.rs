@@ -7,9 +7,9 @@
 //! - [`plan`]: typed steps, their dry-run rendering and their (idempotent) apply and undo.
 //! - [`journal`]: records each step before it is taken, so that `resume` finishes and `undo`
 //!   rolls back an interrupted run; [`quarantine`] is where replaced and removed files go.
-//! - Commands that build plans: [`rebuild_index`], [`roll`]. A future `delete` builds its plan
-//!   the same way: a list of [`plan::Step::Quarantine`] (and checkpoint
-//!   [`plan::Step::WriteFile`]) steps, run by [`journal::execute`].
+//! - Commands that build plans: [`rebuild_index`], [`roll`], [`delete`] (a retention plan's
+//!   deletions: [`plan::Step::Quarantine`] steps and checkpoint [`plan::Step::WriteFile`]s, run
+//!   by [`journal::execute`]).
 //!
 //! `checks/` never depends on this module.
 
@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit_codes::Outcome;
 
+pub mod delete;
 pub mod fsutil;
 pub mod guard;
 pub mod journal;

@@ -11,6 +11,7 @@ use crate::checks::finding::Severity;
 
 pub mod common;
 pub mod config;
+pub mod delete;
 pub mod diagnose;
 pub mod groups;
 pub mod inspect;
@@ -127,6 +128,10 @@ pub enum Command {
     /// Close the active segment of partitions offline as the broker does on roll (dry run
     /// unless --execute), so retention can act on it.
     Roll(RollArgs),
+    /// Carry out the deletions of `logclean plan` offline as the broker's retention pass would
+    /// (dry run unless --execute): segment files removed, log start offsets advanced, recovery
+    /// points kept consistent; names the consumer groups that lose data.
+    Delete(DeleteArgs),
     /// Finish a mutating run that was interrupted or killed, from its journal.
     Resume(JournalArgs),
     /// Roll back a mutating run (finished or interrupted) from its journal and quarantine.
@@ -152,6 +157,7 @@ impl Command {
             | Command::Plan(_)
             | Command::RebuildIndex(_)
             | Command::Roll(_)
+            | Command::Delete(_)
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Completions { .. } => None,
@@ -366,6 +372,30 @@ pub struct RollArgs {
     #[arg(required = true, value_name = "PARTITION_DIR")]
     pub paths: Vec<PathBuf>,
     /// Shared options of mutating commands.
+    #[command(flatten)]
+    pub mutate: MutateArgs,
+}
+
+/// Arguments of `logclean delete`.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// Log dirs (every partition in them; a partition's log start lives in its log dir's
+    /// checkpoint).
+    #[arg(required = true, value_name = "LOG_DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Delete what the plan at this instant deletes: RFC 3339 or ms since the epoch. Default:
+    /// now.
+    #[arg(long, value_name = "TIME", value_parser = run_config::parse_now, conflicts_with = "after")]
+    pub at: Option<i64>,
+    /// Delete what the plan this long from now deletes (e.g. 7d, 36h).
+    #[arg(long, value_name = "DURATION", value_parser = time_arg::parse_duration_ms)]
+    pub after: Option<i64>,
+    /// Refuse (exit 3, nothing changed) when a consumer group's committed offset would fall
+    /// below a new log start.
+    #[arg(long)]
+    pub fail_if_group_loses_data: bool,
+    /// Shared options of mutating commands (`--config` and `--server-properties` also set the
+    /// configs the plan is made with).
     #[command(flatten)]
     pub mutate: MutateArgs,
 }

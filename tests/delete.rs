@@ -1,0 +1,591 @@
+//! `logclean delete` (issue 9 step 3) on copies of real broker fixtures: the dry run leaves the
+//! tree bit-identical and lists exactly the plan's deletions; an applied run leaves a dir that
+//! inspects clean, whose plan at the same instant deletes nothing more and whose log starts are
+//! the plan's; a run killed (SIGKILL through `LOGCLEAN_FAILPOINT`) at every step is finished by
+//! `resume` and rolled back by `undo`; a locked dir and `--fail-if-group-loses-data` refuse with
+//! exit 3.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// A private copy of one fixture log dir, in a temp dir that also receives the journal.
+struct Copy {
+    _tmp: tempfile::TempDir,
+    log_dir: PathBuf,
+}
+
+impl Copy {
+    fn new(fixture_name: &str, log_dir: &str) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join(log_dir);
+        copy_dir(&fixture(fixture_name).join(log_dir), &dest);
+        Copy {
+            _tmp: tmp,
+            log_dir: dest,
+        }
+    }
+
+    fn p(&self, rel: &str) -> PathBuf {
+        self.log_dir.join(rel)
+    }
+}
+
+/// Every file under `dir` with its bytes (the bit-identity check).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.unwrap();
+        let rel = e
+            .path()
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if e.file_type().is_file() {
+            out.insert(rel, fs::read(e.path()).unwrap());
+        } else {
+            out.insert(format!("{rel}/"), Vec::new());
+        }
+    }
+    out
+}
+
+/// Assert two trees are equal, naming the files that differ.
+#[track_caller]
+fn same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, what: &str) {
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let diff: Vec<&String> = keys
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .collect();
+    assert!(diff.is_empty(), "{what}: {diff:?}");
+}
+
+fn logclean(args: &[&str], env: Option<(&str, String)>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_logclean"));
+    cmd.args(args);
+    if let Some((k, v)) = env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
+/// An instant at which basic-delete's plan deletes 7 of the 10 segments of orders-0 and
+/// orders-2 and 5 of sized-0 (retention.bytes).
+const LATER: &str = "2026-11-30T17:00:00Z";
+/// An instant at which only segment 0 of orders-0 and orders-2 (and sized-0's 5) go.
+const EARLY: &str = "2026-11-30T09:00:00Z";
+/// Past every segment of consumer-groups' events partitions, active ones included.
+const ALL_GONE: &str = "2026-12-30T00:00:00Z";
+
+fn plan_json(dir: &Path, at: &str) -> Value {
+    let o = logclean(&["--format", "json", "plan", s(dir), "--at", at], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    json(&o)
+}
+
+/// Per partition dir: the plan's (log start after, segments it deletes).
+fn planned(dir: &Path, at: &str) -> BTreeMap<String, (i64, Vec<i64>)> {
+    let doc = plan_json(dir, at);
+    doc["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let deleted = p["segments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|g| g["verdict"] == "delete")
+                .map(|g| g["base_offset"].as_i64().unwrap())
+                .collect();
+            (
+                p["dir"].as_str().unwrap().to_string(),
+                (p["log_start_offset_after"].as_i64().unwrap(), deleted),
+            )
+        })
+        .collect()
+}
+
+/// Entries of a root offset checkpoint.
+fn checkpoint(path: &Path) -> BTreeMap<String, i64> {
+    let text = fs::read_to_string(path).unwrap();
+    text.lines()
+        .skip(2)
+        .map(|l| {
+            let t: Vec<&str> = l.split(' ').collect();
+            (format!("{}-{}", t[0], t[1]), t[2].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn dry_run_leaves_the_tree_bit_identical_and_lists_exactly_the_plans_deletions() {
+    let c = Copy::new("basic-delete", "logs-0");
+    let parent = c.log_dir.parent().unwrap().to_path_buf();
+    let before = tree(&parent);
+    let plan = planned(&c.log_dir, LATER);
+    let o = logclean(
+        &["--format", "json", "delete", s(&c.log_dir), "--at", LATER],
+        None,
+    );
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    same(&tree(&parent), &before, "a dry run changed the tree");
+    let doc = json(&o);
+    assert_eq!(doc["executed"], false);
+    let d = &doc["log_dirs"][0];
+    // Exactly the files of the deleted segments and the snapshots below the new log starts.
+    let mut expected = BTreeSet::new();
+    for (dir, (start, segments)) in &plan {
+        for base in segments {
+            for suffix in ["index", "timeindex", "txnindex", "log"] {
+                let rel = format!("{dir}/{base:020}.{suffix}");
+                if c.p(&rel).exists() {
+                    expected.insert(rel);
+                }
+            }
+        }
+        for e in fs::read_dir(c.p(dir)).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            if let Some(o) = name.strip_suffix(".snapshot") {
+                if o.parse::<i64>().unwrap() < *start {
+                    expected.insert(format!("{dir}/{name}"));
+                }
+            }
+        }
+    }
+    assert!(expected.len() > 60, "{expected:?}");
+    let mut moved = BTreeSet::new();
+    let mut freed = 0i64;
+    let mut written = Vec::new();
+    for step in d["plan"]["steps"].as_array().unwrap() {
+        let path = PathBuf::from(step["path"].as_str().unwrap());
+        let rel = path
+            .strip_prefix(&c.log_dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        match step["action"].as_str().unwrap() {
+            "quarantine" => {
+                let len = fs::metadata(&path).unwrap().len();
+                assert_eq!(step["len"].as_u64(), Some(len), "{rel}");
+                freed += i64::try_from(len).unwrap();
+                moved.insert(rel);
+            }
+            "write_file" => {
+                freed += step["old_len"].as_i64().unwrap_or(0) - step["new_len"].as_i64().unwrap();
+                written.push(rel);
+            }
+            other => panic!("unexpected step {other}"),
+        }
+    }
+    assert_eq!(moved, expected);
+    assert_eq!(
+        written,
+        [
+            "orders-0/leader-epoch-checkpoint",
+            "orders-2/leader-epoch-checkpoint",
+            "sized-0/leader-epoch-checkpoint",
+            "log-start-offset-checkpoint"
+        ]
+    );
+    assert_eq!(d["summary"]["bytes_freed"].as_i64(), Some(freed));
+    // Per partition: the plan's log start after and segments.
+    for r in d["partitions"].as_array().unwrap() {
+        let (start, segments) = &plan[r["partition"].as_str().unwrap()];
+        let got: Vec<i64> = r["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(&got, segments);
+        if !segments.is_empty() {
+            assert_eq!(r["log_start_offset_after"].as_i64(), Some(*start));
+        }
+    }
+    // The table says the same, as a dry run.
+    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let out = text(&o);
+    for line in [
+        "would move orders-0/00000000000000000000.log (532 bytes) to quarantine: segment 0 \
+         deleted by retention (ends at 4)",
+        "would move orders-0/00000000000000000024.snapshot (56 bytes) to quarantine: producer \
+         snapshot at 24, below the new log start 28",
+        "would rewrite log-start-offset-checkpoint (4 -> 39 bytes): log start offsets advanced",
+        "orders-0: deletes 7 segment(s), log start 0 -> 28",
+        "sized-0: deletes 5 segment(s), log start 0 -> 15",
+        &format!("73 moved to quarantine; {freed} bytes freed"),
+        "nothing changed (dry run)",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in {out}");
+    }
+    assert!(!out.contains("orders-0/00000000000000000028.log"), "{out}");
+    assert!(!out.contains("__cluster_metadata-0/0"), "{out}");
+    same(&tree(&parent), &before, "a dry run changed the tree");
+}
+
+#[test]
+fn execute_leaves_a_clean_dir_with_the_plans_log_starts() {
+    let c = Copy::new("basic-delete", "logs-0");
+    let plan = planned(&c.log_dir, LATER);
+    let recovery_before = checkpoint(&c.p("recovery-point-offset-checkpoint"));
+    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER, "--execute"], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("journal: "), "{}", text(&o));
+    let o = logclean(&["inspect", s(&c.log_dir)], None);
+    assert_eq!(code(&o), Some(0), "inspect after delete: {}", text(&o));
+    let o = logclean(&["inspect", "--verify", s(&c.log_dir)], None);
+    assert_eq!(
+        code(&o),
+        Some(0),
+        "inspect --verify after delete: {}",
+        text(&o)
+    );
+    // The plan at the same instant deletes nothing more and starts where the first one said.
+    let again = planned(&c.log_dir, LATER);
+    let starts = checkpoint(&c.p("log-start-offset-checkpoint"));
+    for (dir, (start, segments)) in &plan {
+        let (now_start, now_deleted) = &again[dir];
+        assert!(now_deleted.is_empty(), "{dir}: {now_deleted:?}");
+        assert_eq!(now_start, start, "{dir}");
+        if !segments.is_empty() {
+            assert_eq!(starts.get(dir), Some(start), "{dir}: {starts:?}");
+            assert!(!c.p(&format!("{dir}/{:020}.log", segments[0])).exists());
+        }
+    }
+    assert_eq!(starts.len(), 3, "{starts:?}");
+    // The leader epoch in force at the new log start now starts there (truncateFromStart).
+    assert_eq!(
+        fs::read_to_string(c.p("orders-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n1\n0 28\n"
+    );
+    // Recovery points stay at or above the log start (here they were already).
+    let recovery = checkpoint(&c.p("recovery-point-offset-checkpoint"));
+    assert_eq!(recovery, recovery_before);
+    for (tp, start) in &starts {
+        assert!(recovery[tp] >= *start, "{tp}");
+    }
+    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER], None);
+    assert!(
+        text(&o).contains("0 moved to quarantine; 0 bytes freed"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn recovery_points_below_the_new_log_start_are_raised() {
+    let c = Copy::new("basic-delete", "logs-0");
+    let rp = c.p("recovery-point-offset-checkpoint");
+    let mut entries = checkpoint(&rp);
+    entries.insert("orders-0".into(), 2);
+    let body: String = entries
+        .iter()
+        .map(|(tp, o)| {
+            let (t, p) = tp.rsplit_once('-').unwrap();
+            format!("{t} {p} {o}\n")
+        })
+        .collect();
+    fs::write(&rp, format!("0\n{}\n{body}", entries.len())).unwrap();
+    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER, "--execute"], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("rewrote recovery-point-offset-checkpoint"),
+        "{}",
+        text(&o)
+    );
+    let after = checkpoint(&rp);
+    assert_eq!(after["orders-0"], 28);
+    assert_eq!(after["orders-2"], entries["orders-2"]);
+}
+
+#[test]
+fn the_active_segment_goes_after_a_roll_and_groups_that_lose_data_are_named() {
+    let c = Copy::new("consumer-groups", "logs-0");
+    let before = tree(&c.log_dir);
+    let losers = ["g-behind", "g-stale", "g-txn"];
+    // Refused: nothing changes, the groups are named, exit 3.
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--at",
+            ALL_GONE,
+            "--execute",
+            "--fail-if-group-loses-data",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), Some(3), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("refused: --fail-if-group-loses-data"), "{out}");
+    for g in losers {
+        assert!(out.contains(g), "{g} in {out}");
+    }
+    assert!(out.contains("group g-behind loses data on events-0: committed 1, log start 30"));
+    assert!(!out.contains("g-current loses"), "{out}");
+    same(&tree(&c.log_dir), &before, "a refused run changed the tree");
+    // Without the gate: the groups are named in the dry run and the applied run.
+    let o = logclean(
+        &[
+            "--format",
+            "json",
+            "delete",
+            s(&c.log_dir),
+            "--at",
+            ALL_GONE,
+        ],
+        None,
+    );
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let named: BTreeSet<String> = json(&o)["groups_losing_data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(named, losers.iter().map(|g| g.to_string()).collect());
+    let o = logclean(
+        &["delete", s(&c.log_dir), "--at", ALL_GONE, "--execute"],
+        None,
+    );
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("rolled first (a new empty segment at 30)"),
+        "{out}"
+    );
+    assert!(out.contains("group g-txn loses data on events-1"), "{out}");
+    for p in ["events-0", "events-1"] {
+        assert!(c.p(&format!("{p}/00000000000000000030.log")).exists());
+        assert!(!c.p(&format!("{p}/00000000000000000028.log")).exists());
+    }
+    let starts = checkpoint(&c.p("log-start-offset-checkpoint"));
+    assert_eq!(starts.get("events-0"), Some(&30));
+    assert_eq!(starts.get("events-1"), Some(&30));
+    let o = logclean(&["inspect", "--verify", s(&c.log_dir)], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    // undo restores the tree.
+    let o = logclean(&["undo", s(&c.log_dir)], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    same(&tree(&c.log_dir), &before, "undo after delete");
+}
+
+/// Kill the run at every mutating filesystem call; then `resume` must give the complete run's
+/// tree and `undo` the tree before the run.
+fn crash_at_every_step(make: fn() -> Copy, args: fn(&Copy) -> Vec<String>) {
+    let run = |a: &[String], env| logclean(&a.iter().map(String::as_str).collect::<Vec<_>>(), env);
+    let reference = make();
+    let start = tree(&reference.log_dir);
+    let o = run(&args(&reference), None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let done = tree(&reference.log_dir);
+    assert_ne!(start, done);
+    let mut n = 1;
+    loop {
+        let c = make();
+        let o = run(&args(&c), Some(("LOGCLEAN_FAILPOINT", n.to_string())));
+        if o.status.signal().is_none() {
+            same(&tree(&c.log_dir), &done, &format!("an unkilled run at {n}"));
+            break;
+        }
+        assert_eq!(o.status.signal(), Some(9));
+        let u = make();
+        run(&args(&u), Some(("LOGCLEAN_FAILPOINT", n.to_string())));
+        // A dir killed at any point loads: inspect finds at most the temp file of an
+        // interrupted atomic write and indexes left without their .log (the broker's load
+        // removes both).
+        let i = logclean(&["--format", "json", "inspect", s(&c.log_dir)], None);
+        assert!(matches!(code(&i), Some(0 | 1)), "kill at {n}: {}", text(&i));
+        for f in json(&i)["findings"].as_array().unwrap() {
+            let fc = f["code"].as_str().unwrap();
+            assert!(
+                [
+                    "dir.leftover_tmp",
+                    "partition.leftover_tmp",
+                    "segment.orphan_index"
+                ]
+                .contains(&fc),
+                "kill at {n}: {f}"
+            );
+        }
+        let r = logclean(&["resume", s(&c.log_dir)], None);
+        if code(&r) == Some(0) {
+            same(
+                &tree(&c.log_dir),
+                &done,
+                &format!("resume after a kill at {n}"),
+            );
+        } else {
+            assert!(text(&r).contains("no run to resume"), "{}", text(&r));
+            same(
+                &tree(&c.log_dir),
+                &start,
+                &format!("kill at {n} before the journal"),
+            );
+        }
+        let r = logclean(&["undo", s(&u.log_dir)], None);
+        same(
+            &tree(&u.log_dir),
+            &start,
+            &format!("undo after a kill at {n}: {}", text(&r)),
+        );
+        n += 1;
+        assert!(n < 800, "the run never finished");
+    }
+    assert!(n > 10, "too few steps were tested: {n}");
+}
+
+#[test]
+fn delete_killed_at_every_step_resumes_or_undoes() {
+    crash_at_every_step(
+        || Copy::new("basic-delete", "logs-0"),
+        |c| {
+            vec![
+                "delete".into(),
+                s(&c.log_dir).into(),
+                "--at".into(),
+                EARLY.into(),
+                "--execute".into(),
+            ]
+        },
+    );
+}
+
+#[test]
+fn a_killed_run_mid_way_still_inspects_clean() {
+    // Killed after some segment files went, before the checkpoint: the broker would load it
+    // (its log start is the first segment's base); inspect sees no corruption.
+    let seg0 = "orders-0/00000000000000000000.log";
+    let mut n = 1;
+    let c = loop {
+        let c = Copy::new("basic-delete", "logs-0");
+        let o = logclean(
+            &["delete", s(&c.log_dir), "--at", EARLY, "--execute"],
+            Some(("LOGCLEAN_FAILPOINT", n.to_string())),
+        );
+        assert_eq!(o.status.signal(), Some(9), "{}", text(&o));
+        if !c.p(seg0).exists() {
+            break c;
+        }
+        n += 1;
+        assert!(n < 400, "the segment never went");
+    };
+    assert_eq!(
+        checkpoint(&c.p("log-start-offset-checkpoint")).get("orders-0"),
+        None
+    );
+    let o = logclean(&["inspect", "--verify", s(&c.log_dir)], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let o = logclean(&["resume", s(&c.log_dir)], None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let starts = checkpoint(&c.p("log-start-offset-checkpoint"));
+    assert_eq!(starts.get("orders-0"), Some(&4));
+    assert_eq!(starts.get("sized-0"), Some(&15));
+}
+
+#[test]
+fn refuses_a_locked_log_dir_with_exit_3() {
+    use nix::fcntl::{fcntl, FcntlArg};
+    use nix::libc;
+    let c = Copy::new("basic-delete", "logs-0");
+    let lock = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(c.p(".lock"))
+        .unwrap();
+    let fl = libc::flock {
+        l_type: libc::F_WRLCK as libc::c_short,
+        l_whence: libc::SEEK_SET as libc::c_short,
+        l_start: 0,
+        l_len: 0,
+        l_pid: 0,
+    };
+    let before = tree(&c.log_dir);
+    fcntl(&lock, FcntlArg::F_SETLK(&fl)).unwrap();
+    for args in [
+        vec!["delete", s(&c.log_dir), "--at", LATER, "--execute"],
+        vec!["delete", s(&c.log_dir), "--at", LATER],
+    ] {
+        let o = logclean(&args, None);
+        assert_eq!(code(&o), Some(3), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("a running broker holds"), "{}", text(&o));
+    }
+    drop(lock);
+    same(&tree(&c.log_dir), &before, "refused runs");
+}
+
+#[test]
+fn a_log_the_cleaner_takes_first_is_refused_and_left_alone() {
+    let c = Copy::new("compacted", "logs-0");
+    let part = c.p("compact-delete-0");
+    let before = tree(&part);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--at",
+            "2027-06-01T00:00:00Z",
+            "--execute",
+        ],
+        None,
+    );
+    // A refused partition is a finding: exit 1.
+    assert_eq!(code(&o), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("compact-delete-0: refused: the cleaner takes this log before"),
+        "{}",
+        text(&o)
+    );
+    same(&tree(&part), &before, "a refused partition changed");
+}
