@@ -6,6 +6,8 @@
 #![allow(dead_code)] // each test crate uses its own part of this module
 #![allow(clippy::unwrap_used)] // test code: a panic is a failed test
 
+pub mod scratch;
+
 use std::process::Command;
 use std::sync::OnceLock;
 

@@ -1,0 +1,102 @@
+//! Scratch copies of real fixture log dirs for the mutating commands' tests: copy, snapshot the
+//! whole tree byte for byte, compare two snapshots, run the capped binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// A private copy of one fixture log dir, in a temp dir that also receives the journal.
+pub struct Copy {
+    _tmp: tempfile::TempDir,
+    /// The copied log dir.
+    pub log_dir: PathBuf,
+}
+
+impl Copy {
+    pub fn new(fixture_name: &str, log_dir: &str) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join(log_dir);
+        copy_dir(&fixture(fixture_name).join(log_dir), &dest);
+        Copy {
+            _tmp: tmp,
+            log_dir: dest,
+        }
+    }
+
+    pub fn p(&self, rel: &str) -> PathBuf {
+        self.log_dir.join(rel)
+    }
+}
+
+/// Every file under `dir` with its bytes (the bit-identity check).
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.unwrap();
+        let rel = e
+            .path()
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if e.file_type().is_file() {
+            out.insert(rel, fs::read(e.path()).unwrap());
+        } else {
+            out.insert(format!("{rel}/"), Vec::new());
+        }
+    }
+    out
+}
+
+/// Assert two trees are equal, naming the files that differ.
+#[track_caller]
+pub fn same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, what: &str) {
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let diff: Vec<String> = keys
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            format!(
+                "{k} ({:?} vs {:?} bytes)",
+                a.get(k).map(Vec::len),
+                b.get(k).map(Vec::len)
+            )
+        })
+        .collect();
+    assert!(diff.is_empty(), "{what}: {diff:?}");
+}
+
+pub fn logclean(args: &[&str], env: Option<(&str, String)>) -> Output {
+    let mut cmd = super::logclean_capped(super::MEMORY_CAP_BYTES, false);
+    cmd.args(args);
+    if let Some((k, v)) = env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
