@@ -22,7 +22,7 @@
 //! [`ErrorKind::InvalidField`] (Kafka throws there too); a known tagged field must fill exactly
 //! its declared size; unknown tags are skipped, as Kafka does.
 //!
-//! Note: `metadata_record` has private copies of the flexible readers; they read the same bytes.
+//! `metadata_record` reads its (always flexible) fields with [`FLEXIBLE`] too.
 
 use super::bytes::Cursor;
 use super::error::{ErrorKind, FormatError, FormatResult};
@@ -208,6 +208,30 @@ impl Wire {
     pub fn i32_array(self, c: &mut Cursor<'_>, field: &'static str) -> FormatResult<Vec<i32>> {
         let at = c.position();
         self.nullable_i32_array(c, field)?
+            .ok_or_else(|| null_in_required(field, at))
+    }
+
+    /// A nullable array of UUIDs.
+    pub fn nullable_uuid_array(
+        self,
+        c: &mut Cursor<'_>,
+        field: &'static str,
+    ) -> FormatResult<Option<Vec<Uuid>>> {
+        let Some(n) = self.array_len(c, field, 16)? else {
+            return Ok(None);
+        };
+        // `array_len` checked that n * 16 bytes are present.
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(uuid(c)?);
+        }
+        Ok(Some(out))
+    }
+
+    /// A non-nullable array of UUIDs.
+    pub fn uuid_array(self, c: &mut Cursor<'_>, field: &'static str) -> FormatResult<Vec<Uuid>> {
+        let at = c.position();
+        self.nullable_uuid_array(c, field)?
             .ok_or_else(|| null_in_required(field, at))
     }
 

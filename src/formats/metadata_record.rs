@@ -35,6 +35,7 @@
 
 use super::bytes::Cursor;
 use super::error::{ErrorKind, FormatError, FormatResult};
+use super::message_wire::{self, FLEXIBLE};
 use super::partition_metadata::Uuid;
 
 /// The only frame version Kafka accepts (0 was the 2.8 preview format).
@@ -386,18 +387,18 @@ pub fn decode_metadata_record(value: &[u8]) -> FormatResult<MetadataRecord> {
     let record = match frame.api_key {
         api_key::REGISTER_BROKER => MetadataRecord::RegisterBroker(register_broker(&mut c, v)?),
         api_key::TOPIC => {
-            let name = string(&mut c, "name")?;
-            let topic_id = uuid(&mut c)?;
-            skip_tagged(&mut c)?;
+            let name = FLEXIBLE.string(&mut c, "name")?;
+            let topic_id = message_wire::uuid(&mut c)?;
+            FLEXIBLE.skip_tags(&mut c)?;
             MetadataRecord::Topic { name, topic_id }
         }
         api_key::PARTITION => MetadataRecord::Partition(read_partition(&mut c, v)?),
         api_key::CONFIG => {
             let resource_type = c.i8()?;
-            let resource_name = string(&mut c, "resource_name")?;
-            let name = string(&mut c, "name")?;
-            let value = nullable_string(&mut c, "value")?;
-            skip_tagged(&mut c)?;
+            let resource_name = FLEXIBLE.string(&mut c, "resource_name")?;
+            let name = FLEXIBLE.string(&mut c, "name")?;
+            let value = FLEXIBLE.nullable_string(&mut c, "value")?;
+            FLEXIBLE.skip_tags(&mut c)?;
             MetadataRecord::Config {
                 resource_type,
                 resource_name,
@@ -407,28 +408,28 @@ pub fn decode_metadata_record(value: &[u8]) -> FormatResult<MetadataRecord> {
         }
         api_key::PARTITION_CHANGE => MetadataRecord::PartitionChange(partition_change(&mut c, v)?),
         api_key::REMOVE_TOPIC => {
-            let topic_id = uuid(&mut c)?;
-            skip_tagged(&mut c)?;
+            let topic_id = message_wire::uuid(&mut c)?;
+            FLEXIBLE.skip_tags(&mut c)?;
             MetadataRecord::RemoveTopic { topic_id }
         }
         api_key::FEATURE_LEVEL => {
-            let name = string(&mut c, "name")?;
+            let name = FLEXIBLE.string(&mut c, "name")?;
             let feature_level = c.i16()?;
-            skip_tagged(&mut c)?;
+            FLEXIBLE.skip_tags(&mut c)?;
             MetadataRecord::FeatureLevel {
                 name,
                 feature_level,
             }
         }
         api_key::NO_OP => {
-            skip_tagged(&mut c)?;
+            FLEXIBLE.skip_tags(&mut c)?;
             MetadataRecord::NoOp
         }
         api_key::BEGIN_TRANSACTION => {
             let mut name = None;
-            tagged(&mut c, |tag, f| {
+            FLEXIBLE.end_struct(&mut c, |tag, f| {
                 if tag == 0 {
-                    name = nullable_string(f, "name")?;
+                    name = FLEXIBLE.nullable_string(f, "name")?;
                     Ok(true)
                 } else {
                     Ok(false)
@@ -437,14 +438,14 @@ pub fn decode_metadata_record(value: &[u8]) -> FormatResult<MetadataRecord> {
             MetadataRecord::BeginTransaction { name }
         }
         api_key::END_TRANSACTION => {
-            skip_tagged(&mut c)?;
+            FLEXIBLE.skip_tags(&mut c)?;
             MetadataRecord::EndTransaction
         }
         api_key::ABORT_TRANSACTION => {
             let mut reason = None;
-            tagged(&mut c, |tag, f| {
+            FLEXIBLE.end_struct(&mut c, |tag, f| {
                 if tag == 0 {
-                    reason = nullable_string(f, "reason")?;
+                    reason = FLEXIBLE.nullable_string(f, "reason")?;
                     Ok(true)
                 } else {
                     Ok(false)
@@ -466,16 +467,16 @@ pub fn decode_metadata_record(value: &[u8]) -> FormatResult<MetadataRecord> {
 fn register_broker(c: &mut Cursor<'_>, v: u16) -> FormatResult<RegisterBrokerRecord> {
     let broker_id = c.i32()?;
     let is_migrating_zk_broker = if v >= 2 { boolean(c)? } else { false };
-    let incarnation_id = uuid(c)?;
+    let incarnation_id = message_wire::uuid(c)?;
     let broker_epoch = c.i64()?;
     let mut endpoints = Vec::new();
-    let n = array_len(c, "endpoints", 1)?.unwrap_or(0);
+    let n = FLEXIBLE.array_len(c, "endpoints", 1)?.unwrap_or(0);
     for _ in 0..n {
-        let name = string(c, "endpoint name")?;
-        let host = string(c, "endpoint host")?;
+        let name = FLEXIBLE.string(c, "endpoint name")?;
+        let host = FLEXIBLE.string(c, "endpoint host")?;
         let port = c.u16()?;
         let security_protocol = c.i16()?;
-        skip_tagged(c)?;
+        FLEXIBLE.skip_tags(c)?;
         endpoints.push(BrokerEndpoint {
             name,
             host,
@@ -483,20 +484,22 @@ fn register_broker(c: &mut Cursor<'_>, v: u16) -> FormatResult<RegisterBrokerRec
             security_protocol,
         });
     }
-    let n = array_len(c, "features", 1)?.unwrap_or(0);
+    let n = FLEXIBLE.array_len(c, "features", 1)?.unwrap_or(0);
     for _ in 0..n {
-        let _name = string(c, "feature name")?;
+        let _name = FLEXIBLE.string(c, "feature name")?;
         let _min = c.i16()?;
         let _max = c.i16()?;
-        skip_tagged(c)?;
+        FLEXIBLE.skip_tags(c)?;
     }
-    let rack = nullable_string(c, "rack")?;
+    let rack = FLEXIBLE.nullable_string(c, "rack")?;
     let fenced = boolean(c)?;
     let in_controlled_shutdown = if v >= 1 { boolean(c)? } else { false };
     let mut log_dirs = Vec::new();
-    tagged(c, |tag, f| {
+    FLEXIBLE.end_struct(c, |tag, f| {
         if tag == 0 && v >= 3 {
-            log_dirs = uuid_array(f, "log_dirs")?.unwrap_or_default();
+            log_dirs = FLEXIBLE
+                .nullable_uuid_array(f, "log_dirs")?
+                .unwrap_or_default();
             Ok(true)
         } else {
             Ok(false)
@@ -517,34 +520,39 @@ fn register_broker(c: &mut Cursor<'_>, v: u16) -> FormatResult<RegisterBrokerRec
 
 fn read_partition(c: &mut Cursor<'_>, v: u16) -> FormatResult<PartitionRecord> {
     let partition_id = c.i32()?;
-    let topic_id = uuid(c)?;
-    let replicas = required(c, i32_array, "replicas")?;
-    let isr = required(c, i32_array, "isr")?;
+    let topic_id = message_wire::uuid(c)?;
+    let replicas = FLEXIBLE.i32_array(c, "replicas")?;
+    let isr = FLEXIBLE.i32_array(c, "isr")?;
     // Nullable in the first schema version (always written non-null): null reads as empty.
-    let removing_replicas = i32_array(c, "removing_replicas")?.unwrap_or_default();
-    let adding_replicas = i32_array(c, "adding_replicas")?.unwrap_or_default();
+    let removing_replicas = FLEXIBLE
+        .nullable_i32_array(c, "removing_replicas")?
+        .unwrap_or_default();
+    let adding_replicas = FLEXIBLE
+        .nullable_i32_array(c, "adding_replicas")?
+        .unwrap_or_default();
     let leader = c.i32()?;
     let leader_epoch = c.i32()?;
     let partition_epoch = c.i32()?;
     let directories = if v >= 1 {
-        Some(required(c, uuid_array, "directories")?)
+        Some(FLEXIBLE.uuid_array(c, "directories")?)
     } else {
         None
     };
     let mut leader_recovery_state = 0;
     let mut eligible_leader_replicas = None;
     let mut last_known_elr = None;
-    tagged(c, |tag, f| match tag {
+    FLEXIBLE.end_struct(c, |tag, f| match tag {
         0 => {
             leader_recovery_state = f.i8()?;
             Ok(true)
         }
         1 if v >= 2 => {
-            eligible_leader_replicas = i32_array(f, "eligible_leader_replicas")?;
+            eligible_leader_replicas =
+                FLEXIBLE.nullable_i32_array(f, "eligible_leader_replicas")?;
             Ok(true)
         }
         2 if v >= 2 => {
-            last_known_elr = i32_array(f, "last_known_elr")?;
+            last_known_elr = FLEXIBLE.nullable_i32_array(f, "last_known_elr")?;
             Ok(true)
         }
         _ => Ok(false),
@@ -569,7 +577,7 @@ fn read_partition(c: &mut Cursor<'_>, v: u16) -> FormatResult<PartitionRecord> {
 fn partition_change(c: &mut Cursor<'_>, v: u16) -> FormatResult<PartitionChangeRecord> {
     let mut r = PartitionChangeRecord {
         partition_id: c.i32()?,
-        topic_id: uuid(c)?,
+        topic_id: message_wire::uuid(c)?,
         isr: None,
         leader: None,
         replicas: None,
@@ -580,23 +588,26 @@ fn partition_change(c: &mut Cursor<'_>, v: u16) -> FormatResult<PartitionChangeR
         last_known_elr: None,
         directories: None,
     };
-    tagged(c, |tag, f| {
+    FLEXIBLE.end_struct(c, |tag, f| {
         match tag {
-            0 => r.isr = i32_array(f, "isr")?,
+            0 => r.isr = FLEXIBLE.nullable_i32_array(f, "isr")?,
             1 => {
                 let leader = f.i32()?;
                 r.leader = (leader != NO_LEADER_CHANGE).then_some(leader);
             }
-            2 => r.replicas = i32_array(f, "replicas")?,
-            3 => r.removing_replicas = i32_array(f, "removing_replicas")?,
-            4 => r.adding_replicas = i32_array(f, "adding_replicas")?,
+            2 => r.replicas = FLEXIBLE.nullable_i32_array(f, "replicas")?,
+            3 => r.removing_replicas = FLEXIBLE.nullable_i32_array(f, "removing_replicas")?,
+            4 => r.adding_replicas = FLEXIBLE.nullable_i32_array(f, "adding_replicas")?,
             5 => {
                 let state = f.i8()?;
                 r.leader_recovery_state = (state != -1).then_some(state);
             }
-            6 if v >= 2 => r.eligible_leader_replicas = i32_array(f, "eligible_leader_replicas")?,
-            7 if v >= 2 => r.last_known_elr = i32_array(f, "last_known_elr")?,
-            8 if v >= 1 => r.directories = uuid_array(f, "directories")?,
+            6 if v >= 2 => {
+                r.eligible_leader_replicas =
+                    FLEXIBLE.nullable_i32_array(f, "eligible_leader_replicas")?
+            }
+            7 if v >= 2 => r.last_known_elr = FLEXIBLE.nullable_i32_array(f, "last_known_elr")?,
+            8 if v >= 1 => r.directories = FLEXIBLE.nullable_uuid_array(f, "directories")?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -604,157 +615,10 @@ fn partition_change(c: &mut Cursor<'_>, v: u16) -> FormatResult<PartitionChangeR
     Ok(r)
 }
 
-// ---- primitive readers for flexible versions -------------------------------------------------
-
-fn invalid(field: &'static str, reason: impl Into<String>, at: usize) -> FormatError {
-    FormatError::new(
-        ErrorKind::InvalidField {
-            field,
-            reason: reason.into(),
-        },
-        at as u64,
-    )
-}
+// ---- field readers: the flexible encodings of `message_wire` --------------------------------
 
 fn boolean(c: &mut Cursor<'_>) -> FormatResult<bool> {
     Ok(c.i8()? != 0)
-}
-
-fn uuid(c: &mut Cursor<'_>) -> FormatResult<Uuid> {
-    Ok(Uuid(c.array::<16>()?))
-}
-
-/// A compact length: `Ok(None)` for null, else the length, checked to need at most the bytes
-/// left when each element takes at least `min_element_size` bytes.
-fn compact_len(
-    c: &mut Cursor<'_>,
-    field: &'static str,
-    min_element_size: usize,
-) -> FormatResult<Option<usize>> {
-    let at = c.position();
-    let raw = c.unsigned_varint()?;
-    let Some(len) = raw.checked_sub(1) else {
-        return Ok(None);
-    };
-    let len = usize::try_from(len).unwrap_or(usize::MAX);
-    let needed = len.saturating_mul(min_element_size);
-    if needed > c.remaining() {
-        return Err(FormatError::new(
-            ErrorKind::LengthOutOfRange {
-                field,
-                value: i64::from(raw) - 1,
-                min: -1,
-                max: (c.remaining() / min_element_size.max(1)) as i64,
-            },
-            at as u64,
-        ));
-    }
-    Ok(Some(len))
-}
-
-fn array_len(
-    c: &mut Cursor<'_>,
-    field: &'static str,
-    min_element_size: usize,
-) -> FormatResult<Option<usize>> {
-    compact_len(c, field, min_element_size)
-}
-
-fn nullable_string(c: &mut Cursor<'_>, field: &'static str) -> FormatResult<Option<String>> {
-    let Some(len) = compact_len(c, field, 1)? else {
-        return Ok(None);
-    };
-    let at = c.position();
-    let bytes = c.take(len)?;
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(Some(s.to_owned())),
-        Err(e) => Err(invalid(field, format!("not utf-8: {e}"), at)),
-    }
-}
-
-fn string(c: &mut Cursor<'_>, field: &'static str) -> FormatResult<String> {
-    let at = c.position();
-    nullable_string(c, field)?.ok_or_else(|| invalid(field, "null in a non-nullable field", at))
-}
-
-fn i32_array(c: &mut Cursor<'_>, field: &'static str) -> FormatResult<Option<Vec<i32>>> {
-    let Some(n) = compact_len(c, field, 4)? else {
-        return Ok(None);
-    };
-    // `compact_len` checked that n * 4 bytes are present.
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(c.i32()?);
-    }
-    Ok(Some(out))
-}
-
-fn uuid_array(c: &mut Cursor<'_>, field: &'static str) -> FormatResult<Option<Vec<Uuid>>> {
-    let Some(n) = compact_len(c, field, 16)? else {
-        return Ok(None);
-    };
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(uuid(c)?);
-    }
-    Ok(Some(out))
-}
-
-/// A non-nullable array: null is an error.
-fn required<T>(
-    c: &mut Cursor<'_>,
-    read: fn(&mut Cursor<'_>, &'static str) -> FormatResult<Option<T>>,
-    field: &'static str,
-) -> FormatResult<T> {
-    let at = c.position();
-    read(c, field)?.ok_or_else(|| invalid(field, "null in a non-nullable field", at))
-}
-
-/// Read a tagged-field section, handing each field's bytes to `known(tag, cursor)`, which
-/// returns `Ok(false)` for tags it does not know (skipped). A known field must use exactly its
-/// declared size.
-fn tagged<F>(c: &mut Cursor<'_>, mut known: F) -> FormatResult<()>
-where
-    F: FnMut(u32, &mut Cursor<'_>) -> FormatResult<bool>,
-{
-    let count_at = c.position();
-    let count = c.unsigned_varint()?;
-    // Each field takes at least 2 bytes (tag and size).
-    if (count as usize).saturating_mul(2) > c.remaining() {
-        return Err(FormatError::new(
-            ErrorKind::LengthOutOfRange {
-                field: "tagged field count",
-                value: i64::from(count),
-                min: 0,
-                max: (c.remaining() / 2) as i64,
-            },
-            count_at as u64,
-        ));
-    }
-    for _ in 0..count {
-        let tag = c.unsigned_varint()?;
-        let size_at = c.position();
-        let size = c.unsigned_varint()?;
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        let start = c.position();
-        let bytes = c.take(size).map_err(|e| FormatError {
-            offset: size_at as u64,
-            ..e
-        })?;
-        let mut f = Cursor::new(bytes);
-        let rebase = |e: FormatError| e.at_base(start as u64);
-        if known(tag, &mut f).map_err(rebase)? && !f.is_empty() {
-            return Err(FormatError::new(
-                ErrorKind::TrailingBytes(f.remaining() as u64),
-                (start + f.position()) as u64,
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn skip_tagged(c: &mut Cursor<'_>) -> FormatResult<()> {
-    tagged(c, |_, _| Ok(false))
 }
 
 // ---- encoding (tests and fixture builders) ---------------------------------------------------
