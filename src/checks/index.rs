@@ -298,25 +298,13 @@ impl Problem for IndexLogMismatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::test_support::{codes, Scratch};
+    use crate::checks::test_support::{codes, orders_segment_findings, Scratch};
     use crate::model::segment::ScanDepth;
-    use crate::rules::recovery::partition_recovery;
 
     const INDEX: &str = "orders-0/00000000000000000004.index";
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
-        let d = s.load(depth);
-        let p = d
-            .partitions
-            .iter()
-            .find(|p| p.dir_name == "orders-0")
-            .unwrap();
-        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
-        let mut out = Vec::new();
-        for seg in &p.segments {
-            offset_index_findings(&d, p, seg, &recovery, &mut out);
-        }
-        out
+        orders_segment_findings(s, depth, &mut offset_index_findings)
     }
 
     #[test]

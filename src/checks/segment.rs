@@ -189,24 +189,14 @@ pub fn log_findings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::test_support::{codes, Scratch};
+    use crate::checks::test_support::{codes, orders_segment_findings, Scratch};
     use crate::model::segment::ScanDepth;
-    use crate::rules::recovery::partition_recovery;
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
-        let d = s.load(depth);
-        let p = d
-            .partitions
-            .iter()
-            .find(|p| p.dir_name == "orders-0")
-            .unwrap();
-        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
-        let mut out = Vec::new();
         let mut prev = None;
-        for seg in &p.segments {
-            log_findings(&d, p, seg, &recovery, &mut prev, &mut out);
-        }
-        out
+        orders_segment_findings(s, depth, &mut |d, p, seg, recovery, out| {
+            log_findings(d, p, seg, recovery, &mut prev, out);
+        })
     }
 
     const LOG: &str = "orders-0/00000000000000000004.log";

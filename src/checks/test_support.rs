@@ -5,7 +5,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::model::log_dir::{load_log_dir, LogDir, Selection};
-use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::partition::Partition;
+use crate::model::segment::{LoadOptions, ScanDepth, Segment};
+use crate::rules::recovery::{partition_recovery, PartitionRecovery};
 
 use super::finding::Finding;
 
@@ -65,4 +67,25 @@ impl Scratch {
 /// The codes of `findings`, in order.
 pub fn codes(findings: &[Finding]) -> Vec<&'static str> {
     findings.iter().map(|f| f.code).collect()
+}
+
+/// What one per-segment check sees: the log dir, the partition, the segment, what the next start
+/// recovers, and where findings go.
+pub type SegmentCheck<'a> =
+    &'a mut dyn FnMut(&LogDir, &Partition, &Segment, &PartitionRecovery, &mut Vec<Finding>);
+
+/// Run `check` over every segment of the copy's `orders-0` loaded at `depth`.
+pub fn orders_segment_findings(s: &Scratch, depth: ScanDepth, check: SegmentCheck) -> Vec<Finding> {
+    let d = s.load(depth);
+    let p = d
+        .partitions
+        .iter()
+        .find(|p| p.dir_name == "orders-0")
+        .unwrap();
+    let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
+    let mut out = Vec::new();
+    for seg in &p.segments {
+        check(&d, p, seg, &recovery, &mut out);
+    }
+    out
 }

@@ -143,24 +143,12 @@ pub fn time_index_findings(
 mod tests {
     use super::*;
     use crate::checks::finding::Severity;
-    use crate::checks::test_support::{codes, Scratch};
-    use crate::rules::recovery::partition_recovery;
+    use crate::checks::test_support::{codes, orders_segment_findings, Scratch};
 
     const TIMEINDEX: &str = "orders-0/00000000000000000004.timeindex";
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
-        let d = s.load(depth);
-        let p = d
-            .partitions
-            .iter()
-            .find(|p| p.dir_name == "orders-0")
-            .unwrap();
-        let recovery = partition_recovery(d.clean_shutdown.is_some(), p);
-        let mut out = Vec::new();
-        for seg in &p.segments {
-            time_index_findings(&d, p, seg, &recovery, &mut out);
-        }
-        out
+        orders_segment_findings(s, depth, &mut time_index_findings)
     }
 
     #[test]

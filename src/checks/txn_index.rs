@@ -47,21 +47,13 @@ mod tests {
     use super::*;
     use crate::checks::finding::EvidenceValue;
     use crate::checks::problems::MAX_EXAMPLES;
-    use crate::checks::test_support::{codes, Scratch};
+    use crate::checks::test_support::{codes, orders_segment_findings, Scratch};
     use crate::model::segment::ScanDepth;
 
     fn findings(s: &Scratch) -> Vec<Finding> {
-        let d = s.load(ScanDepth::Headers);
-        let p = d
-            .partitions
-            .iter()
-            .find(|p| p.dir_name == "orders-0")
-            .unwrap();
-        let mut out = Vec::new();
-        for seg in &p.segments {
-            txn_index_findings(&d, p, seg, &mut out);
-        }
-        out
+        orders_segment_findings(s, ScanDepth::Headers, &mut |d, p, seg, _, out| {
+            txn_index_findings(d, p, seg, out)
+        })
     }
 
     #[test]
