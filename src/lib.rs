@@ -8,9 +8,13 @@ pub mod actions;
 pub mod checks;
 pub mod cli;
 pub mod config;
+pub mod coordinators;
 pub mod diagnose;
 pub mod exit_codes;
 pub mod formats;
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a panic is the failure report
+mod layering;
 pub mod model;
 pub mod plan;
 pub mod report;

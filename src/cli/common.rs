@@ -1,17 +1,18 @@
 //! What every command's CLI shares: rendering settings, the exit outcome of findings, a report
-//! finished on a closed pipe, and loading the targets given on the command line.
+//! finished on a closed pipe, loading the targets given on the command line and the inputs of
+//! the coordinator commands.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use crate::checks::finding::{Finding, FindingClass, Severity};
+use crate::checks::inspect::sort_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
 use crate::exit_codes::Outcome;
-use crate::model::listing::log_dirs_below;
-use crate::model::log_dir::{classify_target, load_log_dir, LogDir, Selection, Target};
-use crate::model::segment::LoadOptions;
+use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
+use crate::model::file_bytes::ReadMode;
+use crate::model::log_dir::LogDir;
+use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::targets::{self, LoadProgress};
 use crate::report::human::Zone;
 use crate::report::render_json;
 use crate::report::table::TableStyle;
@@ -72,56 +73,88 @@ pub fn outcome_of(findings: &[Finding], fail_on: impl Into<Severity>) -> Outcome
     })
 }
 
-/// Load every target, each log dir once: targets inside the same log dir are merged. A target
-/// that is a parent of log dirs, not one ([`log_dirs_below`]), is not loaded: it is a
-/// `dir.not_a_log_dir` finding, returned beside the loaded dirs.
+/// Load every target, each log dir once ([`crate::model::targets::load_targets`]); a target
+/// that is a parent of log dirs, not one, is a `dir.not_a_log_dir` finding, returned beside the
+/// loaded dirs.
 pub fn load_targets(
     paths: &[PathBuf],
     opts: &LoadOptions,
-    progress: &Progress,
+    progress: &dyn LoadProgress,
 ) -> anyhow::Result<(Vec<LogDir>, Vec<Finding>)> {
-    let mut by_dir: BTreeMap<PathBuf, Selection> = BTreeMap::new();
-    let mut order = Vec::new();
-    let mut not_log_dirs = Vec::new();
-    for path in paths {
-        let target = classify_target(path)
-            .with_context(|| format!("failed to open `{}`", path.display()))?;
-        if let Target::LogDir(dir) = &target {
-            let below = log_dirs_below(dir);
-            if !below.is_empty() {
-                not_log_dirs.push(not_a_log_dir_finding(dir, &below));
-                continue;
-            }
-        }
-        let (log_dir, selection) = target.split();
-        let log_dir = log_dir.to_path_buf();
-        match by_dir.remove(&log_dir) {
-            Some(existing) => by_dir.insert(log_dir, existing.merge(selection)),
-            None => {
-                order.push(log_dir.clone());
-                by_dir.insert(log_dir, selection)
-            }
-        };
-    }
-    let mut dirs = Vec::new();
-    for log_dir in order {
-        let selection = by_dir.remove(&log_dir).unwrap_or_default();
-        let count = match &selection.partitions {
-            None => std::fs::read_dir(&log_dir)
-                .map(|r| {
-                    r.filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
-                        .count()
-                })
-                .unwrap_or(0),
-            Some(p) => p.len(),
-        };
-        progress.add_length(count as u64);
-        let dir = load_log_dir(&log_dir, &selection, opts, &|| progress.inc())
-            .with_context(|| format!("failed to read log dir `{}`", log_dir.display()))?;
-        dirs.push(dir);
-    }
-    progress.finish();
-    Ok((dirs, not_log_dirs))
+    let loaded = targets::load_targets(paths, opts, progress)?;
+    let findings = (loaded.not_log_dirs.iter())
+        .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
+        .collect();
+    Ok((loaded.dirs, findings))
+}
+
+/// What `groups` and `transactions` read: the cluster view of the named dirs and the dirs
+/// themselves (data partitions at the tail, the coordinators' topics at headers).
+pub struct CoordinatorInputs {
+    /// How large files were read (`--no-mmap`).
+    pub mode: ReadMode,
+    /// Configs and the metadata image.
+    pub view: ClusterView,
+    /// The loaded log dirs.
+    pub dirs: Vec<LogDir>,
+}
+
+/// The arguments `groups` and `transactions` share.
+#[derive(Debug, Clone, Copy)]
+pub struct CoordinatorArgs<'a> {
+    /// The command's name in the envelope.
+    pub command: &'static str,
+    /// Log dirs (or partition dirs) to read.
+    pub paths: &'a [PathBuf],
+    /// The broker's static `server.properties`.
+    pub server_properties: Option<&'a PathBuf>,
+    /// `--no-mmap`.
+    pub no_mmap: bool,
+    /// `--fail-on`.
+    pub fail_on: Severity,
+}
+
+/// Run a coordinator command (`groups`, `transactions`): build the cluster view and load the
+/// dirs, let `report` make the document and findings at the evaluated instant, add the
+/// wrong-target findings, sort, and write it with `table` for people.
+pub fn run_coordinator_command<B: serde::Serialize>(
+    args: CoordinatorArgs<'_>,
+    run: &RunConfig,
+    out: &mut dyn std::io::Write,
+    report: impl FnOnce(&CoordinatorInputs, i64) -> (B, Vec<Finding>),
+    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<Outcome> {
+    let mode = if args.no_mmap {
+        ReadMode::Buffered
+    } else {
+        ReadMode::Mmap
+    };
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: args.paths.to_vec(),
+        server_properties: args.server_properties.cloned().map(FileInput::Path),
+        read_mode: mode,
+        ..ClusterInputs::default()
+    })?;
+    let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
+    let progress = Progress::new(run.output.progress, "reading partitions");
+    let (dirs, target_findings) = load_targets(args.paths, &opts, &progress)?;
+    let inputs = CoordinatorInputs { mode, view, dirs };
+    let now = run.evaluated_at_ms;
+    let (body, mut findings) = report(&inputs, now);
+    findings.extend(target_findings);
+    sort_findings(&mut findings);
+    let outcome = outcome_of(&findings, args.fail_on);
+    write_document(
+        args.command,
+        run,
+        now,
+        body,
+        &findings,
+        Some(ScanTotals::of(&inputs.dirs)),
+        outcome,
+        out,
+        table,
+    )
 }
 
 /// Write a command's document: the shared envelope (`evaluated_at_ms` is the instant the rules

@@ -2,6 +2,8 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::model::targets::LoadProgress;
+
 /// Progress of a long run; a no-op when hidden.
 #[derive(Debug)]
 pub struct Progress {
@@ -43,5 +45,19 @@ impl Progress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+impl LoadProgress for Progress {
+    fn add_length(&self, n: u64) {
+        Progress::add_length(self, n);
+    }
+
+    fn inc(&self) {
+        Progress::inc(self);
+    }
+
+    fn finish(&self) {
+        Progress::finish(self);
     }
 }

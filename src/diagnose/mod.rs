@@ -18,13 +18,13 @@ use std::path::PathBuf;
 use crate::checks::config::config_findings;
 use crate::checks::finding::{Finding, Severity};
 use crate::checks::inspect::{inspect_findings, sort_findings};
-use crate::cli::common::load_targets;
-use crate::cli::groups::groups_report;
-use crate::cli::progress::Progress;
-use crate::cli::transactions::transactions_report;
+use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::coordinators::groups::groups_report;
+use crate::coordinators::transactions::transactions_report;
 use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::targets::{load_targets, LoadProgress};
 use crate::model::units::TimestampMs;
 use crate::plan::findings::plan_findings;
 use crate::plan::{build_plan, PlanOptions};
@@ -106,7 +106,7 @@ fn dedup(findings: &mut Vec<Finding>) {
 pub fn diagnose(
     inputs: &DiagnoseInputs,
     filter: &Filter,
-    progress: &Progress,
+    progress: &dyn LoadProgress,
 ) -> anyhow::Result<Diagnosis> {
     let view = ClusterView::build(&ClusterInputs {
         log_dirs: inputs.log_dirs.clone(),
@@ -120,7 +120,11 @@ pub fn diagnose(
     } else {
         LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, inputs.read_mode)
     };
-    let (dirs, mut findings) = load_targets(&view.log_dirs, &opts, progress)?;
+    let loaded = load_targets(&view.log_dirs, &opts, progress)?;
+    let dirs = loaded.dirs;
+    let mut findings: Vec<Finding> = (loaded.not_log_dirs.iter())
+        .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
+        .collect();
     let version = KafkaVersion::default();
     let plan = build_plan(
         &view,

@@ -46,4 +46,4 @@ pub use error::{ErrorKind, FormatError, FormatResult};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a panic is the failure report
-mod module_graph;
+pub(crate) mod module_graph;

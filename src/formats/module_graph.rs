@@ -15,7 +15,7 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// A token of Rust source, as far as paths are concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
+pub(crate) enum Token {
     /// An identifier or keyword.
     Ident(String),
     /// `::`.
@@ -25,7 +25,7 @@ enum Token {
 }
 
 /// The tokens of `src`, without comments, string and character literals.
-fn tokens(src: &str) -> Vec<Token> {
+pub(crate) fn tokens(src: &str) -> Vec<Token> {
     let chars: Vec<char> = src.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -168,7 +168,7 @@ fn without_test_items(tokens: &[Token]) -> Vec<Token> {
 
 /// The names a path names at its first segment after `tokens[start]` (`::` expected there):
 /// one name, or the top-level names of a `{...}` group.
-fn first_segments(tokens: &[Token], start: usize) -> Vec<String> {
+pub(crate) fn first_segments(tokens: &[Token], start: usize) -> Vec<String> {
     match tokens.get(start + 1) {
         Some(Token::Ident(name)) => vec![name.clone()],
         Some(Token::Punct('*')) => vec!["*".to_string()],

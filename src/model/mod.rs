@@ -17,4 +17,5 @@ pub mod problem;
 pub mod producer_state;
 pub mod records;
 pub mod segment;
+pub mod targets;
 pub mod units;
