@@ -8,6 +8,7 @@ config (minus ports), dynamic broker configs, topics (partition counts and every
 per-partition log dir / log start offset / high watermark / last stable offset / log end offset /
 segment, .txnindex and producer-snapshot base offsets, data-topic sizes, consumer group offsets, deleted
 groups, producer states (epoch, open transaction start), coordinator transaction states, hanging transactions,
+groups the coordinator expired, find-hanging's rows,
 top-level log-dir files, metadata-log segments and whether a runtime snapshot exists.
 Ignores volatile fields: topic ids, times, internal-topic sizes, ports, snapshot offsets, steps text.
 Exits 1 and prints a diff on any mismatch.
@@ -19,7 +20,8 @@ import sys
 VOLATILE_BROKER_KEYS = {"listeners", "advertised.listeners", "controller.quorum.bootstrap.servers"}
 BOOTSTRAP_SNAPSHOT = "00000000000000000000-0000000000.checkpoint"
 # Keys of the coordinator and producer state captured since issue 8.
-STATE_KEYS = ("deleted_groups", "producers", "transactions", "hanging_transactions")
+STATE_KEYS = ("deleted_groups", "producers", "transactions", "hanging_transactions", "expired_groups",
+              "find_hanging")
 
 
 def normalize(m):
@@ -62,6 +64,12 @@ def normalize(m):
                            for t in m.get("transactions", [])}
     out["hanging_transactions"] = sorted("%s-%d start %d" % (h["topic"], h["partition"], h["start_offset"])
                                          for h in m.get("hanging_transactions", []))
+    # Groups the coordinator expired (offsets.retention.minutes) before capture, and kafka-transactions.sh
+    # find-hanging's rows on the live broker (scenario expired-hanging); empty for the others.
+    out["expired_groups"] = sorted(m.get("expired_groups", []))
+    out["find_hanging"] = sorted("%s-%d epoch %d start %d" % (h["topic"], h["partition"], h["producer_epoch"],
+                                                             h["start_offset"])
+                                 for h in m.get("find_hanging", []))
     out["log_dir_files"] = m.get("log_dir_files", {})
     ml = m.get("metadata_log", {})
     snaps = ml.get("snapshots_on_disk", [])

@@ -2,7 +2,8 @@
 //! `__consumer_offsets-*` and `__transaction_state-*` partition in `fixtures/` (or
 //! `LOGCLEAN_FIXTURES_DIR`) decodes to a known type, the committed offsets replayed from the
 //! log equal the group offsets the broker reported (`manifest.json` `groups`), and the
-//! transaction states match the scenario's steps.
+//! transaction states match the scenario's steps; the tombstones the coordinator's own offset
+//! expiry wrote (`fixtures/expired-hanging`) are those of Kafka 4.4's group-coordinator.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
@@ -30,6 +31,7 @@ fn manifest(dir: &Path) -> Value {
 /// One record of a coordinator topic, in log order.
 struct Rec {
     offset: i64,
+    timestamp: i64,
     producer_id: i64,
     transactional: bool,
     /// `Some(true)` for a COMMIT marker, `Some(false)` for ABORT.
@@ -64,6 +66,7 @@ fn partitions(dir: &Path, m: &Value, topic: &str) -> Vec<(u64, i64, Vec<Rec>)> {
                 for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
                     recs.push(Rec {
                         offset: r.offset,
+                        timestamp: r.timestamp,
                         producer_id: b.producer_id,
                         transactional: b.is_transactional,
                         marker: r.control.map(|c| c.kind == ControlKind::Commit),
@@ -191,6 +194,75 @@ fn consumer_offsets_decode_and_match_the_reported_group_offsets() {
             assert!(decoded > 0);
         }
     }
+}
+
+/// `expired-hanging` (offsets.retention.minutes=1): the broker's expiry of an empty group
+/// (`OffsetMetadataManager.cleanupExpiredOffsets`, then `GroupMetadataManager.maybeDeleteGroup`
+/// once no offset is left) wrote, one retention or more after the group's last commit, a
+/// tombstone for every offset and the group's tombstones: `ClassicGroup` (also the simple group of
+/// Admin commits, which never had a GroupMetadata value) the GroupMetadata key (2);
+/// `ConsumerGroup` without members the target assignment epoch (6), subscription metadata (4) and
+/// group epoch (3) keys; the member's records (5, 7, 8) were tombstoned when it left. Every key
+/// of an expired group ends in a tombstone.
+#[test]
+fn the_brokers_offset_expiry_writes_offset_and_group_tombstones() {
+    let dir = fixtures_root().join("expired-hanging");
+    let m = manifest(&dir);
+    // group -> (record type, tombstone, timestamp) in log order, and key bytes -> last is a tombstone
+    let mut by_group: BTreeMap<String, Vec<(i16, bool, i64)>> = BTreeMap::new();
+    let mut last: BTreeMap<(String, Vec<u8>), bool> = BTreeMap::new();
+    for (_, _, recs) in partitions(&dir, &m, "__consumer_offsets") {
+        for r in recs.into_iter().filter(|r| r.marker.is_none()) {
+            let key = r.key.unwrap();
+            let rec = decode_group_record(&key, r.value.as_deref()).unwrap();
+            let group = rec.key.group().unwrap().to_string();
+            let tomb = r.value.is_none();
+            by_group.entry(group.clone()).or_default().push((
+                rec.key.record_type(),
+                tomb,
+                r.timestamp,
+            ));
+            last.insert((group, key), tomb);
+        }
+    }
+    let expired: Vec<&str> = m["expired_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        expired,
+        ["g-expired-848", "g-expired-classic", "g-expired-simple"]
+    );
+    for g in expired {
+        let recs = &by_group[g];
+        let last_commit = recs
+            .iter()
+            .filter(|(t, tomb, _)| *t == 1 && !tomb)
+            .map(|r| r.2)
+            .max()
+            .unwrap();
+        let at_expiry: BTreeSet<i16> = recs
+            .iter()
+            .filter(|(_, tomb, ts)| *tomb && *ts >= last_commit + 60_000)
+            .map(|r| r.0)
+            .collect();
+        let want: BTreeSet<i16> = if g == "g-expired-848" {
+            [1, 3, 4, 6].into()
+        } else {
+            [1, 2].into()
+        };
+        assert_eq!(at_expiry, want, "{g}: {recs:?}");
+        assert!(
+            last.iter()
+                .filter(|((grp, _), _)| grp == g)
+                .all(|(_, t)| *t),
+            "{g}: a key without a tombstone"
+        );
+    }
+    // g-live, committed seconds before capture, is live: its one key holds a value.
+    assert!(last.iter().any(|((g, _), t)| g == "g-live" && !t));
 }
 
 #[test]

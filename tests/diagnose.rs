@@ -87,6 +87,21 @@ const SCENARIOS: &[Scenario] = &[
         "2026-11-30T13:34:35Z",
         &[("dir.unclean_shutdown", "-")],
     ),
+    // The transaction whose coordinator state was lost hangs; g-live (committed 12:45:00.5,
+    // offsets.retention.minutes=1) is inside retention at capture and past it a minute later.
+    (
+        "expired-hanging",
+        "2026-12-01T12:45:01Z",
+        &[("txn.hanging", "hang-0")],
+    ),
+    (
+        "expired-hanging",
+        "2026-12-01T12:47:00Z",
+        &[
+            ("group.offsets_expire", "__consumer_offsets-0"),
+            ("txn.hanging", "hang-0"),
+        ],
+    ),
 ];
 
 fn fixtures() -> PathBuf {

@@ -1,7 +1,9 @@
 //! `logclean groups` on the real Kafka 4.4 fixture `fixtures/consumer-groups`: every committed
 //! offset equals what the broker reported (`manifest.json` `groups`, from
 //! `Admin.listConsumerGroupOffsets`), log start and end equal the broker's, and the next
-//! retention pass and offset expiry say what the scenario's timestamps imply.
+//! retention pass and offset expiry say what the scenario's timestamps imply. On
+//! `fixtures/expired-hanging` (offsets.retention.minutes=1) the groups the broker's own expiry
+//! removed are gone and the one still inside retention expires at its commit time + retention.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
@@ -15,10 +17,15 @@ use serde_json::Value;
 /// The scenario dir: `fixtures/consumer-groups`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
 /// at the dirs a fresh broker just wrote).
 fn fixture() -> PathBuf {
+    scenario("consumer-groups")
+}
+
+/// `fixtures/NAME`, or under `LOGCLEAN_FIXTURES_DIR`.
+fn scenario(name: &str) -> PathBuf {
     std::env::var_os("LOGCLEAN_FIXTURES_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-        .join("consumer-groups")
+        .join(name)
 }
 
 /// `--now` at `minutes` from the scenario's base time, in ms.
@@ -238,6 +245,95 @@ fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
         .map(|g| g["group"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(expired, all);
+}
+
+/// The groups the coordinator expired itself (`manifest.json` `expired_groups`: listGroups stopped
+/// listing them and listConsumerGroupOffsets returned nothing) are removed by the replay exactly
+/// as its tombstones say; g-live, committed seconds before capture, is what
+/// listConsumerGroupOffsets reported and expires one retention (1 min) after its commit.
+#[test]
+fn groups_the_broker_expired_are_gone_and_the_live_one_expires_after_retention() {
+    let dir = scenario("expired-hanging");
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let captured = m["captured_at"].as_str().unwrap();
+    let props = ["--server-properties", "server.properties"];
+    let (doc, exit) = groups(&dir, &["logs-0", props[0], props[1], "--now", captured]);
+    assert_eq!((codes(&doc), exit), (vec![], 0));
+    assert_eq!(doc["offsets_retention_minutes"], 1);
+    let expired = m["expired_groups"].as_array().unwrap();
+    assert_eq!(
+        expired,
+        &["g-expired-848", "g-expired-classic", "g-expired-simple"]
+    );
+    let mut deleted = doc["deleted_groups"].as_array().unwrap().clone();
+    deleted.sort_by_key(|v| v.as_str().unwrap().to_string());
+    assert_eq!(&deleted, expired);
+    let names: Vec<&str> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    let reported: Vec<&str> = m["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert_eq!((names.clone(), reported), (vec!["g-live"], vec!["g-live"]));
+    let rows = doc["rows"].as_array().unwrap();
+    let want = &m["groups"][0]["offsets"];
+    let got: Vec<Value> = rows
+        .iter()
+        .map(|r| serde_json::json!({"topic": r["topic"], "partition": r["partition"], "offset": r["current_offset"]}))
+        .collect();
+    assert_eq!(&Value::Array(got), want);
+    let row = &rows[0];
+    let commit = row["last_commit_ms"].as_i64().unwrap();
+    let committed_at =
+        chrono::DateTime::parse_from_rfc3339(m["groups"][0]["committed_at"].as_str().unwrap())
+            .unwrap()
+            .timestamp_millis();
+    assert!(
+        (committed_at - commit).abs() < 5_000,
+        "{commit} vs {committed_at}"
+    );
+    // A simple group (Admin commits, no members): the commit time + offsets.retention.minutes.
+    let due = commit + 60_000;
+    assert_eq!(row["expires_at_ms"], due);
+    let (doc, exit) = groups(
+        &dir,
+        &[
+            "logs-0",
+            props[0],
+            props[1],
+            "--now",
+            &(due - 1).to_string(),
+        ],
+    );
+    assert_eq!((codes(&doc), exit), (vec![], 0));
+    let (doc, exit) = groups(
+        &dir,
+        &["logs-0", props[0], props[1], "--now", &due.to_string()],
+    );
+    assert_eq!(
+        (codes(&doc), exit),
+        (
+            vec![("group.offsets_expire".to_string(), "g-live".to_string())],
+            1
+        )
+    );
+    let f = &doc["findings"][0];
+    assert_eq!(
+        f["location"]["partition"],
+        doc["groups"][0]["coordinator_partition"]
+    );
+    assert!(f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "due" && e["value"] == due));
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! transactional ids' states are the scenario's, the last stable and high watermark offsets equal
 //! what the broker reported (`manifest.json` `partitions`), whether the producer-state replay
 //! starts from the snapshots or from the log, and a transaction whose coordinator state is gone
-//! is hanging with the exact abort command.
+//! is hanging with the exact abort command. On `fixtures/expired-hanging` the transaction
+//! `kafka-transactions.sh find-hanging` reported as hanging on the live broker (its coordinator
+//! state was lost) is the one hanging here, with the same producer, epoch and start offset.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
@@ -15,10 +17,15 @@ use serde_json::Value;
 /// The scenario dir: `fixtures/transactions`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
 /// at the dirs a fresh broker just wrote).
 fn fixture() -> PathBuf {
+    scenario("transactions")
+}
+
+/// `fixtures/NAME`, or under `LOGCLEAN_FIXTURES_DIR`.
+fn scenario(name: &str) -> PathBuf {
     std::env::var_os("LOGCLEAN_FIXTURES_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-        .join("transactions")
+        .join(name)
 }
 
 /// `--now` at `minutes` from the scenario's base time, in ms.
@@ -260,6 +267,86 @@ fn a_transaction_its_coordinator_lost_hangs() {
     // Without its coordinator's state only transaction.max.timeout.ms (2 h) counts: at the base
     // time its last batch is 2 h minus 2 s old.
     let (doc, exit) = transactions(&root, &at(0));
+    assert_eq!(doc["open_transactions"][0]["verdict"], "open");
+    assert_eq!((codes(&doc), exit), (vec![], 0));
+}
+
+/// find-hanging's rows on the live broker (`manifest.json` `find_hanging`: the tool's Admin calls,
+/// `--broker-id 1 --max-transaction-timeout 15`, after the broker restarted without its
+/// `__transaction_state` dirs) are exactly the hanging transactions here at the capture time:
+/// topic, partition, producer id and epoch, start offset, last batch time; the coordinator knows
+/// no transactional id; the abort line is kafka-transactions.sh's (tests/diagnose.rs: diagnose too).
+#[test]
+fn the_transaction_find_hanging_reported_is_hanging_here() {
+    let dir = scenario("expired-hanging");
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let captured = m["captured_at"].as_str().unwrap();
+    let (doc, exit) = transactions(&dir, captured);
+    let row = |t: &Value, start: &str| {
+        (
+            t["topic"].as_str().unwrap().to_string(),
+            t["partition"].as_i64().unwrap(),
+            t["producer_id"].as_i64().unwrap(),
+            t["producer_epoch"].as_i64().unwrap(),
+            t[start].as_i64().unwrap(),
+            t["last_timestamp_ms"].as_i64().unwrap(),
+        )
+    };
+    let want: Vec<_> = m["find_hanging"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| row(h, "start_offset"))
+        .collect();
+    assert_eq!(want.len(), 1, "the scenario leaves one hanging transaction");
+    let hanging: Vec<&Value> = doc["open_transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["verdict"] == "hanging")
+        .collect();
+    let got: Vec<_> = hanging.iter().map(|t| row(t, "first_offset")).collect();
+    assert_eq!(got, want);
+    // The harness's own reading of the same Admin answers agrees.
+    let captured_rule: Vec<(String, i64, i64)> = m["hanging_transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["topic"].as_str().unwrap().to_string(),
+                h["partition"].as_i64().unwrap(),
+                h["start_offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(captured_rule, [(want[0].0.clone(), want[0].1, want[0].4)]);
+    let t = hanging[0];
+    assert!(t["transactional_id"].is_null());
+    // tx-hang's records carry the producer's timestamps base-3h, +1 s, +2 s.
+    let base = m["base_time_ms"].as_i64().unwrap();
+    assert_eq!(t["open_since_ms"], base - 10_800_000);
+    let cmd = "kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic hang --partition 0 --start-offset 3";
+    assert_eq!(t["abort_command"], cmd);
+    assert_eq!((codes(&doc), exit), (vec!["txn.hanging"], 1));
+    assert_eq!(doc["findings"][0]["fix"], cmd);
+    // The coordinator lost every transactional id (listTransactions was empty).
+    assert_eq!(doc["transactional_ids"], serde_json::json!([]));
+    assert_eq!(m["transactions"], serde_json::json!([]));
+    for p in doc["partitions"].as_array().unwrap() {
+        let w = m["partitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["topic"] == p["topic"] && w["partition"] == p["partition"])
+            .unwrap();
+        for key in ["last_stable_offset", "high_watermark", "log_end_offset"] {
+            assert_eq!(p[key], w[key], "{key}: {p}");
+        }
+    }
+    // An hour after its last batch it is not past transaction.max.timeout.ms (2 h) yet.
+    let (doc, exit) = transactions(&dir, &(want[0].5 + 3_600_000).to_string());
     assert_eq!(doc["open_transactions"][0]["verdict"], "open");
     assert_eq!((codes(&doc), exit), (vec![], 0));
 }

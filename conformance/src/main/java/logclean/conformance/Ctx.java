@@ -50,6 +50,10 @@ public final class Ctx {
     final ObjectNode dynamicBrokerConfigs;
     final List<GroupInfo> groups = new ArrayList<>();
     final List<String> deletedGroups = new ArrayList<>();
+    /** Groups whose offsets the coordinator itself expired (offsets.retention.minutes) before capture. */
+    final List<String> expiredGroups = new ArrayList<>();
+    /** kafka-transactions.sh find-hanging's rows as the scenario saw them (null: not run). */
+    com.fasterxml.jackson.databind.node.ArrayNode findHanging;
     final Map<String, KafkaProducer<String, String>> producers = new LinkedHashMap<>();
     final ObjectMapper json;
     final List<Process> children = new ArrayList<>();

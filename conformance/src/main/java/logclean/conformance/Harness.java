@@ -241,6 +241,13 @@ public final class Harness {
         }
         ArrayNode deleted = m.putArray("deleted_groups");
         ctx.deletedGroups.forEach(deleted::add);
+        if (!ctx.expiredGroups.isEmpty()) {
+            ArrayNode expired = m.putArray("expired_groups");
+            ctx.expiredGroups.forEach(expired::add);
+        }
+        if (ctx.findHanging != null) {
+            m.set("find_hanging", ctx.findHanging);
+        }
         captureTransactions(m, admin, tps, broker);
         m.set("topics", topics);
         m.set("partitions", parts);
@@ -318,6 +325,81 @@ public final class Harness {
         }
     }
 
+    /**
+     * `kafka-transactions.sh --bootstrap-server B find-hanging --broker-id ID --max-transaction-timeout MIN`,
+     * the Admin calls of TransactionsCommand.FindHangingTransactionsCommand (Kafka 4.4 tools/) one for one:
+     * describeTopics of every listed topic, the partitions with a replica on ID; describeProducers (brokerId
+     * ID); candidates = active producers with a current transaction start offset whose
+     * now - lastTimestamp > MIN minutes; listTransactions(filterProducerIds) maps producer id to
+     * transactional id; describeTransactions of those (TransactionalIdNotFound = no description). Hanging:
+     * no transactional id, no description, or the description's partitions lack the partition. One row per
+     * hanging transaction with the tool's columns.
+     */
+    static ArrayNode findHanging(Admin admin, int brokerId, int maxTransactionTimeoutMinutes, ObjectMapper json)
+        throws Exception {
+        long maxMs = java.util.concurrent.TimeUnit.MINUTES.toMillis(maxTransactionTimeoutMinutes);
+        List<String> topics = new ArrayList<>(admin.listTopics().names().get());
+        List<TopicPartition> tps = new ArrayList<>();
+        admin.describeTopics(topics).allTopicNames().get().forEach((t, d) -> d.partitions().forEach(p -> {
+            if (p.replicas().stream().anyMatch(n -> n.id() == brokerId)) {
+                tps.add(new TopicPartition(t, p.partition()));
+            }
+        }));
+        var states = admin.describeProducers(tps,
+            new org.apache.kafka.clients.admin.DescribeProducersOptions().brokerId(brokerId)).all().get();
+        long nowMs = System.currentTimeMillis();
+        Map<Long, List<Map.Entry<TopicPartition, org.apache.kafka.clients.admin.ProducerState>>> byPid = new TreeMap<>();
+        states.forEach((tp, st) -> st.activeProducers().forEach(ps -> {
+            if (ps.currentTransactionStartOffset().isPresent() && nowMs - ps.lastTimestamp() > maxMs) {
+                byPid.computeIfAbsent(ps.producerId(), k -> new ArrayList<>()).add(Map.entry(tp, ps));
+            }
+        }));
+        ArrayNode rows = json.createArrayNode();
+        if (byPid.isEmpty()) {
+            return rows;
+        }
+        Map<Long, String> ids = new HashMap<>();
+        admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions()
+            .filterProducerIds(byPid.keySet())).all().get().forEach(l -> {
+                if (byPid.containsKey(l.producerId())) {
+                    ids.put(l.producerId(), l.transactionalId());
+                }
+            });
+        Map<String, org.apache.kafka.clients.admin.TransactionDescription> descs = new HashMap<>();
+        if (!ids.isEmpty()) {
+            var res = admin.describeTransactions(new TreeSet<>(ids.values()));
+            for (String id : ids.values()) {
+                try {
+                    descs.put(id, res.description(id).get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+        for (var e : byPid.entrySet()) {
+            String id = ids.get(e.getKey());
+            var d = id == null ? null : descs.get(id);
+            for (var open : e.getValue()) {
+                if (d != null && d.topicPartitions().contains(open.getKey())) {
+                    continue;
+                }
+                var ps = open.getValue();
+                ObjectNode r = rows.addObject();
+                r.put("topic", open.getKey().topic());
+                r.put("partition", open.getKey().partition());
+                r.put("producer_id", ps.producerId());
+                r.put("producer_epoch", ps.producerEpoch());
+                r.put("coordinator_epoch", ps.coordinatorEpoch().orElse(-1));
+                r.put("start_offset", ps.currentTransactionStartOffset().getAsLong());
+                r.put("last_timestamp_ms", ps.lastTimestamp());
+                r.put("duration_min", java.util.concurrent.TimeUnit.MILLISECONDS.toMinutes(nowMs - ps.lastTimestamp()));
+            }
+        }
+        return rows;
+    }
+
     static String relDir(Broker broker, String path) {
         Path p = Path.of(path).toAbsolutePath().normalize();
         for (int i = 0; i < broker.logDirs().size(); i++) {
@@ -376,6 +458,11 @@ public final class Harness {
         captured.set("groups", m.get("groups"));
         for (String k : List.of("deleted_groups", "producers", "transactions", "hanging_transactions")) {
             captured.set(k, m.get(k));
+        }
+        for (String k : List.of("expired_groups", "find_hanging")) {
+            if (m.has(k)) {
+                captured.set(k, m.get(k));
+            }
         }
         ArrayNode steps = captured.putArray("steps");
         ctx.steps.forEach(steps::add);

@@ -42,6 +42,9 @@ public final class Scenarios {
         ALL.put("delete-records", new Scenario(1, cfg(), false, Scenarios::deleteRecords));
         ALL.put("open-txn-compacted", new Scenario(1, cfg("log.cleaner.backoff.ms", "3600000"), false,
             Scenarios::openTxnCompacted));
+        ALL.put("expired-hanging", new Scenario(1, cfg(
+            "offsets.retention.minutes", "1",
+            "offsets.retention.check.interval.ms", "5000"), false, Scenarios::expiredHanging));
         ALL.put("kraft-metadata", new Scenario(1, cfg(
             "metadata.log.max.snapshot.interval.ms", "3000",
             "metadata.log.max.record.bytes.between.snapshots", "4096"), false, Scenarios::kraftMetadata));
@@ -422,6 +425,115 @@ public final class Scenarios {
             + "0 (offsets 0..4 committed, 5..7 an open transaction of a SIGKILLed producer, transaction.timeout.ms=1h), "
             + "8 (8..12, base-3h), 13 (13..15, base-1h, active). last_stable_offset = 5, in the middle of segment 0, "
             + "below the active segment: the cleaner's first uncleanable offset is the LSO, not the active segment.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    /**
+     * Groups the coordinator itself expires (offsets.retention.minutes=1, checked every 5 s) next to one inside
+     * retention at capture, and a transaction kafka-transactions.sh find-hanging reports as hanging: its producer
+     * wrote to hang-0 and died; then the coordinator's state was lost (broker stopped, __transaction_state-*
+     * removed, broker restarted: it recreates those partitions empty), so nothing will ever end it.
+     */
+    static void expiredHanging(Ctx c) throws Exception {
+        c.createTopic("eg", 1, cfg());
+        c.series("eg", 0, 10, -2 * H, 10 * M, true, "none", 40);
+        c.createTopic("hang", 1, cfg());
+        c.series("hang", 0, 3, -4 * H, 10 * M, true, "none", 40);
+        openTxnChild(c, "tx-hang", "hang", 0, c.t(-3 * H), 3, "h-");
+        c.step("child JVM (transactional.id tx-hang, transaction.timeout.ms=3600000) began a transaction, wrote 3 "
+            + "records (keys h-0..h-2, timestamps base-3h +0/1/2 s) to hang-0: offsets 3..5; flushed, then SIGKILLed "
+            + "without commit/abort");
+        c.series("hang", 0, 2, -2 * H, 10 * M, true, "none", 40);
+        var eg0 = new org.apache.kafka.common.TopicPartition("eg", 0);
+        c.commitOffsets("g-expired-simple", java.util.Map.of(eg0, 4L));
+        java.util.Properties cp = new java.util.Properties();
+        cp.put("bootstrap.servers", c.broker.bootstrap());
+        cp.put("enable.auto.commit", "false");
+        cp.put("auto.offset.reset", "earliest");
+        cp.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        cp.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        for (String[] gp : new String[][] {{"g-expired-classic", "classic"}, {"g-expired-848", "consumer"}}) {
+            java.util.Properties sp = new java.util.Properties();
+            sp.putAll(cp);
+            sp.put("group.id", gp[0]);
+            sp.put("group.protocol", gp[1]);
+            int got = 0;
+            try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(sp)) {
+                consumer.subscribe(List.of("eg"));
+                long deadline = System.currentTimeMillis() + 60_000;
+                while (got < 10 && System.currentTimeMillis() < deadline) {
+                    got += consumer.poll(java.time.Duration.ofMillis(500)).count();
+                }
+                consumer.commitSync();
+            }
+            c.step(gp[0] + ": KafkaConsumer (group.protocol=" + gp[1] + ", subscribe eg) polled " + got
+                + " records, commitSync'ed and closed (left the group: Empty)");
+        }
+        List<String> expiring = List.of("g-expired-848", "g-expired-classic", "g-expired-simple");
+        c.step("wait until the coordinator's offset expiry (offsets.retention.minutes=1, "
+            + "offsets.retention.check.interval.ms=5000) removed " + expiring + " (listGroups no longer lists them)");
+        c.waitFor("offset expiry of " + expiring, java.time.Duration.ofSeconds(180), () -> {
+            try {
+                var listed = c.admin.listGroups().all().get().stream().map(g -> g.groupId()).toList();
+                return expiring.stream().noneMatch(listed::contains);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        for (String g : expiring) {
+            var offs = c.admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get();
+            if (!offs.isEmpty()) {
+                throw new IllegalStateException(g + " still has offsets after expiry: " + offs);
+            }
+            c.groups.removeIf(x -> x.group().equals(g));
+            c.expiredGroups.add(g);
+        }
+        c.step("expired: listGroups lists none of " + expiring + "; listConsumerGroupOffsets returns {} for each");
+        // Lose the transaction coordinator's state.
+        c.step("SIGTERM the broker; remove every __transaction_state-* partition dir; start the broker again");
+        c.broker.stopClean();
+        for (java.nio.file.Path dir : c.broker.logDirs()) {
+            try (var s = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path p : s.filter(x -> x.getFileName().toString().startsWith("__transaction_state-"))
+                    .toList()) {
+                    Harness.deleteTree(p);
+                }
+            }
+        }
+        c.broker.start();
+        c.broker.awaitReady(java.time.Duration.ofSeconds(120));
+        c.step("wait until find-hanging (--broker-id 1 --max-transaction-timeout 15) answers and lists the transaction");
+        c.waitFor("find-hanging lists hang-0", java.time.Duration.ofSeconds(120), () -> {
+            try {
+                var rows = Harness.findHanging(c.admin, Broker.NODE_ID, 15, c.json);
+                if (rows.isEmpty()) {
+                    return false;
+                }
+                c.findHanging = rows;
+                return true;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        for (java.nio.file.Path dir : c.broker.logDirs()) {
+            for (int p = 0; p < 3; p++) {
+                if (!java.nio.file.Files.isDirectory(dir.resolve("__transaction_state-" + p))) {
+                    throw new IllegalStateException("the broker did not recreate __transaction_state-" + p);
+                }
+            }
+        }
+        c.step("find-hanging: " + c.findHanging);
+        c.commitOffsets("g-live", java.util.Map.of(eg0, 7L));
+        c.note("expired-hanging: offsets.retention.minutes=1, offsets.retention.check.interval.ms=5000. eg-0: 10 "
+            + "records. g-expired-simple (Admin.alterConsumerGroupOffsets, eg-0=4), g-expired-classic and g-expired-848 "
+            + "(subscribed consumers of the two protocols that committed the log end and left) were expired by the "
+            + "coordinator itself (expired_groups); g-live (Admin commit eg-0=7) was committed seconds before capture, "
+            + "inside retention (it expires one minute after its commit).");
+        c.note("hang-0: offsets 0..2 and 6..7 idempotent records; 3..5 an open transaction of tx-hang (SIGKILLed "
+            + "producer). The broker was then stopped, every __transaction_state-* dir removed and the broker "
+            + "restarted: it recreated the three partitions empty, so the coordinator does not know tx-hang and the "
+            + "transaction hangs (last_stable_offset 3 forever). find_hanging holds kafka-transactions.sh find-hanging's "
+            + "rows (--broker-id 1 --max-transaction-timeout 15, its Admin calls reproduced) from the live broker.");
     }
 
     // ---------------------------------------------------------------------------------------------
