@@ -386,6 +386,54 @@ fn cleaner_starvation_needs_a_rate_and_names_the_largest_log() {
 }
 
 #[test]
+fn a_stuck_offsets_topic_shows_what_waits_and_the_fix_for_its_blocker() {
+    let (_tmp, root) = copy_fixture("compacted");
+    // compacted-0 as __consumer_offsets-0 (policy compact from the broker default) with the
+    // cleaner off: segments 35, 36, 47, 58 (111 + 3 × 1221 B) are dirty over 2109 B clean.
+    let logs = root.join("logs-0");
+    fs::rename(logs.join("compacted-0"), logs.join("__consumer_offsets-0")).unwrap();
+    fs::remove_file(logs.join("__consumer_offsets-0/partition.metadata")).unwrap();
+    let cp = logs.join("cleaner-offset-checkpoint");
+    let text = fs::read_to_string(&cp).unwrap();
+    fs::write(
+        &cp,
+        text.replace("compacted 0 35", "__consumer_offsets 0 35"),
+    )
+    .unwrap();
+    let p = root.join("server.properties");
+    let text = fs::read_to_string(&p).unwrap();
+    fs::write(
+        &p,
+        format!("{text}\nlog.cleaner.enable=false\nlog.cleanup.policy=compact\n"),
+    )
+    .unwrap();
+    let (_, doc) = json(
+        &root,
+        &args(&root, "2026-11-30T13:42:20Z", &["--kind", "compaction"]),
+    );
+    let f = finding(
+        &doc,
+        "compaction.offsets_topic_stuck",
+        "__consumer_offsets-0",
+    );
+    assert_eq!(evidence(f, "stuck_bytes"), 3774);
+    assert_eq!(evidence(f, "stuck_segments"), 4);
+    assert_eq!(evidence(f, "trigger_bytes"), 2109);
+    assert_eq!(evidence(f, "blocked_by"), "cleaner_disabled");
+    assert!(
+        f["fix"]
+            .as_str()
+            .unwrap()
+            .contains("log.cleaner.enable=true"),
+        "{f:#}"
+    );
+    // No thread runs: nothing is a backlog the cleaner takes, nothing starves.
+    assert!(!pairs(&doc)
+        .iter()
+        .any(|(c, _)| c == "compaction.backlog" || c == "compaction.cleaner_starved"));
+}
+
+#[test]
 fn filters_narrow_findings_and_summary() {
     let (_tmp, root) = copy_fixture("open-txn-compacted");
     let now = "2026-12-01T10:59:43Z";

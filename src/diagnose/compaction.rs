@@ -445,6 +445,20 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
         return None;
     }
     let e = blocker(&blk);
+    let fix = match blk {
+        Blocker::CleanerDisabled { .. } => {
+            "enable the cleaner: log.cleaner.enable=true and log.cleaner.threads ≥ 1 in \
+             server.properties (restart), or `kafka-configs.sh --bootstrap-server HOST:PORT \
+             --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=1`"
+        }
+        Blocker::Paused => "let the intra-broker move (-future dir) finish or cancel it",
+        Blocker::OpenTransaction { .. } => {
+            "abort the hanging transactional offset commit: `logclean transactions` prints the \
+             `kafka-transactions.sh abort` line for it"
+        }
+        Blocker::HighWatermark { .. } => "let the followers catch up so the HW reaches the log end",
+        _ => "lower the topic's min.compaction.lag.ms (`kafka-configs.sh --alter`)",
+    };
     let message = format!(
         "{} grows: {} in {segments} dirty segment(s) wait for the cleaner (it takes a log once \
          its dirty bytes pass {} at min.cleanable.dirty.ratio {} over {} clean), but {}; the \
@@ -470,7 +484,10 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
         )
         .evidence("trigger_bytes", EvidenceValue::Bytes(trigger.get()))
         .evidence("blocked_by", EvidenceValue::Text(e.kind.to_string()))
-        .with_evidence(e.evidence),
+        .with_evidence(e.evidence)
+        .fix(format!(
+            "{fix}; the cleaner then takes it (kafka.log:type=LogCleanerManager shows it)"
+        )),
     )
 }
 
