@@ -31,6 +31,10 @@ const SCENARIOS: &[Scenario] = &[
         "compacted",
         "2026-11-30T13:42:20Z",
         &[
+            // Both never-cleaned compact-delete-0 (ratio 1.0) and compacted-0 (0.642 after its
+            // 40 new records) are above min.cleanable.dirty.ratio 0.5; compacted-1 (0.05) is not.
+            ("compaction.backlog", "compact-delete-0"),
+            ("compaction.backlog", "compacted-0"),
             ("partition.leftover_deleted", "compacted-0"),
             ("partition.leftover_deleted", "compacted-1"),
         ],
@@ -80,7 +84,12 @@ const SCENARIOS: &[Scenario] = &[
     (
         "transactions",
         "2026-12-01T11:04:56Z",
-        &[("txn.open_long", "txn-compacted-0")],
+        &[
+            // Never cleaned: ratio 1.0 up to the active segment (the open transaction's
+            // first offset 6 is past its base 5).
+            ("compaction.backlog", "txn-compacted-0"),
+            ("txn.open_long", "txn-compacted-0"),
+        ],
     ),
     (
         "unclean-shutdown",
@@ -251,6 +260,192 @@ fn active_not_rolling_has_its_numbers_and_fix() {
         fix.contains("segment.ms=7200000") && fix.contains("logclean roll"),
         "{fix}"
     );
+}
+
+fn evidence(f: &Value, name: &str) -> Value {
+    f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {f:#}"))["value"]
+        .clone()
+}
+
+fn finding<'a>(doc: &'a Value, code: &str, dir: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code && f["location"]["dir"] == dir)
+        .unwrap_or_else(|| panic!("no {code} on {dir} in {:#}", doc["findings"]))
+}
+
+#[test]
+fn compaction_backlog_has_the_cleaners_numbers_and_deep_counts_keys() {
+    let (_tmp, root) = copy_fixture("compacted");
+    let now = "2026-11-30T13:42:20Z";
+    let (_, doc) = json(&root, &args(&root, now, &["--kind", "compaction"]));
+    let f = finding(&doc, "compaction.backlog", "compacted-0");
+    // cleaner-offset-checkpoint 35 (the broker's pass); segments 0 (2109 B, clean), 35, 36,
+    // 47, 58 (dirty, 3774 B), 69 active.
+    assert_eq!(evidence(f, "first_dirty_offset"), 35);
+    assert_eq!(evidence(f, "first_uncleanable_offset"), 69);
+    assert_eq!(evidence(f, "clean_bytes"), 2109);
+    assert_eq!(evidence(f, "cleanable_bytes"), 3774);
+    assert_eq!(evidence(f, "dirty_ratio"), "0.642");
+    assert_eq!(evidence(f, "checkpoint_lag_offsets"), 41);
+    assert_eq!(evidence(f, "dirty_records_at_most"), 34);
+    assert_eq!(evidence(f, "keys_per_pass"), 5_033_164);
+    assert_eq!(evidence(f, "passes"), 1);
+    assert_eq!(evidence(f, "passes_upper_bound"), true);
+    assert_eq!(evidence(f, "pass_io_bytes_at_least"), 3774 + 5883);
+    assert_eq!(f["severity"], "info");
+    let (_, deep) = json(
+        &root,
+        &args(&root, now, &["--kind", "compaction", "--deep"]),
+    );
+    // Offsets 35..68 hold keys k15 and k00..k19 (manifest: 20 distinct keys); compact-delete
+    // has 6.
+    let f = finding(&deep, "compaction.backlog", "compacted-0");
+    assert_eq!(evidence(f, "distinct_keys"), 20);
+    assert_eq!(evidence(f, "passes_upper_bound"), false);
+    let f = finding(&deep, "compaction.backlog", "compact-delete-0");
+    assert_eq!(evidence(f, "distinct_keys"), 6);
+}
+
+#[test]
+fn tombstones_past_their_horizon_stay_where_no_pass_is_due() {
+    let (_tmp, root) = copy_fixture("compacted");
+    // The broker's pass at 2026-11-30T13:42:14.947Z stamped the tombstones k12..k14 (offsets
+    // 32..34) with that instant + delete.retention.ms 1 d.
+    let before = "2026-12-01T13:42:14Z";
+    let (_, doc) = json(
+        &root,
+        &args(&root, before, &["--kind", "compaction", "--deep"]),
+    );
+    assert!(!pairs(&doc).iter().any(|(c, _)| c.contains("tombstones")));
+    let after = "2026-12-02T14:00:00Z";
+    let (_, doc) = json(
+        &root,
+        &args(&root, after, &["--kind", "compaction", "--deep"]),
+    );
+    let got: BTreeSet<_> = pairs(&doc)
+        .into_iter()
+        .filter(|(c, _)| c.contains("tombstones"))
+        .collect();
+    // compacted-0 is taken on the next pass (which drops them); compacted-1 is not.
+    assert_eq!(
+        got,
+        BTreeSet::from([(
+            "compaction.tombstones_past_horizon".into(),
+            "compacted-1".into()
+        )])
+    );
+    let f = finding(&doc, "compaction.tombstones_past_horizon", "compacted-1");
+    assert_eq!(evidence(f, "tombstones"), 3);
+    assert_eq!(evidence(f, "first_offset"), 32);
+    assert_eq!(evidence(f, "latest_horizon"), 1_796_132_534_947_i64);
+    assert_eq!(evidence(f, "blocked_by"), "ratio_not_above");
+    // Without --deep the records are not read.
+    let (_, shallow) = json(&root, &args(&root, after, &["--kind", "compaction"]));
+    assert!(!pairs(&shallow)
+        .iter()
+        .any(|(c, _)| c.contains("tombstones")));
+}
+
+#[test]
+fn cleaner_starvation_needs_a_rate_and_names_the_largest_log() {
+    let (_tmp, root) = copy_fixture("compacted");
+    let now = "2026-11-30T13:42:20Z";
+    let starved = |doc: &Value| {
+        pairs(doc)
+            .into_iter()
+            .any(|(c, _)| c == "compaction.cleaner_starved")
+    };
+    // No rate and log.cleaner.io.max.bytes.per.second unlimited: no time is claimed.
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    assert!(!starved(&doc));
+    let (_, fast) = json(&root, &args(&root, now, &["--cleaner-rate", "100"]));
+    assert!(!starved(&fast));
+    // 1.048576 B/s: 14,763 B of I/O for 2 logs on 1 thread is over 1 h.
+    let (_, slow) = json(&root, &args(&root, now, &["--cleaner-rate", "0.000001"]));
+    let f = finding(&slow, "compaction.cleaner_starved", "compacted-0");
+    assert_eq!(evidence(f, "logs_needing_cleaning"), 2);
+    assert_eq!(evidence(f, "io_bytes_at_least"), 9657 + 5106);
+    assert_eq!(evidence(f, "largest_log_io_bytes"), 9657);
+    assert_eq!(evidence(f, "rate_source"), "cleaner_rate_option");
+    assert_eq!(evidence(f, "threshold_ms"), 3_600_000);
+    let one = evidence(f, "clear_ms_at_least").as_i64().unwrap();
+    let per_log = evidence(f, "clear_ms_one_thread_per_log").as_i64().unwrap();
+    assert_eq!(one, (14_763.0_f64 / 1.048_576 * 1000.0).ceil() as i64);
+    assert_eq!(per_log, (9657.0_f64 / 1.048_576 * 1000.0).ceil() as i64);
+    assert!(f["fix"].as_str().unwrap().contains("log.cleaner.threads=2"));
+    let b = finding(&slow, "compaction.backlog", "compacted-0");
+    assert_eq!(evidence(b, "clear_ms_at_least"), per_log);
+    // The broker's own throttle gives the rate when no --cleaner-rate is given.
+    let p = root.join("server.properties");
+    let text = fs::read_to_string(&p).unwrap();
+    fs::write(
+        &p,
+        format!("{text}\nlog.cleaner.io.max.bytes.per.second=2\n"),
+    )
+    .unwrap();
+    let (_, throttled) = json(&root, &args(&root, now, &[]));
+    let f = finding(&throttled, "compaction.cleaner_starved", "compacted-0");
+    assert_eq!(
+        evidence(f, "rate_source"),
+        "log_cleaner_io_max_bytes_per_second"
+    );
+    assert_eq!(evidence(f, "clear_ms_at_least"), 7_381_500);
+}
+
+#[test]
+fn a_stuck_offsets_topic_shows_what_waits_and_the_fix_for_its_blocker() {
+    let (_tmp, root) = copy_fixture("compacted");
+    // compacted-0 as __consumer_offsets-0 (policy compact from the broker default) with the
+    // cleaner off: segments 35, 36, 47, 58 (111 + 3 × 1221 B) are dirty over 2109 B clean.
+    let logs = root.join("logs-0");
+    fs::rename(logs.join("compacted-0"), logs.join("__consumer_offsets-0")).unwrap();
+    fs::remove_file(logs.join("__consumer_offsets-0/partition.metadata")).unwrap();
+    let cp = logs.join("cleaner-offset-checkpoint");
+    let text = fs::read_to_string(&cp).unwrap();
+    fs::write(
+        &cp,
+        text.replace("compacted 0 35", "__consumer_offsets 0 35"),
+    )
+    .unwrap();
+    let p = root.join("server.properties");
+    let text = fs::read_to_string(&p).unwrap();
+    fs::write(
+        &p,
+        format!("{text}\nlog.cleaner.enable=false\nlog.cleanup.policy=compact\n"),
+    )
+    .unwrap();
+    let (_, doc) = json(
+        &root,
+        &args(&root, "2026-11-30T13:42:20Z", &["--kind", "compaction"]),
+    );
+    let f = finding(
+        &doc,
+        "compaction.offsets_topic_stuck",
+        "__consumer_offsets-0",
+    );
+    assert_eq!(evidence(f, "stuck_bytes"), 3774);
+    assert_eq!(evidence(f, "stuck_segments"), 4);
+    assert_eq!(evidence(f, "trigger_bytes"), 2109);
+    assert_eq!(evidence(f, "blocked_by"), "cleaner_disabled");
+    assert!(
+        f["fix"]
+            .as_str()
+            .unwrap()
+            .contains("log.cleaner.enable=true"),
+        "{f:#}"
+    );
+    // No thread runs: nothing is a backlog the cleaner takes, nothing starves.
+    assert!(!pairs(&doc)
+        .iter()
+        .any(|(c, _)| c == "compaction.backlog" || c == "compaction.cleaner_starved"));
 }
 
 #[test]

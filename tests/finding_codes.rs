@@ -541,6 +541,54 @@ cases! {
         |_| {},
         healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
             "server.properties", "--now", "2026-11-30T14:30:00Z"];
+    // --- compaction (diagnose) ---------------------------------------------------------------
+    compaction_backlog: "compaction.backlog", "info", exit 0,
+        "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties", "--now",
+            "2026-11-30T13:42:20Z"],
+        "none: compacted-0 got 40 records after the broker's pass (dirty ratio 0.642 > 0.5) and \
+         compact-delete-0 was never cleaned (ratio 1.0)",
+        |_| {},
+        healthy "open-txn-compacted" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-01T10:59:43Z"];
+    compaction_tombstones_past_horizon: "compaction.tombstones_past_horizon", "warning", exit 1,
+        "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties", "--deep",
+            "--now", "2026-12-02T14:00:00Z"],
+        "none: a day after the broker's pass stamped compacted-1's tombstones k12..k14 with \
+         delete.retention.ms 1 d; its dirty ratio 0.05 makes no pass due",
+        |_| {},
+        healthy "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--deep", "--now", "2026-11-30T13:42:20Z"];
+    compaction_offsets_topic_stuck: "compaction.offsets_topic_stuck", "error", exit 1,
+        "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties", "--now",
+            "2026-11-30T13:42:20Z"],
+        "compacted-0 re-labelled __consumer_offsets-0 (dir, cleaner-offset-checkpoint entry; no \
+         partition.metadata, so the broker default log.cleanup.policy=compact applies); \
+         server.properties: log.cleaner.enable=false",
+        |d| {
+            rename(&d.join("logs-0"), "compacted-0", "__consumer_offsets-0");
+            fs::remove_file(d.join("logs-0/__consumer_offsets-0/partition.metadata")).unwrap();
+            replace_text(
+                &d.join("logs-0/cleaner-offset-checkpoint"),
+                "compacted 0 35",
+                "__consumer_offsets 0 35",
+            );
+            let p = d.join("server.properties");
+            let text = fs::read_to_string(&p).unwrap();
+            fs::write(
+                &p,
+                format!("{text}\nlog.cleaner.enable=false\nlog.cleanup.policy=compact\n"),
+            )
+            .unwrap();
+        },
+        healthy "consumer-groups" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-01T11:04:35Z"];
+    compaction_cleaner_starved: "compaction.cleaner_starved", "warning", exit 1,
+        "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--cleaner-rate", "0.000001", "--now", "2026-11-30T13:42:20Z"],
+        "none: two logs to clean on one cleaner thread, at a given rate of 1 B/s (over 1 h)",
+        |_| {},
+        healthy "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--cleaner-rate", "100", "--now", "2026-11-30T13:42:20Z"];
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.

@@ -46,6 +46,7 @@ pub const DOMAINS: &[&str] = &[
     "group",
     "txn",
     "plan",
+    "compaction",
 ];
 
 use FindingClass::{Condition, Corruption, Io};
@@ -264,6 +265,18 @@ kinds! {
     SEGMENT_ACTIVE_NOT_ROLLING = "segment.active_not_rolling", Condition, Warning,
         "the active segment holds records older than `retention.ms` that retention cannot delete until it rolls, and at its write rate (its bytes over its record-time span) it does not roll within `retention.ms`; an idle partition never rolls on `segment.ms`, which is checked only on append (`diagnose`)",
         "lower the topic's `segment.ms` (or `segment.bytes`) so it rolls sooner (`kafka-configs.sh --alter`; applies on the next append), or with the broker stopped close it with `logclean roll --execute`";
+    COMPACTION_BACKLOG = "compaction.backlog", Condition, Info,
+        "a compacted log the cleaner takes on its next passes (dirty ratio above `min.cleanable.dirty.ratio`, or `max.compaction.lag.ms` due): its dirty ratio, cleanable bytes, dirty records (at most the dirty offsets; distinct keys with `--deep`), keys per pass, passes and how far the cleaner checkpoint is behind the log end; a warning when one pass cannot map the dirty section (`diagnose`)",
+        "nothing while one pass covers it: the cleaner takes it after `log.cleaner.backoff.ms`; when it needs several passes, raise `log.cleaner.dedupe.buffer.size` to the figure in the fix (`kafka-configs.sh --alter --entity-type brokers --entity-default`)";
+    COMPACTION_TOMBSTONES_PAST_HORIZON = "compaction.tombstones_past_horizon", Condition, Warning,
+        "tombstones in batches whose delete horizon (`delete.retention.ms` after the pass that stamped it) has passed are still in a compacted log the cleaner does not take: only a cleaning pass drops them, and nothing triggers one for an expired horizon (`diagnose --deep`)",
+        "let a pass run: lower the topic's `min.cleanable.dirty.ratio` or set `max.compaction.lag.ms` so the log becomes due (`kafka-configs.sh --alter`; a pass needs cleanable data, i.e. a rolled dirty segment), or remove what blocks the cleaner";
+    COMPACTION_OFFSETS_TOPIC_STUCK = "compaction.offsets_topic_stuck", Condition, Error,
+        "a `__consumer_offsets` partition whose dirty section would make the cleaner take it, but something blocks the cleaner (no thread, paused, an open transaction, the HW, `min.compaction.lag.ms`): it keeps growing, and the coordinator reads all of it on every load (`diagnose`)",
+        "remove the blocker named in the evidence: enable the cleaner (`log.cleaner.enable=true`, `log.cleaner.threads` ≥ 1), abort the hanging transactional offset commit (`kafka-transactions.sh abort`), let the ISR catch up; then check `kafka.log:type=LogCleanerManager` metrics";
+    COMPACTION_CLEANER_STARVED = "compaction.cleaner_starved", Condition, Warning,
+        "more compacted logs need cleaning than there are cleaner threads, and clearing their backlog takes at least the threshold in the evidence (the smallest `max.compaction.lag.ms` of those logs, else 1 h) at the cleaner's rate (`log.cleaner.io.max.bytes.per.second`, or `--cleaner-rate`); one log is cleaned by one thread at a time, so the largest log bounds what more threads gain (`diagnose`)",
+        "raise `log.cleaner.threads` (dynamic: `kafka-configs.sh --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=N`; each thread gets `log.cleaner.dedupe.buffer.size` / threads) or `log.cleaner.io.max.bytes.per.second` when it throttles";
 }
 
 /// The kind with this code.

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 
 use crate::checks::catalog;
 use crate::checks::finding::Severity;
+use crate::diagnose::compaction::MIB;
 use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
@@ -60,6 +61,19 @@ pub struct DiagnoseArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
+    /// MiB/s one cleaner thread reads + writes, for the time to clear the compaction backlog
+    /// (log.cleaner.io.max.bytes.per.second still caps all threads together). Without it and
+    /// without that limit no time is estimated.
+    #[arg(long, value_name = "MIB_PER_SEC", value_parser = parse_rate)]
+    pub cleaner_rate: Option<f64>,
+}
+
+/// `--cleaner-rate`: a positive, finite number of MiB/s.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("`{s}` is not a positive number of MiB/s")),
+    }
 }
 
 impl From<MinSeverity> for Severity {
@@ -84,6 +98,7 @@ pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
         } else {
             ReadMode::Mmap
         },
+        cleaner_rate_bytes_per_sec: args.cleaner_rate.map(|r| r * MIB),
     };
     if let Some(k) = args
         .kinds

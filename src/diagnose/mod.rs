@@ -9,6 +9,7 @@
 //! sorted → [`Diagnosis`] with its [`Summary`].
 
 pub mod active;
+pub mod compaction;
 pub mod render;
 pub mod summary;
 
@@ -47,6 +48,8 @@ pub struct DiagnoseInputs {
     pub deep: bool,
     /// How large files are read.
     pub read_mode: ReadMode,
+    /// `--cleaner-rate`: bytes per second one cleaner thread moves (read + written).
+    pub cleaner_rate_bytes_per_sec: Option<f64>,
 }
 
 /// Which findings to keep.
@@ -139,6 +142,7 @@ pub fn diagnose(
     findings.extend(config_findings(&view));
     findings.extend(plan_findings(&plan));
     findings.extend(active_segment_findings(&plan, version));
+    findings.extend(compaction::compaction_findings(&plan, &dirs, inputs));
     findings.extend(
         groups_report(
             &dirs,

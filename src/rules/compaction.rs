@@ -493,6 +493,69 @@ pub fn passes_needed(distinct_keys: u64, keys_per_pass: u64) -> Option<u64> {
     Some(distinct_keys.div_ceil(keys_per_pass))
 }
 
+/// `log.cleaner.dedupe.buffer.size` that lets one pass map `keys` distinct keys with the
+/// broker's threads and load factor (the inverse of [`offset_map_capacity`]):
+/// ceil(keys / load factor) slots × 24 B × threads. `None` without threads or load factor.
+pub fn dedupe_buffer_for_keys(keys: u64, broker: &BrokerCleanupConfig) -> Option<u64> {
+    let threads = u64::try_from(broker.log_cleaner_threads)
+        .ok()
+        .filter(|t| *t > 0)?;
+    let factor = broker.log_cleaner_io_buffer_load_factor;
+    if !(factor > 0.0 && factor.is_finite()) {
+        return None;
+    }
+    let slots = (keys as f64 / factor).ceil() as u64;
+    slots
+        .checked_mul(OFFSET_MAP_BYTES_PER_ENTRY)?
+        .checked_mul(threads)
+}
+
+/// The least I/O one cleaning pass of a log does (spec §D5): the map phase reads the cleanable
+/// bytes, the copy phase reads every segment from the log start to the pass end (clean and
+/// cleanable bytes). Bytes written and further passes come on top, so this is a lower bound.
+pub fn pass_io_at_least(stats: &DirtyStats) -> Bytes {
+    stats.cleanable_bytes.plus(stats.total_bytes)
+}
+
+/// How fast the cleaner threads move bytes (read + written), in bytes per second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CleanerThroughput {
+    /// What one thread moves when nothing throttles it.
+    pub per_thread: f64,
+    /// `log.cleaner.io.max.bytes.per.second`: one throttler shared by all threads; `None`
+    /// when unlimited (the default, `Double.MAX_VALUE`).
+    pub shared_limit: Option<f64>,
+}
+
+impl CleanerThroughput {
+    /// Bytes per second of `threads` threads together.
+    pub fn of_threads(&self, threads: u64) -> f64 {
+        let all = self.per_thread * threads as f64;
+        self.shared_limit.map_or(all, |l| all.min(l))
+    }
+}
+
+/// The least time `threads` cleaner threads need to do `work` (bytes per log): a log is
+/// cleaned by one thread at a time, so the time is at least the largest log's work at one
+/// thread's rate, and at least the total at all threads' rate. `None` without threads, work or
+/// a positive rate.
+pub fn clear_time_at_least(
+    work: &[Bytes],
+    threads: u64,
+    rate: CleanerThroughput,
+) -> Option<DurationMs> {
+    let largest = work.iter().copied().max()?.get() as f64;
+    let total: f64 = work.iter().map(|b| b.get() as f64).sum();
+    let (one, all) = (rate.of_threads(1), rate.of_threads(threads));
+    if threads == 0 || !(one > 0.0 && one.is_finite()) || !(all > 0.0 && all.is_finite()) {
+        return None;
+    }
+    let secs = (largest / one).max(total / all);
+    Some(DurationMs(
+        (secs * 1000.0).ceil().min(i64::MAX as f64) as i64
+    ))
+}
+
 /// Dirty bytes above which the ratio passes `min_ratio` for `clean` bytes (spec §D5):
 /// clean × r / (1 − r). `None` for r ≥ 1 (never by ratio).
 pub fn dirty_bytes_to_trigger(clean: Bytes, min_ratio: f64) -> Option<Bytes> {

@@ -661,3 +661,74 @@ fn cleaned_layout_timestamp_is_an_upper_bound_unless_the_last_batch_carries_it()
         vec![0..2, 2..4, 4..5]
     );
 }
+
+#[test]
+fn dedupe_buffer_for_keys_inverts_the_offset_map_capacity() {
+    let b = BrokerCleanupConfig::default();
+    // 5,033,164 keys at 0.9: 5,592,405 slots × 24 B = 134,217,720 B, one thread.
+    let need = dedupe_buffer_for_keys(5_033_164, &b).unwrap();
+    assert_eq!(need, 134_217_720);
+    let back = BrokerCleanupConfig {
+        log_cleaner_dedupe_buffer_size: i64::try_from(need).unwrap(),
+        ..b.clone()
+    };
+    assert_eq!(offset_map_capacity(&back).unwrap().keys_per_pass, 5_033_164);
+    let two = BrokerCleanupConfig {
+        log_cleaner_threads: 2,
+        ..b.clone()
+    };
+    assert_eq!(dedupe_buffer_for_keys(9, &two), Some(10 * 24 * 2));
+    let none = BrokerCleanupConfig {
+        log_cleaner_threads: 0,
+        ..b
+    };
+    assert_eq!(dedupe_buffer_for_keys(9, &none), None);
+}
+
+#[test]
+fn a_pass_reads_the_dirty_section_and_copies_the_whole_log_at_least() {
+    let mut log = Log::new(&[100, 200, 300, 50]);
+    log.checkpoint = Some(10);
+    let c = log.clean();
+    // clean 100 (segment 0), cleanable 200 + 300: map reads 500, copy reads 600.
+    assert_eq!(pass_io_at_least(&c.stats), Bytes(1100));
+}
+
+#[test]
+fn clear_time_is_bounded_by_the_largest_log_and_the_shared_rate() {
+    let rate = CleanerThroughput {
+        per_thread: 100.0,
+        shared_limit: None,
+    };
+    let work = [Bytes(1000), Bytes(100), Bytes(100)];
+    // One thread: 1200 B at 100 B/s.
+    assert_eq!(
+        clear_time_at_least(&work, 1, rate),
+        Some(DurationMs(12_000))
+    );
+    // Three threads: the largest log alone takes 10 s.
+    assert_eq!(
+        clear_time_at_least(&work, 3, rate),
+        Some(DurationMs(10_000))
+    );
+    assert_eq!(
+        clear_time_at_least(&work, 9, rate),
+        Some(DurationMs(10_000))
+    );
+    // A shared throttle of 100 B/s: more threads gain nothing.
+    let throttled = CleanerThroughput {
+        per_thread: 1000.0,
+        shared_limit: Some(100.0),
+    };
+    assert_eq!(
+        clear_time_at_least(&work, 3, throttled),
+        Some(DurationMs(12_000))
+    );
+    assert_eq!(clear_time_at_least(&[], 1, rate), None);
+    assert_eq!(clear_time_at_least(&work, 0, rate), None);
+    let stopped = CleanerThroughput {
+        per_thread: 0.0,
+        shared_limit: None,
+    };
+    assert_eq!(clear_time_at_least(&work, 1, stopped), None);
+}
