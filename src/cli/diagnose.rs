@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 
 use crate::checks::catalog;
 use crate::checks::finding::Severity;
+use crate::diagnose::disk::FsSpace;
 use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
@@ -60,6 +61,26 @@ pub struct DiagnoseArgs {
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
+    /// The filesystem's free and total bytes for the disk projection, for every log dir,
+    /// instead of statvfs of each dir (a saved copy's filesystem is not the broker's).
+    #[arg(long, value_name = "FREE,TOTAL", value_parser = parse_disk_space)]
+    pub disk_space: Option<FsSpace>,
+}
+
+/// `--disk-space FREE,TOTAL` (bytes; FREE ≤ TOTAL).
+fn parse_disk_space(s: &str) -> Result<FsSpace, String> {
+    let (free, total) = s
+        .split_once(',')
+        .ok_or_else(|| "expected FREE,TOTAL in bytes".to_string())?;
+    let n = |v: &str| v.trim().parse::<u64>().map_err(|e| format!("`{v}`: {e}"));
+    let (free_bytes, total_bytes) = (n(free)?, n(total)?);
+    if free_bytes > total_bytes {
+        return Err("FREE is larger than TOTAL".to_string());
+    }
+    Ok(FsSpace {
+        free_bytes,
+        total_bytes,
+    })
 }
 
 impl From<MinSeverity> for Severity {
@@ -84,6 +105,7 @@ pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
         } else {
             ReadMode::Mmap
         },
+        disk_space: args.disk_space,
     };
     if let Some(k) = args
         .kinds

@@ -9,8 +9,12 @@
 //! sorted → [`Diagnosis`] with its [`Summary`].
 
 pub mod active;
+pub mod config_risk;
+pub mod disk;
 pub mod render;
+pub mod startup;
 pub mod summary;
+pub mod timestamps;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -47,6 +51,8 @@ pub struct DiagnoseInputs {
     pub deep: bool,
     /// How large files are read.
     pub read_mode: ReadMode,
+    /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
+    pub disk_space: Option<disk::FsSpace>,
 }
 
 /// Which findings to keep.
@@ -135,6 +141,12 @@ pub fn diagnose(
     findings.extend(config_findings(&view));
     findings.extend(plan_findings(&plan));
     findings.extend(active_segment_findings(&plan, version));
+    findings.extend(timestamps::timestamp_findings(&dirs, &plan));
+    let startup = startup::startup_costs(&dirs, &view.broker_config);
+    findings.extend(startup::startup_findings(&startup));
+    let disk = disk::disk_projections_for(&plan, &dirs, inputs.disk_space);
+    findings.extend(disk::disk_findings(&disk, inputs.now_ms));
+    findings.extend(config_risk::config_risk_findings(&view, &plan));
     findings.extend(
         groups_report(
             &dirs,
@@ -151,7 +163,7 @@ pub fn diagnose(
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
     dedup(&mut findings);
-    let summary = Summary::new(&findings, &plan, filter);
+    let summary = Summary::new(&findings, &plan, filter).with_figures(&startup, &disk);
     Ok(Diagnosis {
         now_ms: inputs.now_ms,
         findings,
