@@ -286,6 +286,17 @@ fn startup_recovery_has_the_unclean_shutdown_numbers() {
     assert_eq!(startup["recover_bytes"], 2394);
     assert_eq!(startup["clean_shutdown"], false);
     assert!(f["message"].as_str().unwrap().contains("estimate"));
+    let table = args(
+        &root,
+        "2026-11-30T13:34:35Z",
+        &["--disk-space", "10000,1000000"],
+    );
+    let (_, text) = run(&root, &[], &table, 100);
+    let row = text
+        .lines()
+        .find(|l| l.contains("4 seg, 2.34 KiB"))
+        .unwrap_or_else(|| panic!("no startup row in\n{text}"));
+    assert!(row.contains("9.77 KiB / 976.56 KiB"), "{row}");
     // After a clean shutdown only the metadata log is read again: no finding, figures kept.
     let (_tmp, root) = copy_fixture("basic-delete");
     let (_, doc) = json(&root, &args(&root, "2026-11-30T13:32:33Z", &[]));
