@@ -337,3 +337,159 @@ pub fn config_risk_findings(view: &ClusterView, plan: &Plan) -> Vec<Finding> {
     out.extend(cleaner_threads(view, plan));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::log_config::Limit;
+    use crate::diagnose::disk::fixture;
+
+    /// 2026-11-30T13:32:47Z, idle-active-segment's capture.
+    const CAPTURED: i64 = 1_796_045_567_000;
+
+    fn codes(view: &ClusterView, plan: &Plan) -> Vec<(&'static str, Option<String>)> {
+        config_risk_findings(view, plan)
+            .into_iter()
+            .map(|f| (f.code, f.location.topic))
+            .collect()
+    }
+
+    fn trickle(plan: &mut Plan) -> &mut PartitionPlan {
+        plan.partitions
+            .iter_mut()
+            .find(|p| p.topic == "trickle")
+            .unwrap()
+    }
+
+    #[test]
+    fn the_fixture_as_captured_has_no_risk() {
+        let (view, _, plan) = fixture::load("idle-active-segment", CAPTURED);
+        assert_eq!(codes(&view, &plan), []);
+    }
+
+    #[test]
+    fn retention_bytes_busy_rule() {
+        let (view, _, mut plan) = fixture::load("idle-active-segment", CAPTURED);
+        let rate = write_rate(trickle(&mut plan), CAPTURED).unwrap().per_hour();
+        // Exactly the retention.ms that keeps 10 GiB at trickle's rate: fires; 1 h less: not.
+        let ms = i64::try_from(u128::from(BUSY_KEPT_BYTES) * 3_600_000 / u128::from(rate)).unwrap()
+            + 3_600_000;
+        trickle(&mut plan).config.retention_ms = Limit::Max(ms);
+        let got = codes(&view, &plan);
+        assert!(got.contains(&("config.retention_bytes_unlimited", Some("trickle".into()))));
+        trickle(&mut plan).config.retention_ms = Limit::Max(ms - 2 * 3_600_000);
+        assert!(!codes(&view, &plan)
+            .iter()
+            .any(|c| c.0 == "config.retention_bytes_unlimited"));
+        trickle(&mut plan).config.retention_ms = Limit::Unlimited;
+        let f = config_risk_findings(&view, &plan);
+        let f = f
+            .iter()
+            .find(|f| f.code == "config.retention_bytes_unlimited")
+            .unwrap();
+        assert!(
+            f.message.contains("retention.ms is -1 too"),
+            "{}",
+            f.message
+        );
+        let week = rate * 168;
+        assert!(f
+            .evidence
+            .iter()
+            .any(|e| e.name == "suggested" && e.value == EvidenceValue::Text(week.to_string())));
+        // A size limit: nothing to say.
+        trickle(&mut plan).config.retention_bytes = Limit::Max(1);
+        assert!(!codes(&view, &plan)
+            .iter()
+            .any(|c| c.0 == "config.retention_bytes_unlimited"));
+    }
+
+    #[test]
+    fn segment_bytes_rolls_slower_than_retention() {
+        let (view, _, mut plan) = fixture::load("idle-active-segment", CAPTURED);
+        let rate = write_rate(trickle(&mut plan), CAPTURED).unwrap().per_hour();
+        let p = trickle(&mut plan);
+        p.config.segment_bytes = 1024 * 1024;
+        let fill = i64::try_from(1024 * 1024 * 3_600_000 / u128::from(rate)).unwrap();
+        // segment.ms rolls first: segment.bytes is not the problem.
+        p.config.segment_ms = fill - 1;
+        assert!(!codes(&view, &plan)
+            .iter()
+            .any(|c| c.0 == "config.segment_bytes_slow_roll"));
+        trickle(&mut plan).config.segment_ms = fill + 1;
+        let f = config_risk_findings(&view, &plan);
+        let f = f
+            .iter()
+            .find(|f| f.code == "config.segment_bytes_slow_roll")
+            .unwrap();
+        assert!(f
+            .evidence
+            .iter()
+            .any(|e| e.name == "fill_ms" && e.value == EvidenceValue::Int(fill)));
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.name == "lives_up_to_ms"
+                    && e.value == EvidenceValue::Int(fill + 7_200_000))
+        );
+        // A quarter of 2 h of trickle is far below 1 MiB: Kafka's minimum is suggested.
+        assert!(f.fix.contains("segment.bytes=1048576"), "{}", f.fix);
+    }
+
+    #[test]
+    fn ratio_delay_and_timestamp_rules() {
+        let (view, _, mut plan) = fixture::load("idle-active-segment", CAPTURED);
+        let p = trickle(&mut plan);
+        p.config.cleanup_policy.compact = true;
+        p.config.min_cleanable_dirty_ratio = 0.1;
+        p.config.file_delete_delay_ms = 1;
+        p.config.message_timestamp_after_max_ms = i64::MAX - 1;
+        assert_eq!(codes(&view, &plan), [], "at the thresholds: quiet");
+        let p = trickle(&mut plan);
+        p.config.min_cleanable_dirty_ratio = 0.09;
+        p.config.file_delete_delay_ms = 0;
+        p.config.message_timestamp_after_max_ms = i64::MAX;
+        let got: Vec<_> = codes(&view, &plan).into_iter().map(|c| c.0).collect();
+        assert_eq!(
+            got,
+            [
+                "config.min_cleanable_ratio_low",
+                "config.file_delete_delay_zero",
+                "config.timestamp_after_unlimited"
+            ]
+        );
+        trickle(&mut plan).config.message_timestamp_type = TimestampType::LogAppendTime;
+        assert!(!codes(&view, &plan)
+            .iter()
+            .any(|c| c.0 == "config.timestamp_after_unlimited"));
+    }
+
+    #[test]
+    fn cleaner_threads_rule_is_more_than_50_per_thread() {
+        let (view, _, mut plan) = fixture::load("idle-active-segment", CAPTURED);
+        let template = plan.partitions.first().unwrap().clone();
+        plan.partitions.clear();
+        for i in 0..50 {
+            let mut p = template.clone();
+            p.partition = i;
+            p.config.cleanup_policy.compact = true;
+            plan.partitions.push(p);
+        }
+        assert!(!codes(&view, &plan)
+            .iter()
+            .any(|c| c.0 == "config.cleaner_threads_few"));
+        let mut p = plan.partitions.first().unwrap().clone();
+        p.partition = 50;
+        plan.partitions.push(p);
+        let f = config_risk_findings(&view, &plan);
+        let f = f
+            .iter()
+            .find(|f| f.code == "config.cleaner_threads_few")
+            .unwrap();
+        assert!(f.fix.contains("log.cleaner.threads=2"), "{}", f.fix);
+        plan.broker.log_cleaner_threads = 2;
+        assert!(!codes(&view, &plan)
+            .iter()
+            .any(|c| c.0 == "config.cleaner_threads_few"));
+    }
+}

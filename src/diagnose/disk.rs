@@ -319,6 +319,43 @@ pub fn disk_findings(projections: &[DiskProjection], now: i64) -> Vec<Finding> {
         .collect()
 }
 
+/// Test support: a fixture's first log dir loaded as diagnose loads it, its view and plan.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use crate::model::cluster::{ClusterInputs, ClusterView};
+    use crate::model::file_bytes::ReadMode;
+    use crate::model::log_dir::{load_log_dir, LogDir, Selection};
+    use crate::model::segment::{LoadOptions, ScanDepth};
+    use crate::model::units::TimestampMs;
+    use crate::plan::{build_plan, Plan, PlanOptions};
+    use crate::rules::KafkaVersion;
+
+    /// `fixtures/<scenario>/logs-0` (with its `server.properties`) at `now`.
+    pub(crate) fn load(scenario: &str, now: i64) -> (ClusterView, Vec<LogDir>, Plan) {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(scenario);
+        let dir = root.join("logs-0");
+        let view = ClusterView::build(&ClusterInputs {
+            log_dirs: vec![dir.clone()],
+            server_properties: Some(crate::model::cluster::FileInput::Path(
+                root.join("server.properties"),
+            )),
+            ..ClusterInputs::default()
+        })
+        .unwrap();
+        let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, ReadMode::Mmap);
+        let d = load_log_dir(&dir, &Selection::default(), &opts, &|| {}).unwrap();
+        let opts = PlanOptions {
+            now: TimestampMs(now),
+            topics: Vec::new(),
+            version: KafkaVersion::default(),
+        };
+        let plan = build_plan(&view, std::slice::from_ref(&d), &opts);
+        (view, vec![d], plan)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,5 +415,69 @@ mod tests {
             total_bytes: 2,
         });
         assert_eq!(g.space(Path::new("/nowhere")).unwrap().total_bytes, 2);
+    }
+
+    /// 2026-11-30T13:32:47Z, idle-active-segment's capture.
+    const CAPTURED: i64 = 1_796_045_567_000;
+
+    #[test]
+    fn trickle_rate_and_steady_state() {
+        let (_, dirs, plan) = fixture::load("idle-active-segment", CAPTURED);
+        let trickle = plan
+            .partitions
+            .iter()
+            .find(|p| p.topic == "trickle")
+            .unwrap();
+        // 60 records from base-5h to base-5min, kept whole: a 5 h window.
+        let r = write_rate(trickle, CAPTURED).unwrap();
+        assert!(
+            r.window_ms >= 4 * 3_600_000 && r.window_ms <= 5 * 3_600_000,
+            "{r:?}"
+        );
+        assert_eq!(
+            r.bytes,
+            trickle.segments.iter().map(|s| s.size.get()).sum::<u64>()
+        );
+        // retention.ms is 2 h: its window spans more, so retention holds it (no growth).
+        assert!(!grows(trickle, r));
+        let mut unbounded = trickle.clone();
+        unbounded.config.retention_ms = crate::config::log_config::Limit::Unlimited;
+        assert!(grows(&unbounded, r));
+        let d = disk_projections_for(
+            &plan,
+            &dirs,
+            Some(FsSpace {
+                free_bytes: 100,
+                total_bytes: 1000,
+            }),
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].fs_free_bytes, Some(100));
+        assert_eq!(d[0].partitions_growing, 0);
+        assert_eq!(d[0].ms_until_full, None, "nothing grows: never full");
+        assert!(disk_findings(&d, CAPTURED).is_empty());
+    }
+
+    #[test]
+    fn a_burst_gives_no_rate() {
+        let (_, _, plan) = fixture::load("idle-active-segment", CAPTURED);
+        let mut p = plan
+            .partitions
+            .iter()
+            .find(|p| p.topic == "trickle")
+            .unwrap()
+            .clone();
+        for s in &mut p.segments {
+            s.largest_timestamp.0 = s.first_timestamp.unwrap();
+        }
+        assert_eq!(write_rate(&p, CAPTURED), None);
+    }
+
+    #[test]
+    fn statvfs_reads_the_dir() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let s = Statvfs.space(here).unwrap();
+        assert!(s.total_bytes > 0 && s.free_bytes <= s.total_bytes);
+        assert_eq!(Statvfs.space(Path::new("/no/such/dir")), None);
     }
 }

@@ -225,3 +225,50 @@ mod tests {
         assert_eq!(unit_of(1_700_000_000_000_000_000), Some("nanoseconds"));
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use super::*;
+    use crate::diagnose::disk::fixture;
+
+    /// 2026-11-30T13:33:04Z, future-timestamps' capture; base 2026-11-30T13:32:00Z.
+    const CAPTURED: i64 = 1_796_045_584_000;
+    const BASE: i64 = 1_796_045_520_000;
+
+    #[test]
+    fn the_far_future_segment_is_the_worst() {
+        let (_, dirs, plan) = fixture::load("future-timestamps", CAPTURED);
+        let f = timestamp_findings(&dirs, &plan);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, "partition.future_timestamps");
+        assert_eq!(f[0].location.segment, Some(14));
+        let ev = |n: &str| {
+            f[0].evidence
+                .iter()
+                .find(|e| e.name == n)
+                .unwrap()
+                .value
+                .clone()
+        };
+        assert_eq!(
+            ev("worst_timestamp"),
+            EvidenceValue::TimestampMs(BASE + 365 * 86_400_000)
+        );
+        assert_eq!(ev("segments"), EvidenceValue::Count(1));
+        // At the record's own time it is no longer ahead.
+        let (_, dirs, plan) = fixture::load("future-timestamps", BASE + 365 * 86_400_000);
+        assert!(timestamp_findings(&dirs, &plan).is_empty());
+        // Less than the tolerance ahead: quiet.
+        let (_, dirs, plan) = fixture::load(
+            "future-timestamps",
+            BASE + 365 * 86_400_000 - FUTURE_TOLERANCE_MS,
+        );
+        assert!(timestamp_findings(&dirs, &plan).is_empty());
+    }
+
+    #[test]
+    fn healthy_fixture_is_quiet() {
+        let (_, dirs, plan) = fixture::load("basic-delete", 1_796_045_553_000);
+        assert!(timestamp_findings(&dirs, &plan).is_empty());
+    }
+}
