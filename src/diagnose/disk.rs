@@ -178,8 +178,8 @@ pub struct DiskProjection {
     pub freed_by_next_pass: u64,
 }
 
-/// The projection of every log dir of `plan`, in path order.
-pub fn disk_projections(
+/// The projection of each of `log_dirs` from `plan`, with the filesystem figures of `stats`.
+pub fn projections_with(
     plan: &Plan,
     log_dirs: &[PathBuf],
     stats: &dyn FsStats,
@@ -237,17 +237,21 @@ pub fn disk_projections(
         .collect()
 }
 
-/// [`disk_projections`] with `--disk-space` figures when given, else statvfs of each dir.
-pub fn disk_projections_for(
+/// The projections of `dirs` with the `--disk-space` figures when given, else statvfs of each
+/// dir, with their findings added to `findings`.
+pub fn disk_projections(
     plan: &Plan,
     dirs: &[LogDir],
     given: Option<FsSpace>,
+    findings: &mut Vec<Finding>,
 ) -> Vec<DiskProjection> {
     let paths: Vec<PathBuf> = dirs.iter().map(|d| d.path.clone()).collect();
-    match given {
-        Some(space) => disk_projections(plan, &paths, &Given(space)),
-        None => disk_projections(plan, &paths, &Statvfs),
-    }
+    let projections = match given {
+        Some(space) => projections_with(plan, &paths, &Given(space)),
+        None => projections_with(plan, &paths, &Statvfs),
+    };
+    findings.extend(disk_findings(&projections, plan.now.get()));
+    projections
 }
 
 /// `dir.disk_full_soon` for a projection full within [`WARN_FULL_MS`].
@@ -443,14 +447,17 @@ mod tests {
         let mut unbounded = trickle.clone();
         unbounded.config.retention_ms = crate::config::log_config::Limit::Unlimited;
         assert!(grows(&unbounded, r));
-        let d = disk_projections_for(
+        let mut findings = Vec::new();
+        let d = disk_projections(
             &plan,
             &dirs,
             Some(FsSpace {
                 free_bytes: 100,
                 total_bytes: 1000,
             }),
+            &mut findings,
         );
+        assert!(findings.is_empty());
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].fs_free_bytes, Some(100));
         assert_eq!(d[0].partitions_growing, 0);

@@ -142,10 +142,8 @@ pub fn diagnose(
     findings.extend(plan_findings(&plan));
     findings.extend(active_segment_findings(&plan, version));
     findings.extend(timestamps::timestamp_findings(&dirs, &plan));
-    let startup = startup::startup_costs(&dirs, &view.broker_config);
-    findings.extend(startup::startup_findings(&startup));
-    let disk = disk::disk_projections_for(&plan, &dirs, inputs.disk_space);
-    findings.extend(disk::disk_findings(&disk, inputs.now_ms));
+    let startup = startup::startup_costs(&dirs, &view.broker_config, &mut findings);
+    let disk = disk::disk_projections(&plan, &dirs, inputs.disk_space, &mut findings);
     findings.extend(config_risk::config_risk_findings(&view, &plan));
     findings.extend(
         groups_report(

@@ -155,9 +155,15 @@ pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
     c
 }
 
-/// The startup cost of every dir.
-pub fn startup_costs(dirs: &[LogDir], config: &BrokerCleanupConfig) -> Vec<StartupCost> {
-    dirs.iter().map(|d| startup_cost(d, config)).collect()
+/// The startup cost of every dir, with their findings added to `findings`.
+pub fn startup_costs(
+    dirs: &[LogDir],
+    config: &BrokerCleanupConfig,
+    findings: &mut Vec<Finding>,
+) -> Vec<StartupCost> {
+    let costs: Vec<StartupCost> = dirs.iter().map(|d| startup_cost(d, config)).collect();
+    findings.extend(startup_findings(&costs));
+    costs
 }
 
 /// `dir.startup_recovery` when the next start reads segments again (the metadata log alone is
