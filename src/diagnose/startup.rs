@@ -25,6 +25,7 @@ use serde::Serialize;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::config::log_config::BrokerCleanupConfig;
+use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::names::LeftoverKind;
 use crate::model::names::SegmentFileKind;
@@ -43,6 +44,9 @@ pub struct StartupCost {
     pub path: PathBuf,
     /// Whether `.kafka_cleanshutdown` is there.
     pub clean_shutdown: bool,
+    /// Whether a process holds the dir's `.lock` (a running broker: the figures are what a
+    /// crash now would cost).
+    pub locked: bool,
     /// Segments recovered because of the unclean shutdown.
     pub unclean_segments: u64,
     /// Segments recovered because their `.index` is missing.
@@ -92,6 +96,7 @@ pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
     let mut c = StartupCost {
         path: dir.path.clone(),
         clean_shutdown: dir.clean_shutdown.is_some(),
+        locked: matches!(dir.lock, LockState::HeldBy { .. }),
         recovery_threads: config.num_recovery_threads_per_data_dir,
         assumed_bytes_per_sec_per_thread: RECOVERY_BYTES_PER_SEC,
         ..StartupCost::default()
@@ -176,6 +181,8 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
     let secs = c.estimated_ms as f64 / 1000.0;
     let why = if c.clean_shutdown {
         "after a clean shutdown"
+    } else if c.locked {
+        "a broker holds the dir's .lock (running): if it crashed now,"
     } else {
         "after the unclean shutdown (no .kafka_cleanshutdown)"
     };
