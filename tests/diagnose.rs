@@ -52,7 +52,11 @@ const SCENARIOS: &[Scenario] = &[
     (
         "future-timestamps",
         "2026-11-30T13:33:04Z",
+        // The manifest: ft has message.timestamp.after.max.ms=Long.MAX_VALUE (DYNAMIC_TOPIC)
+        // so the broker accepted the record stamped base+365d in segment 14.
         &[
+            ("config.timestamp_after_unlimited", "-"),
+            ("partition.future_timestamps", "ft-0"),
             ("plan.future_timestamp_blocks", "ft-0"),
             ("plan.retains_expired", "ft-0"),
         ],
@@ -94,7 +98,9 @@ const SCENARIOS: &[Scenario] = &[
     (
         "unclean-shutdown",
         "2026-11-30T13:34:35Z",
-        &[("dir.unclean_shutdown", "-")],
+        // The manifest: SIGKILL with the recovery point at 8 and the log end at 17: the next
+        // start recovers segments 8 and 12 of both partitions.
+        &[("dir.startup_recovery", "-"), ("dir.unclean_shutdown", "-")],
     ),
     // The transaction whose coordinator state was lost hangs; g-live (committed 12:45:00.5,
     // offsets.retention.minutes=1) is inside retention at capture and past it a minute later.
@@ -448,6 +454,122 @@ fn a_stuck_offsets_topic_shows_what_waits_and_the_fix_for_its_blocker() {
         .any(|(c, _)| c == "compaction.backlog" || c == "compaction.cleaner_starved"));
 }
 
+/// The first finding of `code`, wherever it is.
+fn finding_any<'a>(doc: &'a Value, code: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {:#}", doc["findings"]))
+}
+
+/// The manifest: recovery point 8 for crash-0 and crash-1 (steps), segments 0, 4, 8, 12 on
+/// each, SIGKILL (no `.kafka_cleanshutdown`), `num.recovery.threads.per.data.dir=1`. The broker
+/// recovers from the floor segment of the recovery point (8): segments 8 (532 B) and 12 (665 B)
+/// of each partition; the metadata log (2424 B) is recovered on every start and counted apart.
+#[test]
+fn startup_recovery_has_the_unclean_shutdown_numbers() {
+    let (_tmp, root) = copy_fixture("unclean-shutdown");
+    let (_, doc) = json(&root, &args(&root, "2026-11-30T13:34:35Z", &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(f["severity"], "info");
+    assert_eq!(evidence(f, "segments"), 4);
+    assert_eq!(evidence(f, "unclean_segments"), 4);
+    assert_eq!(evidence(f, "bytes"), 2 * (532 + 665));
+    assert_eq!(evidence(f, "partitions"), 2);
+    assert_eq!(evidence(f, "largest_partition_bytes"), 532 + 665);
+    assert_eq!(evidence(f, "recovery_threads"), 1);
+    assert_eq!(evidence(f, "metadata_log_bytes"), 2424);
+    // 1197 B (the largest partition bounds one thread) at 45 MB/s: 0 ms, an estimate.
+    assert_eq!(evidence(f, "estimated_ms"), 0);
+    let startup = &doc["log_dirs"][0]["startup"];
+    assert_eq!(startup["recover_bytes"], 2394);
+    assert_eq!(startup["clean_shutdown"], false);
+    assert!(f["message"].as_str().unwrap().contains("estimate"));
+    let table = args(
+        &root,
+        "2026-11-30T13:34:35Z",
+        &["--disk-space", "10000,1000000"],
+    );
+    let (_, text) = run(&root, &[], &table, 100);
+    let row = text
+        .lines()
+        .find(|l| l.contains("4 seg, 2.34 KiB"))
+        .unwrap_or_else(|| panic!("no startup row in\n{text}"));
+    assert!(row.contains("9.77 KiB / 976.56 KiB"), "{row}");
+    // After a clean shutdown only the metadata log is read again: no finding, figures kept.
+    let (_tmp, root) = copy_fixture("basic-delete");
+    let (_, doc) = json(&root, &args(&root, "2026-11-30T13:32:33Z", &[]));
+    assert!(pairs(&doc).iter().all(|(c, _)| c != "dir.startup_recovery"));
+    assert_eq!(doc["log_dirs"][0]["startup"]["recover_bytes"], 0);
+    assert_eq!(doc["log_dirs"][0]["startup"]["metadata_log_segments"], 1);
+}
+
+/// `--disk-space` replaces statvfs; the growth rate is the kept bytes over their record-time
+/// window: crash-0 and crash-1 each keep 2261 B written from base-10min-ish over the records'
+/// span, neither at its retention bound (7 d), so both grow.
+#[test]
+fn disk_projection_uses_given_space_and_growth() {
+    let (_tmp, root) = copy_fixture("unclean-shutdown");
+    let now = "2026-11-30T13:34:35Z";
+    let (code, doc) = json(&root, &args(&root, now, &["--disk-space", "10000,1000000"]));
+    assert_eq!(code, 1);
+    let d = &doc["log_dirs"][0]["disk"];
+    assert_eq!(d["fs_free_bytes"], 10_000);
+    assert_eq!(d["fs_total_bytes"], 1_000_000);
+    assert_eq!(d["bytes"], 4522);
+    assert_eq!(d["partitions_with_rate"], 2);
+    assert_eq!(d["partitions_growing"], 2);
+    let growth = d["growth_bytes_per_hour"].as_u64().unwrap();
+    assert!(growth > 0 && growth == d["write_bytes_per_hour"].as_u64().unwrap());
+    let ms = d["ms_until_full"].as_i64().unwrap();
+    assert_eq!(ms as u64, 10_000 * 3_600_000 / growth);
+    let f = finding_any(&doc, "dir.disk_full_soon");
+    let want = if ms < 6 * 3_600_000 {
+        "error"
+    } else {
+        "warning"
+    };
+    assert_eq!(f["severity"], want);
+    assert_eq!(evidence(f, "ms_until_full"), ms);
+    // Plenty of space: the figures, no finding.
+    let (_, doc) = json(
+        &root,
+        &args(&root, now, &["--disk-space", "10000000000,20000000000"]),
+    );
+    assert!(pairs(&doc).iter().all(|(c, _)| c != "dir.disk_full_soon"));
+    assert!(
+        doc["log_dirs"][0]["disk"]["ms_until_full"]
+            .as_i64()
+            .unwrap()
+            > ms
+    );
+    let (code, _) = run(&root, &[], &args(&root, now, &["--disk-space", "5,4"]), 100);
+    assert_eq!(code, 3, "FREE above TOTAL is a usage error");
+}
+
+/// The manifest: ft-0 segment 14 holds one record stamped base+365d (base 2026-11-30T13:32:00Z,
+/// `base_time_ms` 1796045520000), captured 64 s after base.
+#[test]
+fn future_timestamps_say_how_far_ahead() {
+    let (_tmp, root) = copy_fixture("future-timestamps");
+    let (_, doc) = json(&root, &args(&root, "2026-11-30T13:33:04Z", &[]));
+    let f = finding_any(&doc, "partition.future_timestamps");
+    assert_eq!(f["location"]["segment"], 14);
+    assert_eq!(evidence(f, "worst_segment"), 14);
+    let worst = 1_796_045_520_000_i64 + 365 * 86_400_000;
+    assert_eq!(evidence(f, "worst_timestamp"), worst);
+    assert_eq!(evidence(f, "ahead_ms"), worst - 1_796_045_584_000);
+    assert_eq!(evidence(f, "segments"), 1);
+    // retention.ms 1 d: the segment can expire one day after its timestamp.
+    assert_eq!(evidence(f, "expires_at"), worst + 86_400_000);
+    let c = finding_any(&doc, "config.timestamp_after_unlimited");
+    assert_eq!(evidence(c, "value"), "9223372036854775807");
+    assert_eq!(evidence(c, "source"), "DYNAMIC_TOPIC_CONFIG");
+    assert_eq!(evidence(c, "suggested"), "3600000");
+}
+
 #[test]
 fn filters_narrow_findings_and_summary() {
     let (_tmp, root) = copy_fixture("open-txn-compacted");
@@ -482,10 +604,16 @@ fn filters_narrow_findings_and_summary() {
     );
 }
 
+/// Everything but the host's free space (statvfs, which other processes change between two
+/// runs): `--disk-space` fixes that too.
 #[test]
 fn a_saved_dir_gives_the_same_report_at_the_same_now() {
     let (_tmp, root) = copy_fixture("idle-active-segment");
-    let a = args(&root, "2026-11-30T13:32:47Z", &[]);
+    let a = args(
+        &root,
+        "2026-11-30T13:32:47Z",
+        &["--disk-space", "1000000000,2000000000"],
+    );
     let (_, mut first) = json(&root, &a);
     std::thread::sleep(std::time::Duration::from_millis(5));
     let (_, mut second) = json(&root, &a);

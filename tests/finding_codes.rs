@@ -589,6 +589,102 @@ cases! {
         |_| {},
         healthy "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties",
             "--cleaner-rate", "100", "--now", "2026-11-30T13:42:20Z"];
+    // --- diagnose: timestamps, startup cost, disk projection, config risk --------------------
+    // `--disk-space` with a large free space keeps `dir.disk_full_soon` off the host's disk.
+    partition_future_timestamps: "partition.future_timestamps", "warning", exit 1,
+        "future-timestamps" ["diagnose", "logs-0", "--now", "2026-11-30T13:33:04Z",
+            "--disk-space", "1000000000000,2000000000000"],
+        "none: segment 14 holds a record stamped base+365d (message.timestamp.after.max.ms is \
+         Long.MAX_VALUE on ft)",
+        |_| {},
+        healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "1000000000000,2000000000000"];
+    partition_timestamp_unit_suspect: "partition.timestamp_unit_suspect", "warning", exit 1,
+        "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "1000000000000,2000000000000"],
+        "orders-0/00000000000000000004.log: the first batch's first and max timestamps divided \
+         by 1000 (a producer sending seconds), CRCs recomputed",
+        |d| edit(&seg(d, "orders-0", 4, "log"), |b| {
+            for at in [27, 35] {
+                let ms = i64::from_be_bytes(b[at..at + 8].try_into().unwrap());
+                b[at..at + 8].copy_from_slice(&(ms / 1000).to_be_bytes());
+            }
+            fix_batch_crcs(b);
+        }),
+        healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "1000000000000,2000000000000"];
+    dir_startup_recovery: "dir.startup_recovery", "info", exit 0,
+        "unclean-shutdown" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-11-30T13:34:35Z", "--disk-space", "1000000000000,2000000000000"],
+        "none: SIGKILL with recovery point 8: the next start recovers segments 8 and 12 of \
+         crash-0 and crash-1",
+        |_| {},
+        healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "1000000000000,2000000000000"];
+    dir_disk_full_soon: "dir.disk_full_soon", "warning", exit 1,
+        "unclean-shutdown" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-11-30T13:34:35Z", "--disk-space", "10000,1000000"],
+        "none but --disk-space 10000,1000000: crash-0/1 grow (7 d retention, minutes of \
+         records) and 10 kB free last under 24 h",
+        |_| {},
+        healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "10000,1000000"];
+    config_retention_bytes_unlimited: "config.retention_bytes_unlimited", "warning", exit 1,
+        "unclean-shutdown" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-11-30T13:34:35Z", "--disk-space", "1000000000000,2000000000000"],
+        "server.properties: log.retention.ms=-1 appended (crash has no retention override, and \
+         retention.bytes is -1: nothing bounds it)",
+        |d| append(&d.join("server.properties"), "log.retention.ms=-1"),
+        healthy "unclean-shutdown";
+    config_segment_bytes_slow_roll: "config.segment_bytes_slow_roll", "info", exit 1,
+        "idle-active-segment" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-11-30T13:32:47Z", "--disk-space", "1000000000000,2000000000000"],
+        "server.properties: log.segment.bytes=1048576 and log.roll.ms=7776000000 (90 d) \
+         appended: trickle (retention.ms 2 h) fills 1 MiB in about 33 d",
+        |d| append(
+            &d.join("server.properties"),
+            "log.segment.bytes=1048576\nlog.roll.ms=7776000000",
+        ),
+        healthy "idle-active-segment";
+    config_min_cleanable_ratio_low: "config.min_cleanable_ratio_low", "info", exit 0,
+        "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties", "--now",
+            "2026-11-30T13:42:20Z", "--disk-space", "1000000000000,2000000000000"],
+        "server.properties: log.cleaner.min.cleanable.ratio=0.05 appended (compact-delete has \
+         no topic override)",
+        |d| append(&d.join("server.properties"), "log.cleaner.min.cleanable.ratio=0.05"),
+        healthy "compacted";
+    config_file_delete_delay_zero: "config.file_delete_delay_zero", "info", exit 0,
+        "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "1000000000000,2000000000000"],
+        "server.properties: log.segment.delete.delay.ms=0 appended",
+        |d| append(&d.join("server.properties"), "log.segment.delete.delay.ms=0"),
+        healthy "basic-delete";
+    config_cleaner_threads_few: "config.cleaner_threads_few", "info", exit 1,
+        "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties", "--now",
+            "2026-11-30T13:42:20Z", "--disk-space", "1000000000000,2000000000000"],
+        "compacted-1 copied to compacted-2 .. compacted-51: 53 compacted partitions for one \
+         cleaner thread (the copies also show plan.compaction_blocked)",
+        |d| {
+            for i in 2..=51 {
+                let logs = d.join("logs-0");
+                copy_dir(&logs.join("compacted-1"), &logs.join(format!("compacted-{i}")));
+            }
+        },
+        healthy "compacted";
+    config_timestamp_after_unlimited: "config.timestamp_after_unlimited", "warning", exit 1,
+        "future-timestamps" ["diagnose", "logs-0", "--now", "2026-11-30T13:33:04Z",
+            "--disk-space", "1000000000000,2000000000000"],
+        "none: ft sets message.timestamp.after.max.ms=9223372036854775807",
+        |_| {},
+        healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
+            "1000000000000,2000000000000"];
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.
@@ -774,6 +870,12 @@ fn replace_text(path: &Path, from: &str, to: &str) {
 }
 
 /// Keep a text file only up to and including `prefix`.
+/// Append `line` to a text file, on a line of its own.
+fn append(path: &Path, line: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    fs::write(path, format!("{text}\n{line}\n")).unwrap();
+}
+
 fn cut_after(path: &Path, prefix: &str) {
     let text = fs::read_to_string(path).unwrap();
     assert!(text.starts_with(prefix), "{}: {text:?}", path.display());

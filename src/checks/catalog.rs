@@ -277,6 +277,37 @@ kinds! {
     COMPACTION_CLEANER_STARVED = "compaction.cleaner_starved", Condition, Warning,
         "more compacted logs need cleaning than there are cleaner threads, and clearing their backlog takes at least the threshold in the evidence (the smallest `max.compaction.lag.ms` of those logs, else 1 h) at the cleaner's rate (`log.cleaner.io.max.bytes.per.second`, or `--cleaner-rate`); one log is cleaned by one thread at a time, so the largest log bounds what more threads gain (`diagnose`)",
         "raise `log.cleaner.threads` (dynamic: `kafka-configs.sh --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=N`; each thread gets `log.cleaner.dedupe.buffer.size` / threads) or `log.cleaner.io.max.bytes.per.second` when it throttles";
+    // diagnose: timestamps, startup cost, disk projection, config risk (src/diagnose/{timestamps,startup,disk,config_risk}.rs)
+    PARTITION_FUTURE_TIMESTAMPS = "partition.future_timestamps", Condition, Warning,
+        "segments whose timestamps are more than 1 h ahead of now: the worst, how far ahead and when it can expire (timestamp + `retention.ms`); until then time retention of that segment and every newer one waits (`diagnose`; the plan's blocking segment is `plan.future_timestamp_blocks`)",
+        "fix the producers' clocks and set `message.timestamp.after.max.ms=3600000` on the topic; to free the space now, `kafka-delete-records.sh` past the segment";
+    PARTITION_TIMESTAMP_UNIT_SUSPECT = "partition.timestamp_unit_suspect", Condition, Warning,
+        "record timestamps that look like seconds (below 1e11, before 1973: retention deletes the segment as soon as it rolls) or microseconds/nanoseconds (above 1e14: it never expires) instead of milliseconds (`diagnose`)",
+        "fix the producer to send milliseconds; meanwhile set `message.timestamp.type=LogAppendTime` or bound `message.timestamp.before.max.ms` / `message.timestamp.after.max.ms` on the topic";
+    DIR_STARTUP_RECOVERY = "dir.startup_recovery", Condition, Info,
+        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread; warning from 10 min (`diagnose`)",
+        "expect the longer start; raise `num.recovery.threads.per.data.dir` for it, rebuild missing indexes offline with `logclean rebuild-index --execute`, and stop brokers cleanly (SIGTERM)";
+    DIR_DISK_FULL_SOON = "dir.disk_full_soon", Condition, Warning,
+        "at the growth rate from record timestamps (partitions retention does not yet hold at a bound) the log dir's filesystem is full within 24 h (error: 6 h); free and total bytes from statvfs or `--disk-space` (`diagnose`)",
+        "lower `retention.ms` / set `retention.bytes` on the growing topics, delete what the next pass frees now (`logclean plan`, `logclean delete`), or add disk";
+    CONFIG_RETENTION_BYTES_UNLIMITED = "config.retention_bytes_unlimited", Condition, Warning,
+        "`retention.bytes=-1` on a busy delete-policy topic: at its busiest partition's write rate `retention.ms` alone keeps 10 GiB or more per partition, or `retention.ms` is -1 too (`diagnose`)",
+        "set `retention.bytes` on the topic (`kafka-configs.sh --alter --add-config retention.bytes=N`; the suggested value is in the evidence)";
+    CONFIG_SEGMENT_BYTES_SLOW_ROLL = "config.segment_bytes_slow_roll", Condition, Info,
+        "at the write rate filling `segment.bytes` takes longer than `retention.ms` (and `segment.ms` does not roll sooner): records live up to `retention.ms` + that fill time (`diagnose`)",
+        "lower `segment.bytes` (suggested: what a quarter of `retention.ms` writes) or `segment.ms` on the topic (`kafka-configs.sh --alter`)";
+    CONFIG_MIN_CLEANABLE_RATIO_LOW = "config.min_cleanable_ratio_low", Condition, Info,
+        "`min.cleanable.dirty.ratio` below 0.1 on a compacted topic: the cleaner re-copies the whole log for little gain, over and over (`diagnose`)",
+        "set `min.cleanable.dirty.ratio=0.5` (Kafka's default), or use `max.compaction.lag.ms` to bound how long dirty records wait";
+    CONFIG_FILE_DELETE_DELAY_ZERO = "config.file_delete_delay_zero", Condition, Info,
+        "`file.delete.delay.ms=0`: deleted and cleaned segments' files are removed at once, under fetches, replication and the cleaner still reading them (`diagnose`)",
+        "set `file.delete.delay.ms=60000` (Kafka's default) on the topic";
+    CONFIG_CLEANER_THREADS_FEW = "config.cleaner_threads_few", Condition, Info,
+        "`log.cleaner.threads` is 1 for more than 50 compacted partition replicas: the cleaner cleans one log at a time, so each waits for all the others (`diagnose`)",
+        "raise `log.cleaner.threads` (one per 50 compacted partitions) and `log.cleaner.dedupe.buffer.size`, which the threads share";
+    CONFIG_TIMESTAMP_AFTER_UNLIMITED = "config.timestamp_after_unlimited", Condition, Warning,
+        "`message.timestamp.after.max.ms` is unlimited (Long.MAX_VALUE, Kafka 3.x's default; 1 h since 4.0) on a CreateTime topic: records stamped far ahead are accepted and block time retention (`diagnose`)",
+        "set `message.timestamp.after.max.ms=3600000` on the topic (`kafka-configs.sh --alter`)";
 }
 
 /// The kind with this code.

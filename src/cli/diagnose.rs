@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use crate::checks::catalog;
 use crate::checks::finding::Severity;
 use crate::diagnose::compaction::MIB;
+use crate::diagnose::disk::FsSpace;
 use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
@@ -66,6 +67,27 @@ pub struct DiagnoseArgs {
     /// without that limit no time is estimated.
     #[arg(long, value_name = "MIB_PER_SEC", value_parser = parse_rate)]
     pub cleaner_rate: Option<f64>,
+
+    /// The filesystem's free and total bytes for the disk projection, for every log dir,
+    /// instead of statvfs of each dir (a saved copy's filesystem is not the broker's).
+    #[arg(long, value_name = "FREE,TOTAL", value_parser = parse_disk_space)]
+    pub disk_space: Option<FsSpace>,
+}
+
+/// `--disk-space FREE,TOTAL` (bytes; FREE ≤ TOTAL).
+fn parse_disk_space(s: &str) -> Result<FsSpace, String> {
+    let (free, total) = s
+        .split_once(',')
+        .ok_or_else(|| "expected FREE,TOTAL in bytes".to_string())?;
+    let n = |v: &str| v.trim().parse::<u64>().map_err(|e| format!("`{v}`: {e}"));
+    let (free_bytes, total_bytes) = (n(free)?, n(total)?);
+    if free_bytes > total_bytes {
+        return Err("FREE is larger than TOTAL".to_string());
+    }
+    Ok(FsSpace {
+        free_bytes,
+        total_bytes,
+    })
 }
 
 /// `--cleaner-rate`: a positive, finite number of MiB/s.
@@ -99,6 +121,7 @@ pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
             ReadMode::Mmap
         },
         cleaner_rate_bytes_per_sec: args.cleaner_rate.map(|r| r * MIB),
+        disk_space: args.disk_space,
     };
     if let Some(k) = args
         .kinds

@@ -10,8 +10,12 @@
 
 pub mod active;
 pub mod compaction;
+pub mod config_risk;
+pub mod disk;
 pub mod render;
+pub mod startup;
 pub mod summary;
+pub mod timestamps;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -50,6 +54,8 @@ pub struct DiagnoseInputs {
     pub read_mode: ReadMode,
     /// `--cleaner-rate`: bytes per second one cleaner thread moves (read + written).
     pub cleaner_rate_bytes_per_sec: Option<f64>,
+    /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
+    pub disk_space: Option<disk::FsSpace>,
 }
 
 /// Which findings to keep.
@@ -143,6 +149,10 @@ pub fn diagnose(
     findings.extend(plan_findings(&plan));
     findings.extend(active_segment_findings(&plan, version));
     findings.extend(compaction::compaction_findings(&plan, &dirs, inputs));
+    findings.extend(timestamps::timestamp_findings(&dirs, &plan));
+    let startup = startup::startup_costs(&dirs, &view.broker_config, &mut findings);
+    let disk = disk::disk_projections(&plan, &dirs, inputs.disk_space, &mut findings);
+    findings.extend(config_risk::config_risk_findings(&view, &plan));
     findings.extend(
         groups_report(
             &dirs,
@@ -159,7 +169,7 @@ pub fn diagnose(
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
     dedup(&mut findings);
-    let summary = Summary::new(&findings, &plan, filter);
+    let summary = Summary::new(&findings, &plan, filter).with_figures(&startup, &disk);
     Ok(Diagnosis {
         now_ms: inputs.now_ms,
         findings,

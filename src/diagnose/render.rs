@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use humansize::{format_size, BINARY};
 use serde::Serialize;
 
-use crate::report::human::{time, Precision};
+use crate::report::human::{age, time, Precision};
 use crate::report::sanitize::escape;
 use crate::report::table::{findings_table, write_fitted, TableStyle};
 use crate::report::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
@@ -47,6 +47,43 @@ fn grid(headers: &[(&str, Align)], rows: Vec<Vec<String>>, width: usize) -> Stri
         g.push(r.into_iter().map(Cell::atom).collect());
     }
     render_layouts(&[g], width)
+}
+
+/// A duration in words (`3 h`, `2 d`, `4 y`, `> 100 y`).
+fn span(ms: i64) -> String {
+    const YEAR: i64 = 365 * 86_400_000;
+    match ms / YEAR {
+        0 => age(0, ms).trim_end_matches(" ago").to_string(),
+        y if y > 100 => "> 100 y".to_string(),
+        y => format!("{y} y"),
+    }
+}
+
+/// One log dir's startup and disk figures.
+fn figures_row(d: &super::summary::LogDirTotals, width: usize) -> Vec<String> {
+    let path = shorten_path(&escape(&d.path.display().to_string()), width / 4);
+    let (recovers, est) = d.startup.as_ref().map_or_else(
+        || ("-".to_string(), "-".to_string()),
+        |c| {
+            (
+                format!("{} seg, {}", c.segments(), size(c.recover_bytes)),
+                format!("{:.1} s", c.estimated_ms as f64 / 1000.0),
+            )
+        },
+    );
+    let (space, growth, full) = d.disk.as_ref().map_or_else(
+        || ("-".to_string(), "-".to_string(), "-".to_string()),
+        |x| {
+            let space = match (x.fs_free_bytes, x.fs_total_bytes) {
+                (Some(f), Some(t)) => format!("{} / {}", size(f), size(t)),
+                _ => "unknown".to_string(),
+            };
+            let growth = format!("{}/h", size(x.growth_bytes_per_hour));
+            let full = x.ms_until_full.map_or_else(|| "never".to_string(), span);
+            (space, growth, full)
+        },
+    );
+    vec![path, recovers, est, space, growth, full]
 }
 
 /// Render the `diagnose` table.
@@ -116,6 +153,30 @@ pub fn render_diagnose(
             ("bytes", Align::Right),
             ("next pass frees", Align::Right),
             ("segments", Align::Right),
+        ];
+        write!(out, "{}", grid(&h, rows, style.width))?;
+    }
+    if b.log_dirs
+        .iter()
+        .any(|d| d.startup.is_some() || d.disk.is_some())
+    {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "next start and disk (recovery estimated at 45 MB/s per recovery thread):"
+        )?;
+        let rows = b
+            .log_dirs
+            .iter()
+            .map(|d| figures_row(d, style.width))
+            .collect();
+        let h = [
+            ("log dir", Align::Left),
+            ("start recovers", Align::Right),
+            ("est.", Align::Right),
+            ("free / total", Align::Right),
+            ("growth", Align::Right),
+            ("full in", Align::Right),
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
     }

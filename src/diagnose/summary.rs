@@ -11,6 +11,8 @@ use crate::checks::finding::{Finding, Severity};
 use crate::plan::Plan;
 use crate::rules::retention::Verdict;
 
+use super::disk::DiskProjection;
+use super::startup::StartupCost;
 use super::Filter;
 
 /// How many partitions [`Summary::top_partitions`] lists.
@@ -62,6 +64,10 @@ pub struct LogDirTotals {
     pub freed_bytes: u64,
     /// Segments it deletes.
     pub freed_segments: u64,
+    /// What the next start recovers (`None` until [`Summary::with_figures`]).
+    pub startup: Option<StartupCost>,
+    /// Free space, growth and time until full (`None` until [`Summary::with_figures`]).
+    pub disk: Option<DiskProjection>,
 }
 
 /// The summary of a diagnosis.
@@ -131,6 +137,8 @@ impl Summary {
                     bytes: 0,
                     freed_bytes: 0,
                     freed_segments: 0,
+                    startup: None,
+                    disk: None,
                 });
             d.partitions += 1;
             d.bytes += p.bytes;
@@ -156,5 +164,14 @@ impl Summary {
             top_partitions: parts,
             log_dirs: dirs.into_values().collect(),
         }
+    }
+
+    /// The same summary with each log dir's startup cost and disk projection.
+    pub fn with_figures(mut self, startup: &[StartupCost], disk: &[DiskProjection]) -> Summary {
+        for d in &mut self.log_dirs {
+            d.startup = startup.iter().find(|c| c.path == d.path).cloned();
+            d.disk = disk.iter().find(|x| x.path == d.path).cloned();
+        }
+        self
     }
 }

@@ -1,0 +1,288 @@
+//! The startup cost of a log dir (`dir.startup_recovery`): what the broker reads again at its
+//! next start, from [`recovery_on_next_start`] and the partitions' leftovers.
+//!
+//! Counted per log dir:
+//! - segments the rule recovers (read whole, indexes rebuilt): after an unclean shutdown every
+//!   segment from the floor segment of the recovery point on; after any shutdown a segment
+//!   whose `.index` is missing;
+//! - `.swap` `.log` files (`LogLoader`: the indexes of the base file are deleted and the swap is
+//!   renamed in, so the segment is rebuilt; a `.swap` at or above the lowest `.cleaned` offset
+//!   is deleted instead, KAFKA-6264), `.cleaned` and `.deleted` files (deleted at load, no read);
+//! - the metadata log, which `KafkaMetadataLog` recovers from 0 on every start: reported apart
+//!   (it is the normal cost of every start, read by the raft layer, not the recovery threads),
+//!   and not a reason for the finding.
+//!
+//! The time is an estimate: the bytes over [`RECOVERY_BYTES_PER_SEC`] (the broker's measured
+//! rebuild rate, 45 MB/s per recovery thread, benches/README.md "rebuild-index vs the broker")
+//! times `num.recovery.threads.per.data.dir`, and never less than the largest partition's bytes
+//! at one thread's rate (one partition is recovered by one thread).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::checks::catalog;
+use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
+use crate::config::log_config::BrokerCleanupConfig;
+use crate::model::lock::LockState;
+use crate::model::log_dir::LogDir;
+use crate::model::names::LeftoverKind;
+use crate::model::names::SegmentFileKind;
+use crate::rules::recovery::{recovery_on_next_start, RecoveryCause};
+
+/// The broker's recovery rate per thread, bytes per second (measured: 45 MB/s).
+pub const RECOVERY_BYTES_PER_SEC: u64 = 45_000_000;
+/// A startup estimated at this long or longer (10 min) is a warning.
+pub const WARN_STARTUP_MS: i64 = 600_000;
+
+/// One log dir's startup cost (`log_dirs[].startup` in JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StartupCost {
+    /// The log dir.
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// Whether `.kafka_cleanshutdown` is there.
+    pub clean_shutdown: bool,
+    /// Whether a process holds the dir's `.lock` (a running broker: the figures are what a
+    /// crash now would cost).
+    pub locked: bool,
+    /// Segments recovered because of the unclean shutdown.
+    pub unclean_segments: u64,
+    /// Segments recovered because their `.index` is missing.
+    pub missing_index_segments: u64,
+    /// `.swap` logs renamed in and rebuilt.
+    pub swap_segments: u64,
+    /// Bytes of all these (the recovery threads read them whole).
+    pub recover_bytes: u64,
+    /// Partitions with anything to recover.
+    pub partitions: u64,
+    /// The largest partition's bytes to recover.
+    pub largest_partition_bytes: u64,
+    /// `.cleaned`, `.deleted` and discarded `.swap` files deleted at load.
+    pub deleted_files: u64,
+    /// Their bytes (not read).
+    pub deleted_bytes: u64,
+    /// Metadata-log segments and bytes (recovered on every start; apart).
+    pub metadata_log_segments: u64,
+    /// Their bytes.
+    pub metadata_log_bytes: u64,
+    /// `num.recovery.threads.per.data.dir`.
+    pub recovery_threads: i32,
+    /// The assumed rate per thread, bytes per second.
+    pub assumed_bytes_per_sec_per_thread: u64,
+    /// The estimated recovery time, ms (see the module docs).
+    pub estimated_ms: i64,
+}
+
+impl StartupCost {
+    /// Segments the recovery threads read again.
+    pub fn segments(&self) -> u64 {
+        self.unclean_segments + self.missing_index_segments + self.swap_segments
+    }
+}
+
+/// The estimated time to read `bytes` (largest partition `largest`) with `threads` threads.
+pub fn estimate_ms(bytes: u64, largest: u64, threads: i32) -> i64 {
+    let threads = u64::try_from(threads.max(1)).unwrap_or(1);
+    let per_thread = bytes.div_ceil(threads).max(largest);
+    let ms = u128::from(per_thread) * 1000 / u128::from(RECOVERY_BYTES_PER_SEC);
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// The startup cost of `dir` with the broker's `config`.
+pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
+    let recovery = recovery_on_next_start(dir);
+    let mut c = StartupCost {
+        path: dir.path.clone(),
+        clean_shutdown: dir.clean_shutdown.is_some(),
+        locked: matches!(dir.lock, LockState::HeldBy { .. }),
+        recovery_threads: config.num_recovery_threads_per_data_dir,
+        assumed_bytes_per_sec_per_thread: RECOVERY_BYTES_PER_SEC,
+        ..StartupCost::default()
+    };
+    for (p, r) in dir.partitions.iter().zip(&recovery.partitions) {
+        let metadata = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
+        let mut bytes = 0u64;
+        for s in p.log_segments() {
+            match r.cause(s) {
+                Some(RecoveryCause::MetadataLog) => {
+                    c.metadata_log_segments += 1;
+                    c.metadata_log_bytes += s.size().get();
+                }
+                Some(RecoveryCause::UncleanShutdown) => {
+                    c.unclean_segments += 1;
+                    bytes += s.size().get();
+                }
+                Some(RecoveryCause::MissingOffsetIndex) => {
+                    c.missing_index_segments += 1;
+                    bytes += s.size().get();
+                }
+                None => {}
+            }
+        }
+        if r.loaded && !metadata {
+            let min_cleaned = p
+                .listing
+                .leftovers
+                .iter()
+                .filter(|l| l.kind == Some(LeftoverKind::Cleaned))
+                .filter_map(|l| l.segment.map(|(o, _)| o))
+                .min();
+            let mut swaps: BTreeMap<i64, u64> = BTreeMap::new();
+            for l in &p.listing.leftovers {
+                match (l.kind, l.segment) {
+                    (Some(LeftoverKind::Swap), Some((o, SegmentFileKind::Log)))
+                        if min_cleaned.is_none_or(|m| o < m) =>
+                    {
+                        swaps.insert(o, l.file.size);
+                    }
+                    // A swapped index is deleted (rebuilt from its log).
+                    (Some(_), _) => {
+                        c.deleted_files += 1;
+                        c.deleted_bytes += l.file.size;
+                    }
+                    (None, _) => {}
+                }
+            }
+            c.swap_segments += swaps.len() as u64;
+            bytes += swaps.values().sum::<u64>();
+        }
+        c.partitions += u64::from(bytes > 0);
+        c.recover_bytes += bytes;
+        c.largest_partition_bytes = c.largest_partition_bytes.max(bytes);
+    }
+    c.estimated_ms = estimate_ms(
+        c.recover_bytes,
+        c.largest_partition_bytes,
+        c.recovery_threads,
+    );
+    c
+}
+
+/// The startup cost of every dir, with their findings added to `findings`.
+pub fn startup_costs(
+    dirs: &[LogDir],
+    config: &BrokerCleanupConfig,
+    findings: &mut Vec<Finding>,
+) -> Vec<StartupCost> {
+    let costs: Vec<StartupCost> = dirs.iter().map(|d| startup_cost(d, config)).collect();
+    findings.extend(startup_findings(&costs));
+    costs
+}
+
+/// `dir.startup_recovery` when the next start reads segments again (the metadata log alone is
+/// every start's cost: no finding).
+pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
+    let segments = c.segments();
+    if segments == 0 {
+        return None;
+    }
+    let secs = c.estimated_ms as f64 / 1000.0;
+    let why = if c.clean_shutdown {
+        "after a clean shutdown"
+    } else if c.locked {
+        "a broker holds the dir's .lock (running): if it crashed now,"
+    } else {
+        "after the unclean shutdown (no .kafka_cleanshutdown)"
+    };
+    let severity = if c.estimated_ms >= WARN_STARTUP_MS {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    Some(
+        Finding::new(
+            &catalog::DIR_STARTUP_RECOVERY,
+            Location {
+                log_dir: c.path.clone(),
+                ..Location::default()
+            },
+            format!(
+                "{why} the next start recovers {segments} segment(s), {} B in {} partition(s) \
+                 ({} from the recovery point, {} without .index, {} .swap): about {secs:.1} s \
+                 at an assumed 45 MB/s per thread × {} thread(s) (estimate); plus the metadata \
+                 log, {} B, as on every start",
+                c.recover_bytes,
+                c.partitions,
+                c.unclean_segments,
+                c.missing_index_segments,
+                c.swap_segments,
+                c.recovery_threads,
+                c.metadata_log_bytes
+            ),
+        )
+        .with_severity(severity)
+        .evidence("segments", EvidenceValue::Count(segments))
+        .evidence("bytes", EvidenceValue::Bytes(c.recover_bytes))
+        .evidence("partitions", EvidenceValue::Count(c.partitions))
+        .evidence("unclean_segments", EvidenceValue::Count(c.unclean_segments))
+        .evidence(
+            "missing_index_segments",
+            EvidenceValue::Count(c.missing_index_segments),
+        )
+        .evidence("swap_segments", EvidenceValue::Count(c.swap_segments))
+        .evidence(
+            "largest_partition_bytes",
+            EvidenceValue::Bytes(c.largest_partition_bytes),
+        )
+        .evidence("deleted_files", EvidenceValue::Count(c.deleted_files))
+        .evidence(
+            "metadata_log_bytes",
+            EvidenceValue::Bytes(c.metadata_log_bytes),
+        )
+        .evidence(
+            "recovery_threads",
+            EvidenceValue::Int(i64::from(c.recovery_threads)),
+        )
+        .evidence(
+            "assumed_bytes_per_sec_per_thread",
+            EvidenceValue::Bytes(RECOVERY_BYTES_PER_SEC),
+        )
+        .evidence("estimated_ms", EvidenceValue::Int(c.estimated_ms))
+        .fix(format!(
+            "expect the next start to take about {secs:.1} s longer (an estimate); to shorten it \
+             raise `num.recovery.threads.per.data.dir` (now {}) for that start, rebuild missing \
+             indexes offline first with `logclean rebuild-index --execute`, and stop brokers with \
+             SIGTERM (controlled shutdown writes `.kafka_cleanshutdown`) rather than SIGKILL",
+            c.recovery_threads
+        )),
+    )
+}
+
+/// The findings of `costs`.
+pub fn startup_findings(costs: &[StartupCost]) -> Vec<Finding> {
+    costs.iter().filter_map(startup_finding).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_uses_threads_and_the_largest_partition() {
+        assert_eq!(estimate_ms(45_000_000, 0, 1), 1000);
+        assert_eq!(estimate_ms(90_000_000, 10, 2), 1000);
+        // One partition holds it all: more threads do not help.
+        assert_eq!(estimate_ms(90_000_000, 90_000_000, 4), 2000);
+        assert_eq!(estimate_ms(45_000_000, 0, 0), 1000, "0 threads read as 1");
+    }
+
+    #[test]
+    fn finding_only_when_segments_are_recovered() {
+        let mut c = StartupCost {
+            metadata_log_segments: 1,
+            metadata_log_bytes: 100,
+            recovery_threads: 1,
+            ..StartupCost::default()
+        };
+        assert!(startup_finding(&c).is_none(), "metadata log alone");
+        c.unclean_segments = 2;
+        c.recover_bytes = 27_000_000_000;
+        c.largest_partition_bytes = 27_000_000_000;
+        c.estimated_ms = estimate_ms(c.recover_bytes, c.largest_partition_bytes, 1);
+        let f = startup_finding(&c).unwrap();
+        assert_eq!(f.severity, Severity::Warning, "600 s");
+        assert!(f.message.contains("600.0 s"), "{}", f.message);
+    }
+}
