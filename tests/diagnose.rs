@@ -401,3 +401,43 @@ fn tables_fit_100_columns() {
         }
     }
 }
+
+/// `logclean --no-progress --format json COMMAND args` in `root` with `threads` rayon threads:
+/// stdout, without the wall-clock `generated_at_ms`.
+fn json_at_threads(root: &Path, command: &str, args: &[String], threads: usize) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .current_dir(root)
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .args(["--no-progress", "--format", "json", command])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(101), "{command}: panic");
+    let mut doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc.as_object_mut().unwrap().remove("generated_at_ms");
+    doc
+}
+
+#[test]
+fn planning_and_replays_give_the_same_documents_at_1_and_4_threads() {
+    let mut compared = 0;
+    for (fixture, now, _) in SCENARIOS {
+        let (_tmp, root) = copy_fixture(fixture);
+        let mut a = dir_args(&root);
+        a.extend(["--now".to_string(), now.to_string()]);
+        let mut at = dir_args(&root);
+        at.extend(["--at".to_string(), now.to_string()]);
+        for (command, args) in [
+            ("diagnose", &a),
+            ("plan", &at),
+            ("groups", &a),
+            ("transactions", &a),
+        ] {
+            let serial = json_at_threads(&root, command, args, 1);
+            let parallel = json_at_threads(&root, command, args, 4);
+            assert_eq!(serial, parallel, "{fixture}: {command}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, SCENARIOS.len() * 4);
+}

@@ -2,8 +2,12 @@
 //! against the data partitions held here, and what the next retention pass and offset expiry do
 //! to them.
 //!
-//! [`first_live_copies`] → [`replay_partition`] → [`GroupsBody`] → [`group_findings`]. The next
+//! [`first_live_copies`] → [`replay_partition`] (in parallel, [`replay_groups`]) → [`GroupsBody`] → [`group_findings`]. The next
 //! pass's log starts come from the caller's [`crate::plan::build_plan`].
+
+use std::collections::BTreeSet;
+
+use rayon::prelude::*;
 
 use crate::checks::finding::Finding;
 use crate::checks::groups::{group_findings, DirsByPartition};
@@ -12,10 +16,63 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::groups::{replay_partition, GroupState};
 use crate::model::log_dir::LogDir;
 use crate::model::names::CONSUMER_OFFSETS_TOPIC;
+use crate::model::partition::Partition;
+use crate::model::problem::FileProblem;
 use crate::plan::Plan;
 use crate::report::groups_doc::{GroupsBody, GroupsInputs, HeldPartition};
 
 use super::{first_live_copies, unreadable};
+
+/// Replay `__consumer_offsets` partitions `parts` (in this order) into one state, with the
+/// `file.unreadable` findings of those that could not be read to the end.
+///
+/// Each partition is replayed into a state of its own in parallel; these are merged in order
+/// when no group id occurs in two of them (the coordinator's layout: a group lives in the
+/// partition its id hashes to), which gives exactly the state of replaying them one after
+/// another into one. Otherwise (a group seen in two partitions, where a later replay updates an
+/// earlier one's group) they are replayed serially.
+fn replay_groups(
+    parts: &[(&LogDir, &Partition, i32)],
+    mode: ReadMode,
+) -> (GroupState, Vec<Finding>) {
+    let replays: Vec<(GroupState, Result<(), FileProblem>)> = parts
+        .par_iter()
+        .map(|&(_, p, n)| {
+            let mut one = GroupState::default();
+            let result = replay_partition(&mut one, p, n, mode);
+            (one, result)
+        })
+        .collect();
+    let ids = |s: &GroupState| s.groups.len() + s.deleted.len();
+    let total: usize = replays.iter().map(|(s, _)| ids(s)).sum();
+    let distinct: BTreeSet<&str> = replays
+        .iter()
+        .flat_map(|(s, _)| s.groups.keys().chain(s.deleted.iter()))
+        .map(String::as_str)
+        .collect();
+    let mut state = GroupState::default();
+    let mut unreadable_files = Vec::new();
+    if distinct.len() == total {
+        for ((d, p, _), (one, result)) in parts.iter().zip(replays) {
+            state.groups.extend(one.groups);
+            state.deleted.extend(one.deleted);
+            state.bad_records.extend(one.bad_records);
+            state.partitions.extend(one.partitions);
+            state.records += one.records;
+            state.bytes += one.bytes;
+            if let Err(e) = result {
+                unreadable_files.push(unreadable(d, p, e.path()));
+            }
+        }
+    } else {
+        for &(d, p, n) in parts {
+            if let Err(e) = replay_partition(&mut state, p, n, mode) {
+                unreadable_files.push(unreadable(d, p, e.path()));
+            }
+        }
+    }
+    (state, unreadable_files)
+}
 
 /// Replay every `__consumer_offsets` partition (the first copy of each) and collect the data
 /// partitions held, their dirs and next-pass log starts.
@@ -24,17 +81,14 @@ fn collect(
     plan: &Plan,
     mode: ReadMode,
 ) -> (GroupState, GroupsInputs, DirsByPartition, Vec<Finding>) {
-    let mut state = GroupState::default();
     let mut inp = GroupsInputs::default();
     let mut at = DirsByPartition::new();
-    let mut unreadable_files = Vec::new();
+    let mut offsets_partitions = Vec::new();
     for (d, p, name) in first_live_copies(dirs) {
         let tp = (name.topic.clone(), name.partition);
         at.insert(tp.clone(), d.path.clone());
         if name.topic == CONSUMER_OFFSETS_TOPIC {
-            if let Err(e) = replay_partition(&mut state, p, name.partition, mode) {
-                unreadable_files.push(unreadable(d, p, e.path()));
-            }
+            offsets_partitions.push((d, p, name.partition));
             continue;
         }
         if let (Some(log_start_offset), Some(log_end_offset)) =
@@ -49,6 +103,7 @@ fn collect(
             );
         }
     }
+    let (state, unreadable_files) = replay_groups(&offsets_partitions, mode);
     inp.set_planned(plan, &at);
     (state, inp, at, unreadable_files)
 }
