@@ -684,14 +684,12 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         })
         .collect();
     // Each replica's plan reads only its own facts and the shared configs: planned in parallel,
-    // collected in the order of `replicas` (an indexed map keeps it), so the plan does not
-    // depend on scheduling. Only the cleaner's pick below looks across partitions.
-    let planned: Vec<Option<(PartitionPlan, Pending)>> = replicas
+    // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
+    // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
+    let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Pending>) = replicas
         .par_iter()
-        .map(|&(dir, clock, p)| plan_replica(view, dirs, dir, clock, p, opts))
-        .collect();
-    let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Pending>) =
-        planned.into_iter().flatten().unzip();
+        .filter_map(|&(dir, clock, p)| plan_replica(view, dirs, dir, clock, p, opts))
+        .unzip();
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
         .filter_map(|p| {
