@@ -9,6 +9,7 @@
 //! sorted → [`Diagnosis`] with its [`Summary`].
 
 pub mod active;
+pub mod metrics;
 pub mod render;
 pub mod summary;
 
@@ -94,6 +95,8 @@ pub struct Diagnosis {
     pub summary: Summary,
     /// What was read.
     pub scanned: ScanTotals,
+    /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
+    pub topics: Vec<metrics::TopicBytes>,
 }
 
 /// Keep the first finding of each code at each place.
@@ -156,10 +159,12 @@ pub fn diagnose(
     sort_findings(&mut findings);
     dedup(&mut findings);
     let summary = Summary::new(&findings, &plan, filter);
+    let topics = metrics::topic_bytes(&plan, filter);
     Ok(Diagnosis {
         now_ms: inputs.now_ms,
         findings,
         summary,
         scanned: ScanTotals::of(&dirs),
+        topics,
     })
 }
