@@ -14,8 +14,9 @@ use crate::checks::finding::{FindingClass, Severity};
 use crate::model::names::path_text;
 use crate::plan::Plan;
 use crate::report::prometheus::{write_exposition, Gauge, Labels, MetricValue};
+use crate::report::wire::ScanTotals;
 
-use super::summary::PartitionBytes;
+use super::summary::{LogDirTotals, PartitionBytes};
 use super::{Diagnosis, Filter};
 
 /// One topic's bytes in one log dir.
@@ -98,6 +99,21 @@ fn topic_labels(t: &TopicBytes) -> Labels {
     ]
 }
 
+/// A family with one sample per row of `rows`.
+fn gauge_of<T>(
+    name: &'static str,
+    help: &'static str,
+    rows: &[T],
+    labels: impl Fn(&T) -> Labels,
+    value: impl Fn(&T) -> MetricValue,
+) -> Gauge {
+    let mut g = Gauge::new(name, help);
+    for r in rows {
+        g.set(labels(r), value(r));
+    }
+    g
+}
+
 /// The metric families of diagnosis `d`, whose run exits with `exit_code`.
 pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
     let mut at = Gauge::new(
@@ -146,86 +162,82 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
         by_class.add(vec![("class", f.class.name().to_string())], 1);
     }
 
-    let scan = |name, help, n| {
-        let mut g = Gauge::new(name, help);
-        g.set(Vec::new(), n);
-        g
-    };
-    let s = &d.scanned;
-    let scans = [
-        scan(
-            "logclean_scan_log_dirs",
-            "Log dirs read.",
-            count(s.log_dirs),
-        ),
-        scan(
+    let s = std::slice::from_ref(&d.scanned);
+    let none = |_: &ScanTotals| Labels::new();
+    let dirs = &d.summary.log_dirs;
+    let dir = |l: &LogDirTotals| dir_label(&l.path);
+    let topics = &d.topics;
+    let mut out = vec![at, exit, findings, by_severity, by_class];
+    out.extend([
+        gauge_of("logclean_scan_log_dirs", "Log dirs read.", s, none, |s| {
+            count(s.log_dirs)
+        }),
+        gauge_of(
             "logclean_scan_partitions",
             "Partition dirs read.",
-            count(s.partitions),
+            s,
+            none,
+            |s| count(s.partitions),
         ),
-        scan(
-            "logclean_scan_segments",
-            "Segments read.",
-            count(s.segments),
-        ),
-        scan(
+        gauge_of("logclean_scan_segments", "Segments read.", s, none, |s| {
+            count(s.segments)
+        }),
+        gauge_of(
             "logclean_scan_log_bytes",
             "Bytes of .log files read.",
-            count(s.log_bytes),
+            s,
+            none,
+            |s| count(s.log_bytes),
         ),
-    ];
-
-    let mut dir_bytes = Gauge::new(
-        "logclean_log_dir_bytes",
-        "Bytes of .log files per log dir (of the topics kept by --topic).",
-    );
-    let mut dir_partitions = Gauge::new(
-        "logclean_log_dir_partitions",
-        "Partition replicas planned per log dir.",
-    );
-    let mut freed_bytes = Gauge::new(
-        "logclean_next_retention_freed_bytes",
-        "Bytes the broker's next retention pass deletes, per log dir.",
-    );
-    let mut freed_segments = Gauge::new(
-        "logclean_next_retention_freed_segments",
-        "Segments the broker's next retention pass deletes, per log dir.",
-    );
-    for l in &d.summary.log_dirs {
-        dir_bytes.set(dir_label(&l.path), count(l.bytes));
-        dir_partitions.set(dir_label(&l.path), count(l.partitions));
-        freed_bytes.set(dir_label(&l.path), count(l.freed_bytes));
-        freed_segments.set(dir_label(&l.path), count(l.freed_segments));
-    }
-
-    let mut topic_bytes = Gauge::new(
-        "logclean_topic_bytes",
-        "Bytes of .log files per topic and log dir.",
-    );
-    let mut topic_retained = Gauge::new(
-        "logclean_topic_retained_bytes",
-        "Bytes per topic and log dir that stay after the next retention pass.",
-    );
-    let mut topic_partitions = Gauge::new(
-        "logclean_topic_partitions",
-        "Partition replicas planned per topic and log dir.",
-    );
-    for t in &d.topics {
-        topic_bytes.set(topic_labels(t), count(t.bytes));
-        topic_retained.set(topic_labels(t), count(t.retained_bytes));
-        topic_partitions.set(topic_labels(t), count(t.partitions));
-    }
-
-    let mut out = vec![at, exit, findings, by_severity, by_class];
-    out.extend(scans);
-    out.extend([
-        dir_bytes,
-        dir_partitions,
-        freed_bytes,
-        freed_segments,
-        topic_bytes,
-        topic_retained,
-        topic_partitions,
+        gauge_of(
+            "logclean_log_dir_bytes",
+            "Bytes of .log files per log dir (of the topics kept by --topic).",
+            dirs,
+            dir,
+            |l| count(l.bytes),
+        ),
+        gauge_of(
+            "logclean_log_dir_partitions",
+            "Partition replicas planned per log dir.",
+            dirs,
+            dir,
+            |l| count(l.partitions),
+        ),
+        gauge_of(
+            "logclean_next_retention_freed_bytes",
+            "Bytes the broker's next retention pass deletes, per log dir.",
+            dirs,
+            dir,
+            |l| count(l.freed_bytes),
+        ),
+        gauge_of(
+            "logclean_next_retention_freed_segments",
+            "Segments the broker's next retention pass deletes, per log dir.",
+            dirs,
+            dir,
+            |l| count(l.freed_segments),
+        ),
+        gauge_of(
+            "logclean_topic_bytes",
+            "Bytes of .log files per topic and log dir.",
+            topics,
+            topic_labels,
+            |t| count(t.bytes),
+        ),
+        gauge_of(
+            "logclean_topic_retained_bytes",
+            "Bytes per topic and log dir that stay after the next retention pass.",
+            topics,
+            topic_labels,
+            |t| count(t.retained_bytes),
+        ),
+        gauge_of(
+            "logclean_topic_partitions",
+            "Partition replicas planned per topic and log dir.",
+            topics,
+            topic_labels,
+            |t| count(t.partitions),
+        ),
     ]);
     out
 }
@@ -238,7 +250,6 @@ pub fn render_prometheus(d: &Diagnosis, exit_code: u8, out: &mut dyn Write) -> i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::wire::ScanTotals;
 
     #[test]
     fn families_are_the_listed_names_in_order_and_the_readme_lists_each() {
