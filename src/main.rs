@@ -39,7 +39,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let output = cli::common::Output {
-        format: cli.format,
+        format: cli.output_format()?,
         color: match cli.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -64,7 +64,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Inspect(args) => {
             cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
         }
-        Command::Diagnose(args) => cli::diagnose::run(args, &run, &mut out)?,
+        Command::Diagnose(args) => cli::diagnose::run(args, &run, cli.format, &mut out)?,
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
         Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,
         Command::Transactions(args) => cli::transactions::run(args, &run, &mut out)?,

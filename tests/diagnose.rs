@@ -739,3 +739,332 @@ fn tables_fit_100_columns() {
         }
     }
 }
+
+/// `logclean --no-progress --format json COMMAND args` in `root` with `threads` rayon threads:
+/// stdout, without the wall-clock `generated_at_ms`.
+fn json_at_threads(root: &Path, command: &str, args: &[String], threads: usize) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .current_dir(root)
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .args(["--no-progress", "--format", "json", command])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(101), "{command}: panic");
+    let mut doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc.as_object_mut().unwrap().remove("generated_at_ms");
+    doc
+}
+
+#[test]
+fn planning_and_replays_give_the_same_documents_at_1_and_4_threads() {
+    let mut compared = 0;
+    for (fixture, now, _) in SCENARIOS {
+        let (_tmp, root) = copy_fixture(fixture);
+        let mut a = dir_args(&root);
+        a.extend(["--now".to_string(), now.to_string()]);
+        // The host's free space changes between two runs: give it.
+        let mut d = a.clone();
+        d.extend(["--disk-space".to_string(), "1000000000,2000000000".to_string()]);
+        let mut at = dir_args(&root);
+        at.extend(["--at".to_string(), now.to_string()]);
+        for (command, args) in [
+            ("diagnose", &d),
+            ("plan", &at),
+            ("groups", &a),
+            ("transactions", &a),
+        ] {
+            let serial = json_at_threads(&root, command, args, 1);
+            let parallel = json_at_threads(&root, command, args, 4);
+            assert_eq!(serial, parallel, "{fixture}: {command}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, SCENARIOS.len() * 4);
+}
+
+/// `logclean --no-progress --format prometheus [command] args` in `root`: exit code, stdout with
+/// `root`'s canonical path written `ROOT`, stderr.
+fn prometheus(root: &Path, command: &str, args: &[String]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .current_dir(root)
+        .args(["--no-progress", "--format", "prometheus", command])
+        .args(args)
+        .output()
+        .unwrap();
+    let canonical = root.canonicalize().unwrap();
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(canonical.to_str().unwrap(), "ROOT");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    (out.status.code().expect("killed by a signal"), text, stderr)
+}
+
+/// One sample read back: metric name, labels in order, value.
+type Sample = (String, Vec<(String, String)>, f64);
+
+/// A strict reader of the Prometheus text exposition format (0.0.4) as node_exporter's textfile
+/// collector takes it, narrowed to what logclean must write: every family `# HELP`, then
+/// `# TYPE name gauge`, then its samples `name{label="value",...} value` (no timestamps, no
+/// trailing comma, no blank lines); names and label names valid, label values escaped, values
+/// finite numbers, no family or series twice. Returns the samples (name, labels, value) in order.
+fn parse_exposition(text: &str) -> Vec<Sample> {
+    fn valid_name(s: &str) -> bool {
+        let mut c = s.chars();
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_' || f == ':')
+            && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+    }
+    fn valid_label_name(s: &str) -> bool {
+        let mut c = s.chars();
+        !s.starts_with("__")
+            && c.next()
+                .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+            && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    }
+    /// An escaped label value up to its closing quote: (value, rest after the quote).
+    fn label_value(s: &str) -> (String, &str) {
+        let mut out = String::new();
+        let mut chars = s.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '"' => return (out, &s[i + 1..]),
+                '\\' => match chars.next() {
+                    Some((_, '\\')) => out.push('\\'),
+                    Some((_, '"')) => out.push('"'),
+                    Some((_, 'n')) => out.push('\n'),
+                    other => panic!("bad escape {other:?} in {s:?}"),
+                },
+                '\n' => panic!("raw line feed in a label value"),
+                c => out.push(c),
+            }
+        }
+        panic!("unterminated label value: {s:?}")
+    }
+    assert!(text.ends_with('\n'), "no final line feed");
+    let mut families = BTreeSet::new();
+    let mut series = BTreeSet::new();
+    let mut samples = Vec::new();
+    let mut current: Option<String> = None;
+    let mut expect_type: Option<String> = None;
+    for line in text.lines() {
+        assert!(!line.is_empty(), "blank line");
+        assert_eq!(line, line.trim_end(), "trailing space: {line:?}");
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            assert!(expect_type.is_none(), "HELP without TYPE before {line:?}");
+            let (name, help) = rest.split_once(' ').expect("HELP name text");
+            assert!(valid_name(name), "metric name {name:?}");
+            assert!(name.starts_with("logclean_"), "{name}: not logclean_");
+            assert!(!help.is_empty(), "{name}: empty help");
+            let mut h = help.chars();
+            while let Some(c) = h.next() {
+                if c == '\\' {
+                    assert!(
+                        matches!(h.next(), Some('\\' | 'n')),
+                        "{name}: bad help escape"
+                    );
+                }
+            }
+            assert!(families.insert(name.to_string()), "{name}: family twice");
+            expect_type = Some(name.to_string());
+            current = None;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let want = expect_type.take().expect("TYPE without HELP");
+            assert_eq!(rest, format!("{want} gauge"), "TYPE line");
+            current = Some(want);
+            continue;
+        }
+        assert!(!line.starts_with('#'), "other comment: {line:?}");
+        let family = current.clone().expect("sample before its TYPE");
+        let (name, mut rest) = match line.find(['{', ' ']) {
+            Some(i) => (&line[..i], &line[i..]),
+            None => panic!("sample without value: {line:?}"),
+        };
+        assert_eq!(name, family, "sample of another family");
+        let mut labels = Vec::new();
+        if let Some(mut inner) = rest.strip_prefix('{') {
+            loop {
+                let (lname, after) = inner.split_once("=\"").expect("label=\"value\"");
+                assert!(valid_label_name(lname), "label name {lname:?}");
+                assert!(
+                    labels.iter().all(|(n, _): &(String, String)| n != lname),
+                    "label {lname} twice"
+                );
+                let (value, after) = label_value(after);
+                labels.push((lname.to_string(), value));
+                if let Some(a) = after.strip_prefix(',') {
+                    assert!(!a.starts_with('}'), "trailing comma");
+                    inner = a;
+                } else {
+                    rest = after.strip_prefix('}').expect("closing brace");
+                    break;
+                }
+            }
+        }
+        let value = rest.strip_prefix(' ').expect("one space before the value");
+        assert!(
+            !value.contains(' '),
+            "a timestamp or junk after the value: {line:?}"
+        );
+        let v: f64 = value.parse().unwrap_or_else(|_| panic!("value {value:?}"));
+        assert!(v.is_finite(), "value {value}");
+        assert!(
+            series.insert((name.to_string(), labels.clone())),
+            "series twice: {line}"
+        );
+        samples.push((name.to_string(), labels, v));
+    }
+    assert!(expect_type.is_none(), "HELP without TYPE at the end");
+    samples
+}
+
+/// `diagnose --format prometheus` on consumer-groups at its capture time, byte for byte.
+const CONSUMER_GROUPS_PROM: &str = r#"# HELP logclean_diagnose_timestamp_seconds The instant the diagnosis was evaluated at (the run's wall clock, or --now), seconds since the epoch.
+# TYPE logclean_diagnose_timestamp_seconds gauge
+logclean_diagnose_timestamp_seconds 1796123075
+# HELP logclean_diagnose_exit_code Exit code of the run that wrote these metrics: 0 fine, 1 findings at or above --fail-on, 2 corrupt data found.
+# TYPE logclean_diagnose_exit_code gauge
+logclean_diagnose_exit_code 1
+# HELP logclean_findings Findings kept by the filters, per code, severity and topic (topic empty: about a log dir or a config).
+# TYPE logclean_findings gauge
+logclean_findings{code="group.loses_data_next_retention",severity="warning",topic="events"} 4
+# HELP logclean_findings_by_severity Findings kept by the filters, per severity.
+# TYPE logclean_findings_by_severity gauge
+logclean_findings_by_severity{severity="error"} 0
+logclean_findings_by_severity{severity="info"} 0
+logclean_findings_by_severity{severity="warning"} 4
+# HELP logclean_findings_by_class Findings kept by the filters, per class: condition, corruption (bytes that break their format), io (files or dirs that could not be read).
+# TYPE logclean_findings_by_class gauge
+logclean_findings_by_class{class="condition"} 4
+logclean_findings_by_class{class="corruption"} 0
+logclean_findings_by_class{class="io"} 0
+# HELP logclean_scan_log_dirs Log dirs read.
+# TYPE logclean_scan_log_dirs gauge
+logclean_scan_log_dirs 1
+# HELP logclean_scan_partitions Partition dirs read.
+# TYPE logclean_scan_partitions gauge
+logclean_scan_partitions 9
+# HELP logclean_scan_segments Segments read.
+# TYPE logclean_scan_segments gauge
+logclean_scan_segments 23
+# HELP logclean_scan_log_bytes Bytes of .log files read.
+# TYPE logclean_scan_log_bytes gauge
+logclean_scan_log_bytes 15297
+# HELP logclean_log_dir_bytes Bytes of .log files per log dir (of the topics kept by --topic).
+# TYPE logclean_log_dir_bytes gauge
+logclean_log_dir_bytes{log_dir="ROOT/logs-0"} 10804
+# HELP logclean_log_dir_partitions Partition replicas planned per log dir.
+# TYPE logclean_log_dir_partitions gauge
+logclean_log_dir_partitions{log_dir="ROOT/logs-0"} 8
+# HELP logclean_next_retention_freed_bytes Bytes the broker's next retention pass deletes, per log dir.
+# TYPE logclean_next_retention_freed_bytes gauge
+logclean_next_retention_freed_bytes{log_dir="ROOT/logs-0"} 2688
+# HELP logclean_next_retention_freed_segments Segments the broker's next retention pass deletes, per log dir.
+# TYPE logclean_next_retention_freed_segments gauge
+logclean_next_retention_freed_segments{log_dir="ROOT/logs-0"} 6
+# HELP logclean_topic_bytes Bytes of .log files per topic and log dir.
+# TYPE logclean_topic_bytes gauge
+logclean_topic_bytes{log_dir="ROOT/logs-0",topic="__consumer_offsets"} 3060
+logclean_topic_bytes{log_dir="ROOT/logs-0",topic="__transaction_state"} 1024
+logclean_topic_bytes{log_dir="ROOT/logs-0",topic="events"} 6720
+# HELP logclean_topic_retained_bytes Bytes per topic and log dir that stay after the next retention pass.
+# TYPE logclean_topic_retained_bytes gauge
+logclean_topic_retained_bytes{log_dir="ROOT/logs-0",topic="__consumer_offsets"} 3060
+logclean_topic_retained_bytes{log_dir="ROOT/logs-0",topic="__transaction_state"} 1024
+logclean_topic_retained_bytes{log_dir="ROOT/logs-0",topic="events"} 4032
+# HELP logclean_topic_partitions Partition replicas planned per topic and log dir.
+# TYPE logclean_topic_partitions gauge
+logclean_topic_partitions{log_dir="ROOT/logs-0",topic="__consumer_offsets"} 3
+logclean_topic_partitions{log_dir="ROOT/logs-0",topic="__transaction_state"} 3
+logclean_topic_partitions{log_dir="ROOT/logs-0",topic="events"} 2
+"#;
+
+#[test]
+fn prometheus_textfile_is_exact_and_valid_on_a_fixture() {
+    let (_tmp, root) = copy_fixture("consumer-groups");
+    let a = args(&root, "2026-12-01T11:04:35Z", &[]);
+    let (code, text, _) = prometheus(&root, "diagnose", &a);
+    assert_eq!(code, 1, "findings at warning");
+    assert_eq!(text, CONSUMER_GROUPS_PROM);
+    let samples = parse_exposition(&text);
+    let value = |name: &str| samples.iter().find(|s| s.0 == name).map(|s| s.2);
+    assert_eq!(
+        value("logclean_diagnose_timestamp_seconds"),
+        Some(1_796_123_075.0)
+    );
+    // The JSON document of the same run has the same counts.
+    let (_, doc) = json(&root, &a);
+    let findings = doc["findings"].as_array().unwrap().len() as f64;
+    let counted: f64 = samples
+        .iter()
+        .filter(|s| s.0 == "logclean_findings")
+        .map(|s| s.2)
+        .sum();
+    assert_eq!(counted, findings);
+    assert_eq!(
+        value("logclean_scan_segments"),
+        doc["summary"]["segments"].as_f64()
+    );
+    // Stable: the same bytes again.
+    assert_eq!(prometheus(&root, "diagnose", &a).1, text);
+}
+
+#[test]
+fn prometheus_textfile_parses_on_every_scenario_and_with_filters() {
+    for (fixture, now, _) in SCENARIOS {
+        let (_tmp, root) = copy_fixture(fixture);
+        for more in [&[][..], &["--topic", "nope"][..], &["--deep"][..]] {
+            let (code, text, stderr) = prometheus(&root, "diagnose", &args(&root, now, more));
+            assert!(code == 0 || code == 1, "{fixture}: exit {code}: {stderr}");
+            let samples = parse_exposition(&text);
+            let families: BTreeSet<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("# TYPE "))
+                .filter_map(|l| l.split(' ').next())
+                .collect();
+            assert_eq!(families.len(), 16, "{fixture}: every family, even empty");
+            assert!(samples.iter().any(|s| s.0 == "logclean_scan_log_dirs"));
+        }
+    }
+}
+
+#[test]
+fn prometheus_label_values_are_escaped() {
+    // A log dir whose path holds a double quote and a backslash: escaped in the label.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("q\"x\\y");
+    copy_dir(&fixtures().join("basic-delete"), &root);
+    let canonical = tmp.path().canonicalize().unwrap();
+    let mut raw = Command::new(env!("CARGO_BIN_EXE_logclean"));
+    raw.current_dir(&root)
+        .args(["--no-progress", "--format", "prometheus", "diagnose"])
+        .args(args(&root, "2026-11-30T13:32:33Z", &[]));
+    let out = String::from_utf8(raw.output().unwrap().stdout).unwrap();
+    // name_text doubles the backslash, the exposition format escapes both characters again.
+    let want = format!(
+        "log_dir=\"{}/q\\\"x\\\\\\\\y/logs-0\"",
+        canonical.to_str().unwrap()
+    );
+    assert!(out.contains(&want), "{want} not in\n{out}");
+    let samples = parse_exposition(&out);
+    let dir = format!("{}/q\"x\\\\y/logs-0", canonical.to_str().unwrap());
+    assert!(samples
+        .iter()
+        .any(|s| s.0 == "logclean_log_dir_bytes" && s.1 == [("log_dir".to_string(), dir.clone())]));
+}
+
+#[test]
+fn prometheus_is_refused_by_the_other_commands() {
+    let (_tmp, root) = copy_fixture("basic-delete");
+    for command in ["inspect", "plan", "groups", "transactions", "config"] {
+        let (code, text, stderr) = prometheus(&root, command, &["logs-0".to_string()]);
+        assert_eq!(code, 3, "{command}");
+        assert!(text.is_empty(), "{command}: {text}");
+        assert!(
+            stderr.contains("--format prometheus is only offered by `logclean diagnose`"),
+            "{command}: {stderr}"
+        )
+    }
+}

@@ -1,5 +1,6 @@
 //! `logclean diagnose`: options → [`diagnose`] (one load, one cluster view, one plan, every
-//! reader's findings) → the shared envelope with the summary → JSON or the table.
+//! reader's findings) → the shared envelope with the summary → JSON or the table, or the
+//! metrics as a node_exporter textfile (`--format prometheus`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,15 +11,16 @@ use crate::checks::catalog;
 use crate::checks::finding::Severity;
 use crate::diagnose::compaction::MIB;
 use crate::diagnose::disk::FsSpace;
+use crate::diagnose::metrics::render_prometheus;
 use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
 
-use super::common::{outcome_of, write_document};
+use super::common::{finish_render, outcome_of, write_document};
 use super::progress::Progress;
 use super::run_config::{NowArg, RunConfig};
-use super::FailOn;
+use super::{FailOn, FormatArg};
 
 /// `--min-severity`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -108,8 +110,13 @@ impl From<MinSeverity> for Severity {
     }
 }
 
-/// Run `diagnose`.
-pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+/// Run `diagnose`, writing `format` (`--format prometheus`: [`render_prometheus`]).
+pub fn run(
+    args: &DiagnoseArgs,
+    run: &RunConfig,
+    format: FormatArg,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     let inputs = DiagnoseInputs {
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone(),
@@ -140,6 +147,9 @@ pub fn run(args: &DiagnoseArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
     let progress = Progress::new(run.output.progress, "reading partitions");
     let d = diagnose(&inputs, &filter, &progress)?;
     let outcome = outcome_of(&d.findings, args.fail_on);
+    if format == FormatArg::Prometheus {
+        return finish_render(outcome, render_prometheus(&d, outcome.code(), out));
+    }
     write_document(
         "diagnose",
         run,

@@ -39,8 +39,8 @@ pub mod transactions;
 )]
 pub struct Cli {
     /// Output format.
-    #[arg(long, global = true, value_enum, default_value_t = OutputFormat::Table)]
-    pub format: OutputFormat,
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
     /// When to colour the table output.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -55,13 +55,42 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Output format of every command.
+/// `--format`: [`OutputFormat`], or the metrics only `diagnose` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Aligned tables for people.
+    Table,
+    /// One JSON document with a versioned schema (see README).
+    Json,
+    /// `diagnose` only: a node_exporter textfile (Prometheus text format) of counts and bytes.
+    Prometheus,
+}
+
+/// Output format of every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     /// Aligned tables for people.
     Table,
     /// One JSON document with a versioned schema (see README).
     Json,
+}
+
+impl Cli {
+    /// The output format of the run: `--format prometheus` is refused for every command but
+    /// `diagnose` (which reads [`Cli::format`] itself; its table settings are then unused).
+    pub fn output_format(&self) -> anyhow::Result<OutputFormat> {
+        match self.format {
+            FormatArg::Table => Ok(OutputFormat::Table),
+            FormatArg::Json => Ok(OutputFormat::Json),
+            FormatArg::Prometheus if matches!(self.command, Command::Diagnose(_)) => {
+                Ok(OutputFormat::Table)
+            }
+            FormatArg::Prometheus => anyhow::bail!(
+                "--format prometheus is only offered by `logclean diagnose` (its counts and bytes \
+                 as a node_exporter textfile); use --format json or table here"
+            ),
+        }
+    }
 }
 
 /// `--fail-on`: the lowest severity that makes the exit code 1 (the CLI's mirror of
@@ -442,7 +471,7 @@ mod tests {
             "error",
         ])
         .unwrap();
-        assert_eq!(cli.format, OutputFormat::Json);
+        assert_eq!(cli.format, FormatArg::Json);
         let Command::Inspect(args) = cli.command else {
             panic!("not inspect")
         };

@@ -3,10 +3,13 @@
 //! transactions, the last stable offset they hold, and how long each has been open against
 //! `transaction.max.timeout.ms`.
 //!
-//! [`first_live_copies`] → [`replay_txn_state`] and [`replay_producer_state`] → [`TxnBody`] → [`txn_findings`].
+//! [`first_live_copies`] → [`replay_txn_state`] and [`replay_producer_state`] (the data
+//! partitions in parallel) → [`TxnBody`] → [`txn_findings`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+use rayon::prelude::*;
 
 use crate::checks::finding::Finding;
 use crate::checks::transactions::txn_findings;
@@ -43,21 +46,29 @@ pub fn transactions_report(
             unreadable_files.push(unreadable(d, p, e.path()));
         }
     }
-    let data: Vec<_> = copies
-        .iter()
+    // Each data partition's replay reads only its own files: in parallel, collected in the
+    // order of `copies` (an indexed map keeps it) so the document does not depend on scheduling.
+    // A partition without producers is dropped where it was replayed, not held until the end.
+    let data_partitions: Vec<_> = (copies.iter())
         .filter(|(_, _, n)| n.topic != CONSUMER_OFFSETS_TOPIC && n.topic != TRANSACTION_STATE_TOPIC)
-        .map(|(d, p, n)| (d, p, n, replay_producer_state(p, mode)))
         .collect();
-    let mut replayed: Vec<ReplayedPartition> = Vec::new();
-    for (d, p, n, result) in data {
-        match result {
+    let data: Vec<Option<Result<ReplayedPartition, Finding>>> = data_partitions
+        .par_iter()
+        .map(|&&(d, p, n)| match replay_producer_state(p, mode) {
             Ok(ps) if ps.producers > 0 => {
                 let leo = p.log_end_offset().map(|o| o.get());
                 let hw = p.checkpoints.high_watermark.map(|o| o.get()).or(leo);
-                replayed.push(((n.topic.clone(), n.partition), ps, hw, leo));
+                Some(Ok(((n.topic.clone(), n.partition), ps, hw, leo)))
             }
-            Ok(_) => {}
-            Err(e) => unreadable_files.push(unreadable(d, p, e.path())),
+            Ok(_) => None,
+            Err(e) => Some(Err(unreadable(d, p, e.path()))),
+        })
+        .collect();
+    let mut replayed: Vec<ReplayedPartition> = Vec::new();
+    for result in data.into_iter().flatten() {
+        match result {
+            Ok(r) => replayed.push(r),
+            Err(f) => unreadable_files.push(f),
         }
     }
     let count = view

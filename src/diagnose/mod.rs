@@ -12,6 +12,7 @@ pub mod active;
 pub mod compaction;
 pub mod config_risk;
 pub mod disk;
+pub mod metrics;
 pub mod render;
 pub mod startup;
 pub mod summary;
@@ -103,6 +104,8 @@ pub struct Diagnosis {
     pub summary: Summary,
     /// What was read.
     pub scanned: ScanTotals,
+    /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
+    pub topics: Vec<metrics::TopicBytes>,
 }
 
 /// Keep the first finding of each code at each place.
@@ -170,10 +173,12 @@ pub fn diagnose(
     sort_findings(&mut findings);
     dedup(&mut findings);
     let summary = Summary::new(&findings, &plan, filter).with_figures(&startup, &disk);
+    let topics = metrics::topic_bytes(&plan, filter);
     Ok(Diagnosis {
         now_ms: inputs.now_ms,
         findings,
         summary,
         scanned: ScanTotals::of(&dirs),
+        topics,
     })
 }

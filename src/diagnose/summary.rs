@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::checks::finding::{Finding, Severity};
-use crate::plan::Plan;
+use crate::plan::{PartitionPlan, Plan};
 use crate::rules::retention::Verdict;
 
 use super::disk::DiskProjection;
@@ -49,6 +49,27 @@ pub struct PartitionBytes {
     pub retained_bytes: u64,
     /// Bytes the next pass deletes.
     pub freed_bytes: u64,
+}
+
+impl PartitionBytes {
+    /// The bytes of planned partition `p` now, after its next retention pass and deleted by it.
+    pub fn of(p: &PartitionPlan) -> PartitionBytes {
+        let bytes: u64 = p.segments.iter().map(|s| s.size.get()).sum();
+        let freed = p
+            .segments
+            .iter()
+            .filter(|s| matches!(s.verdict, Verdict::Delete { .. }))
+            .map(|s| s.size.get())
+            .sum::<u64>();
+        PartitionBytes {
+            log_dir: p.log_dir.clone(),
+            topic: p.topic.clone(),
+            partition: p.partition,
+            bytes,
+            retained_bytes: bytes.saturating_sub(freed),
+            freed_bytes: freed,
+        }
+    }
 }
 
 /// One log dir's totals.
@@ -109,23 +130,7 @@ impl Summary {
             .partitions
             .iter()
             .filter(|p| filter.keeps_topic(Some(&p.topic)))
-            .map(|p| {
-                let bytes: u64 = p.segments.iter().map(|s| s.size.get()).sum();
-                let freed = p
-                    .segments
-                    .iter()
-                    .filter(|s| matches!(s.verdict, Verdict::Delete { .. }))
-                    .map(|s| s.size.get())
-                    .sum::<u64>();
-                PartitionBytes {
-                    log_dir: p.log_dir.clone(),
-                    topic: p.topic.clone(),
-                    partition: p.partition,
-                    bytes,
-                    retained_bytes: bytes.saturating_sub(freed),
-                    freed_bytes: freed,
-                }
-            })
+            .map(PartitionBytes::of)
             .collect();
         let mut dirs: BTreeMap<PathBuf, LogDirTotals> = BTreeMap::new();
         for p in &parts {

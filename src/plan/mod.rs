@@ -29,10 +29,13 @@ pub mod findings;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
 use crate::config::{BrokerCleanupConfig, Limit, LogConfig};
 use crate::model::cluster::ClusterView;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
+use crate::model::partition::Partition;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::rules::compaction::{
     self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
@@ -624,52 +627,69 @@ fn clean_before_retention(
     p.retention = retention;
 }
 
+/// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
+/// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
+fn plan_replica(
+    view: &ClusterView,
+    dirs: &[LogDir],
+    dir: &LogDir,
+    clock: BrokerClock,
+    p: &Partition,
+    opts: &PlanOptions,
+) -> Option<(PartitionPlan, Pending)> {
+    let broker = &view.broker_config;
+    let now = opts.now;
+    let config = view.partition_log_config(&dir.path, &p.dir_name)?;
+    let f = replica_facts(view, dirs, dir, p)?;
+    if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
+        return None;
+    }
+    let hw = assumed_high_watermark(&f.hw);
+    let layout = layout_as_is(&f.segments);
+    let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
+    let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, now);
+    let compaction = compaction_plan(&f, &hw, &config, broker, now);
+    let notes = notes(&f, &retention, &segments, &config, now);
+    let plan = PartitionPlan {
+        log_dir: dir.path.clone(),
+        dir_name: p.dir_name.clone(),
+        topic: f.topic.clone(),
+        partition: f.partition,
+        log_start_offset: f.log_start_offset,
+        log_end_offset: f.log_end_offset,
+        high_watermark: hw,
+        role_source: f.role_source,
+        retention,
+        segments,
+        compaction,
+        notes,
+        startup: f.startup.clone(),
+        config,
+    };
+    Some((plan, Pending { facts: f, clock }))
+}
+
 /// The plan of every live partition replica in `dirs`, under `view`'s configs.
 pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Plan {
     let broker = &view.broker_config;
     let now = opts.now;
-    let mut partitions = Vec::new();
-    let mut pending = Vec::new();
-    for dir in dirs {
-        let clock = match dir.lock {
-            LockState::HeldBy { .. } => BrokerClock::PhaseUnknown,
-            _ => BrokerClock::LoadedAt(now),
-        };
-        for p in &dir.partitions {
-            let Some(config) = view.partition_log_config(&dir.path, &p.dir_name) else {
-                continue;
+    let replicas: Vec<(&LogDir, BrokerClock, &Partition)> = dirs
+        .iter()
+        .flat_map(|dir| {
+            let clock = match dir.lock {
+                LockState::HeldBy { .. } => BrokerClock::PhaseUnknown,
+                _ => BrokerClock::LoadedAt(now),
             };
-            let Some(f) = replica_facts(view, dirs, dir, p) else {
-                continue;
-            };
-            if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
-                continue;
-            }
-            let hw = assumed_high_watermark(&f.hw);
-            let layout = layout_as_is(&f.segments);
-            let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
-            let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, now);
-            let compaction = compaction_plan(&f, &hw, &config, broker, now);
-            let notes = notes(&f, &retention, &segments, &config, now);
-            partitions.push(PartitionPlan {
-                log_dir: dir.path.clone(),
-                dir_name: p.dir_name.clone(),
-                topic: f.topic.clone(),
-                partition: f.partition,
-                log_start_offset: f.log_start_offset,
-                log_end_offset: f.log_end_offset,
-                high_watermark: hw,
-                role_source: f.role_source,
-                retention,
-                segments,
-                compaction,
-                notes,
-                startup: f.startup.clone(),
-                config,
-            });
-            pending.push(Pending { facts: f, clock });
-        }
-    }
+            dir.partitions.iter().map(move |p| (dir, clock, p))
+        })
+        .collect();
+    // Each replica's plan reads only its own facts and the shared configs: planned in parallel,
+    // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
+    // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
+    let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Pending>) = replicas
+        .par_iter()
+        .filter_map(|&(dir, clock, p)| plan_replica(view, dirs, dir, clock, p, opts))
+        .unzip();
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
         .filter_map(|p| {

@@ -8,6 +8,7 @@ pub mod groups_table;
 pub mod human;
 pub mod plan_doc;
 pub mod plan_table;
+pub mod prometheus;
 pub mod sanitize;
 pub mod table;
 pub mod terminal;

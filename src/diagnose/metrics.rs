@@ -1,0 +1,278 @@
+//! `diagnose --format prometheus`: the diagnosis as a node_exporter textfile ([`crate::report::
+//! prometheus`]): findings per code, severity and topic, bytes per log dir and per topic, what
+//! the next retention pass frees, scan totals, the instant evaluated at and the exit code.
+//!
+//! Memory is bounded by topics × log dirs, never segments: [`topic_bytes`] folds the plan's
+//! partitions into one row per topic and log dir. The metric names are [`METRIC_NAMES`] (the
+//! README lists each; a test checks it).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::checks::finding::{FindingClass, Severity};
+use crate::model::names::path_text;
+use crate::plan::Plan;
+use crate::report::prometheus::{write_exposition, Gauge, Labels, MetricValue};
+use crate::report::wire::ScanTotals;
+
+use super::summary::{LogDirTotals, PartitionBytes};
+use super::{Diagnosis, Filter};
+
+/// One topic's bytes in one log dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicBytes {
+    /// The log dir.
+    pub log_dir: PathBuf,
+    /// The topic.
+    pub topic: String,
+    /// Partition replicas planned.
+    pub partitions: u64,
+    /// `.log` bytes now.
+    pub bytes: u64,
+    /// Bytes that stay after the next retention pass.
+    pub retained_bytes: u64,
+    /// Bytes the next pass deletes.
+    pub freed_bytes: u64,
+}
+
+/// The planned partitions of `plan` whose topic `filter` keeps, folded per log dir and topic
+/// (sorted by both).
+pub fn topic_bytes(plan: &Plan, filter: &Filter) -> Vec<TopicBytes> {
+    let mut by: BTreeMap<(PathBuf, String), TopicBytes> = BTreeMap::new();
+    for p in plan
+        .partitions
+        .iter()
+        .filter(|p| filter.keeps_topic(Some(&p.topic)))
+    {
+        let b = PartitionBytes::of(p);
+        let t = by
+            .entry((b.log_dir.clone(), b.topic.clone()))
+            .or_insert_with(|| TopicBytes {
+                log_dir: b.log_dir,
+                topic: b.topic,
+                partitions: 0,
+                bytes: 0,
+                retained_bytes: 0,
+                freed_bytes: 0,
+            });
+        t.partitions += 1;
+        t.bytes = t.bytes.saturating_add(b.bytes);
+        t.retained_bytes = t.retained_bytes.saturating_add(b.retained_bytes);
+        t.freed_bytes = t.freed_bytes.saturating_add(b.freed_bytes);
+    }
+    by.into_values().collect()
+}
+
+/// Every metric family `diagnose --format prometheus` writes, in the order written.
+pub const METRIC_NAMES: &[&str] = &[
+    "logclean_diagnose_timestamp_seconds",
+    "logclean_diagnose_exit_code",
+    "logclean_findings",
+    "logclean_findings_by_severity",
+    "logclean_findings_by_class",
+    "logclean_scan_log_dirs",
+    "logclean_scan_partitions",
+    "logclean_scan_segments",
+    "logclean_scan_log_bytes",
+    "logclean_log_dir_bytes",
+    "logclean_log_dir_partitions",
+    "logclean_next_retention_freed_bytes",
+    "logclean_next_retention_freed_segments",
+    "logclean_topic_bytes",
+    "logclean_topic_retained_bytes",
+    "logclean_topic_partitions",
+];
+
+fn count(n: impl TryInto<u64>) -> MetricValue {
+    MetricValue::Count(n.try_into().unwrap_or(u64::MAX))
+}
+
+fn dir_label(log_dir: &std::path::Path) -> Labels {
+    vec![("log_dir", path_text(log_dir))]
+}
+
+fn topic_labels(t: &TopicBytes) -> Labels {
+    vec![
+        ("log_dir", path_text(&t.log_dir)),
+        ("topic", t.topic.clone()),
+    ]
+}
+
+/// A family with one sample per row of `rows`.
+fn gauge_of<T>(
+    name: &'static str,
+    help: &'static str,
+    rows: &[T],
+    labels: impl Fn(&T) -> Labels,
+    value: impl Fn(&T) -> MetricValue,
+) -> Gauge {
+    let mut g = Gauge::new(name, help);
+    for r in rows {
+        g.set(labels(r), value(r));
+    }
+    g
+}
+
+/// The metric families of diagnosis `d`, whose run exits with `exit_code`.
+pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
+    let mut at = Gauge::new(
+        "logclean_diagnose_timestamp_seconds",
+        "The instant the diagnosis was evaluated at (the run's wall clock, or --now), seconds since the epoch.",
+    );
+    at.set(Vec::new(), MetricValue::Millis(d.now_ms));
+    let mut exit = Gauge::new(
+        "logclean_diagnose_exit_code",
+        "Exit code of the run that wrote these metrics: 0 fine, 1 findings at or above --fail-on, 2 corrupt data found.",
+    );
+    exit.set(Vec::new(), count(exit_code));
+
+    let mut findings = Gauge::new(
+        "logclean_findings",
+        "Findings kept by the filters, per code, severity and topic (topic empty: about a log dir or a config).",
+    );
+    let mut by_severity = Gauge::new(
+        "logclean_findings_by_severity",
+        "Findings kept by the filters, per severity.",
+    );
+    let mut by_class = Gauge::new(
+        "logclean_findings_by_class",
+        "Findings kept by the filters, per class: condition, corruption (bytes that break their format), io (files or dirs that could not be read).",
+    );
+    for s in [Severity::Info, Severity::Warning, Severity::Error] {
+        by_severity.add(vec![("severity", s.name().to_string())], 0);
+    }
+    for c in [
+        FindingClass::Condition,
+        FindingClass::Corruption,
+        FindingClass::Io,
+    ] {
+        by_class.add(vec![("class", c.name().to_string())], 0);
+    }
+    for f in &d.findings {
+        findings.add(
+            vec![
+                ("code", f.code.to_string()),
+                ("severity", f.severity.name().to_string()),
+                ("topic", f.location.topic.clone().unwrap_or_default()),
+            ],
+            1,
+        );
+        by_severity.add(vec![("severity", f.severity.name().to_string())], 1);
+        by_class.add(vec![("class", f.class.name().to_string())], 1);
+    }
+
+    let s = std::slice::from_ref(&d.scanned);
+    let none = |_: &ScanTotals| Labels::new();
+    let dirs = &d.summary.log_dirs;
+    let dir = |l: &LogDirTotals| dir_label(&l.path);
+    let topics = &d.topics;
+    let mut out = vec![at, exit, findings, by_severity, by_class];
+    out.extend([
+        gauge_of("logclean_scan_log_dirs", "Log dirs read.", s, none, |s| {
+            count(s.log_dirs)
+        }),
+        gauge_of(
+            "logclean_scan_partitions",
+            "Partition dirs read.",
+            s,
+            none,
+            |s| count(s.partitions),
+        ),
+        gauge_of("logclean_scan_segments", "Segments read.", s, none, |s| {
+            count(s.segments)
+        }),
+        gauge_of(
+            "logclean_scan_log_bytes",
+            "Bytes of .log files read.",
+            s,
+            none,
+            |s| count(s.log_bytes),
+        ),
+        gauge_of(
+            "logclean_log_dir_bytes",
+            "Bytes of .log files per log dir (of the topics kept by --topic).",
+            dirs,
+            dir,
+            |l| count(l.bytes),
+        ),
+        gauge_of(
+            "logclean_log_dir_partitions",
+            "Partition replicas planned per log dir.",
+            dirs,
+            dir,
+            |l| count(l.partitions),
+        ),
+        gauge_of(
+            "logclean_next_retention_freed_bytes",
+            "Bytes the broker's next retention pass deletes, per log dir.",
+            dirs,
+            dir,
+            |l| count(l.freed_bytes),
+        ),
+        gauge_of(
+            "logclean_next_retention_freed_segments",
+            "Segments the broker's next retention pass deletes, per log dir.",
+            dirs,
+            dir,
+            |l| count(l.freed_segments),
+        ),
+        gauge_of(
+            "logclean_topic_bytes",
+            "Bytes of .log files per topic and log dir.",
+            topics,
+            topic_labels,
+            |t| count(t.bytes),
+        ),
+        gauge_of(
+            "logclean_topic_retained_bytes",
+            "Bytes per topic and log dir that stay after the next retention pass.",
+            topics,
+            topic_labels,
+            |t| count(t.retained_bytes),
+        ),
+        gauge_of(
+            "logclean_topic_partitions",
+            "Partition replicas planned per topic and log dir.",
+            topics,
+            topic_labels,
+            |t| count(t.partitions),
+        ),
+    ]);
+    out
+}
+
+/// Write diagnosis `d` (its run exiting with `exit_code`) as a node_exporter textfile.
+pub fn render_prometheus(d: &Diagnosis, exit_code: u8, out: &mut dyn Write) -> io::Result<()> {
+    write_exposition(&diagnose_metrics(d, exit_code), out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_are_the_listed_names_in_order_and_the_readme_lists_each() {
+        let d = Diagnosis {
+            now_ms: 0,
+            findings: Vec::new(),
+            summary: super::super::Summary::default(),
+            scanned: ScanTotals {
+                log_dirs: 0,
+                partitions: 0,
+                segments: 0,
+                log_bytes: 0,
+            },
+            topics: Vec::new(),
+        };
+        let names: Vec<&str> = diagnose_metrics(&d, 0).iter().map(Gauge::name).collect();
+        assert_eq!(names, METRIC_NAMES);
+        let readme = include_str!("../../README.md");
+        for n in METRIC_NAMES {
+            assert!(
+                readme.contains(&format!("`{n}`")),
+                "README does not list `{n}`"
+            );
+        }
+    }
+}
