@@ -637,7 +637,13 @@ fn codec_baseline(codec: Compression, sections: &[&[u8]]) -> u64 {
 }
 
 fn bench_verify(work: &Path, small: bool) {
-    let logical: u64 = if small { 16 << 20 } else { 256 << 20 };
+    // LOGCLEAN_BENCH_VERIFY_MB: MiB of records per codec (benches/dump-log-anchor uses 1024);
+    // LOGCLEAN_BENCH_WRITE_ONLY=1: only write the segments (for the anchor), time nothing.
+    let logical: u64 = std::env::var("LOGCLEAN_BENCH_VERIFY_MB")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(if small { 16 << 20 } else { 256 << 20 }, |m| m << 20);
+    let write_only = env_flag("LOGCLEAN_BENCH_WRITE_ONLY");
     let runs = 3;
     println!(
         "## deep verify: one segment per codec, {:.0} MB of ~1 KiB records (uncompressed), \
@@ -659,58 +665,8 @@ fn bench_verify(work: &Path, small: bool) {
             seg.records,
             secs(gen),
         );
-        let deep = VerifyOptions::default();
-        let (best, median, v) = timed(runs, || verify_segment(&seg.file, &deep));
-        assert!(v.error.is_none(), "verify failed: {:?}", v.error);
-        assert_eq!(v.valid_batches, seg.batches);
-        println!(
-            "  verify_segment deep   best {:.3} s median {:.3} s  {:>8.0} MB/s of file  \
-             {:>8.0} MB/s uncompressed  {:>9.0} records/s",
-            secs(best),
-            secs(median),
-            file_mb / secs(best),
-            mb(seg.logical) / secs(best),
-            seg.records as f64 / secs(best),
-        );
-        let crc_only = VerifyOptions {
-            deep: false,
-            ..VerifyOptions::default()
-        };
-        let (best, _, v) = timed(runs, || verify_segment(&seg.file, &crc_only));
-        assert!(v.error.is_none());
-        println!(
-            "  verify_segment CRC    best {:.3} s             {:>8.0} MB/s of file",
-            secs(best),
-            file_mb / secs(best),
-        );
-        let (best, _, count) = timed(runs, || {
-            let mut w = ShallowWalker::new(&seg.file);
-            let n = w.by_ref().filter(|r| r.is_ok()).count();
-            assert!(w.end().is_some());
-            n
-        });
-        assert_eq!(count as u64, seg.batches);
-        println!(
-            "  ShallowWalker         best {:.4} s            {:>8.0} MB/s of file  \
-             {:>9.0} batches/s",
-            secs(best),
-            file_mb / secs(best),
-            seg.batches as f64 / secs(best),
-        );
-        if codec != Compression::None {
-            // Baseline: the codec alone over the same records sections, one reused context.
-            let sections: Vec<&[u8]> = ShallowWalker::new(&seg.file)
-                .filter_map(Result::ok)
-                .filter_map(|b| b.bytes(&seg.file).ok().and_then(|s| s.get(61..)))
-                .collect();
-            let (best, _, out) = timed(runs, || codec_baseline(codec, &sections));
-            println!(
-                "  codec alone (baseline) best {:.3} s            {:>8.0} MB/s of file  \
-                 {:>8.0} MB/s uncompressed",
-                secs(best),
-                file_mb / secs(best),
-                mb(out) / secs(best),
-            );
+        if !write_only {
+            time_in_memory(codec, &seg, file_mb, runs);
         }
         // The same segment on disk, as its own partition.
         let name = format!("verify-{}-0", codec.to_string().to_lowercase());
@@ -719,6 +675,10 @@ fn bench_verify(work: &Path, small: bool) {
         std::fs::write(pdir.join(format!("{:020}.log", 0)), &seg.file).expect("write");
         std::fs::write(pdir.join(format!("{:020}.index", 0)), &seg.index).expect("write");
         std::fs::write(pdir.join(format!("{:020}.timeindex", 0)), &seg.time_index).expect("write");
+        println!(
+            "  written to {}",
+            pdir.join(format!("{:020}.log", 0)).display()
+        );
         parts.push((name, seg.records as i64, seg.file.len() as u64, seg.logical));
     }
     write_root(
@@ -728,6 +688,9 @@ fn bench_verify(work: &Path, small: bool) {
             .map(|(n, o, _, _)| (n.clone(), *o))
             .collect::<Vec<_>>(),
     );
+    if write_only {
+        return;
+    }
     let file_bytes: u64 = parts.iter().map(|p| p.2).sum();
     for (label, depth) in [
         ("Tail", ScanDepth::Tail),
@@ -746,6 +709,71 @@ fn bench_verify(work: &Path, small: bool) {
             mb(file_bytes) / secs(best),
         );
     }
+}
+
+/// The in-memory figures of one codec's segment: deep verify, CRC only, the walker alone, the
+/// codec crate alone, and CRC-32C alone over the same bytes (the hardware rate).
+fn time_in_memory(codec: Compression, seg: &BigSegment, file_mb: f64, runs: usize) {
+    let deep = VerifyOptions::default();
+    let (best, median, v) = timed(runs, || verify_segment(&seg.file, &deep));
+    assert!(v.error.is_none(), "verify failed: {:?}", v.error);
+    assert_eq!(v.valid_batches, seg.batches);
+    println!(
+        "  verify_segment deep   best {:.3} s median {:.3} s  {:>8.0} MB/s of file  \
+             {:>8.0} MB/s uncompressed  {:>9.0} records/s",
+        secs(best),
+        secs(median),
+        file_mb / secs(best),
+        mb(seg.logical) / secs(best),
+        seg.records as f64 / secs(best),
+    );
+    let crc_only = VerifyOptions {
+        deep: false,
+        ..VerifyOptions::default()
+    };
+    let (best, _, v) = timed(runs, || verify_segment(&seg.file, &crc_only));
+    assert!(v.error.is_none());
+    println!(
+        "  verify_segment CRC    best {:.3} s             {:>8.0} MB/s of file",
+        secs(best),
+        file_mb / secs(best),
+    );
+    let (best, _, count) = timed(runs, || {
+        let mut w = ShallowWalker::new(&seg.file);
+        let n = w.by_ref().filter(|r| r.is_ok()).count();
+        assert!(w.end().is_some());
+        n
+    });
+    assert_eq!(count as u64, seg.batches);
+    println!(
+        "  ShallowWalker         best {:.4} s            {:>8.0} MB/s of file  \
+             {:>9.0} batches/s",
+        secs(best),
+        file_mb / secs(best),
+        seg.batches as f64 / secs(best),
+    );
+    if codec != Compression::None {
+        // Baseline: the codec alone over the same records sections, one reused context.
+        let sections: Vec<&[u8]> = ShallowWalker::new(&seg.file)
+            .filter_map(Result::ok)
+            .filter_map(|b| b.bytes(&seg.file).ok().and_then(|s| s.get(61..)))
+            .collect();
+        let (best, _, out) = timed(runs, || codec_baseline(codec, &sections));
+        println!(
+            "  codec alone (baseline) best {:.3} s            {:>8.0} MB/s of file  \
+                 {:>8.0} MB/s uncompressed",
+            secs(best),
+            file_mb / secs(best),
+            mb(out) / secs(best),
+        );
+    }
+    let (best, _, sum) = timed(runs, || crc32c::crc32c(&seg.file));
+    std::hint::black_box(sum);
+    println!(
+        "  crc32c crate alone    best {:.4} s            {:>8.0} MB/s of file",
+        secs(best),
+        file_mb / secs(best),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -65,16 +65,48 @@ pub fn decompress(
         Compression::Gzip => read_capped(flate2::read::MultiGzDecoder::new(data), limit, "gzip"),
         Compression::Snappy => decompress_snappy(data, limit),
         Compression::Lz4 => decompress_lz4(data, magic != MAGIC_V0, limit),
-        Compression::Zstd => {
-            let mut decoder = zstd::stream::read::Decoder::with_buffer(data)
-                .map_err(|e| err(format!("zstd: {e}")))?;
-            decoder
-                .window_log_max(27)
-                .map_err(|e| err(format!("zstd: {e}")))?;
-            read_capped(decoder, limit, "zstd")
-        }
+        Compression::Zstd => decompress_zstd(data, limit),
         Compression::Unknown(id) => Err(err(format!("unknown compression codec id {id}"))),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// zstd
+
+thread_local! {
+    /// One zstd decompression context per thread, reused batch after batch: creating one
+    /// costs more than decompressing a 16 KiB batch. Window limited to 2^27 once, when made;
+    /// [`zstd::stream::read::Decoder::with_context`] resets the session (never the
+    /// parameters) before each stream, so nothing of one batch leaks into the next.
+    static ZSTD_CONTEXT: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn zstd_context() -> FormatResult<zstd::zstd_safe::DCtx<'static>> {
+    let mut context = zstd::zstd_safe::DCtx::create();
+    context
+        .set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(27))
+        .map_err(|code| err(format!("zstd: {}", zstd::zstd_safe::get_error_name(code))))?;
+    Ok(context)
+}
+
+/// One or more zstd frames, read like a fresh `zstd::stream::read::Decoder` with
+/// `window_log_max(27)` would, on this thread's reused context.
+fn decompress_zstd(data: &[u8], limit: usize) -> FormatResult<Vec<u8>> {
+    ZSTD_CONTEXT.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            // Re-entered on this thread (cannot happen today): a context of its own.
+            let mut context = zstd_context()?;
+            let decoder = zstd::stream::read::Decoder::with_context(data, &mut context);
+            return read_capped(decoder, limit, "zstd");
+        };
+        let context = match slot.as_mut() {
+            Some(context) => context,
+            None => slot.insert(zstd_context()?),
+        };
+        let decoder = zstd::stream::read::Decoder::with_context(data, context);
+        read_capped(decoder, limit, "zstd")
+    })
 }
 
 /// Read a streaming decoder to its end, failing once more than `limit` bytes come out.
@@ -212,7 +244,7 @@ fn decompress_lz4(data: &[u8], check_header_checksum: bool, limit: usize) -> For
             .1;
         descriptor_len += 8;
     }
-    let (hc, mut rest) = split(rest, 1).ok_or_else(|| err("lz4: stream ended prematurely"))?;
+    let (hc, rest) = split(rest, 1).ok_or_else(|| err("lz4: stream ended prematurely"))?;
     if check_header_checksum {
         let descriptor = data.get(4..4 + descriptor_len).unwrap_or(&[]);
         let expected = (xxh32(descriptor, 0) >> 8) as u8;
@@ -221,9 +253,50 @@ fn decompress_lz4(data: &[u8], check_header_checksum: bool, limit: usize) -> For
         }
     }
 
+    // Scratch for one block, bounded by the frame's block size (at most 4 MiB) and the limit;
+    // kept per thread between batches (the lz4 decoder writes it before reading it).
+    LZ4_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            scratch.resize(max_block.min(limit.saturating_add(1)), 0);
+            lz4_blocks(
+                rest,
+                &mut scratch,
+                max_block,
+                content_checksum,
+                block_checksum,
+                limit,
+            )
+        }
+        Err(_) => {
+            let mut scratch = vec![0u8; max_block.min(limit.saturating_add(1))];
+            lz4_blocks(
+                rest,
+                &mut scratch,
+                max_block,
+                content_checksum,
+                block_checksum,
+                limit,
+            )
+        }
+    })
+}
+
+thread_local! {
+    /// The block scratch of [`decompress_lz4`], kept per thread (at most 4 MiB).
+    static LZ4_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The data blocks of an LZ4 frame after its descriptor, through `scratch` (exactly the size
+/// one decompressed block may take: the frame's block size, or the limit plus one).
+fn lz4_blocks(
+    mut rest: &[u8],
+    scratch: &mut [u8],
+    max_block: usize,
+    content_checksum: bool,
+    block_checksum: bool,
+    limit: usize,
+) -> FormatResult<Vec<u8>> {
     let mut out = Vec::new();
-    // Scratch for one block, bounded by the frame's block size (at most 4 MiB) and the limit.
-    let mut scratch = vec![0u8; max_block.min(limit.saturating_add(1))];
     loop {
         let (size_bytes, after) =
             split(rest, 4).ok_or_else(|| err("lz4: stream ended prematurely"))?;
@@ -259,7 +332,7 @@ fn decompress_lz4(data: &[u8], check_header_checksum: bool, limit: usize) -> For
         }
         let room = limit.saturating_sub(out.len());
         if compressed {
-            let n = lz4_flex::block::decompress_into(block, &mut scratch).map_err(|e| {
+            let n = lz4_flex::block::decompress_into(block, scratch).map_err(|e| {
                 if scratch.len() < max_block {
                     limit_exceeded()
                 } else {

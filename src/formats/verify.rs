@@ -220,24 +220,90 @@ pub fn verify_segment(file: &[u8], opts: &VerifyOptions) -> SegmentVerification 
         end: None,
         error: None,
     };
-    for item in walker.by_ref() {
-        let info = match item {
-            Ok(info) => info,
-            Err(e) => {
-                out.error = Some(e);
-                return out;
+    // Batches are taken from the walk a window at a time and checked in parallel (each check
+    // needs only its batch and the previous batch's last offset); the first failure in file
+    // order wins, so the outcome is the one-by-one outcome.
+    let parallel = file.len() >= PARALLEL_MIN_BYTES && rayon::current_num_threads() > 1;
+    let mut window: Vec<BatchInfo> = Vec::new();
+    loop {
+        window.clear();
+        let mut bytes = 0u64;
+        let mut walk_error = None;
+        let mut walk_done = false;
+        while window.len() < WINDOW_BATCHES && bytes < WINDOW_BYTES {
+            match walker.next() {
+                Some(Ok(info)) => {
+                    bytes = bytes.saturating_add(info.size);
+                    window.push(info);
+                }
+                Some(Err(e)) => {
+                    walk_error = Some(e);
+                    break;
+                }
+                None => {
+                    walk_done = true;
+                    break;
+                }
             }
-        };
-        if let Err(e) = verify_one(file, &info, opts, out.last_valid_offset) {
+        }
+        let failure = first_failure(file, &window, opts, out.last_valid_offset, parallel);
+        let passed = failure.as_ref().map_or(window.len(), |(i, _)| *i);
+        if let Some(last) = passed.checked_sub(1).and_then(|i| window.get(i)) {
+            out.valid_batches += passed as u64;
+            out.valid_end = last.end();
+            out.last_valid_offset = Some(last.last_offset);
+        }
+        if let Some((_, e)) = failure {
             out.error = Some(e);
             return out;
         }
-        out.valid_batches += 1;
-        out.valid_end = info.end();
-        out.last_valid_offset = Some(info.last_offset);
+        if let Some(e) = walk_error {
+            out.error = Some(e);
+            return out;
+        }
+        if walk_done {
+            break;
+        }
     }
     out.end = walker.end().cloned();
     out
+}
+
+/// Segments at least this large are verified on all of rayon's threads.
+const PARALLEL_MIN_BYTES: usize = 4 << 20;
+/// At most this many batches, or about this many bytes, are held and checked at a time.
+const WINDOW_BATCHES: usize = 4096;
+const WINDOW_BYTES: u64 = 32 << 20;
+
+/// The first batch of `window` (index and error) failing [`verify_one`]; `prev_last` is the
+/// last offset of the batch before the window.
+fn first_failure(
+    file: &[u8],
+    window: &[BatchInfo],
+    opts: &VerifyOptions,
+    prev_last: Option<i64>,
+    parallel: bool,
+) -> Option<(usize, FormatError)> {
+    let check = |i: usize, info: &BatchInfo| {
+        let prev = match i.checked_sub(1) {
+            Some(j) => window.get(j).map(|p| p.last_offset),
+            None => prev_last,
+        };
+        verify_one(file, info, opts, prev).err().map(|e| (i, e))
+    };
+    if parallel {
+        use rayon::prelude::*;
+        window
+            .par_iter()
+            .enumerate()
+            .filter_map(|(i, info)| check(i, info))
+            .find_first(|_| true)
+    } else {
+        window
+            .iter()
+            .enumerate()
+            .find_map(|(i, info)| check(i, info))
+    }
 }
 
 fn verify_one(
@@ -483,6 +549,99 @@ mod tests {
         let info = ShallowWalker::new(&b).next().unwrap().unwrap();
         let e = verify_batch(&b, &info).unwrap_err();
         assert_eq!(e.offset, 35);
+    }
+
+    /// The one-batch-at-a-time loop [`verify_segment`] replaced by windows checked in
+    /// parallel: both must agree on every field.
+    fn verify_one_by_one(file: &[u8], opts: &VerifyOptions) -> SegmentVerification {
+        let mut walker = ShallowWalker::new(file);
+        let mut out = SegmentVerification {
+            valid_batches: 0,
+            valid_end: 0,
+            last_valid_offset: None,
+            end: None,
+            error: None,
+        };
+        for item in walker.by_ref() {
+            let info = match item {
+                Ok(info) => info,
+                Err(e) => {
+                    out.error = Some(e);
+                    return out;
+                }
+            };
+            if let Err(e) = verify_one(file, &info, opts, out.last_valid_offset) {
+                out.error = Some(e);
+                return out;
+            }
+            out.valid_batches += 1;
+            out.valid_end = info.end();
+            out.last_valid_offset = Some(info.last_offset);
+        }
+        out.end = walker.end().cloned();
+        out
+    }
+
+    #[test]
+    fn big_segments_verify_in_parallel_as_one_by_one() {
+        // 5,000 batches of ~1.2 KiB (6 MB, two windows), then damage at several places.
+        let value = vec![b'v'; 1200];
+        let mut file = Vec::new();
+        let mut starts = Vec::new();
+        for k in 0..5000i64 {
+            starts.push(file.len());
+            file.extend(encode_batch(
+                &BatchSpec {
+                    base_offset: k * 2,
+                    ..Default::default()
+                },
+                &[
+                    rec(k * 2, 5, Some(b"k"), Some(&value)),
+                    rec(k * 2 + 1, 6, None, None),
+                ],
+            ));
+        }
+        assert!(file.len() >= PARALLEL_MIN_BYTES);
+        let opts = VerifyOptions::default();
+        let clean = verify_segment(&file, &opts);
+        assert_eq!(clean, verify_one_by_one(&file, &opts));
+        assert_eq!((clean.valid_batches, clean.error), (5000, None));
+        for &k in &[0usize, 1, 4095, 4096, 4097, 4999] {
+            // A payload byte: CRC mismatch at batch k.
+            let mut bad = file.clone();
+            bad[starts[k] + 100] ^= 0x20;
+            let v = verify_segment(&bad, &opts);
+            assert_eq!(
+                v,
+                verify_one_by_one(&bad, &opts),
+                "payload flip in batch {k}"
+            );
+            assert_eq!(v.valid_batches, k as u64);
+            // Two failures: the earlier one is reported.
+            bad[starts[4500] + 100] ^= 0x20;
+            assert_eq!(
+                verify_segment(&bad, &opts).valid_batches,
+                k.min(4500) as u64
+            );
+            // A repeated base offset (the CRC does not cover it): a cross-batch error.
+            let mut bad = file.clone();
+            let prev = if k == 0 { 0 } else { (k as i64 - 1) * 2 };
+            bad[starts[k]..starts[k] + 8].copy_from_slice(&prev.to_be_bytes());
+            let v = verify_segment(&bad, &opts);
+            assert_eq!(v, verify_one_by_one(&bad, &opts), "offset in batch {k}");
+            // A cut inside batch k: the walk's partial batch after k valid batches.
+            let cut = &file[..starts[k] + 30];
+            let v = verify_segment(cut, &opts);
+            assert_eq!(v, verify_one_by_one(cut, &opts), "cut in batch {k}");
+            assert_eq!(v.valid_batches, k as u64);
+        }
+        // The walk's own error (a negative batch length) after a window boundary.
+        let mut bad = file.clone();
+        bad[starts[4200] + 8..starts[4200] + 12].copy_from_slice(&(-5i32).to_be_bytes());
+        let v = verify_segment(&bad, &opts);
+        assert_eq!(v, verify_one_by_one(&bad, &opts));
+        assert!(v.error.is_some());
+        assert_eq!(v.valid_batches, 4200);
     }
 
     proptest::proptest! {

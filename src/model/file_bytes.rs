@@ -13,11 +13,14 @@
 //!
 //! Small text files are read whole, up to a cap.
 
+use std::cell::RefCell;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::ops::Deref;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::lock::{probe_lock, LockState};
 
@@ -174,10 +177,7 @@ impl PositionedFile {
     /// metadata; the open is non-blocking so that a FIFO swapped in meanwhile cannot hang it,
     /// and anything but a regular file is refused before a byte is read.
     pub fn open(path: &Path) -> io::Result<Self> {
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(nix::libc::O_NONBLOCK)
-            .open(path)?;
+        let file = open_nonblocking(path)?;
         let meta = file.metadata()?;
         if !meta.is_file() {
             return Err(io::Error::new(
@@ -225,6 +225,78 @@ impl PositionedFile {
     }
 }
 
+/// Counts scans ([`new_scan`]): a dir handle kept by [`open_nonblocking`] serves only the scan
+/// that opened it, so a later scan never reads through a handle to a dir since replaced.
+static SCAN_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Start a new scan: dir handles kept from earlier scans are not used again.
+pub(crate) fn new_scan() {
+    SCAN_GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The dir of the last file [`open_nonblocking`] opened on this thread, as an `O_PATH` handle.
+struct CachedDir {
+    generation: u64,
+    path: PathBuf,
+    fd: OwnedFd,
+}
+
+thread_local! {
+    static LAST_DIR: RefCell<Option<CachedDir>> = const { RefCell::new(None) };
+}
+
+/// `open(path, O_RDONLY | O_NONBLOCK)`, done as an `openat` of the file name in a kept handle
+/// of its dir when the previous open on this thread (in this scan) was in the same dir: the
+/// kernel then looks up one path component instead of every component of the path, which is
+/// most of the cost of opening the three files of each of a partition's segments. The result
+/// and its errors are those of the open by path (the dir's handle is taken by path too; when
+/// that fails the file is opened by path).
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use nix::fcntl::OFlag;
+    let by_path = || {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK)
+            .open(path)
+    };
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return by_path();
+    };
+    if dir.as_os_str().is_empty() {
+        return by_path();
+    }
+    let generation = SCAN_GENERATION.load(Ordering::Relaxed);
+    LAST_DIR.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return by_path();
+        };
+        let kept = slot
+            .as_ref()
+            .is_some_and(|c| c.generation == generation && c.path == dir);
+        if !kept {
+            *slot = None;
+            let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+            match nix::fcntl::open(dir, flags, nix::sys::stat::Mode::empty()) {
+                Ok(fd) => {
+                    *slot = Some(CachedDir {
+                        generation,
+                        path: dir.to_path_buf(),
+                        fd,
+                    })
+                }
+                Err(_) => return by_path(),
+            }
+        }
+        let Some(kept) = slot.as_ref() else {
+            return by_path();
+        };
+        let flags = OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+        nix::fcntl::openat(&kept.fd, name, flags, nix::sys::stat::Mode::empty())
+            .map(File::from)
+            .map_err(io::Error::from)
+    })
+}
+
 #[allow(unsafe_code)]
 fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only and private to this process. The one hazard is another
@@ -238,6 +310,49 @@ fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn opens_through_a_kept_dir_handle_read_what_opens_by_path_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let part = tmp.path().join("orders-0");
+        std::fs::create_dir(&part).unwrap();
+        for (name, body) in [("a.log", &b"first"[..]), ("b.index", b"second")] {
+            std::fs::write(part.join(name), body).unwrap();
+        }
+        new_scan();
+        let read = |p: &Path| PositionedFile::open(p).and_then(|f| f.read_all());
+        assert_eq!(read(&part.join("a.log")).unwrap(), b"first");
+        assert_eq!(read(&part.join("b.index")).unwrap(), b"second");
+        // Errors as by path: a missing file, a dir, a path through a file.
+        for bad in [
+            part.join("missing.log"),
+            part.clone(),
+            part.join("a.log").join("x"),
+        ] {
+            let kept = read(&bad).map(|_| ()).unwrap_err();
+            let by_path = std::fs::File::open(&bad)
+                .and_then(|f| {
+                    if f.metadata()?.is_file() {
+                        Ok(())
+                    } else {
+                        Err(io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            "not a regular file",
+                        ))
+                    }
+                })
+                .unwrap_err();
+            assert_eq!(kept.to_string(), by_path.to_string(), "{}", bad.display());
+        }
+        // The dir replaced by another at the same path: the next scan reads the new one.
+        std::fs::rename(&part, tmp.path().join("orders-0.old")).unwrap();
+        std::fs::create_dir(&part).unwrap();
+        std::fs::write(part.join("a.log"), b"new").unwrap();
+        new_scan();
+        assert_eq!(read(&part.join("a.log")).unwrap(), b"new");
+        // A relative path with no dir part is opened by path.
+        assert!(read(Path::new("no-such-file-here.log")).is_err());
+    }
 
     #[test]
     fn mapped_and_buffered_agree() {

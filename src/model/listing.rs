@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -27,15 +28,55 @@ pub struct FileInfo {
 }
 
 impl FileInfo {
-    fn of(path: PathBuf, meta: &fs::Metadata) -> Self {
-        let mtime_ms = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .and_then(|d| i64::try_from(d.as_millis()).ok());
+    fn of(path: PathBuf, meta: &Meta) -> Self {
         FileInfo {
             path,
-            size: meta.len(),
+            size: meta.len,
+            mtime_ms: meta.mtime_ms,
+        }
+    }
+}
+
+/// What the listing keeps of an entry's metadata (links followed where the broker follows
+/// them): from `std::fs::Metadata`, or from an `fstatat` relative to the dir being listed.
+#[derive(Debug, Clone, Copy)]
+struct Meta {
+    is_dir: bool,
+    is_file: bool,
+    len: u64,
+    /// As `fs::Metadata::modified` gives it: ms since the epoch, none before it.
+    mtime_ms: Option<i64>,
+}
+
+impl Meta {
+    fn of(meta: &fs::Metadata) -> Self {
+        Meta {
+            is_dir: meta.is_dir(),
+            is_file: meta.is_file(),
+            len: meta.len(),
+            mtime_ms: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .and_then(|d| i64::try_from(d.as_millis()).ok()),
+        }
+    }
+
+    fn of_stat(st: &nix::sys::stat::FileStat) -> Self {
+        let kind = st.st_mode & nix::libc::S_IFMT;
+        // `SystemTime` from (seconds, nanoseconds): before the epoch `duration_since` fails.
+        let mtime_ms = u64::try_from(st.st_mtime)
+            .ok()
+            .zip(u64::try_from(st.st_mtime_nsec).ok())
+            .and_then(|(secs, nanos)| {
+                secs.checked_mul(1000)
+                    .and_then(|ms| ms.checked_add(nanos / 1_000_000))
+            })
+            .and_then(|ms| i64::try_from(ms).ok());
+        Meta {
+            is_dir: kind == nix::libc::S_IFDIR,
+            is_file: kind == nix::libc::S_IFREG,
+            len: u64::try_from(st.st_size).unwrap_or(0),
             mtime_ms,
         }
     }
@@ -172,7 +213,7 @@ pub struct LogDirListing {
 struct Found {
     name: String,
     path: PathBuf,
-    meta: fs::Metadata,
+    meta: Meta,
 }
 
 /// Walk `dir` to `max_depth` (1: its entries; 2: also the entries of its subdirs) with walkdir,
@@ -187,13 +228,18 @@ fn walk_sorted(
     max_depth: usize,
     mut visit: impl FnMut(Walked) -> Descend,
 ) -> io::Result<()> {
+    // Siblings share their parent's path, so comparing whole paths orders them by name (as
+    // `sort_by_file_name` does) without splitting each path into components per comparison.
     let mut walk = walkdir::WalkDir::new(dir)
         .max_depth(max_depth)
         .follow_links(true)
-        .sort_by_file_name()
+        .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
         .into_iter();
+    // Entries are stat'ed relative to their dir (one path component for the kernel to look
+    // up instead of the whole path): `dirs[d]` is the dir whose entries are at depth d + 1.
+    let mut dirs: Vec<Option<OwnedFd>> = Vec::with_capacity(max_depth);
     match walk.next() {
-        Some(Ok(root)) if root.file_type().is_dir() => {}
+        Some(Ok(root)) if root.file_type().is_dir() => dirs.push(open_dir(root.path())),
         Some(Ok(_)) => return Err(io::Error::from_raw_os_error(nix::libc::ENOTDIR)),
         Some(Err(e)) => return Err(walk_error_to_io(e)),
         None => return Ok(()),
@@ -218,27 +264,73 @@ fn walk_sorted(
             }
         };
         let depth = entry.depth();
-        let meta = match entry.metadata() {
+        let dir_fd = depth
+            .checked_sub(1)
+            .and_then(|d| dirs.get(d))
+            .and_then(Option::as_ref);
+        let meta = match entry_meta(&entry, dir_fd) {
             Ok(m) => m,
-            Err(e) => {
-                let path = entry.path().to_path_buf();
+            Err(problem) => {
                 let in_dir = depth.saturating_sub(1);
-                visit(Walked::Problem(in_dir, IoProblem::from_walk(path, &e)));
+                visit(Walked::Problem(in_dir, problem));
                 continue;
             }
         };
-        let is_dir = meta.is_dir();
+        let is_dir = meta.is_dir;
         let found = Found {
             name: entry.file_name().to_string_lossy().into_owned(),
             path: entry.into_path(),
             meta,
         };
+        let dir_path = (is_dir && depth < max_depth).then(|| found.path.clone());
         // (`skip_current_dir` after a file would skip the rest of the file's own dir.)
-        if visit(Walked::Entry(depth, found)) == Descend::No && is_dir && depth < max_depth {
-            walk.skip_current_dir();
+        let descend = visit(Walked::Entry(depth, found));
+        if let Some(path) = dir_path {
+            if descend == Descend::No {
+                walk.skip_current_dir();
+            } else {
+                dirs.truncate(depth);
+                dirs.push(open_dir(&path));
+            }
         }
     }
     Ok(())
+}
+
+/// An `O_PATH` handle of a dir being listed (links followed, as walkdir's own open of it does),
+/// or none when it cannot be had: its entries are then stat'ed by their whole path.
+fn open_dir(path: &Path) -> Option<OwnedFd> {
+    use nix::fcntl::OFlag;
+    nix::fcntl::open(
+        path,
+        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .ok()
+}
+
+/// An entry's metadata as walkdir's `DirEntry::metadata` gives it (a followed link: its
+/// target's; anything else: the entry's own), by `fstatat` on the entry's name in `dir`.
+fn entry_meta(entry: &walkdir::DirEntry, dir: Option<&OwnedFd>) -> Result<Meta, IoProblem> {
+    use nix::fcntl::AtFlags;
+    let by_path = || {
+        entry
+            .metadata()
+            .map(|m| Meta::of(&m))
+            .map_err(|e| IoProblem::from_walk(entry.path().to_path_buf(), &e))
+    };
+    let Some(dir) = dir else {
+        return by_path();
+    };
+    let flags = if entry.path_is_symlink() {
+        AtFlags::empty()
+    } else {
+        AtFlags::AT_SYMLINK_NOFOLLOW
+    };
+    match nix::sys::stat::fstatat(dir, entry.file_name(), flags) {
+        Ok(st) => Ok(Meta::of_stat(&st)),
+        Err(errno) => Err(IoProblem::new(entry.path(), &io::Error::from(errno))),
+    }
 }
 
 /// What the walk found.
@@ -360,7 +452,7 @@ pub fn list_log_dir_streaming(
         if let Some(done) = current.take() {
             on_partition(done);
         }
-        if found.meta.is_dir() {
+        if found.meta.is_dir {
             if found.name == "remote-log-index-cache" {
                 return Descend::No; // tiered-storage cache; the loader skips it too
             }
@@ -388,13 +480,13 @@ pub fn list_log_dir_streaming(
 pub(crate) fn root_file(dir: &Path, name: &str) -> Option<FileInfo> {
     let path = dir.join(name);
     let meta = fs::metadata(&path).ok().filter(fs::Metadata::is_file)?;
-    Some(FileInfo::of(path, &meta))
+    Some(FileInfo::of(path, &Meta::of(&meta)))
 }
 
 /// A root entry that is not a dir.
 fn add_root_entry(out: &mut LogDirListing, found: Found) {
     let Found { name, path, meta } = found;
-    if !meta.is_file() {
+    if !meta.is_file {
         // A FIFO or device named like a checkpoint would block or mislead a read.
         out.unknown.push(UnknownEntry {
             path,
@@ -466,10 +558,10 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
 fn add_partition_entry(out: &mut PartitionListing, found: Found) {
     let Found { name, path, meta } = found;
     let is_metadata = out.is_metadata;
-    if !meta.is_file() {
+    if !meta.is_file {
         out.unknown.push(UnknownEntry {
             path,
-            is_dir: meta.is_dir(),
+            is_dir: meta.is_dir,
         });
         return;
     }

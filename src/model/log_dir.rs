@@ -124,6 +124,7 @@ pub fn load_log_dir(
     opts: &LoadOptions,
     progress: &(dyn Fn() + Sync),
 ) -> io::Result<LogDir> {
+    super::file_bytes::new_scan();
     let lock = probe_lock(path).unwrap_or(LockState::Unknown);
     let unmapped;
     let opts = if read_mode_for(lock, opts.read_mode) == opts.read_mode {
