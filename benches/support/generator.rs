@@ -168,6 +168,9 @@ pub struct PartitionSummary {
     pub log_start_offset: i64,
     pub log_end_offset: i64,
     pub segments: u32,
+    /// Base offset of the active (last) segment: the recovery point a crash leaves behind
+    /// (the broker flushes a segment when it rolls it).
+    pub active_segment_base: i64,
     pub records: u64,
     pub bytes: u64,
     /// Wrapping sum over records of `crc32c(key) << 32 | crc32c(value)`, a null key or value
@@ -653,6 +656,7 @@ fn write_partition(
         }
     }
     // The active segment (the last one, or the only, possibly empty, one), closed cleanly.
+    summary.active_segment_base = index.base;
     flush(w, &mut log, index);
     segments += 1;
     if spec.producers > 0 && next_offset > 0 {
@@ -849,12 +853,26 @@ fn write_root(w: &mut Writer, dir: &Path, spec: &GenSpec, summary: &Summary) {
             offset: p.log_end_offset,
         })
         .collect();
-    for name in [
-        "recovery-point-offset-checkpoint",
-        "replication-offset-checkpoint",
+    // After a crash the recovery point is where the last flush left it: the active segment's
+    // base (a segment is flushed when it rolls); after a clean shutdown, the log end.
+    let recovery: Vec<TopicPartitionOffset> = summary
+        .partitions
+        .iter()
+        .map(|p| TopicPartitionOffset {
+            topic: p.topic.clone(),
+            partition: p.partition as i32,
+            offset: match spec.clean_shutdown_epoch {
+                Some(_) => p.log_end_offset,
+                None => p.active_segment_base,
+            },
+        })
+        .collect();
+    for (name, values) in [
+        ("recovery-point-offset-checkpoint", &recovery),
+        ("replication-offset-checkpoint", &ends),
     ] {
         let mut entries = keep(name);
-        entries.extend(ends.iter().cloned());
+        entries.extend(values.iter().cloned());
         w.write(
             &dir.join(name),
             &encode_offset_checkpoint(&entries).expect("checkpoint"),
