@@ -243,6 +243,8 @@ pub struct BatchMeta {
     pub producer_id: i64,
     pub producer_epoch: i16,
     pub base_sequence: i32,
+    /// Attribute bits besides the codec (0x10 transactional, 0x20 control).
+    pub attributes: i16,
 }
 
 fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
@@ -288,7 +290,7 @@ pub fn push_batch(out: &mut Vec<u8>, meta: &BatchMeta, records: &[Rec]) -> usize
     }
     let section = compress(meta.codec, &section);
     let mut tail = Vec::with_capacity(section.len() + 40);
-    tail.extend_from_slice(&meta.codec.id().to_be_bytes());
+    tail.extend_from_slice(&(meta.codec.id() | meta.attributes).to_be_bytes());
     tail.extend_from_slice(&(records.len() as i32 - 1).to_be_bytes());
     tail.extend_from_slice(&base_ts.to_be_bytes());
     tail.extend_from_slice(&max_ts.to_be_bytes());
@@ -607,6 +609,7 @@ fn write_partition(
             producer_id: -1,
             producer_epoch: -1,
             base_sequence: -1,
+            attributes: 0,
         };
         if let Some(p) = producer.and_then(|i| producers.get_mut(i)) {
             meta.producer_id = p.id;
