@@ -3,7 +3,8 @@
 //!
 //! A synthetic, valid `__consumer_offsets` partition of 1 GB (small mode: 64 MB), built as ten
 //! (small: four) segments of uncompressed v2 batches of 10 offset-commit records each (key
-//! `OffsetCommitKey`, value `OffsetCommitValue` v3, CRC-32C set), for 2,000 groups × 20
+//! `OffsetCommitKey`, value `OffsetCommitValue` v3, CRC-32C set; encoders of
+//! benches/support/generator.rs), for 2,000 groups × 20
 //! topic-partitions committed again and again; every 50th batch a transactional one (its
 //! offsets committed by a COMMIT marker batch right after), and every 1009th record a tombstone.
 //! Each segment is generated in memory and then replayed with `model::groups::replay_bytes` into
@@ -18,36 +19,13 @@ use std::time::{Duration, Instant};
 
 use logclean::model::groups::{GroupState, PartitionReplay};
 
-fn varint(v: i64, out: &mut Vec<u8>) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push((z as u8) | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
-}
+#[path = "support/generator.rs"]
+mod generator;
 
-fn key(group: &str, topic: &str, partition: i32) -> Vec<u8> {
-    let mut k = vec![0, 1];
-    for s in [group, topic] {
-        k.extend_from_slice(&(s.len() as i16).to_be_bytes());
-        k.extend_from_slice(s.as_bytes());
-    }
-    k.extend_from_slice(&partition.to_be_bytes());
-    k
-}
+use generator::{offset_commit_key, offset_commit_value, push_batch, BatchMeta, Codec, Rec};
 
-fn value(offset: i64, ts: i64) -> Vec<u8> {
-    let mut v = vec![0, 3];
-    v.extend_from_slice(&offset.to_be_bytes());
-    v.extend_from_slice(&0i32.to_be_bytes());
-    v.extend_from_slice(&0i16.to_be_bytes());
-    v.extend_from_slice(&ts.to_be_bytes());
-    v
-}
-
-/// One v2 batch of `records` (key, value) at `base`; `attributes` bit 4: transactional, bit 5:
-/// control.
+/// One v2 batch of `records` (key, value) at `base`, all stamped `ts`; `attributes` bit 4:
+/// transactional, bit 5: control (the generator's encoder, benches/support/generator.rs).
 fn batch(
     out: &mut Vec<u8>,
     base: i64,
@@ -56,40 +34,24 @@ fn batch(
     attributes: i16,
     records: &[(Vec<u8>, Option<Vec<u8>>)],
 ) {
-    let mut body = Vec::new();
-    for (i, (k, v)) in records.iter().enumerate() {
-        let mut r = vec![0u8];
-        varint(0, &mut r);
-        varint(i as i64, &mut r);
-        varint(k.len() as i64, &mut r);
-        r.extend_from_slice(k);
-        match v {
-            Some(v) => {
-                varint(v.len() as i64, &mut r);
-                r.extend_from_slice(v);
-            }
-            None => varint(-1, &mut r),
-        }
-        varint(0, &mut r);
-        varint(r.len() as i64, &mut body);
-        body.extend_from_slice(&r);
-    }
-    let mut tail = Vec::new();
-    tail.extend_from_slice(&attributes.to_be_bytes());
-    tail.extend_from_slice(&((records.len() - 1) as i32).to_be_bytes());
-    tail.extend_from_slice(&ts.to_be_bytes());
-    tail.extend_from_slice(&ts.to_be_bytes());
-    tail.extend_from_slice(&pid.to_be_bytes());
-    tail.extend_from_slice(&0i16.to_be_bytes());
-    tail.extend_from_slice(&(if pid < 0 { -1i32 } else { 0 }).to_be_bytes());
-    tail.extend_from_slice(&(records.len() as i32).to_be_bytes());
-    tail.extend_from_slice(&body);
-    out.extend_from_slice(&base.to_be_bytes());
-    out.extend_from_slice(&((tail.len() + 9) as i32).to_be_bytes());
-    out.extend_from_slice(&0i32.to_be_bytes());
-    out.push(2);
-    out.extend_from_slice(&crc32c::crc32c(&tail).to_be_bytes());
-    out.extend_from_slice(&tail);
+    let recs: Vec<Rec> = records
+        .iter()
+        .map(|(k, v)| Rec {
+            ts,
+            key: Some(k.clone()),
+            value: v.clone(),
+        })
+        .collect();
+    let meta = BatchMeta {
+        base_offset: base,
+        leader_epoch: 0,
+        codec: Codec::None,
+        producer_id: pid,
+        producer_epoch: if pid < 0 { -1 } else { 0 },
+        base_sequence: if pid < 0 { -1 } else { 0 },
+        attributes,
+    };
+    push_batch(out, &meta, &recs);
 }
 
 const GROUPS: u64 = 2_000;
@@ -106,12 +68,13 @@ fn segment(bytes: usize, next: &mut i64, n: &mut u64) -> Vec<u8> {
                 *n += 1;
                 let g = *n % GROUPS;
                 let p = (*n / GROUPS) % PARTS;
-                let k = key(
+                let k = offset_commit_key(
                     &format!("group-{g:05}"),
                     &format!("topic-{}", p / 4),
                     (p % 4) as i32,
                 );
-                let v = (*n % 1009 != 0).then(|| value(*n as i64, 1_796_000_000_000 + *n as i64));
+                let v = (*n % 1009 != 0)
+                    .then(|| offset_commit_value(*n as i64, 0, 1_796_000_000_000 + *n as i64));
                 (k, v)
             })
             .collect();
