@@ -507,3 +507,117 @@ fn a_log_the_cleaner_takes_first_is_refused_and_left_alone() {
     );
     same(&tree(&part), &before, "a refused partition changed");
 }
+
+/// `doc` without what differs between two runs of the same plan on two copies: the wall clock,
+/// the journal's run id (its path and its quarantine's), the copies' mtimes and location
+/// (`root`).
+fn comparable(doc: &Value, root: &Path) -> Value {
+    fn strip(v: &mut Value, root: &str) {
+        match v {
+            Value::Object(m) => {
+                m.remove("generated_at_ms");
+                m.remove("journal");
+                m.remove("mtime_ns");
+                m.remove("quarantine");
+                m.values_mut().for_each(|x| strip(x, root));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| strip(x, root)),
+            Value::String(s) => *s = s.replace(root, "<copy>"),
+            _ => {}
+        }
+    }
+    let mut doc = doc.clone();
+    strip(&mut doc, s(root));
+    doc
+}
+
+/// The journal of the one run under the copy: every record, [`comparable`].
+fn journal_lines(c: &Copy) -> Vec<Value> {
+    let root = c.log_dir.parent().unwrap();
+    let runs: Vec<PathBuf> = fs::read_dir(root.join(".logclean-journal/logs-0"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    fs::read_to_string(runs[0].join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| comparable(&serde_json::from_str(l).unwrap(), root))
+        .collect()
+}
+
+#[test]
+fn jobs_change_neither_the_plan_nor_the_journal_nor_the_result() {
+    for (fixture, at) in [("basic-delete", LATER), ("consumer-groups", ALL_GONE)] {
+        let c = Copy::new(fixture, "logs-0");
+        let root = c.log_dir.parent().unwrap();
+        let dry = |jobs: &str, format: &str| {
+            let o = logclean(
+                &[
+                    "--format",
+                    format,
+                    "delete",
+                    s(&c.log_dir),
+                    "--at",
+                    at,
+                    "--jobs",
+                    jobs,
+                ],
+                None,
+            );
+            assert_eq!(code(&o), Some(0), "{}", text(&o));
+            o
+        };
+        let one = json(&dry("1", "json"));
+        assert!(
+            one["log_dirs"][0]["plan"]["steps"]
+                .as_array()
+                .unwrap()
+                .len()
+                > 20,
+            "{fixture}: {one}"
+        );
+        for jobs in ["2", "4"] {
+            assert_eq!(
+                comparable(&json(&dry(jobs, "json")), root),
+                comparable(&one, root),
+                "{fixture}: --jobs {jobs}"
+            );
+            assert_eq!(
+                dry(jobs, "table").stdout,
+                dry("1", "table").stdout,
+                "{fixture}"
+            );
+        }
+        // Applied with one thread and with four: same output, same journal, same tree.
+        let applied = |jobs: &str| {
+            let c = Copy::new(fixture, "logs-0");
+            let o = logclean(
+                &[
+                    "--format",
+                    "json",
+                    "delete",
+                    s(&c.log_dir),
+                    "--at",
+                    at,
+                    "--execute",
+                    "--jobs",
+                    jobs,
+                ],
+                None,
+            );
+            assert_eq!(code(&o), Some(0), "{}", text(&o));
+            let doc = comparable(&json(&o), c.log_dir.parent().unwrap());
+            (doc, journal_lines(&c), tree(&c.log_dir))
+        };
+        let (doc1, journal1, tree1) = applied("1");
+        let (doc4, journal4, tree4) = applied("4");
+        assert_eq!(doc1, doc4, "{fixture}");
+        assert_eq!(journal1.len(), journal4.len(), "{fixture}");
+        for (a, b) in journal1.iter().zip(&journal4) {
+            assert_eq!(a, b, "{fixture}");
+        }
+        assert!(journal1.len() > 40, "{fixture}: {journal1:?}");
+        same(&tree1, &tree4, fixture);
+    }
+}

@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::formats::checkpoint::{
@@ -330,17 +331,31 @@ fn checkpoint_step(
 
 /// Plan the deletions of every partition plan in `parts` (all of log dir `log_dir`, each with
 /// the index sizing a roll uses), then the checkpoint rewrites, into `plan`.
+///
+/// Partitions are planned in parallel on the current rayon pool (the caller's `--jobs`), each
+/// into a plan of its own; the parts are then appended in the order of `parts`, so steps,
+/// notes, reports and the first error are the same whatever the number of threads.
 pub fn plan_log_dir(
     log_dir: &Path,
     parts: &[(&PartitionPlan, Option<IndexSizing>)],
     plan: &mut ActionPlan,
 ) -> Result<Vec<DeleteReport>, ActionError> {
-    let mut reports = Vec::new();
+    let planned: Vec<Result<(ActionPlan, DeleteReport), ActionError>> = parts
+        .par_iter()
+        .map(|(p, sizing)| {
+            let mut part = ActionPlan::default();
+            plan_partition(p, &log_dir.join(&p.dir_name), *sizing, &mut part).map(|r| (part, r))
+        })
+        .collect();
+    let mut reports = Vec::with_capacity(planned.len());
     let mut starts = BTreeMap::new();
-    for (p, sizing) in parts {
-        let r = plan_partition(p, &log_dir.join(&p.dir_name), *sizing, plan)?;
+    for one in planned {
+        let (part, r) = one?;
+        plan.steps.extend(part.steps);
+        plan.stamps.extend(part.stamps);
+        plan.notes.extend(part.notes);
         if let Some(s) = r.log_start_offset_after {
-            starts.insert((p.topic.clone(), p.partition), s);
+            starts.insert((r.topic.clone(), r.partition_number), s);
         }
         reports.push(r);
     }
