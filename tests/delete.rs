@@ -621,3 +621,115 @@ fn jobs_change_neither_the_plan_nor_the_journal_nor_the_result() {
         same(&tree1, &tree4, fixture);
     }
 }
+
+/// Total bytes of the regular files under `dir`.
+fn bytes_under(dir: &Path) -> i64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| i64::try_from(e.metadata().unwrap().len()).unwrap())
+        .sum()
+}
+
+#[test]
+fn a_dry_run_that_rolls_first_reports_the_figures_the_applied_run_has() {
+    // The active segments' indexes preallocated, as a broker that is not stopped cleanly leaves
+    // them: the roll before the deletion trims them, so the dry run must plan to move the
+    // trimmed files and count their bytes once.
+    let c = Copy::new("consumer-groups", "logs-0");
+    let mut padded = Vec::new();
+    for p in ["events-0", "events-1"] {
+        for suffix in ["index", "timeindex"] {
+            let f = c.p(&format!("{p}/00000000000000000028.{suffix}"));
+            let file = fs::OpenOptions::new().write(true).open(&f).unwrap();
+            file.set_len(10 * 1024 * 1024).unwrap();
+            padded.push(f);
+        }
+    }
+    let args = [
+        "--format",
+        "json",
+        "delete",
+        s(&c.log_dir),
+        "--at",
+        ALL_GONE,
+    ];
+    let o = logclean(&args, None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let dry = json(&o);
+    let before = bytes_under(&c.log_dir);
+    let o = logclean(&[&args[..], &["--execute"]].concat(), None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let done = json(&o);
+    let (d, e) = (&dry["log_dirs"][0], &done["log_dirs"][0]);
+    assert_eq!(d["plan"]["steps"], e["plan"]["steps"]);
+    assert_eq!(d["summary"], e["summary"]);
+    // The figures are what happened: the bytes freed are the log dir's bytes that went, and
+    // every moved file is in quarantine with the length the plan gave.
+    let freed = d["summary"]["bytes_freed"].as_i64().unwrap();
+    assert_eq!(before - bytes_under(&c.log_dir), freed);
+    assert!(
+        freed > 4 * 10 * 1024 * 1024,
+        "freed {freed}: the padded indexes go"
+    );
+    let journal = PathBuf::from(e["journal"].as_str().unwrap());
+    let quarantine = journal.parent().unwrap().join("quarantine");
+    let mut trimmed = 0;
+    for (i, step) in e["plan"]["steps"].as_array().unwrap().iter().enumerate() {
+        if step["action"] != "quarantine" {
+            continue;
+        }
+        let path = PathBuf::from(step["path"].as_str().unwrap());
+        let moved = quarantine.join(format!(
+            "{i:04}-{}-{}",
+            path.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy(),
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        let len = fs::metadata(&moved)
+            .unwrap_or_else(|e| panic!("{}: {e}", moved.display()))
+            .len();
+        assert_eq!(step["len"].as_u64(), Some(len), "{}", path.display());
+        if padded.contains(&path) {
+            assert!(len < 1024, "{}: {len} bytes", path.display());
+            trimmed += 1;
+        }
+    }
+    assert_eq!(trimmed, padded.len());
+    // The table's summary line says the same before and after.
+    let c2 = Copy::new("consumer-groups", "logs-0");
+    for f in &padded {
+        let f = c2.p(f.strip_prefix(&c.log_dir).unwrap().to_str().unwrap());
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(10 * 1024 * 1024)
+            .unwrap();
+    }
+    let table = |extra: &[&str]| {
+        let o = logclean(
+            &[&["delete", s(&c2.log_dir), "--at", ALL_GONE][..], extra].concat(),
+            None,
+        );
+        assert_eq!(code(&o), Some(0), "{}", text(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        out.lines()
+            .find(|l| l.contains("bytes freed"))
+            .unwrap()
+            .split_once(": ")
+            .unwrap()
+            .1
+            .to_string()
+    };
+    let planned = table(&[]);
+    assert!(
+        planned.contains(&format!("{freed} bytes freed")),
+        "{planned}"
+    );
+    assert_eq!(table(&["--execute"]), planned);
+}
