@@ -189,7 +189,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             purge: mutate.purge,
         };
         for d in docs.iter_mut().filter(|d| !d.plan.steps.is_empty()) {
-            match execute(&d.plan, &opts, &RealFs) {
+            match pool.install(|| execute(&d.plan, &opts, &RealFs)) {
                 Ok(r) => d.journal = Some(r.journal),
                 Err(e) => return refused(e),
             }

@@ -63,7 +63,8 @@ pub fn job_pool(jobs: usize) -> Result<rayon::ThreadPool, ActionError> {
 }
 
 /// Resolve targets, plan every partition of every log dir with `plan_one` (in parallel on
-/// `--jobs` threads) and, with `--execute`, apply; [`render_mutation`] prints the result once
+/// `--jobs` threads) and, with `--execute`, apply (steps of different partition dirs in
+/// parallel on the same pool, see `journal::run_steps`); [`render_mutation`] prints the result once
 /// the caller knows its outcome.
 pub fn run_mutation<R, F>(
     command: &'static str,
@@ -126,7 +127,7 @@ where
                 quarantine_root: mutate.quarantine.clone(),
                 purge: mutate.purge,
             };
-            match execute(&plan, &opts, &RealFs) {
+            match pool.install(|| execute(&plan, &opts, &RealFs)) {
                 Ok(r) => journal = Some(r.journal),
                 Err(e) => {
                     progress.finish();
