@@ -507,3 +507,282 @@ fn a_log_the_cleaner_takes_first_is_refused_and_left_alone() {
     );
     same(&tree(&part), &before, "a refused partition changed");
 }
+
+/// `doc` without what differs between two runs of the same plan on two copies: the wall clock,
+/// the journal's run id (its path and its quarantine's), the copies' mtimes and location
+/// (`root`).
+fn comparable(doc: &Value, root: &Path) -> Value {
+    fn strip(v: &mut Value, root: &str) {
+        match v {
+            Value::Object(m) => {
+                m.remove("generated_at_ms");
+                m.remove("journal");
+                m.remove("mtime_ns");
+                m.remove("quarantine");
+                m.values_mut().for_each(|x| strip(x, root));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| strip(x, root)),
+            Value::String(s) => *s = s.replace(root, "<copy>"),
+            _ => {}
+        }
+    }
+    let mut doc = doc.clone();
+    strip(&mut doc, s(root));
+    doc
+}
+
+/// The journal of the one run under the copy: every record, [`comparable`].
+fn journal_lines(c: &Copy) -> Vec<Value> {
+    let root = c.log_dir.parent().unwrap();
+    let runs: Vec<PathBuf> = fs::read_dir(root.join(".logclean-journal/logs-0"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    fs::read_to_string(runs[0].join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| comparable(&serde_json::from_str(l).unwrap(), root))
+        .collect()
+}
+
+#[test]
+fn jobs_change_neither_the_plan_nor_the_journal_nor_the_result() {
+    for (fixture, at) in [("basic-delete", LATER), ("consumer-groups", ALL_GONE)] {
+        let c = Copy::new(fixture, "logs-0");
+        let root = c.log_dir.parent().unwrap();
+        let dry = |jobs: &str, format: &str| {
+            let o = logclean(
+                &[
+                    "--format",
+                    format,
+                    "delete",
+                    s(&c.log_dir),
+                    "--at",
+                    at,
+                    "--jobs",
+                    jobs,
+                ],
+                None,
+            );
+            assert_eq!(code(&o), Some(0), "{}", text(&o));
+            o
+        };
+        let one = json(&dry("1", "json"));
+        assert!(
+            one["log_dirs"][0]["plan"]["steps"]
+                .as_array()
+                .unwrap()
+                .len()
+                > 20,
+            "{fixture}: {one}"
+        );
+        for jobs in ["2", "4"] {
+            assert_eq!(
+                comparable(&json(&dry(jobs, "json")), root),
+                comparable(&one, root),
+                "{fixture}: --jobs {jobs}"
+            );
+            assert_eq!(
+                dry(jobs, "table").stdout,
+                dry("1", "table").stdout,
+                "{fixture}"
+            );
+        }
+        // Applied with one thread and with four: same output, same journal, same tree.
+        let applied = |jobs: &str| {
+            let c = Copy::new(fixture, "logs-0");
+            let o = logclean(
+                &[
+                    "--format",
+                    "json",
+                    "delete",
+                    s(&c.log_dir),
+                    "--at",
+                    at,
+                    "--execute",
+                    "--jobs",
+                    jobs,
+                ],
+                None,
+            );
+            assert_eq!(code(&o), Some(0), "{}", text(&o));
+            let doc = comparable(&json(&o), c.log_dir.parent().unwrap());
+            (doc, journal_lines(&c), tree(&c.log_dir))
+        };
+        let (doc1, journal1, tree1) = applied("1");
+        let (doc4, journal4, tree4) = applied("4");
+        assert_eq!(doc1, doc4, "{fixture}");
+        same(&tree1, &tree4, fixture);
+        // One thread takes the steps in plan order; four interleave the partitions' steps, but
+        // the plan is the same, every step is begun then done once, and each partition dir's
+        // steps (and the root checkpoints, after all of them) keep their order.
+        assert_eq!(journal1[0], journal4[0], "{fixture}: the plan record");
+        let steps = journal1[0]["plan"]["steps"].as_array().unwrap();
+        assert!(steps.len() > 20, "{fixture}");
+        let serial: Vec<Value> = (0..steps.len())
+            .flat_map(|i| {
+                [
+                    serde_json::json!({"record": "begin", "step": i}),
+                    serde_json::json!({"record": "done", "step": i}),
+                ]
+            })
+            .chain([serde_json::json!({"record": "complete"})])
+            .collect();
+        assert_eq!(
+            journal1[1..],
+            serial[..],
+            "{fixture}: --jobs 1 takes the steps in order"
+        );
+        let dir_of = |i: usize| {
+            let p = Path::new(steps[i]["path"].as_str().unwrap());
+            p.parent().unwrap().to_path_buf()
+        };
+        let root = Path::new("<copy>/logs-0");
+        let mut sorted = journal4[1..].to_vec();
+        sorted.sort_by_key(|r| (r["step"].as_u64(), r["record"].as_str().map(String::from)));
+        let mut expected = serial.clone();
+        expected.sort_by_key(|r| (r["step"].as_u64(), r["record"].as_str().map(String::from)));
+        assert_eq!(sorted, expected, "{fixture}: each step begun and done once");
+        let mut last_in_dir: BTreeMap<PathBuf, (usize, usize)> = BTreeMap::new();
+        let mut root_seen = 0;
+        for (at, r) in journal4[1..].iter().enumerate() {
+            let Some(i) = r["step"].as_u64().map(|i| i as usize) else {
+                continue;
+            };
+            if r["record"] == "done" {
+                continue;
+            }
+            let dir = dir_of(i);
+            if dir == root {
+                // A root checkpoint: every earlier step is done before it begins.
+                let done = journal4[1..at + 1]
+                    .iter()
+                    .filter(|x| x["record"] == "done")
+                    .count();
+                assert_eq!(
+                    done, i,
+                    "{fixture}: step {i} began before the steps before it"
+                );
+                root_seen += 1;
+            }
+            if let Some((prev, _)) = last_in_dir.get(&dir) {
+                assert!(*prev < i, "{fixture}: {} out of order", dir.display());
+            }
+            last_in_dir.insert(dir, (i, at));
+        }
+        assert!(root_seen >= 1, "{fixture}: no checkpoint step");
+    }
+}
+
+/// Total bytes of the regular files under `dir`.
+fn bytes_under(dir: &Path) -> i64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| i64::try_from(e.metadata().unwrap().len()).unwrap())
+        .sum()
+}
+
+#[test]
+fn a_dry_run_that_rolls_first_reports_the_figures_the_applied_run_has() {
+    // The active segments' indexes preallocated, as a broker that is not stopped cleanly leaves
+    // them: the roll before the deletion trims them, so the dry run must plan to move the
+    // trimmed files and count their bytes once.
+    let c = Copy::new("consumer-groups", "logs-0");
+    let mut padded = Vec::new();
+    for p in ["events-0", "events-1"] {
+        for suffix in ["index", "timeindex"] {
+            let f = c.p(&format!("{p}/00000000000000000028.{suffix}"));
+            let file = fs::OpenOptions::new().write(true).open(&f).unwrap();
+            file.set_len(10 * 1024 * 1024).unwrap();
+            padded.push(f);
+        }
+    }
+    let args = [
+        "--format",
+        "json",
+        "delete",
+        s(&c.log_dir),
+        "--at",
+        ALL_GONE,
+    ];
+    let o = logclean(&args, None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let dry = json(&o);
+    let before = bytes_under(&c.log_dir);
+    let o = logclean(&[&args[..], &["--execute"]].concat(), None);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    let done = json(&o);
+    let (d, e) = (&dry["log_dirs"][0], &done["log_dirs"][0]);
+    assert_eq!(d["plan"]["steps"], e["plan"]["steps"]);
+    assert_eq!(d["summary"], e["summary"]);
+    // The figures are what happened: the bytes freed are the log dir's bytes that went, and
+    // every moved file is in quarantine with the length the plan gave.
+    let freed = d["summary"]["bytes_freed"].as_i64().unwrap();
+    assert_eq!(before - bytes_under(&c.log_dir), freed);
+    assert!(
+        freed > 4 * 10 * 1024 * 1024,
+        "freed {freed}: the padded indexes go"
+    );
+    let journal = PathBuf::from(e["journal"].as_str().unwrap());
+    let quarantine = journal.parent().unwrap().join("quarantine");
+    let mut trimmed = 0;
+    for (i, step) in e["plan"]["steps"].as_array().unwrap().iter().enumerate() {
+        if step["action"] != "quarantine" {
+            continue;
+        }
+        let path = PathBuf::from(step["path"].as_str().unwrap());
+        let moved = quarantine.join(format!(
+            "{i:04}-{}-{}",
+            path.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy(),
+            path.file_name().unwrap().to_string_lossy()
+        ));
+        let len = fs::metadata(&moved)
+            .unwrap_or_else(|e| panic!("{}: {e}", moved.display()))
+            .len();
+        assert_eq!(step["len"].as_u64(), Some(len), "{}", path.display());
+        if padded.contains(&path) {
+            assert!(len < 1024, "{}: {len} bytes", path.display());
+            trimmed += 1;
+        }
+    }
+    assert_eq!(trimmed, padded.len());
+    // The table's summary line says the same before and after.
+    let c2 = Copy::new("consumer-groups", "logs-0");
+    for f in &padded {
+        let f = c2.p(f.strip_prefix(&c.log_dir).unwrap().to_str().unwrap());
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(10 * 1024 * 1024)
+            .unwrap();
+    }
+    let table = |extra: &[&str]| {
+        let o = logclean(
+            &[&["delete", s(&c2.log_dir), "--at", ALL_GONE][..], extra].concat(),
+            None,
+        );
+        assert_eq!(code(&o), Some(0), "{}", text(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        out.lines()
+            .find(|l| l.contains("bytes freed"))
+            .unwrap()
+            .split_once(": ")
+            .unwrap()
+            .1
+            .to_string()
+    };
+    let planned = table(&[]);
+    assert!(
+        planned.contains(&format!("{freed} bytes freed")),
+        "{planned}"
+    );
+    assert_eq!(table(&["--execute"]), planned);
+}

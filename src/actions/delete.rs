@@ -10,7 +10,9 @@
 //! (the plan's verdicts are then on cleaned segments that are not on disk yet).
 //!
 //! Steps, in this order, per partition (1-4), then per log dir (5-6):
-//! 1. the roll, when the active segment goes;
+//! 1. the roll, when the active segment goes (the later steps plan with the lengths the roll
+//!    leaves: the trimmed indexes of the old active segment, so the dry run's sizes and bytes
+//!    freed are those of the applied run);
 //! 2. per deleted segment, oldest first, its `.log`, then its `.index`, `.timeindex` and
 //!    `.txnindex` (the order of `LogSegment.changeFileSuffixes`), are [`Step::Quarantine`]d.
 //!    The broker renames them to `*.deleted` and removes them after `file.delete.delay.ms`;
@@ -29,6 +31,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::formats::checkpoint::{
@@ -80,15 +83,41 @@ impl DeleteReport {
     }
 }
 
-fn quarantine(plan: &mut ActionPlan, path: PathBuf, why: &str) {
-    if let Ok(m) = fs::symlink_metadata(&path) {
-        plan.stamps.push(FileStamp::of(&path));
-        plan.steps.push(Step::Quarantine {
-            path,
-            len: m.len(),
-            why: why.to_string(),
-        });
+/// The length of every file the steps so far leave behind them (written or truncated), so a
+/// later step on the same file plans with the length it will find, not the one on disk now.
+fn lengths_after(steps: &[Step]) -> BTreeMap<PathBuf, u64> {
+    let mut after = BTreeMap::new();
+    for step in steps {
+        match step {
+            Step::WriteFile { path, new_len, .. } => {
+                after.insert(path.clone(), *new_len);
+            }
+            Step::Truncate { path, to_len, .. } => {
+                after.insert(path.clone(), *to_len);
+            }
+            Step::Quarantine { path, .. } => {
+                after.remove(path);
+            }
+        }
     }
+    after
+}
+
+/// Quarantine `path` if it exists when the step runs: `after` holds the lengths the earlier
+/// steps (a roll) leave, which win over the file on disk now.
+fn quarantine(plan: &mut ActionPlan, path: PathBuf, why: &str, after: &BTreeMap<PathBuf, u64>) {
+    let on_disk = fs::symlink_metadata(&path).ok().map(|m| m.len());
+    let Some(len) = after.get(&path).copied().or(on_disk) else {
+        return;
+    };
+    if on_disk.is_some() {
+        plan.stamps.push(FileStamp::of(&path));
+    }
+    plan.steps.push(Step::Quarantine {
+        path,
+        len,
+        why: why.to_string(),
+    });
 }
 
 /// Why the plan's deletions of `p` cannot be carried out offline, if they cannot.
@@ -164,6 +193,7 @@ pub fn plan_partition(
         return Ok(report);
     }
     let new_start = p.retention.new_log_start_offset.get();
+    let mut after = BTreeMap::new();
     if deleted.len() >= p.segments.len() {
         let Some(sizing) = sizing else {
             report.outcome = "refused: the plan deletes the active segment, which needs a roll \
@@ -186,6 +216,7 @@ pub fn plan_partition(
              empty segment at {new_start})",
             p.dir_name
         ));
+        after = lengths_after(&rolled.steps);
         plan.steps.extend(rolled.steps);
         plan.stamps.extend(rolled.stamps);
         plan.notes.extend(rolled.notes);
@@ -197,7 +228,7 @@ pub fn plan_partition(
             s.next_offset.get()
         );
         for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
-            quarantine(plan, dir.join(format!("{base:020}{suffix}")), &why);
+            quarantine(plan, dir.join(format!("{base:020}{suffix}")), &why, &after);
         }
         report.segments.push(base);
         report.log_bytes = report.log_bytes.saturating_add(s.size.get());
@@ -216,6 +247,7 @@ pub fn plan_partition(
             plan,
             path,
             &format!("producer snapshot at {o}, below the new log start {new_start}"),
+            &after,
         );
     }
     epoch_step(dir, new_start, plan)?;
@@ -330,17 +362,31 @@ fn checkpoint_step(
 
 /// Plan the deletions of every partition plan in `parts` (all of log dir `log_dir`, each with
 /// the index sizing a roll uses), then the checkpoint rewrites, into `plan`.
+///
+/// Partitions are planned in parallel on the current rayon pool (the caller's `--jobs`), each
+/// into a plan of its own; the parts are then appended in the order of `parts`, so steps,
+/// notes, reports and the first error are the same whatever the number of threads.
 pub fn plan_log_dir(
     log_dir: &Path,
     parts: &[(&PartitionPlan, Option<IndexSizing>)],
     plan: &mut ActionPlan,
 ) -> Result<Vec<DeleteReport>, ActionError> {
-    let mut reports = Vec::new();
+    let planned: Vec<Result<(ActionPlan, DeleteReport), ActionError>> = parts
+        .par_iter()
+        .map(|(p, sizing)| {
+            let mut part = ActionPlan::default();
+            plan_partition(p, &log_dir.join(&p.dir_name), *sizing, &mut part).map(|r| (part, r))
+        })
+        .collect();
+    let mut reports = Vec::with_capacity(planned.len());
     let mut starts = BTreeMap::new();
-    for (p, sizing) in parts {
-        let r = plan_partition(p, &log_dir.join(&p.dir_name), *sizing, plan)?;
+    for one in planned {
+        let (part, r) = one?;
+        plan.steps.extend(part.steps);
+        plan.stamps.extend(part.stamps);
+        plan.notes.extend(part.notes);
         if let Some(s) = r.log_start_offset_after {
-            starts.insert((p.topic.clone(), p.partition), s);
+            starts.insert((r.topic.clone(), r.partition_number), s);
         }
         reports.push(r);
     }

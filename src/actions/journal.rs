@@ -12,6 +12,13 @@
 //! Records: `plan` (the plan, the quarantine dir, `purge`), then `begin`/`done` per step, then
 //! `complete`; an undo adds `undo_begin`/`undone` per step (newest first) and `undo_complete`.
 //! A torn last line (the process died while appending it) is ignored.
+//!
+//! Steps of different partition dirs run in parallel on the caller's rayon pool (`--jobs`),
+//! each dir's steps in plan order, steps on the log dir's own files (root checkpoints) alone
+//! and in plan order; records are appended one at a time, so with several threads the
+//! `begin`/`done` records of different dirs interleave. `resume` and `undo` read them as before:
+//! a begun step not done is redone (steps are idempotent) or undone, newest first per index,
+//! which within a dir is the order they were taken.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -212,6 +219,17 @@ pub fn list_runs(root: &Path) -> Vec<Journal> {
     dirs.iter().filter_map(|d| read_journal(d).ok()).collect()
 }
 
+/// Whether `journal` exists, is not empty and does not end with a newline.
+fn ends_torn(journal: &Path) -> bool {
+    use std::os::unix::fs::FileExt;
+    let Ok(f) = fs::File::open(journal) else {
+        return false;
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut last = [b'\n'];
+    len > 0 && f.read_exact_at(&mut last, len - 1).is_ok() && last != [b'\n']
+}
+
 fn append(fs: &dyn Fs, journal: &Path, record: &Record) -> Result<(), ActionError> {
     let mut line = serde_json::to_string(record).map_err(|e| ActionError::Journal {
         path: journal.to_path_buf(),
@@ -219,9 +237,10 @@ fn append(fs: &dyn Fs, journal: &Path, record: &Record) -> Result<(), ActionErro
     })?;
     line.push('\n');
     // A torn last record (the process died while appending it) is cut first, so the new record
-    // starts on its own line.
-    if let Ok(existing) = fs::read(journal) {
-        if existing.last().is_some_and(|b| *b != b'\n') {
+    // starts on its own line. Only the last byte is read unless it is torn: the journal of a
+    // big run is megabytes, and it is appended to twice a step.
+    if ends_torn(journal) {
+        if let Ok(existing) = fs::read(journal) {
             let keep = existing
                 .iter()
                 .rposition(|b| *b == b'\n')
@@ -474,12 +493,51 @@ fn remove_stale_temps(journal: &Journal, fs: &dyn Fs) -> Result<(), ActionError>
     Ok(())
 }
 
-/// Take every step not recorded as done, in order.
+/// The steps of a run in the order they may be taken: runs of consecutive steps inside
+/// partition dirs, split into lanes (one per dir, each in step order), which may run in parallel;
+/// a step on a file of the log dir itself (a root checkpoint) is a barrier, taken alone after
+/// everything before it and before everything after it.
+fn phases(steps: &[Step], log_dir: &Path) -> Vec<Vec<Vec<usize>>> {
+    let mut phases: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut lanes: Vec<Vec<usize>> = Vec::new();
+    let mut lane_of: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    for (i, step) in steps.iter().enumerate() {
+        let dir = super::fsutil::parent_dir(step.path());
+        if dir == log_dir {
+            if !lanes.is_empty() {
+                phases.push(std::mem::take(&mut lanes));
+                lane_of.clear();
+            }
+            phases.push(vec![vec![i]]);
+            continue;
+        }
+        let next = lanes.len();
+        let at = *lane_of.entry(dir).or_insert(next);
+        match lanes.get_mut(at) {
+            Some(l) => l.push(i),
+            None => lanes.push(vec![i]),
+        }
+    }
+    if !lanes.is_empty() {
+        phases.push(lanes);
+    }
+    phases
+}
+
+/// Take every step not recorded as done. Steps of different partition dirs are independent and
+/// run in parallel on the current rayon pool (the command's `--jobs`), each dir's steps in their
+/// order; steps on the log dir's own files run alone, in plan order ([`phases`]). Journal
+/// appends are serialized. `undo` needs no change: within a dir, index order is the order the
+/// steps were taken, and steps of different dirs do not depend on each other.
 fn run_steps(
     journal: &Journal,
     log_dir: &CheckedLogDir,
     fs: &dyn Fs,
 ) -> Result<RunReport, ActionError> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
     let quarantine = Quarantine {
         dir: journal.quarantine.clone(),
     };
@@ -491,26 +549,80 @@ fn run_steps(
     };
     let file = journal.file();
     let total = journal.plan.steps.len();
-    let mut taken = 0;
-    for (i, step) in journal.plan.steps.iter().enumerate() {
-        if journal.has(&Record::Done { step: i }) {
-            continue;
+    let writer = Mutex::new(());
+    let record = |r: &Record| {
+        let _held = writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        append(fs, &file, r)
+    };
+    let taken = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // Every failed step's index and error; the lowest index is returned.
+    let failed: Mutex<Vec<(usize, ActionError)>> = Mutex::new(Vec::new());
+    let lane = |steps: &[usize]| {
+        for &i in steps {
+            if journal.has(&Record::Done { step: i }) {
+                continue;
+            }
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let Some(step) = journal.plan.steps.get(i) else {
+                continue;
+            };
+            let result = if interrupt_pending() {
+                Err(ActionError::Interrupted {
+                    done: 0,
+                    total,
+                    journal: file.clone(),
+                })
+            } else {
+                record(&Record::Begin { step: i }).and_then(|()| {
+                    failpoint(&format!("journal::after_begin:{i}"));
+                    apply_step(step, i, &cx)?;
+                    failpoint(&format!("journal::before_done:{i}"));
+                    record(&Record::Done { step: i })
+                })
+            };
+            match result {
+                Ok(()) => {
+                    taken.fetch_add(1, Ordering::SeqCst);
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::SeqCst);
+                    failed
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((i, e));
+                    return;
+                }
+            }
         }
-        if interrupt_pending() {
-            return Err(ActionError::Interrupted {
-                done: journal.done_count() + taken,
+    };
+    for phase in phases(&journal.plan.steps, &log_dir.path) {
+        match phase.as_slice() {
+            [one] => lane(one),
+            lanes => lanes.par_iter().for_each(|l| lane(l)),
+        }
+        let mut failed = failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !failed.is_empty() {
+            // The failure of the lowest step wins; an interruption only when nothing failed.
+            failed.sort_by_key(|(i, _)| *i);
+            let error = failed
+                .drain(..)
+                .map(|(_, e)| e)
+                .find(|e| !matches!(e, ActionError::Interrupted { .. }));
+            return Err(error.unwrap_or(ActionError::Interrupted {
+                done: journal.done_count() + taken.load(Ordering::SeqCst),
                 total,
                 journal: file,
-            });
+            }));
         }
-        append(fs, &file, &Record::Begin { step: i })?;
-        failpoint(&format!("journal::after_begin:{i}"));
-        apply_step(step, i, &cx)?;
-        failpoint(&format!("journal::before_done:{i}"));
-        append(fs, &file, &Record::Done { step: i })?;
-        taken += 1;
     }
-    append(fs, &file, &Record::Complete)?;
+    record(&Record::Complete)?;
     let staged = journal.run_dir.join("staged");
     let _ = fs::remove_dir_all(&staged);
     if journal.purge {
@@ -519,7 +631,7 @@ fn run_steps(
     Ok(RunReport {
         journal: file,
         quarantine: quarantine.dir,
-        steps_taken: taken,
+        steps_taken: taken.load(Ordering::SeqCst),
     })
 }
 
@@ -557,6 +669,34 @@ mod tests {
             ],
             ..ActionPlan::default()
         }
+    }
+
+    #[test]
+    fn steps_of_different_dirs_share_a_phase_and_root_files_are_barriers() {
+        let d = Path::new("/l");
+        let q = |p: &str| Step::Quarantine {
+            path: d.join(p),
+            len: 0,
+            why: String::new(),
+        };
+        let steps = [
+            q("a-0/1"),
+            q("b-0/1"),
+            q("a-0/2"),
+            q("ckpt"),
+            q("b-0/2"),
+            q("c-0/1"),
+            q("ckpt2"),
+        ];
+        assert_eq!(
+            phases(&steps, d),
+            vec![
+                vec![vec![0, 2], vec![1]],
+                vec![vec![3]],
+                vec![vec![4], vec![5]],
+                vec![vec![6]]
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::actions::delete::{plan_log_dir, DeleteReport};
 use crate::actions::fsutil::RealFs;
 use crate::actions::journal::{execute, RunOptions};
 use crate::actions::plan::{ActionPlan, PlanSummary};
+use crate::actions::rebuild_index::IndexSizing;
 use crate::actions::signals::defer_interrupts;
 use crate::actions::targets::{resolve, ConfigSource};
 use crate::actions::ActionError;
@@ -30,6 +31,7 @@ use crate::report::wire::Envelope;
 use crate::rules::KafkaVersion;
 
 use super::common::load_targets;
+use super::mutate::job_pool;
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::{DeleteArgs, OutputFormat};
@@ -109,10 +111,14 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         Ok(t) => t,
         Err(e) => return refused(e),
     };
+    let pool = match job_pool(mutate.jobs) {
+        Ok(p) => p,
+        Err(e) => return refused(e),
+    };
     let mode = ReadMode::Mmap;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
-    let (dirs, _) = load_targets(&args.paths, &opts, &progress)?;
+    let (dirs, _) = pool.install(|| load_targets(&args.paths, &opts, &progress))?;
     let view = ClusterView::build(&ClusterInputs {
         log_dirs: args.paths.clone(),
         server_properties: mutate.server_properties.clone().map(FileInput::Path),
@@ -131,19 +137,24 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     );
     let mut docs = Vec::new();
     let mut starts: BTreeMap<TopicPartition, Offset> = BTreeMap::new();
+    let mut canonical_dirs: BTreeMap<&std::path::Path, PathBuf> = BTreeMap::new();
+    for p in &retention.partitions {
+        canonical_dirs
+            .entry(p.log_dir.as_path())
+            .or_insert_with(|| canonical(&p.log_dir));
+    }
     for t in &targets {
+        let here = canonical(&t.log_dir.path);
+        let sizings: BTreeMap<&str, IndexSizing> = t
+            .partitions
+            .iter()
+            .map(|x| (x.dir.as_str(), x.sizing))
+            .collect();
         let parts: Vec<_> = retention
             .partitions
             .iter()
-            .filter(|p| canonical(&p.log_dir) == canonical(&t.log_dir.path))
-            .map(|p| {
-                let sizing = t
-                    .partitions
-                    .iter()
-                    .find(|x| x.dir == p.dir_name)
-                    .map(|x| x.sizing);
-                (p, sizing)
-            })
+            .filter(|p| canonical_dirs.get(p.log_dir.as_path()) == Some(&here))
+            .map(|p| (p, sizings.get(p.dir_name.as_str()).copied()))
             .collect();
         let mut plan = ActionPlan {
             command: "delete".to_string(),
@@ -151,7 +162,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             notes: t.notes.clone(),
             ..ActionPlan::default()
         };
-        let reports = match plan_log_dir(&t.log_dir.path, &parts, &mut plan) {
+        let reports = match pool.install(|| plan_log_dir(&t.log_dir.path, &parts, &mut plan)) {
             Ok(r) => r,
             Err(e) => return refused(e),
         };
@@ -178,7 +189,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             purge: mutate.purge,
         };
         for d in docs.iter_mut().filter(|d| !d.plan.steps.is_empty()) {
-            match execute(&d.plan, &opts, &RealFs) {
+            match pool.install(|| execute(&d.plan, &opts, &RealFs)) {
                 Ok(r) => d.journal = Some(r.journal),
                 Err(e) => return refused(e),
             }

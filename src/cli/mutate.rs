@@ -53,8 +53,18 @@ pub struct Mutation<R: Serialize> {
     pub reports: Vec<R>,
 }
 
+/// The pool of `--jobs` threads (0: one per core) that every mutating command loads and plans
+/// partitions on.
+pub fn job_pool(jobs: usize) -> Result<rayon::ThreadPool, ActionError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| ActionError::Refused(format!("--jobs: {e}")))
+}
+
 /// Resolve targets, plan every partition of every log dir with `plan_one` (in parallel on
-/// `--jobs` threads) and, with `--execute`, apply; [`render_mutation`] prints the result once
+/// `--jobs` threads) and, with `--execute`, apply (steps of different partition dirs in
+/// parallel on the same pool, see `journal::run_steps`); [`render_mutation`] prints the result once
 /// the caller knows its outcome.
 pub fn run_mutation<R, F>(
     command: &'static str,
@@ -76,10 +86,7 @@ where
         overrides: mutate.overrides.clone(),
     };
     let targets = resolve(paths, &config, !read_only)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(mutate.jobs)
-        .build()
-        .map_err(|e| ActionError::Refused(format!("--jobs: {e}")))?;
+    let pool = job_pool(mutate.jobs)?;
     let progress = Progress::new(output.progress, command);
     let mut body = MutationBody {
         executed: mutate.execute,
@@ -120,7 +127,7 @@ where
                 quarantine_root: mutate.quarantine.clone(),
                 purge: mutate.purge,
             };
-            match execute(&plan, &opts, &RealFs) {
+            match pool.install(|| execute(&plan, &opts, &RealFs)) {
                 Ok(r) => journal = Some(r.journal),
                 Err(e) => {
                     progress.finish();

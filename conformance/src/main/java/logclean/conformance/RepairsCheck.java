@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -30,7 +31,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * active segments' indexes). conformance/repairs-check drives it.
  *
  * Prints one line per partition: {@code P <topic> <partition> <earliest> <latest> <records read>}
- * (a KafkaConsumer, read_uncommitted, assigned to the partition, from the beginning to latest).
+ * (a KafkaConsumer, read_uncommitted, assigned to the partition, from the beginning to latest),
+ * then {@code R <topic> <partition> <first offset read> <last offset read> <gaps>} (-1 -1 when
+ * nothing was read; gaps counts records whose offset is not the previous one's plus one, so
+ * "records read = latest - earliest, first = earliest, 0 gaps" means exactly every offset of the
+ * range was read).
  * The broker's application log is WORK_DIR/broker.log.
  *
  * Args: WORK_DIR SERVER_PROPERTIES LOG_DIR...  (the fixture's server.properties gives the configs;
@@ -100,15 +105,11 @@ public final class RepairsCheck {
                     for (TopicPartition tp : tps) {
                         long earliest = e.get(tp).offset();
                         long latest = l.get(tp).offset();
-                        long n = 0;
                         consumer.assign(List.of(tp));
                         consumer.seekToBeginning(List.of(tp));
-                        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                        while (consumer.position(tp) < latest && System.nanoTime() < deadline) {
-                            ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
-                            n += recs.count();
-                        }
-                        System.out.println("P " + tp.topic() + " " + tp.partition() + " " + earliest + " " + latest + " " + n);
+                        long[] read = readRange(consumer, tp, latest);
+                        System.out.println("P " + tp.topic() + " " + tp.partition() + " " + earliest + " " + latest + " " + read[0]);
+                        System.out.println("R " + tp.topic() + " " + tp.partition() + " " + read[1] + " " + read[2] + " " + read[3]);
                     }
                 }
             }
@@ -124,6 +125,31 @@ public final class RepairsCheck {
             }
         }
         System.exit(rc);
+    }
+
+    /**
+     * Poll {@code tp} (assigned, positioned) until its position reaches {@code latest} or 60 s pass.
+     * Returns {records read, first offset, last offset, gaps} (first/last -1 when none).
+     */
+    private static long[] readRange(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long latest) {
+        long n = 0;
+        long first = -1;
+        long last = -1;
+        long gaps = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (consumer.position(tp) < latest && System.nanoTime() < deadline) {
+            ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(500));
+            for (ConsumerRecord<byte[], byte[]> rec : recs.records(tp)) {
+                if (first < 0) {
+                    first = rec.offset();
+                } else if (rec.offset() != last + 1) {
+                    gaps++;
+                }
+                last = rec.offset();
+                n++;
+            }
+        }
+        return new long[] {n, first, last, gaps};
     }
 
     private static void writeLog4j(Path work) throws java.io.IOException {
