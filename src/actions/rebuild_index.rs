@@ -367,7 +367,8 @@ pub fn state_before(
     )
 }
 
-/// Replay batches with offsets in `[from, to)` of the segments into `state`.
+/// Replay batches with offsets in `[from, to)` of the segments into `state`, one segment at a
+/// time as the broker's load does (`rebuildProducerState`).
 pub fn replay(
     segments: &[SegmentFiles],
     state: &mut ProducerState,
@@ -380,6 +381,7 @@ pub fn replay(
             continue;
         }
         let log = fs::read(&seg.log).map_err(|e| ActionError::io(&seg.log, e))?;
+        state.begin_segment();
         for b in ShallowWalker::new(&log).map_while(Result::ok) {
             if b.last_offset < from {
                 continue;
@@ -389,6 +391,7 @@ pub fn replay(
             }
             state.apply(&log, &b);
         }
+        state.end_segment();
     }
     Ok(())
 }
