@@ -41,8 +41,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Args: WORK_DIR SERVER_PROPERTIES LOG_DIR...  (the fixture's server.properties gives the configs;
  * ports, listeners and log.dirs are replaced)
  *
- * Optional system properties: {@code repairs.overrides=k=v,k=v} (more broker configs);
- * {@code repairs.produce=TOPIC:PRODUCERS:ROUNDS} (before reading: create TOPIC with one partition
+ * Optional system property {@code repairs.produce=TOPIC:PRODUCERS:ROUNDS} (before reading: create TOPIC with one partition
  * and segment.ms = 1 h, then ROUNDS rounds; in round r the first PRODUCERS * (r + 1) / ROUNDS of
  * PRODUCERS idempotent producers each send one record, flushed, so one batch each, in an order
  * shuffled with a fixed seed; round r's records are timestamped now - 12 h + r * 2 h, so each
@@ -78,12 +77,6 @@ public final class RepairsCheck {
         overrides.put("log.retention.check.interval.ms", "3600000");
         overrides.put("log.initial.task.delay.ms", "3600000");
         overrides.put("log.cleaner.enable", "false");
-        for (String kv : System.getProperty("repairs.overrides", "").split(",")) {
-            int eq = kv.indexOf('=');
-            if (eq > 0) {
-                overrides.put(kv.substring(0, eq), kv.substring(eq + 1));
-            }
-        }
         String cp = System.getProperty("java.class.path");
         int rc = 0;
         try (Broker broker = new Broker(work, cp, 1, overrides)) {
