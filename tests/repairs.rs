@@ -420,14 +420,20 @@ fn sigint_finishes_the_current_step_and_leaves_a_resumable_journal() {
 /// truncates that segment at the batch and removes segments 20..32 with their indexes and
 /// snapshots, as the broker's recovery (`LogLoader.recoverLog`) does; the dry run says so and
 /// changes nothing; undo restores everything.
-#[test]
-fn truncating_a_middle_segment_removes_every_later_segment_as_recovery_does() {
+fn corrupt_middle() -> Copy {
     let c = Copy::new("basic-delete", "logs-0");
     let seg16 = c.p("orders-0/00000000000000000016.log");
     let mut log = fs::read(&seg16).unwrap();
     assert_eq!(log.len(), 532); // 4 batches of 133 bytes
     *log.last_mut().unwrap() ^= 0x55;
     fs::write(&seg16, &log).unwrap();
+    c
+}
+
+#[test]
+fn truncating_a_middle_segment_removes_every_later_segment_as_recovery_does() {
+    let c = corrupt_middle();
+    let log = fs::read(c.p("orders-0/00000000000000000016.log")).unwrap();
     let start = tree(&c.log_dir);
     let part = c.p("orders-0");
 
@@ -502,4 +508,9 @@ fn truncating_a_middle_segment_removes_every_later_segment_as_recovery_does() {
     let u = logclean(&["undo", s(&c.log_dir)], None);
     assert_eq!(code(&u), Some(0), "{}", text(&u));
     same(&tree(&c.log_dir), &start, "undo of the truncation");
+}
+
+#[test]
+fn truncating_a_middle_segment_killed_at_every_step_resumes_or_undoes() {
+    crash_at_every_step(corrupt_middle, rebuild_args);
 }
