@@ -29,8 +29,10 @@
 //! quarantine, with the producer snapshots at their bases and above the new log end); the
 //! dry run says which segments, how many bytes and which offsets go. The broker's index
 //! rebuild at a clean start (`loadSegmentFiles`) would truncate that one segment only, but
-//! leave a log with a hole; recovery's rule is the one that keeps the log contiguous. A segment
-//! whose recovery fails in the broker (`fatal`) is reported and left alone.
+//! leave a log with a hole; recovery's rule is the one that keeps the log contiguous. Offsets
+//! that do not increase (the broker's `InvalidOffsetException`) make recovery truncate the whole
+//! segment to its base offset, and the flag does the same. Any other failure of the broker's
+//! recovery (`fatal`: offset overflow, a full index) is reported and the segment left alone.
 
 mod stream;
 
@@ -125,6 +127,9 @@ pub struct Recovered {
     /// For the batch starts asked for (the positions an index on disk points at): the batch's
     /// last offset.
     pub points: BTreeMap<u64, i64>,
+    /// The `fatal` failure is the broker's `InvalidOffsetException`, on which its recovery
+    /// truncates the whole segment to its base offset (and removes every later segment).
+    pub invalid_offset: bool,
 }
 
 impl Recovered {
@@ -209,6 +214,7 @@ impl Recovered {
             tail: None,
             fatal: None,
             points: BTreeMap::new(),
+            invalid_offset: false,
         }
     }
 }
@@ -286,6 +292,7 @@ pub fn recover_stream(
                 .last()
                 .is_some_and(|e| rel <= e.relative_offset)
             {
+                out.invalid_offset = true;
                 out.fatal = Some(format!(
                     "offset {} at byte {} does not increase over the previous index entry: the \
                      broker's recovery throws InvalidOffsetException and truncates the whole \
@@ -813,10 +820,26 @@ pub fn plan_partition(
             dropped: None,
             fatal: rec.fatal.clone(),
         };
-        if rec.fatal.is_some() {
-            reports.push(report);
-            continue;
-        }
+        let whole;
+        let rec = match &rec.fatal {
+            Some(why) if rec.invalid_offset && opts.truncate_invalid_tail => {
+                // `recoverLog` catches InvalidOffsetException: `segment.truncateTo(baseOffset)`.
+                let mut empty = Recovered::empty(seg.base);
+                empty.tail = Some(InvalidTail {
+                    position: 0,
+                    dropped_bytes: log_len,
+                    reason: why.clone(),
+                });
+                report.invalid_tail = empty.tail.clone();
+                whole = empty;
+                &whole
+            }
+            Some(_) => {
+                reports.push(report);
+                continue;
+            }
+            None => &rec,
+        };
         let mut truncated = false;
         if let Some(tail) = &rec.tail {
             if !opts.truncate_invalid_tail {
@@ -829,7 +852,7 @@ pub fn plan_partition(
                 continue;
             }
             let later = segments.get(k + 1..).unwrap_or(&[]);
-            let dropped = plan_truncation(partition_dir, seg, log_len, &rec, tail, later, plan)?;
+            let dropped = plan_truncation(partition_dir, seg, log_len, rec, tail, later, plan)?;
             let mut action = format!(
                 "truncate to {} bytes (log end offset {})",
                 tail.position, rec.next_offset
@@ -1064,5 +1087,80 @@ mod tests {
         assert_eq!((p7.current_txn_first_offset, p7.coordinator_epoch), (-1, 5));
         assert_eq!(state.producers[&8].current_txn_first_offset, 2);
         assert_eq!(state.ongoing.len(), 1);
+    }
+
+    #[test]
+    fn offsets_that_do_not_increase_truncate_the_whole_segment_with_the_flag_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = log_of(&[1, 2, 3]); // offsets 0, 1, 2
+        log.extend(encode_batch(
+            &BatchSpec {
+                base_offset: 1,
+                ..BatchSpec::default()
+            },
+            &[record(1, 4, None, b"v".to_vec())],
+        ));
+        fs::write(dir.path().join("00000000000000000000.log"), &log).unwrap();
+        let later = encode_batch(
+            &BatchSpec {
+                base_offset: 10,
+                ..BatchSpec::default()
+            },
+            &[record(10, 5, None, b"w".to_vec())],
+        );
+        fs::write(dir.path().join("00000000000000000010.log"), &later).unwrap();
+        let run = |truncate: bool| {
+            let mut plan = ActionPlan::default();
+            let opts = RebuildOptions {
+                truncate_invalid_tail: truncate,
+            };
+            let reports = plan_partition(dir.path(), None, sizing(0), opts, &mut plan).unwrap();
+            (reports, plan)
+        };
+        let (reports, plan) = run(false);
+        assert!(reports[0]
+            .fatal
+            .as_deref()
+            .unwrap()
+            .contains("InvalidOffsetException"));
+        assert!(reports[0].tail_action.is_none() && reports[0].index.is_none());
+        assert_eq!(reports.len(), 2); // the later segment is rebuilt as usual
+        assert!(!plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Truncate { .. } | Step::Quarantine { .. })));
+
+        let (reports, plan) = run(true);
+        assert_eq!(reports.len(), 1);
+        let d = reports[0].dropped.as_ref().unwrap();
+        assert_eq!(
+            (d.segments.clone(), d.from_offset, d.to_offset),
+            (vec![10], 0, Some(11))
+        );
+        assert_eq!(d.log_bytes, (log.len() + later.len()) as u64);
+        let kinds: Vec<(&str, String)> = plan
+            .steps
+            .iter()
+            .map(|s| {
+                (
+                    s.kind(),
+                    s.path().file_name().unwrap().to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            kinds[0],
+            ("quarantine", "00000000000000000010.log".to_string())
+        );
+        assert!(plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Truncate { to_len: 0, .. })));
+        // The segment's indexes are rebuilt empty, as truncateTo(baseOffset) leaves them.
+        assert!(plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::WriteFile { path, new_len: 0, .. }
+            if path.ends_with("00000000000000000000.index"))));
     }
 }
