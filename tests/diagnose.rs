@@ -765,7 +765,10 @@ fn planning_and_replays_give_the_same_documents_at_1_and_4_threads() {
         a.extend(["--now".to_string(), now.to_string()]);
         // The host's free space changes between two runs: give it.
         let mut d = a.clone();
-        d.extend(["--disk-space".to_string(), "1000000000,2000000000".to_string()]);
+        d.extend([
+            "--disk-space".to_string(),
+            "1000000000,2000000000".to_string(),
+        ]);
         let mut at = dir_args(&root);
         at.extend(["--at".to_string(), now.to_string()]);
         for (command, args) in [

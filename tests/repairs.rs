@@ -415,3 +415,102 @@ fn sigint_finishes_the_current_step_and_leaves_a_resumable_journal() {
     assert_eq!(code(&r), Some(0), "{}", text(&r));
     same(&tree(&c.log_dir), &done, "resume after SIGINT");
 }
+
+/// A CRC failure in the last batch of orders-0's segment 16 of 9: `--truncate-invalid-tail`
+/// truncates that segment at the batch and removes segments 20..32 with their indexes and
+/// snapshots, as the broker's recovery (`LogLoader.recoverLog`) does; the dry run says so and
+/// changes nothing; undo restores everything.
+fn corrupt_middle() -> Copy {
+    let c = Copy::new("basic-delete", "logs-0");
+    let seg16 = c.p("orders-0/00000000000000000016.log");
+    let mut log = fs::read(&seg16).unwrap();
+    assert_eq!(log.len(), 532); // 4 batches of 133 bytes
+    *log.last_mut().unwrap() ^= 0x55;
+    fs::write(&seg16, &log).unwrap();
+    c
+}
+
+#[test]
+fn truncating_a_middle_segment_removes_every_later_segment_as_recovery_does() {
+    let c = corrupt_middle();
+    let log = fs::read(c.p("orders-0/00000000000000000016.log")).unwrap();
+    let start = tree(&c.log_dir);
+    let part = c.p("orders-0");
+
+    let o = logclean(&["rebuild-index", s(&part)], None);
+    assert_eq!(code(&o), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("stopped: nothing rebuilt"),
+        "{}",
+        text(&o)
+    );
+    let o = logclean(
+        &["rebuild-index", s(&part), "--truncate-invalid-tail"],
+        None,
+    );
+    assert_eq!(code(&o), Some(2), "{}", text(&o));
+    let out = text(&o);
+    for want in [
+        "would truncate orders-0/00000000000000000016.log from 532 to 399 bytes (drops 133)",
+        "remove the 4 later segment(s) [20, 24, 28, 32]: 2261 bytes of .log in all, offsets 19..35",
+        "would move orders-0/00000000000000000032.log (532 bytes) to quarantine",
+        "would move orders-0/00000000000000000020.timeindex",
+        "would move orders-0/00000000000000000036.snapshot",
+        "would move orders-0/00000000000000000020.snapshot",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // Later segments go last first, each .log before its indexes, before the truncation.
+    let at = |w: &str| out.find(w).unwrap_or_else(|| panic!("{w}: {out}"));
+    assert!(
+        at("move orders-0/00000000000000000032.log") < at("move orders-0/00000000000000000028.log")
+    );
+    assert!(
+        at("move orders-0/00000000000000000020.log")
+            < at("move orders-0/00000000000000000020.index")
+    );
+    assert!(at("move orders-0/00000000000000000020.timeindex") < at("truncate orders-0/"));
+    assert!(!out.contains("00000000000000000016.snapshot ("), "{out}");
+    same(&tree(&c.log_dir), &start, "the dry run changed the tree");
+
+    let o = logclean(
+        &[
+            "rebuild-index",
+            s(&part),
+            "--truncate-invalid-tail",
+            "--execute",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), Some(2), "{}", text(&o));
+    let after = tree(&c.log_dir);
+    let logs: Vec<&String> = after
+        .keys()
+        .filter(|k| k.starts_with("orders-0/") && k.ends_with(".log"))
+        .collect();
+    assert_eq!(logs.len(), 5, "{logs:?}"); // 0, 4, 8, 12, 16
+    assert_eq!(after["orders-0/00000000000000000016.log"], log[..399]);
+    for (base, suffix) in [
+        (20, ".log"),
+        (20, ".index"),
+        (32, ".timeindex"),
+        (20, ".snapshot"),
+        (36, ".snapshot"),
+    ] {
+        let name = format!("orders-0/{base:020}{suffix}");
+        assert!(start.contains_key(&name), "{name} was not there before");
+        assert!(!after.contains_key(&name), "{name} still there");
+    }
+    assert!(after.contains_key("orders-0/00000000000000000016.snapshot"));
+    // The truncated segment now verifies as rebuilt; nothing else to do.
+    let v = logclean(&["rebuild-index", s(&part), "--verify-only"], None);
+    assert_eq!(code(&v), Some(0), "{}", text(&v));
+    let u = logclean(&["undo", s(&c.log_dir)], None);
+    assert_eq!(code(&u), Some(0), "{}", text(&u));
+    same(&tree(&c.log_dir), &start, "undo of the truncation");
+}
+
+#[test]
+fn truncating_a_middle_segment_killed_at_every_step_resumes_or_undoes() {
+    crash_at_every_step(corrupt_middle, rebuild_args);
+}

@@ -17,7 +17,26 @@
 //! `segment.index.bytes` bounds the entries: an offset index holds `bytes/8` entries and a time
 //! index reports full at `bytes/12 - 1`; recovery that would overflow them fails in the broker,
 //! and here too.
+//!
+//! A `.log` is never read whole: [`LogStream`] walks it with positioned reads through a window
+//! of [`CHUNK`] bytes (plus one batch when a batch is larger), so memory stays bounded whatever
+//! the segment size; the comparison with an index on disk keeps only the batch starts that
+//! index points at.
+//!
+//! An invalid tail (`--truncate-invalid-tail`) is cut as `LogLoader.recoverLog` does after an
+//! unclean shutdown: the first recovered segment with an invalid batch is truncated at that
+//! batch and every later segment of the partition is removed (`.log` and indexes to the
+//! quarantine, with the producer snapshots at their bases and above the new log end); the
+//! dry run says which segments, how many bytes and which offsets go. The broker's index
+//! rebuild at a clean start (`loadSegmentFiles`) would truncate that one segment only, but
+//! leave a log with a hole; recovery's rule is the one that keeps the log contiguous. Offsets
+//! that do not increase (the broker's `InvalidOffsetException`) make recovery truncate the whole
+//! segment to its base offset, and the flag does the same. Any other failure of the broker's
+//! recovery (`fatal`: offset overflow, a full index) is reported and the segment left alone.
 
+mod stream;
+
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -29,13 +48,15 @@ use crate::formats::slot_index::encode_slots;
 use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
 use crate::formats::txn_index::{encode_txn_index, AbortedTxn};
 use crate::formats::verify::verify_crc;
-use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
+use crate::formats::walk::WalkEnd;
 use crate::model::names::{parse_segment_file_name, SegmentFileKind};
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
 use super::producer_state::ProducerState;
 use super::ActionError;
+
+pub use stream::{LogStream, Next, CHUNK};
 
 /// The two configs that shape the indexes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -103,6 +124,12 @@ pub struct Recovered {
     /// Recovery of this segment fails in the broker (offset overflow, non-increasing offsets,
     /// full index): nothing is rebuilt.
     pub fatal: Option<String>,
+    /// For the batch starts asked for (the positions an index on disk points at): the batch's
+    /// last offset.
+    pub points: BTreeMap<u64, i64>,
+    /// The `fatal` failure is the broker's `InvalidOffsetException`, on which its recovery
+    /// truncates the whole segment to its base offset (and removes every later segment).
+    pub invalid_offset: bool,
 }
 
 impl Recovered {
@@ -158,33 +185,57 @@ impl TimeIndexBuilder {
     }
 }
 
-/// Run `LogSegment.recover` over `log` (a segment based at `base`), updating `state` with every
-/// batch read.
+/// Run `LogSegment.recover` over `log` (a segment based at `base`, in memory), updating
+/// `state` with every batch read.
 pub fn recover_segment(
     log: &[u8],
     base: i64,
     sizing: IndexSizing,
     state: &mut ProducerState,
 ) -> Recovered {
-    let mut out = Recovered {
-        offset_entries: Vec::new(),
-        time_entries: Vec::new(),
-        aborted: Vec::new(),
-        valid_bytes: 0,
-        batches: 0,
-        next_offset: base,
-        max_timestamp: (-1, -1),
-        tail: None,
-        fatal: None,
-    };
+    let mut stream = LogStream::memory(log);
+    recover_stream(&mut stream, base, sizing, state, &HashSet::new()).unwrap_or_else(|e| {
+        let mut out = Recovered::empty(base);
+        out.fatal = Some(e.to_string());
+        out
+    })
+}
+
+impl Recovered {
+    fn empty(base: i64) -> Recovered {
+        Recovered {
+            offset_entries: Vec::new(),
+            time_entries: Vec::new(),
+            aborted: Vec::new(),
+            valid_bytes: 0,
+            batches: 0,
+            next_offset: base,
+            max_timestamp: (-1, -1),
+            tail: None,
+            fatal: None,
+            points: BTreeMap::new(),
+            invalid_offset: false,
+        }
+    }
+}
+
+/// [`recover_segment`] over a `.log` read in chunks ([`LogStream`]); `points`: batch starts
+/// whose last offsets to keep in [`Recovered::points`].
+pub fn recover_stream(
+    stream: &mut LogStream,
+    base: i64,
+    sizing: IndexSizing,
+    state: &mut ProducerState,
+    points: &HashSet<u64>,
+) -> std::io::Result<Recovered> {
+    let mut out = Recovered::empty(base);
     let mut time = TimeIndexBuilder {
         base,
         entries: Vec::new(),
     };
     let interval = u64::try_from(sizing.index_interval_bytes).unwrap_or(0);
     let mut last_index_entry: u64 = 0;
-    let mut walker = ShallowWalker::new(log);
-    let len = log.len() as u64;
+    let len = stream.len();
     let stop = |out: &mut Recovered, reason: String| {
         out.tail = Some(InvalidTail {
             position: out.valid_bytes,
@@ -193,33 +244,34 @@ pub fn recover_segment(
         });
     };
     loop {
-        let batch: BatchInfo = match walker.next() {
-            Some(Ok(b)) => b,
-            Some(Err(e)) => {
+        let batch = match stream.next_batch()? {
+            Next::Batch(b) => b,
+            Next::Invalid(e) => {
                 stop(&mut out, e.to_string());
                 break;
             }
-            None => {
-                match walker.end() {
-                    Some(WalkEnd::PartialBatch {
+            Next::End(end) => {
+                match end {
+                    WalkEnd::PartialBatch {
                         declared_size,
                         available,
                         ..
-                    }) => stop(
+                    } => stop(
                         &mut out,
                         format!("incomplete batch ({available} of {declared_size} declared bytes)"),
                     ),
-                    Some(WalkEnd::ZeroFilled { len, .. }) => stop(
+                    WalkEnd::ZeroFilled { len, .. } => stop(
                         &mut out,
                         format!("{len} zero bytes (preallocated or zero-filled tail)"),
                     ),
-                    Some(WalkEnd::Clean) | None => {}
+                    WalkEnd::Clean => {}
                 }
                 break;
             }
         };
-        if let Err(e) = verify_crc(log, &batch) {
-            stop(&mut out, e.to_string());
+        let (bytes, local) = stream.batch(&batch);
+        if let Err(e) = verify_crc(bytes, &local) {
+            stop(&mut out, e.at_base(batch.position).to_string());
             break;
         }
         if relative(batch.last_offset, base).is_none() {
@@ -228,7 +280,7 @@ pub fn recover_segment(
                  the broker splits this segment (LogSegmentOffsetOverflowException)",
                 batch.position, batch.last_offset
             ));
-            return out;
+            return Ok(out);
         }
         if batch.max_timestamp > out.max_timestamp.0 {
             out.max_timestamp = (batch.max_timestamp, batch.last_offset);
@@ -240,20 +292,21 @@ pub fn recover_segment(
                 .last()
                 .is_some_and(|e| rel <= e.relative_offset)
             {
+                out.invalid_offset = true;
                 out.fatal = Some(format!(
                     "offset {} at byte {} does not increase over the previous index entry: the \
                      broker's recovery throws InvalidOffsetException and truncates the whole \
                      segment to its base offset",
                     batch.last_offset, batch.position
                 ));
-                return out;
+                return Ok(out);
             }
             if out.offset_entries.len() >= sizing.max_offset_entries() {
                 out.fatal = Some(format!(
                     "the offset index is full at segment.index.bytes = {}",
                     sizing.segment_index_bytes
                 ));
-                return out;
+                return Ok(out);
             }
             out.offset_entries.push(OffsetIndexEntry {
                 relative_offset: rel,
@@ -264,18 +317,21 @@ pub fn recover_segment(
                     "the time index is full at segment.index.bytes = {}",
                     sizing.segment_index_bytes
                 ));
-                return out;
+                return Ok(out);
             }
             if let Err(e) = time.maybe_append(out.max_timestamp.0, out.max_timestamp.1) {
                 out.fatal = Some(e);
-                return out;
+                return Ok(out);
             }
             last_index_entry = out.valid_bytes;
         }
         out.valid_bytes = out.valid_bytes.saturating_add(batch.size);
         out.batches += 1;
         out.next_offset = batch.last_offset.saturating_add(1);
-        if let Some(txn) = state.apply(log, &batch) {
+        if points.contains(&batch.position) {
+            out.points.insert(batch.position, batch.last_offset);
+        }
+        if let Some(txn) = state.apply(bytes, &local) {
             out.aborted.push(txn);
         }
     }
@@ -284,7 +340,7 @@ pub fn recover_segment(
         out.fatal = Some(e);
     }
     out.time_entries = time.entries;
-    out
+    Ok(out)
 }
 
 /// A segment's files.
@@ -367,7 +423,8 @@ pub fn state_before(
     )
 }
 
-/// Replay batches with offsets in `[from, to)` of the segments into `state`.
+/// Replay batches with offsets in `[from, to)` of the segments into `state`, one segment at a
+/// time as the broker's load does (`rebuildProducerState`).
 pub fn replay(
     segments: &[SegmentFiles],
     state: &mut ProducerState,
@@ -379,16 +436,20 @@ pub fn replay(
         if seg.base >= to || next_base <= from {
             continue;
         }
-        let log = fs::read(&seg.log).map_err(|e| ActionError::io(&seg.log, e))?;
-        for b in ShallowWalker::new(&log).map_while(Result::ok) {
+        let io = |e| ActionError::io(&seg.log, e);
+        let mut stream = LogStream::open(&seg.log).map_err(io)?;
+        state.begin_segment();
+        while let Next::Batch(b) = stream.next_batch().map_err(io)? {
             if b.last_offset < from {
                 continue;
             }
-            if b.base_offset >= to || verify_crc(&log, &b).is_err() {
+            let (bytes, local) = stream.batch(&b);
+            if b.base_offset >= to || verify_crc(bytes, &local).is_err() {
                 break;
             }
-            state.apply(&log, &b);
+            state.apply(bytes, &local);
         }
+        state.end_segment();
     }
     Ok(())
 }
@@ -430,13 +491,14 @@ impl Comparison {
     }
 }
 
-/// Compare an offset index on disk with the rebuild; `starts` are the batch starts with their
-/// last offsets.
+/// Compare an offset index on disk with the rebuild; `points`: the batches starting where its
+/// entries point, with their last offsets; `last_offset`: the segment's (`None`: no batch).
 fn compare_offset_index(
     on_disk: &[u8],
     rebuilt: &[u8],
     base: i64,
-    batches: &[(u64, i64, i64)],
+    points: &BTreeMap<u64, i64>,
+    last_offset: Option<i64>,
 ) -> Comparison {
     if on_disk == rebuilt {
         return Comparison::Identical;
@@ -459,16 +521,9 @@ fn compare_offset_index(
     for (slot, e) in index.slots().enumerate().take(used) {
         let offset = base.saturating_add(i64::from(e.relative_offset));
         let pos = u64::try_from(e.position).unwrap_or(u64::MAX);
-        let at = batches.binary_search_by_key(&pos, |b| b.0);
-        let ok_point = match at {
-            Ok(i) => {
-                batches.get(i).is_some_and(|b| b.2 <= offset)
-                    && batches.get(i + 1).is_none_or(|_| true)
-            }
-            Err(_) => false,
-        };
+        let ok_point = points.get(&pos).is_some_and(|last| *last <= offset);
         let increasing = prev.is_none_or(|p| offset > p);
-        let in_segment = batches.last().is_some_and(|b| offset <= b.2);
+        let in_segment = last_offset.is_some_and(|last| offset <= last);
         if !(ok_point && increasing && in_segment) {
             return Comparison::Differs {
                 detail: format!(
@@ -563,6 +618,8 @@ pub struct SegmentReport {
     pub invalid_tail: Option<InvalidTail>,
     /// What was done about the tail (or why not).
     pub tail_action: Option<String>,
+    /// What truncating the tail drops besides it (later segments, bytes, offsets).
+    pub dropped: Option<Dropped>,
     /// Recovery fails in the broker for this segment.
     pub fatal: Option<String>,
 }
@@ -585,7 +642,8 @@ impl SegmentReport {
 /// Options of one rebuild.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RebuildOptions {
-    /// Truncate an invalid tail of the last segment as recovery would.
+    /// Truncate the first segment with an invalid tail there and remove every later segment,
+    /// as the broker's recovery would.
     pub truncate_invalid_tail: bool,
 }
 
@@ -597,8 +655,130 @@ fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, ActionError> {
     }
 }
 
+/// What truncating an invalid tail drops besides the tail itself: every later segment, as the
+/// broker's `LogLoader.recoverLog` does (`removeAndDeleteSegmentsAsync` of the remaining
+/// segments).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dropped {
+    /// Base offsets of the later segments removed (their `.log`, indexes and producer
+    /// snapshot at their base go to the quarantine).
+    pub segments: Vec<i64>,
+    /// Bytes of `.log` dropped: the tail and the later segments.
+    pub log_bytes: u64,
+    /// The new log end offset (the first offset dropped).
+    pub from_offset: i64,
+    /// The log end offset before (`None`: not known, the tail cannot be read).
+    pub to_offset: Option<i64>,
+}
+
+/// The offset after the last valid batch of a segment's `.log` (its base when it has none).
+fn log_end_of(seg: &SegmentFiles) -> Result<i64, ActionError> {
+    let io = |e| ActionError::io(&seg.log, e);
+    let mut stream = LogStream::open(&seg.log).map_err(io)?;
+    let mut end = seg.base;
+    while let Next::Batch(b) = stream.next_batch().map_err(io)? {
+        end = b.last_offset.saturating_add(1);
+    }
+    Ok(end)
+}
+
+/// Plan the truncation of `seg` at its invalid tail and the removal of the `later` segments,
+/// as the broker's recovery does: later segments last first (`.log` before its indexes), so an
+/// interrupted run leaves a prefix of the log; then the truncation; then the producer
+/// snapshots at the removed bases and above the new log end.
+fn plan_truncation(
+    partition_dir: &Path,
+    seg: &SegmentFiles,
+    log_len: u64,
+    rec: &Recovered,
+    tail: &InvalidTail,
+    later: &[SegmentFiles],
+    plan: &mut ActionPlan,
+) -> Result<Dropped, ActionError> {
+    let new_end = rec.next_offset;
+    let mut dropped = Dropped {
+        segments: later.iter().map(|s| s.base).collect(),
+        log_bytes: tail.dropped_bytes,
+        from_offset: new_end,
+        to_offset: None,
+    };
+    if let Some(last) = later.last() {
+        dropped.to_offset = Some(log_end_of(last)?);
+    }
+    for s in later.iter().rev() {
+        for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
+            let path = s.with(suffix);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if suffix == ".log" {
+                dropped.log_bytes = dropped.log_bytes.saturating_add(meta.len());
+            }
+            plan.stamps.push(FileStamp::of(&path));
+            plan.steps.push(Step::Quarantine {
+                path,
+                len: meta.len(),
+                why: format!(
+                    "segment {} follows the truncated segment {}: the broker's recovery deletes it",
+                    s.base, seg.base
+                ),
+            });
+        }
+    }
+    plan.steps.push(Step::Truncate {
+        path: seg.log.clone(),
+        from_len: log_len,
+        to_len: tail.position,
+        why: format!(
+            "invalid tail at byte {}: {}; drops {} bytes after offset {}",
+            tail.position,
+            tail.reason,
+            tail.dropped_bytes,
+            new_end.saturating_sub(1)
+        ),
+    });
+    let removed: HashSet<i64> = later.iter().map(|s| s.base).collect();
+    for (at, snap) in list_snapshots(partition_dir) {
+        if at > new_end || removed.contains(&at) {
+            let len = fs::metadata(&snap).map_or(0, |m| m.len());
+            plan.stamps.push(FileStamp::of(&snap));
+            plan.steps.push(Step::Quarantine {
+                path: snap,
+                len,
+                why: if removed.contains(&at) {
+                    format!("producer snapshot of the removed segment {at}")
+                } else {
+                    format!("producer snapshot above the new log end offset {new_end}")
+                },
+            });
+        }
+    }
+    if !later.is_empty() {
+        plan.notes.push(format!(
+            "{}: the broker moves its recovery point and drops leader-epoch entries above the \
+             new log end offset {new_end} itself when it loads the partition",
+            partition_dir.display()
+        ));
+    }
+    Ok(dropped)
+}
+
+/// The positions the valid entries of an offset index on disk point at.
+fn index_positions(index: Option<&[u8]>, base: i64) -> HashSet<u64> {
+    index
+        .and_then(|b| OffsetIndex::parse(b, base).ok())
+        .map(|i| {
+            i.slots()
+                .take(i.valid_entries())
+                .filter_map(|e| u64::try_from(e.position).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Plan the rebuild of the selected segments (`only`: base offsets; `None`: all) of one
-/// partition dir: steps go into `plan`, one report per segment is returned.
+/// partition dir: steps go into `plan`, one report per segment is returned. Each `.log` is read
+/// in chunks ([`LogStream`]), never whole.
 pub fn plan_partition(
     partition_dir: &Path,
     only: Option<&[i64]>,
@@ -608,21 +788,26 @@ pub fn plan_partition(
 ) -> Result<Vec<SegmentReport>, ActionError> {
     let segments = list_segments(partition_dir)?;
     let selected = |b: i64| only.is_none_or(|o| o.contains(&b));
-    let Some(first) = segments.iter().find(|s| selected(s.base)) else {
+    let Some(first) = segments.iter().position(|s| selected(s.base)) else {
         return Ok(Vec::new());
     };
-    let (mut state, snapshot_at) = state_before(partition_dir, &segments, first.base);
-    replay(&segments, &mut state, snapshot_at, first.base)?;
-    let last_base = segments.last().map_or(0, |s| s.base);
+    let first_base = segments.get(first).map_or(0, |s| s.base);
+    let (mut state, snapshot_at) = state_before(partition_dir, &segments, first_base);
+    replay(&segments, &mut state, snapshot_at, first_base)?;
     let mut reports = Vec::new();
-    for seg in segments.iter().filter(|s| s.base >= first.base) {
-        let log = fs::read(&seg.log).map_err(|e| ActionError::io(&seg.log, e))?;
+    for (k, seg) in segments.iter().enumerate().skip(first) {
         if !selected(seg.base) {
             replay(std::slice::from_ref(seg), &mut state, seg.base, i64::MAX)?;
             continue;
         }
+        let io = |e| ActionError::io(&seg.log, e);
+        let mut stream = LogStream::open(&seg.log).map_err(io)?;
         plan.stamps.push(FileStamp::of(&seg.log));
-        let rec = recover_segment(&log, seg.base, sizing, &mut state);
+        let on_disk_index = read_opt(&seg.with(".index"))?;
+        let wanted = index_positions(on_disk_index.as_deref(), seg.base);
+        let rec = recover_stream(&mut stream, seg.base, sizing, &mut state, &wanted).map_err(io)?;
+        let log_len = stream.len();
+        drop(stream);
         let mut report = SegmentReport {
             log: seg.log.clone(),
             base_offset: seg.base,
@@ -632,68 +817,64 @@ pub fn plan_partition(
             txnindex: None,
             invalid_tail: rec.tail.clone(),
             tail_action: None,
+            dropped: None,
             fatal: rec.fatal.clone(),
         };
-        if rec.fatal.is_some() {
-            reports.push(report);
-            continue;
-        }
+        let whole;
+        let rec = match &rec.fatal {
+            Some(why) if rec.invalid_offset && opts.truncate_invalid_tail => {
+                // `recoverLog` catches InvalidOffsetException: `segment.truncateTo(baseOffset)`.
+                let mut empty = Recovered::empty(seg.base);
+                empty.tail = Some(InvalidTail {
+                    position: 0,
+                    dropped_bytes: log_len,
+                    reason: why.clone(),
+                });
+                report.invalid_tail = empty.tail.clone();
+                whole = empty;
+                &whole
+            }
+            Some(_) => {
+                reports.push(report);
+                continue;
+            }
+            None => &rec,
+        };
+        let mut truncated = false;
         if let Some(tail) = &rec.tail {
-            let is_last = seg.base == last_base;
             if !opts.truncate_invalid_tail {
                 report.tail_action = Some(
                     "stopped: nothing rebuilt for this segment (give --truncate-invalid-tail to \
-                     truncate it as the broker's recovery would)"
+                     truncate it as the broker's recovery would, with every later segment)"
                         .to_string(),
                 );
                 reports.push(report);
                 continue;
             }
-            if !is_last {
-                report.tail_action = Some(
-                    "stopped: not the last segment; the broker's recovery would truncate it and \
-                     delete every later segment, which rebuild-index does not do"
-                        .to_string(),
-                );
-                reports.push(report);
-                continue;
-            }
-            plan.steps.push(Step::Truncate {
-                path: seg.log.clone(),
-                from_len: log.len() as u64,
-                to_len: tail.position,
-                why: format!(
-                    "invalid tail at byte {}: {}; drops {} bytes after offset {}",
-                    tail.position,
-                    tail.reason,
-                    tail.dropped_bytes,
-                    rec.next_offset.saturating_sub(1)
-                ),
-            });
-            for (at, snap) in list_snapshots(partition_dir) {
-                if at > rec.next_offset {
-                    let len = fs::metadata(&snap).map_or(0, |m| m.len());
-                    plan.steps.push(Step::Quarantine {
-                        path: snap,
-                        len,
-                        why: format!(
-                            "producer snapshot above the new log end offset {}",
-                            rec.next_offset
-                        ),
-                    });
-                }
-            }
-            report.tail_action = Some(format!(
+            let later = segments.get(k + 1..).unwrap_or(&[]);
+            let dropped = plan_truncation(partition_dir, seg, log_len, rec, tail, later, plan)?;
+            let mut action = format!(
                 "truncate to {} bytes (log end offset {})",
                 tail.position, rec.next_offset
-            ));
+            );
+            if !later.is_empty() {
+                action.push_str(&format!(
+                    "; remove the {} later segment(s) {:?}: {} bytes of .log in all, offsets {}..{}",
+                    later.len(),
+                    dropped.segments,
+                    dropped.log_bytes,
+                    dropped.from_offset,
+                    dropped
+                        .to_offset
+                        .map_or("?".to_string(), |t| t.saturating_sub(1).to_string())
+                ));
+            }
+            report.tail_action = Some(action);
+            report.dropped = Some(dropped);
+            truncated = true;
         }
-        let batches: Vec<(u64, i64, i64)> = ShallowWalker::new(&log)
-            .map_while(Result::ok)
-            .take_while(|b| b.position < rec.valid_bytes)
-            .map(|b| (b.position, b.base_offset, b.last_offset))
-            .collect();
         let last_offset = rec.next_offset.saturating_sub(1);
+        let segment_last = (rec.batches > 0).then_some(last_offset);
         let mut add = |suffix: &str,
                        rebuilt: Vec<u8>,
                        compare: &dyn Fn(&[u8], &[u8]) -> Comparison,
@@ -727,7 +908,7 @@ pub fn plan_partition(
         report.index = Some(add(
             ".index",
             rec.offset_index_bytes(),
-            &|old, new| compare_offset_index(old, new, seg.base, &batches),
+            &|old, new| compare_offset_index(old, new, seg.base, &rec.points, segment_last),
             true,
         )?);
         report.timeindex = Some(add(
@@ -755,6 +936,9 @@ pub fn plan_partition(
             false,
         )?);
         reports.push(report);
+        if truncated {
+            break;
+        }
     }
     Ok(reports)
 }
@@ -903,5 +1087,80 @@ mod tests {
         assert_eq!((p7.current_txn_first_offset, p7.coordinator_epoch), (-1, 5));
         assert_eq!(state.producers[&8].current_txn_first_offset, 2);
         assert_eq!(state.ongoing.len(), 1);
+    }
+
+    #[test]
+    fn offsets_that_do_not_increase_truncate_the_whole_segment_with_the_flag_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = log_of(&[1, 2, 3]); // offsets 0, 1, 2
+        log.extend(encode_batch(
+            &BatchSpec {
+                base_offset: 1,
+                ..BatchSpec::default()
+            },
+            &[record(1, 4, None, b"v".to_vec())],
+        ));
+        fs::write(dir.path().join("00000000000000000000.log"), &log).unwrap();
+        let later = encode_batch(
+            &BatchSpec {
+                base_offset: 10,
+                ..BatchSpec::default()
+            },
+            &[record(10, 5, None, b"w".to_vec())],
+        );
+        fs::write(dir.path().join("00000000000000000010.log"), &later).unwrap();
+        let run = |truncate: bool| {
+            let mut plan = ActionPlan::default();
+            let opts = RebuildOptions {
+                truncate_invalid_tail: truncate,
+            };
+            let reports = plan_partition(dir.path(), None, sizing(0), opts, &mut plan).unwrap();
+            (reports, plan)
+        };
+        let (reports, plan) = run(false);
+        assert!(reports[0]
+            .fatal
+            .as_deref()
+            .unwrap()
+            .contains("InvalidOffsetException"));
+        assert!(reports[0].tail_action.is_none() && reports[0].index.is_none());
+        assert_eq!(reports.len(), 2); // the later segment is rebuilt as usual
+        assert!(!plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Truncate { .. } | Step::Quarantine { .. })));
+
+        let (reports, plan) = run(true);
+        assert_eq!(reports.len(), 1);
+        let d = reports[0].dropped.as_ref().unwrap();
+        assert_eq!(
+            (d.segments.clone(), d.from_offset, d.to_offset),
+            (vec![10], 0, Some(11))
+        );
+        assert_eq!(d.log_bytes, (log.len() + later.len()) as u64);
+        let kinds: Vec<(&str, String)> = plan
+            .steps
+            .iter()
+            .map(|s| {
+                (
+                    s.kind(),
+                    s.path().file_name().unwrap().to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            kinds[0],
+            ("quarantine", "00000000000000000010.log".to_string())
+        );
+        assert!(plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Truncate { to_len: 0, .. })));
+        // The segment's indexes are rebuilt empty, as truncateTo(baseOffset) leaves them.
+        assert!(plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::WriteFile { path, new_len: 0, .. }
+            if path.ends_with("00000000000000000000.index"))));
     }
 }

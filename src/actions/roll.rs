@@ -10,7 +10,10 @@
 //!    its valid bytes (only a zero tail: any other invalid tail is refused, run
 //!    `rebuild-index --truncate-invalid-tail` first);
 //! 2. `<next>.snapshot` with the producer state at the next offset (latest valid snapshot
-//!    replayed forward), unless one exists already (a clean shutdown writes it);
+//!    replayed forward, segment by segment), unless one exists already (a clean shutdown writes
+//!    it). Its bytes are those the broker writes for the same log end after loading these files
+//!    (producers in its `HashMap` order, [`super::producer_state`]); a broker that had been
+//!    running also holds the order of its live appends and expiries, which no file records;
 //! 3. the new segment at the next offset: empty `.index` and `.timeindex` (what a clean stop
 //!    leaves for an empty active segment; a missing `.index` would make the broker recover it),
 //!    then the empty `.log`.

@@ -385,8 +385,8 @@ pub struct RebuildIndexArgs {
     /// only; allowed on a running broker's dir).
     #[arg(long, conflicts_with = "execute")]
     pub verify_only: bool,
-    /// Truncate an invalid tail of a partition's last segment as the broker's recovery would
-    /// (otherwise such a segment is reported and left alone).
+    /// Truncate the first segment with an invalid batch there and remove every later segment,
+    /// as the broker's recovery would (otherwise such a segment is reported and left alone).
     #[arg(long)]
     pub truncate_invalid_tail: bool,
     /// Shared options of mutating commands.

@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -21,9 +22,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Starts a real broker on EXISTING log dirs (copies of fixtures that logclean changed, or that the
@@ -40,6 +45,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * Args: WORK_DIR SERVER_PROPERTIES LOG_DIR...  (the fixture's server.properties gives the configs;
  * ports, listeners and log.dirs are replaced)
+ *
+ * Optional system property {@code repairs.produce=TOPIC:PRODUCERS:ROUNDS} (before reading: create TOPIC with one partition
+ * and segment.ms = 1 h, then ROUNDS rounds; in round r the first PRODUCERS * (r + 1) / ROUNDS of
+ * PRODUCERS idempotent producers each send one record, flushed, so one batch each, in an order
+ * shuffled with a fixed seed; round r's records are timestamped now - 12 h + r * 2 h, so each
+ * round starts a new segment and brings new producers into it).
  */
 public final class RepairsCheck {
     private static final Set<String> REPLACED = Set.of("listeners", "advertised.listeners",
@@ -79,6 +90,11 @@ public final class RepairsCheck {
             broker.start();
             broker.awaitReady(Duration.ofSeconds(180));
             try (Admin admin = broker.admin()) {
+                String produce = System.getProperty("repairs.produce", "");
+                if (!produce.isEmpty()) {
+                    String[] f = produce.split(":");
+                    produceMany(admin, broker.bootstrap(), f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]));
+                }
                 Set<String> names = admin.listTopics().names().get();
                 Map<String, TopicDescription> topics = admin.describeTopics(names).allTopicNames().get();
                 List<TopicPartition> tps = new ArrayList<>();
@@ -150,6 +166,47 @@ public final class RepairsCheck {
             }
         }
         return new long[] {n, first, last, gaps};
+    }
+
+    /** See repairs.produce in the class comment. */
+    private static void produceMany(Admin admin, String bootstrap, String topic, int producers, int rounds)
+            throws Exception {
+        if (!admin.listTopics().names().get().contains(topic)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                .configs(Map.of("segment.ms", "3600000")))).all().get();
+        }
+        List<KafkaProducer<byte[], byte[]>> ps = new ArrayList<>();
+        try {
+            for (int i = 0; i < producers; i++) {
+                Properties p = new Properties();
+                p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+                p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+                p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+                p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+                p.put(ProducerConfig.ACKS_CONFIG, "all");
+                ps.add(new KafkaProducer<>(p));
+            }
+            java.util.Random rnd = new java.util.Random(9);
+            long base = System.currentTimeMillis() - Duration.ofHours(12).toMillis();
+            for (int r = 0; r < rounds; r++) {
+                List<Integer> order = new ArrayList<>();
+                for (int i = 0; i < producers * (r + 1) / rounds; i++) {
+                    order.add(i);
+                }
+                java.util.Collections.shuffle(order, rnd);
+                long ts = base + r * Duration.ofHours(2).toMillis();
+                for (int i : order) {
+                    String v = "round " + r + " producer " + i;
+                    ps.get(i).send(new ProducerRecord<>(topic, 0, ts, null, v.getBytes(StandardCharsets.UTF_8))).get();
+                    ps.get(i).flush();
+                }
+            }
+        } finally {
+            for (KafkaProducer<byte[], byte[]> p : ps) {
+                p.close(Duration.ofSeconds(10));
+            }
+        }
+        System.out.println("PRODUCED " + topic + " " + producers + " producers x " + rounds + " rounds");
     }
 
     private static void writeLog4j(Path work) throws java.io.IOException {
