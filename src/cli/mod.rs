@@ -363,7 +363,8 @@ pub struct MutateArgs {
     /// Remove files instead of keeping them in quarantine (the run cannot be undone).
     #[arg(long)]
     pub purge: bool,
-    /// Partitions planned in parallel (0: one per core).
+    /// Partitions planned and executed in parallel (0: one per core); each partition dir's
+    /// steps keep their order, the log dir's checkpoints are written after them.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub jobs: usize,
     /// The broker's static `server.properties` (for index.interval.bytes and

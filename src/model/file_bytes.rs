@@ -148,21 +148,16 @@ fn log_dir_unlocked(path: &Path) -> bool {
         .is_some_and(|dir| probe_lock(dir).is_ok_and(LockState::allows_mapping))
 }
 
-/// The length of `path` (for the message of a refused file).
-fn file_len(path: &Path) -> io::Result<u64> {
-    Ok(std::fs::metadata(path)?.len())
-}
-
 /// Read a small file whole, refusing anything larger than `cap` bytes ([`TooLarge`]).
+///
+/// One open, one `fstat` and one positioned read of the length at open time: a snapshot or
+/// checkpoint costs four syscalls, not a growing buffer's probe reads.
 pub fn read_small_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    let file = open_regular(path)?;
-    let mut buf = Vec::new();
-    file.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
-    if buf.len() as u64 > cap {
-        let len = file_len(path).unwrap_or(buf.len() as u64);
-        return Err(TooLarge::error(len, cap));
+    let file = PositionedFile::open(path)?;
+    if file.len() > cap {
+        return Err(TooLarge::error(file.len(), cap));
     }
-    Ok(buf)
+    file.read_all()
 }
 
 /// A regular file opened read-only for positioned reads, with its length at open time.
