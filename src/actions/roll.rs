@@ -20,6 +20,7 @@
 //!
 //! An empty active segment is not rolled (the broker never rolls an empty segment by time).
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -29,13 +30,13 @@ use crate::formats::offset_index::OffsetIndex;
 use crate::formats::producer_snapshot::encode_producer_snapshot;
 use crate::formats::slot_index::encode_slots;
 use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
-use crate::formats::walk::{ShallowWalker, WalkEnd};
+use crate::formats::walk::WalkEnd;
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
 use super::producer_state::ProducerState;
 use super::rebuild_index::{
-    list_segments, recover_segment, replay, state_before, IndexSizing, SegmentFiles,
+    list_segments, recover_stream, replay, state_before, IndexSizing, LogStream, Next, SegmentFiles,
 };
 use super::ActionError;
 
@@ -97,13 +98,22 @@ pub fn plan_roll(
         return Ok(report);
     };
     report.active_base = Some(active.base);
-    let log = fs::read(&active.log).map_err(|e| ActionError::io(&active.log, e))?;
+    // Walked in chunks (the active segment may be up to `segment.bytes`): only the batch
+    // headers are kept.
+    let io = |e| ActionError::io(&active.log, e);
+    let mut stream = LogStream::open(&active.log).map_err(io)?;
     plan.stamps.push(FileStamp::of(&active.log));
-    let mut walker = ShallowWalker::new(&log);
-    let batches: Vec<_> = walker.by_ref().map_while(Result::ok).collect();
-    let valid_end = walker.valid_end();
-    let zero_tail = matches!(walker.end(), Some(WalkEnd::ZeroFilled { .. }));
-    if valid_end < log.len() as u64 && !zero_tail {
+    let log_len = stream.len();
+    let mut batches = Vec::new();
+    let zero_tail = loop {
+        match stream.next_batch().map_err(io)? {
+            Next::Batch(b) => batches.push(b),
+            Next::End(end) => break matches!(end, WalkEnd::ZeroFilled { .. }),
+            Next::Invalid(_) => break false,
+        }
+    };
+    let valid_end = batches.last().map_or(0, |b| b.end());
+    if valid_end < log_len && !zero_tail {
         report.outcome = format!(
             "refused: invalid data at byte {valid_end} of {}; run `logclean rebuild-index \
              --truncate-invalid-tail` first",
@@ -151,7 +161,15 @@ pub fn plan_roll(
             _ => {
                 // Missing or unreadable: what the broker's recovery rebuilds at load.
                 let mut scratch = ProducerState::default();
-                let rec = recover_segment(&log, active.base, sizing, &mut scratch);
+                let mut stream = LogStream::open(&active.log).map_err(io)?;
+                let rec = recover_stream(
+                    &mut stream,
+                    active.base,
+                    sizing,
+                    &mut scratch,
+                    &HashSet::new(),
+                )
+                .map_err(io)?;
                 plan.notes.push(format!(
                     "{}: index files missing or unreadable, rebuilt as recovery would",
                     active.log.display()
@@ -198,7 +216,7 @@ pub fn plan_roll(
     if zero_tail {
         plan.steps.push(Step::Truncate {
             path: active.log.clone(),
-            from_len: log.len() as u64,
+            from_len: log_len,
             to_len: valid_end,
             why: "trim the preallocated zero tail (FileRecords.trim)".to_string(),
         });
