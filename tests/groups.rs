@@ -389,3 +389,32 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Without a metadata log the real partition count of `__consumer_offsets` is not on disk
+/// (`offsets.topic.num.partitions` only applied when the topic was created): the mapping is
+/// not checked against the default of 50, which would flag every group of this 3-partition topic.
+#[test]
+fn no_metadata_log_no_claim_about_the_group_mapping() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("logs-0");
+    copy_dir(&fixture().join("logs-0"), &copy);
+    let (with, _) = groups(tmp.path(), &["logs-0", "--now", &at(0)]);
+    assert_eq!(with["offsets_topic_partitions"], 3);
+    assert!(with["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["expected_partition"] == g["coordinator_partition"]));
+    std::fs::remove_dir_all(copy.join("__cluster_metadata-0")).unwrap();
+    let (without, _) = groups(tmp.path(), &["logs-0", "--now", &at(0)]);
+    assert_eq!(without["offsets_topic_partitions"], 50);
+    let gs = without["groups"].as_array().unwrap();
+    assert!(!gs.is_empty());
+    assert!(
+        gs.iter().all(|g| g["expected_partition"].is_null()),
+        "{gs:#?}"
+    );
+    assert!(!codes(&without)
+        .iter()
+        .any(|(c, _)| c == "group.wrong_partition"));
+}

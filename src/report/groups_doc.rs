@@ -87,7 +87,8 @@ pub struct GroupDoc {
     pub members: usize,
     /// The `__consumer_offsets` partition holding it.
     pub coordinator_partition: i32,
-    /// The partition the mapping gives.
+    /// The partition the mapping gives; `None` without `__consumer_offsets` in a metadata log
+    /// (ZooKeeper mode, or no `__cluster_metadata` here): its real partition count is unknown.
     pub expected_partition: Option<i32>,
     /// The last commit, ms.
     pub last_commit_ms: Option<i64>,
@@ -220,10 +221,19 @@ impl GroupsBody {
                     generation: g.generation,
                     members: g.members.len(),
                     coordinator_partition: g.coordinator_partition,
-                    expected_partition: crate::model::groups::coordinator_partition(
-                        &g.name,
-                        inp.offsets_topic_partitions,
-                    ),
+                    // Only the metadata log knows the topic's real partition count
+                    // (`offsets.topic.num.partitions` applied when it was created, maybe
+                    // with another value): without it, no claim about the mapping.
+                    expected_partition: inp
+                        .topic_partitions
+                        .contains_key(crate::model::names::CONSUMER_OFFSETS_TOPIC)
+                        .then(|| {
+                            crate::model::groups::coordinator_partition(
+                                &g.name,
+                                inp.offsets_topic_partitions,
+                            )
+                        })
+                        .flatten(),
                     last_commit_ms: g.last_commit_ms(),
                     pending_transactional: g.pending_transactional.len(),
                 });
