@@ -584,6 +584,8 @@ impl LogWalk {
 
 /// Read size of one positioned read of a `.log`; files up to this size are read whole, once.
 const LOG_CHUNK: u64 = 256 * 1024;
+/// Read size for the first batch of a big `.log`: the producer's default `batch.size`.
+const FIRST_BATCH_CHUNK: u64 = 16 * 1024;
 
 impl LogWalk {
     /// Walk the `.log` behind `file` from `start` to its end with positioned reads of `chunk`
@@ -809,8 +811,20 @@ fn load_log(
         match &source {
             LogSource::Whole(bytes) if first_only => Ok(walk.first(bytes)),
             LogSource::Whole(bytes) => Ok(walk.walk(bytes, start, stats)),
+            // The first batch alone: one default `batch.size` (a bigger batch is re-read
+            // whole), not a chunk of the data after it.
             LogSource::Positioned(f) => walk
-                .walk_positioned(f, start, first_only, stats, LOG_CHUNK)
+                .walk_positioned(
+                    f,
+                    start,
+                    first_only,
+                    stats,
+                    if first_only {
+                        FIRST_BATCH_CHUNK
+                    } else {
+                        LOG_CHUNK
+                    },
+                )
                 .map_err(io),
         }
     };
