@@ -967,6 +967,27 @@ logclean_next_retention_freed_bytes{log_dir="ROOT/logs-0"} 2688
 # HELP logclean_next_retention_freed_segments Segments the broker's next retention pass deletes, per log dir.
 # TYPE logclean_next_retention_freed_segments gauge
 logclean_next_retention_freed_segments{log_dir="ROOT/logs-0"} 6
+# HELP logclean_fs_free_bytes Free bytes of the log dir's filesystem (statvfs, or --disk-space).
+# TYPE logclean_fs_free_bytes gauge
+logclean_fs_free_bytes{log_dir="ROOT/logs-0"} 500000000000
+# HELP logclean_fs_total_bytes Total bytes of the log dir's filesystem (statvfs, or --disk-space).
+# TYPE logclean_fs_total_bytes gauge
+logclean_fs_total_bytes{log_dir="ROOT/logs-0"} 1000000000000
+# HELP logclean_log_dir_growth_bytes_per_hour Growth of the log dir from record timestamps: write rates of the partitions retention does not yet hold.
+# TYPE logclean_log_dir_growth_bytes_per_hour gauge
+logclean_log_dir_growth_bytes_per_hour{log_dir="ROOT/logs-0"} 710
+# HELP logclean_log_dir_full_in_seconds Time until the log dir's filesystem is full at its growth rate (absent: it does not grow).
+# TYPE logclean_log_dir_full_in_seconds gauge
+logclean_log_dir_full_in_seconds{log_dir="ROOT/logs-0"} 2535211267605.633
+# HELP logclean_startup_recovery_segments Segments the broker's next start recovers (unclean shutdown, missing indexes, .swap), metadata log apart.
+# TYPE logclean_startup_recovery_segments gauge
+logclean_startup_recovery_segments{log_dir="ROOT/logs-0"} 0
+# HELP logclean_startup_recovery_bytes Bytes the broker's next start recovers, metadata log apart.
+# TYPE logclean_startup_recovery_bytes gauge
+logclean_startup_recovery_bytes{log_dir="ROOT/logs-0"} 0
+# HELP logclean_startup_recovery_estimate_seconds Estimated time of that recovery (45 MB/s per num.recovery.threads.per.data.dir thread).
+# TYPE logclean_startup_recovery_estimate_seconds gauge
+logclean_startup_recovery_estimate_seconds{log_dir="ROOT/logs-0"} 0
 # HELP logclean_topic_bytes Bytes of .log files per topic and log dir.
 # TYPE logclean_topic_bytes gauge
 logclean_topic_bytes{log_dir="ROOT/logs-0",topic="__consumer_offsets"} 3060
@@ -987,7 +1008,12 @@ logclean_topic_partitions{log_dir="ROOT/logs-0",topic="events"} 2
 #[test]
 fn prometheus_textfile_is_exact_and_valid_on_a_fixture() {
     let (_tmp, root) = copy_fixture("consumer-groups");
-    let a = args(&root, "2026-12-01T11:04:35Z", &[]);
+    // The host's filesystem is not part of the fixture: give it.
+    let a = args(
+        &root,
+        "2026-12-01T11:04:35Z",
+        &["--disk-space", "500000000000,1000000000000"],
+    );
     let (code, text, _) = prometheus(&root, "diagnose", &a);
     assert_eq!(code, 1, "findings at warning");
     assert_eq!(text, CONSUMER_GROUPS_PROM);
@@ -1027,7 +1053,7 @@ fn prometheus_textfile_parses_on_every_scenario_and_with_filters() {
                 .filter_map(|l| l.strip_prefix("# TYPE "))
                 .filter_map(|l| l.split(' ').next())
                 .collect();
-            assert_eq!(families.len(), 16, "{fixture}: every family, even empty");
+            assert_eq!(families.len(), 23, "{fixture}: every family, even empty");
             assert!(samples.iter().any(|s| s.0 == "logclean_scan_log_dirs"));
         }
     }

@@ -79,6 +79,13 @@ pub const METRIC_NAMES: &[&str] = &[
     "logclean_log_dir_partitions",
     "logclean_next_retention_freed_bytes",
     "logclean_next_retention_freed_segments",
+    "logclean_fs_free_bytes",
+    "logclean_fs_total_bytes",
+    "logclean_log_dir_growth_bytes_per_hour",
+    "logclean_log_dir_full_in_seconds",
+    "logclean_startup_recovery_segments",
+    "logclean_startup_recovery_bytes",
+    "logclean_startup_recovery_estimate_seconds",
     "logclean_topic_bytes",
     "logclean_topic_retained_bytes",
     "logclean_topic_partitions",
@@ -107,9 +114,22 @@ fn gauge_of<T>(
     labels: impl Fn(&T) -> Labels,
     value: impl Fn(&T) -> MetricValue,
 ) -> Gauge {
+    some_of(name, help, rows, labels, |r| Some(value(r)))
+}
+
+/// A family with one sample per row of `rows` that has a value.
+fn some_of<T>(
+    name: &'static str,
+    help: &'static str,
+    rows: &[T],
+    labels: impl Fn(&T) -> Labels,
+    value: impl Fn(&T) -> Option<MetricValue>,
+) -> Gauge {
     let mut g = Gauge::new(name, help);
     for r in rows {
-        g.set(labels(r), value(r));
+        if let Some(v) = value(r) {
+            g.set(labels(r), v);
+        }
     }
     g
 }
@@ -216,6 +236,55 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             dirs,
             dir,
             |l| count(l.freed_segments),
+        ),
+        some_of(
+            "logclean_fs_free_bytes",
+            "Free bytes of the log dir's filesystem (statvfs, or --disk-space).",
+            dirs,
+            dir,
+            |l| l.disk.as_ref()?.fs_free_bytes.map(count),
+        ),
+        some_of(
+            "logclean_fs_total_bytes",
+            "Total bytes of the log dir's filesystem (statvfs, or --disk-space).",
+            dirs,
+            dir,
+            |l| l.disk.as_ref()?.fs_total_bytes.map(count),
+        ),
+        some_of(
+            "logclean_log_dir_growth_bytes_per_hour",
+            "Growth of the log dir from record timestamps: write rates of the partitions retention does not yet hold.",
+            dirs,
+            dir,
+            |l| Some(count(l.disk.as_ref()?.growth_bytes_per_hour)),
+        ),
+        some_of(
+            "logclean_log_dir_full_in_seconds",
+            "Time until the log dir's filesystem is full at its growth rate (absent: it does not grow).",
+            dirs,
+            dir,
+            |l| l.disk.as_ref()?.ms_until_full.map(MetricValue::Millis),
+        ),
+        some_of(
+            "logclean_startup_recovery_segments",
+            "Segments the broker's next start recovers (unclean shutdown, missing indexes, .swap), metadata log apart.",
+            dirs,
+            dir,
+            |l| Some(count(l.startup.as_ref()?.segments())),
+        ),
+        some_of(
+            "logclean_startup_recovery_bytes",
+            "Bytes the broker's next start recovers, metadata log apart.",
+            dirs,
+            dir,
+            |l| Some(count(l.startup.as_ref()?.recover_bytes)),
+        ),
+        some_of(
+            "logclean_startup_recovery_estimate_seconds",
+            "Estimated time of that recovery (45 MB/s per num.recovery.threads.per.data.dir thread).",
+            dirs,
+            dir,
+            |l| Some(MetricValue::Millis(l.startup.as_ref()?.estimated_ms)),
         ),
         gauge_of(
             "logclean_topic_bytes",
