@@ -22,7 +22,6 @@
 // Benchmark code over data it generates itself: a panic here is a failed benchmark run.
 #![allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -36,77 +35,18 @@ use logclean::model::log_dir::{load_log_dir, Selection};
 use logclean::model::segment::{LoadOptions, ScanDepth};
 
 // ---------------------------------------------------------------------------------------------
-// A small v2 encoder (the library's own encoder is test-only).
+// Batches: the generator's v2 encoder (the library's own encoder is test-only).
 
-struct Rng(u64);
+#[path = "support/generator.rs"]
+mod generator;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use generator::{BatchMeta, Codec, Rng};
 
-fn varint(v: i32, out: &mut Vec<u8>) {
-    varlong(i64::from(v), out);
-}
-
-fn varlong(v: i64, out: &mut Vec<u8>) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push((z as u8) | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
-}
-
+/// One record: timestamp delta from the batch's base timestamp, key, value.
 struct Rec {
     ts_delta: i64,
     key: Vec<u8>,
     value: Vec<u8>,
-}
-
-fn records_section(records: &[Rec], out: &mut Vec<u8>) {
-    let mut body = Vec::with_capacity(1200);
-    for (i, r) in records.iter().enumerate() {
-        body.clear();
-        body.push(0); // attributes
-        varlong(r.ts_delta, &mut body);
-        varint(i as i32, &mut body);
-        varint(r.key.len() as i32, &mut body);
-        body.extend_from_slice(&r.key);
-        varint(r.value.len() as i32, &mut body);
-        body.extend_from_slice(&r.value);
-        varint(0, &mut body); // headers
-        varint(body.len() as i32, out);
-        out.extend_from_slice(&body);
-    }
-}
-
-fn compress(codec: Compression, data: &[u8]) -> Vec<u8> {
-    match codec {
-        Compression::None => data.to_vec(),
-        Compression::Lz4 => {
-            // Kafka's Lz4BlockOutputStream: 64 KiB independent blocks.
-            let info = lz4_flex::frame::FrameInfo::new()
-                .block_size(lz4_flex::frame::BlockSize::Max64KB)
-                .block_mode(lz4_flex::frame::BlockMode::Independent);
-            let mut e = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
-            e.write_all(data).expect("lz4");
-            e.finish().expect("lz4")
-        }
-        // Kafka's default zstd level is 3.
-        Compression::Zstd => zstd::bulk::compress(data, 3).expect("zstd"),
-        other => unimplemented!("codec {other}"),
-    }
 }
 
 /// Append one v2 batch (correct CRC-32C) holding `records` at `base_offset`.
@@ -117,26 +57,30 @@ fn push_batch(
     codec: Compression,
     records: &[Rec],
 ) {
-    let mut section = Vec::new();
-    records_section(records, &mut section);
-    let section = compress(codec, &section);
-    let max_ts = base_ts + records.iter().map(|r| r.ts_delta).max().unwrap_or(0);
-    let mut tail = Vec::with_capacity(section.len() + 40);
-    tail.extend_from_slice(&i16::from(codec.id()).to_be_bytes());
-    tail.extend_from_slice(&(records.len() as i32 - 1).to_be_bytes());
-    tail.extend_from_slice(&base_ts.to_be_bytes());
-    tail.extend_from_slice(&max_ts.to_be_bytes());
-    tail.extend_from_slice(&(-1i64).to_be_bytes()); // producer id
-    tail.extend_from_slice(&(-1i16).to_be_bytes()); // producer epoch
-    tail.extend_from_slice(&(-1i32).to_be_bytes()); // base sequence
-    tail.extend_from_slice(&(records.len() as i32).to_be_bytes());
-    tail.extend_from_slice(&section);
-    file.extend_from_slice(&base_offset.to_be_bytes());
-    file.extend_from_slice(&((tail.len() + 9) as i32).to_be_bytes());
-    file.extend_from_slice(&0i32.to_be_bytes()); // partition leader epoch
-    file.push(2);
-    file.extend_from_slice(&crc32c::crc32c(&tail).to_be_bytes());
-    file.extend_from_slice(&tail);
+    let codec = match codec {
+        Compression::None => Codec::None,
+        Compression::Lz4 => Codec::Lz4,
+        Compression::Zstd => Codec::Zstd,
+        other => unimplemented!("codec {other}"),
+    };
+    let recs: Vec<generator::Rec> = records
+        .iter()
+        .map(|r| generator::Rec {
+            ts: base_ts + r.ts_delta,
+            key: Some(r.key.clone()),
+            value: Some(r.value.clone()),
+        })
+        .collect();
+    let meta = BatchMeta {
+        base_offset,
+        leader_epoch: 0,
+        codec,
+        producer_id: -1,
+        producer_epoch: -1,
+        base_sequence: -1,
+        attributes: 0,
+    };
+    generator::push_batch(file, &meta, &recs);
 }
 
 const WORDS: &[&str] = &[
