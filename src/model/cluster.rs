@@ -21,7 +21,7 @@ use crate::formats::meta_properties::{parse_meta_properties, MetaProperties};
 use crate::formats::partition_metadata::{parse_partition_metadata, Uuid};
 
 use super::file_bytes::{read_small_file, ReadMode};
-use super::listing::{list_log_dir, IoProblem};
+use super::listing::{list_partition_dirs, IoProblem};
 use super::metadata_log::{
     is_reserved_directory, load_metadata_image, MetadataImage, MetadataProblem,
 };
@@ -467,7 +467,8 @@ fn partition_ids(
             role,
             problem,
         };
-        let listing = match list_log_dir(log_dir) {
+        // Root entries only: of each partition dir only `partition.metadata` is read.
+        let listing = match list_partition_dirs(log_dir) {
             Ok(l) => l,
             Err(e) => {
                 let p = FileProblem::io(log_dir, &e);
@@ -493,17 +494,6 @@ fn partition_ids(
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            for bad in &p.listing.io_problems {
-                if bad
-                    .path
-                    .file_name()
-                    .is_some_and(|n| n == "partition.metadata")
-                {
-                    let f =
-                        file_problem(Some(dir_name.clone()), FileRole::PartitionMetadata, io(bad));
-                    problems.push(f);
-                }
-            }
             if matches!(
                 name.state,
                 PartitionDirState::Live | PartitionDirState::Future(_)
@@ -514,14 +504,21 @@ fn partition_ids(
                 };
                 held_dirs.push((dir, name.clone()));
             }
-            let Some(meta) = &p.listing.partition_metadata else {
-                continue;
+            let meta = p.listing.path.join("partition.metadata");
+            let parsed = match read_small_file(&meta, 1 << 20) {
+                // Absent, or not a regular file (a dir, a FIFO: the broker does not read it
+                // either; inspect names it): no topic id.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::NotFound | io::ErrorKind::InvalidInput
+                    ) =>
+                {
+                    continue
+                }
+                Err(e) => Err(FileProblem::io(&meta, &e)),
+                Ok(b) => parse_partition_metadata(&b).map_err(|e| FileProblem::format(&meta, e)),
             };
-            let parsed = read_small_file(&meta.path, 1 << 20)
-                .map_err(|e| FileProblem::io(&meta.path, &e))
-                .and_then(|b| {
-                    parse_partition_metadata(&b).map_err(|e| FileProblem::format(&meta.path, e))
-                });
             match parsed {
                 Ok(pm) => out.push(DirTopicId {
                     dir: PartitionDirRef {

@@ -413,6 +413,23 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
 /// partitions never exist at once.
 pub fn list_log_dir_streaming(
     dir: &Path,
+    on_partition: impl FnMut(PartitionEntry),
+) -> io::Result<LogDirListing> {
+    list_streaming(dir, true, on_partition)
+}
+
+/// A log dir's root entries only: its partition dirs come with empty listings (none of their
+/// files is stat'ed), for callers that need the dirs' names, not their files.
+pub fn list_partition_dirs(dir: &Path) -> io::Result<LogDirListing> {
+    let mut partitions = Vec::new();
+    let mut out = list_streaming(dir, false, |p| partitions.push(p))?;
+    out.partitions = partitions;
+    Ok(out)
+}
+
+fn list_streaming(
+    dir: &Path,
+    descend: bool,
     mut on_partition: impl FnMut(PartitionEntry),
 ) -> io::Result<LogDirListing> {
     let mut out = LogDirListing {
@@ -464,7 +481,7 @@ pub fn list_log_dir_streaming(
                     ..Default::default()
                 },
             });
-            return Descend::Yes;
+            return if descend { Descend::Yes } else { Descend::No };
         }
         add_root_entry(&mut out, found);
         Descend::No
