@@ -11,6 +11,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod support;
+use support::scratch::copy_dir_readable;
 
 const PARTITION: &str = "orders-0";
 const SEGMENT: &str = "00000000000000000004";
@@ -26,7 +27,7 @@ impl Copy {
         let tmp = tempfile::tempdir().unwrap();
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
         let log_dir = tmp.path().join("logs-0");
-        copy_dir(&src, &log_dir);
+        copy_dir_readable(&src, &log_dir);
         Copy { _tmp: tmp, log_dir }
     }
 
@@ -34,20 +35,6 @@ impl Copy {
         self.log_dir
             .join(PARTITION)
             .join(format!("{SEGMENT}{suffix}"))
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
     }
 }
 
@@ -413,7 +400,7 @@ fn same_partition_live_in_two_log_dirs() {
 fn copy_fixture(rel: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dst = tmp.path().join("logs-0");
-    copy_dir(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel), &dst);
+    copy_dir_readable(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel), &dst);
     (tmp, dst)
 }
 

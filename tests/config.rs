@@ -5,6 +5,9 @@
 //! invalid values and the describe-file parser. `LOGCLEAN_FIXTURES_DIR` points at another tree.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+use support::fixtures_root;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -16,14 +19,8 @@ use logclean::config::{
 };
 use serde_json::Value;
 
-fn fixtures_dir() -> PathBuf {
-    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-}
-
 fn scenarios() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+    let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_root())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("manifest.json").is_file())

@@ -6,17 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
+use support::fixtures_root;
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn fixtures_root() -> PathBuf {
-    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-}
 
 #[test]
 fn effective_topic_configs_equal_the_brokers_describe_configs() {

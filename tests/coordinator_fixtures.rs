@@ -7,6 +7,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+use support::fixtures_root;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -17,12 +20,6 @@ use logclean::formats::record::for_each_record;
 use logclean::formats::txn_state_record::{decode_txn_state_record, TxnStateRecord, TxnStatus};
 use logclean::formats::walk::ShallowWalker;
 use serde_json::Value;
-
-fn fixtures_root() -> PathBuf {
-    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-}
 
 fn manifest(dir: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()

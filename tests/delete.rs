@@ -14,21 +14,9 @@ use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use support::scratch::{logclean, s, same, tree, Copy};
+use support::scratch::{code, logclean, s, same, text, tree, Copy};
 
 use serde_json::Value;
-
-fn code(o: &Output) -> Option<i32> {
-    o.status.code()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))

@@ -26,6 +26,7 @@ use serde_json::Value;
 use support::MEMORY_CAP_BYTES;
 
 mod support;
+use support::scratch::copy_dir_readable;
 
 /// A `-delete`/`-future`/`-stray` dir suffix uid (32 hex digits, as the broker writes it).
 const UID: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -158,7 +159,7 @@ cases! {
     partition_bad_dir_name: "partition.bad_dir_name", "error", exit 1,
         "basic-delete" ["inspect", "logs-0"],
         "orders-2 copied to orders-2.bak (the broker cannot parse `2.bak` as a partition)",
-        |d| copy_dir(&d.join("logs-0/orders-2"), &d.join("logs-0/orders-2.bak")),
+        |d| copy_dir_readable(&d.join("logs-0/orders-2"), &d.join("logs-0/orders-2.bak")),
         healthy "basic-delete";
     partition_pending_delete: "partition.pending_delete", "info", exit 0,
         "kraft-metadata" ["inspect", "logs-0"],
@@ -169,7 +170,7 @@ cases! {
         "basic-delete" ["inspect", "logs-0", "logs-1"],
         "logs-0/orders-2 copied to logs-1/orders-2.<uid>-future (an unfinished alter-log-dirs \
          move)",
-        |d| copy_dir(&d.join("logs-0/orders-2"), &d.join(format!("logs-1/orders-2.{UID}-future"))),
+        |d| copy_dir_readable(&d.join("logs-0/orders-2"), &d.join(format!("logs-1/orders-2.{UID}-future"))),
         healthy "basic-delete";
     partition_stray: "partition.stray", "warning", exit 1,
         "basic-delete" ["inspect", "logs-0"],
@@ -214,7 +215,7 @@ cases! {
     partition_duplicate: "partition.duplicate", "error", exit 1,
         "basic-delete" ["inspect", "logs-0", "logs-1"],
         "logs-0/orders-2 copied to logs-1/orders-2 (a move that left both copies live)",
-        |d| copy_dir(&d.join("logs-0/orders-2"), &d.join("logs-1/orders-2")),
+        |d| copy_dir_readable(&d.join("logs-0/orders-2"), &d.join("logs-1/orders-2")),
         healthy "basic-delete";
     // --- producer snapshots and segments ----------------------------------------------------
     snapshot_crc_mismatch: "snapshot.crc_mismatch", "warning", exit 2,
@@ -673,7 +674,7 @@ cases! {
         |d| {
             for i in 2..=51 {
                 let logs = d.join("logs-0");
-                copy_dir(&logs.join("compacted-1"), &logs.join(format!("compacted-{i}")));
+                copy_dir_readable(&logs.join("compacted-1"), &logs.join(format!("compacted-{i}")));
             }
         },
         healthy "compacted";
@@ -790,27 +791,12 @@ fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let root = tmp.path().join(name);
-    copy_dir(&fixtures_dir().join(name), &root);
+    copy_dir_readable(&fixtures_dir().join(name), &root);
     (tmp, root)
 }
 
 fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
-    }
 }
 
 fn check_fires(c: &Case) {

@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
+mod support;
+use support::fixtures_root;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -16,12 +19,6 @@ use logclean::model::units::Offset;
 use logclean::rules::facts::TimestampSource;
 use logclean::rules::recovery::recovery_on_next_start;
 use serde_json::Value;
-
-fn fixtures_root() -> PathBuf {
-    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-}
 
 fn scenarios() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures_root())

@@ -8,6 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
+use support::fixtures_root;
+use support::scratch::copy_dir;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,15 +19,7 @@ use serde_json::Value;
 /// The scenario dir: `fixtures/consumer-groups`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
 /// at the dirs a fresh broker just wrote).
 fn fixture() -> PathBuf {
-    scenario("consumer-groups")
-}
-
-/// `fixtures/NAME`, or under `LOGCLEAN_FIXTURES_DIR`.
-fn scenario(name: &str) -> PathBuf {
-    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-        .join(name)
+    fixtures_root().join("consumer-groups")
 }
 
 /// `--now` at `minutes` from the scenario's base time, in ms.
@@ -253,7 +247,7 @@ fn offsets_of_empty_groups_expire_after_offsets_retention_minutes() {
 /// listConsumerGroupOffsets reported and expires one retention (1 min) after its commit.
 #[test]
 fn groups_the_broker_expired_are_gone_and_the_live_one_expires_after_retention() {
-    let dir = scenario("expired-hanging");
+    let dir = fixtures_root().join("expired-hanging");
     let m: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let captured = m["captured_at"].as_str().unwrap();
@@ -375,19 +369,6 @@ fn partitions_on_other_brokers_are_named() {
         text.contains("topic events: this broker holds partitions 0 of 2; partitions 1 need the other brokers' log dirs"),
         "{text}"
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// Without a metadata log the real partition count of `__consumer_offsets` is not on disk

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod support;
+use support::scratch::copy_dir_readable;
 
 /// Sparse files this large are made for the tests (they take no disk space).
 const TWO_GIB: u64 = 1 << 31;
@@ -28,27 +29,12 @@ impl Copy {
         fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
         let log_dir = tmp.path().join("logs-0");
-        copy_dir(&src, &log_dir);
+        copy_dir_readable(&src, &log_dir);
         Copy { _tmp: tmp, log_dir }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
         self.log_dir.join(rel)
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
     }
 }
 

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
+use support::scratch::copy_dir;
 
 use std::path::{Path, PathBuf};
 
@@ -690,19 +691,6 @@ fn timeline_marks_what_goes_what_stays_and_the_blocker() {
     );
     assert!(axis[3].contains('-'), "{axis:?}");
     assert!(axis[6].contains('C') && axis[6].contains('N'), "{axis:?}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
 }
 
 #[test]

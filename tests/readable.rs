@@ -7,10 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
+use support::scratch::copy_dir_readable;
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
@@ -20,25 +20,11 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
-    }
-}
-
 /// A private copy of a fixture log dir at `<tmp>/<under>/logs-0`.
 fn copy_fixture(rel: &str, under: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dst = tmp.path().join(under).join("logs-0");
-    copy_dir(&root().join(rel), &dst);
+    copy_dir_readable(&root().join(rel), &dst);
     (tmp, dst)
 }
 
@@ -454,7 +440,7 @@ fn the_same_finding_on_many_partitions_is_one_row() {
     let (_t, dir) = copy_fixture("fixtures/basic-delete/logs-0", "many");
     for i in 10..40 {
         let p = dir.join(format!("orders-{i}"));
-        copy_dir(&dir.join("orders-0"), &p);
+        copy_dir_readable(&dir.join("orders-0"), &p);
         fs::remove_file(p.join("00000000000000000004.index")).unwrap();
     }
     let doc = json(&["inspect", dir.to_str().unwrap()]);
@@ -581,7 +567,7 @@ fn a_closed_pipe_keeps_the_exit_code() {
     let log = fs::read(&seg).unwrap();
     fs::write(&seg, &log[..log.len() - 10]).unwrap();
     for i in 10..60 {
-        copy_dir(&dir.join("orders-2"), &dir.join(format!("orders-{i}")));
+        copy_dir_readable(&dir.join("orders-2"), &dir.join(format!("orders-{i}")));
     }
     let args = ["inspect", "--records", dir.to_str().unwrap()];
     let (code, full) = table(100, &args);

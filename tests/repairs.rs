@@ -10,19 +10,7 @@ mod support;
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Output;
-use support::scratch::{copy_dir, logclean, s, same, tree, Copy};
-
-fn code(o: &Output) -> Option<i32> {
-    o.status.code()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use support::scratch::{code, copy_dir, logclean, s, same, text, tree, Copy};
 
 const SEG0: &str = "orders-0/00000000000000000000";
 const SEG4: &str = "orders-0/00000000000000000004";

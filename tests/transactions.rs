@@ -9,6 +9,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
+use support::fixtures_root;
+use support::scratch::copy_dir;
 
 use std::path::{Path, PathBuf};
 
@@ -17,15 +19,7 @@ use serde_json::Value;
 /// The scenario dir: `fixtures/transactions`, or under `LOGCLEAN_FIXTURES_DIR` (conformance/run points it
 /// at the dirs a fresh broker just wrote).
 fn fixture() -> PathBuf {
-    scenario("transactions")
-}
-
-/// `fixtures/NAME`, or under `LOGCLEAN_FIXTURES_DIR`.
-fn scenario(name: &str) -> PathBuf {
-    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-        .join(name)
+    fixtures_root().join("transactions")
 }
 
 /// `--now` at `minutes` from the scenario's base time, in ms.
@@ -278,7 +272,7 @@ fn a_transaction_its_coordinator_lost_hangs() {
 /// no transactional id; the abort line is kafka-transactions.sh's (tests/diagnose.rs: diagnose too).
 #[test]
 fn the_transaction_find_hanging_reported_is_hanging_here() {
-    let dir = scenario("expired-hanging");
+    let dir = fixtures_root().join("expired-hanging");
     let m: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let captured = m["captured_at"].as_str().unwrap();
@@ -349,17 +343,4 @@ fn the_transaction_find_hanging_reported_is_hanging_here() {
     let (doc, exit) = transactions(&dir, &(want[0].5 + 3_600_000).to_string());
     assert_eq!(doc["open_transactions"][0]["verdict"], "open");
     assert_eq!((codes(&doc), exit), (vec![], 0));
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }

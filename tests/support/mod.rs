@@ -8,8 +8,17 @@
 
 pub mod scratch;
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
+
+/// The fixture scenarios: `fixtures/`, or `LOGCLEAN_FIXTURES_DIR` (conformance/run points it at
+/// the dirs a fresh broker just wrote).
+pub fn fixtures_root() -> PathBuf {
+    std::env::var_os("LOGCLEAN_FIXTURES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+}
 
 /// The default address-space cap of a run (a memory map of a large file comes on top).
 pub const MEMORY_CAP_BYTES: u64 = 1 << 30;

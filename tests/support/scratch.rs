@@ -27,6 +27,38 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// [`copy_dir`] with dirs 0755 and files 0644: the fixtures' metadata snapshots are 0400, and a
+/// run as `nobody` or a test that rewrites files needs them readable and writable.
+pub fn copy_dir_readable(from: &Path, to: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(to).unwrap();
+    fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir_readable(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+/// The exit code of a run (`None`: killed by a signal).
+pub fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+/// A run's stdout and stderr, for assertion messages.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
 /// A private copy of one fixture log dir, in a temp dir that also receives the journal.
 pub struct Copy {
     _tmp: tempfile::TempDir,
