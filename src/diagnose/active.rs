@@ -4,7 +4,7 @@
 //! no timer rolls a segment, `segment.ms` is only checked on append ([`project_roll`]).
 
 use crate::checks::catalog;
-use crate::checks::finding::{EvidenceValue, Finding, Location};
+use crate::checks::finding::{EvidenceValue, Finding};
 use crate::model::units::{Bytes, TimestampMs};
 use crate::plan::explain::{segment_name, utc};
 use crate::plan::{PartitionPlan, Plan};
@@ -114,14 +114,7 @@ fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Fin
     );
     let mut f = Finding::new(
         &catalog::SEGMENT_ACTIVE_NOT_ROLLING,
-        Location {
-            log_dir: p.log_dir.clone(),
-            topic: Some(topic.clone()),
-            partition: Some(p.partition),
-            dir: Some(p.dir_name.clone()),
-            segment: Some(active.base_offset.get()),
-            ..Location::default()
-        },
+        p.location(Some(active.base_offset.get())),
         message,
     )
     .evidence("first_timestamp", EvidenceValue::TimestampMs(first.get()))

@@ -28,7 +28,7 @@ use std::hash::{Hash, Hasher};
 use humansize::{format_size, BINARY};
 
 use crate::checks::catalog;
-use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
+use crate::checks::finding::{EvidenceValue, Finding, Severity};
 use crate::formats::batch::parse_batch_header;
 use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::record::{for_each_record, RecordRef};
@@ -40,6 +40,7 @@ use crate::model::partition::Partition;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::plan::explain::{blocker, utc};
 use crate::plan::{Blocker, CompactionPlan, PartitionPlan, Plan};
+use crate::report::human::duration;
 use crate::rules::compaction::{
     clear_time_at_least, dedupe_buffer_for_keys, dirty_bytes_to_trigger, offset_map_capacity,
     pass_io_at_least, passes_needed, CleanerThroughput, Eligibility,
@@ -156,28 +157,13 @@ pub fn throughput(
     }
 }
 
-/// A duration in words: `40 s`, `12 min`, `5 h`, `3 d`.
+/// A duration in words: `40 s`, `12 min`, `5 h`, `3 d` ([`duration`]'s units).
 pub fn span(d: DurationMs) -> String {
-    match d.get() / 1000 {
-        s if s < 90 => format!("{s} s"),
-        s if s < 90 * 60 => format!("{} min", s / 60),
-        s if s < 48 * 3600 => format!("{} h", s / 3600),
-        s => format!("{} d", s / 86_400),
-    }
+    duration(d.get())
 }
 
 fn size(b: Bytes) -> String {
     format_size(b.get(), BINARY)
-}
-
-fn location(p: &PartitionPlan) -> Location {
-    Location {
-        log_dir: p.log_dir.clone(),
-        topic: Some(p.topic.clone()),
-        partition: Some(p.partition),
-        dir: Some(p.dir_name.clone()),
-        ..Location::default()
-    }
 }
 
 /// One compacted log's backlog, as the cleaner counts it.
@@ -287,7 +273,7 @@ fn backlog_finding(
             plan.broker.log_cleaner_backoff_ms
         ),
     };
-    let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, location(p), message)
+    let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, p.location(None), message)
         .evidence(
             "dirty_ratio",
             EvidenceValue::Text(format!("{:.3}", s.ratio)),
@@ -374,7 +360,7 @@ fn tombstone_finding(b: &Backlog<'_>, now: TimestampMs) -> Option<Finding> {
     );
     let mut f = Finding::new(
         &catalog::COMPACTION_TOMBSTONES_PAST_HORIZON,
-        location(p),
+        p.location(None),
         message,
     )
     .evidence(
@@ -473,7 +459,7 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::COMPACTION_OFFSETS_TOPIC_STUCK,
-            location(p),
+            p.location(None),
             message,
         )
         .evidence("stuck_bytes", EvidenceValue::Bytes(stuck.get()))
@@ -566,7 +552,7 @@ fn starvation_finding(
     Some(
         Finding::new(
             &catalog::COMPACTION_CLEANER_STARVED,
-            location(largest.p),
+            largest.p.location(None),
             message,
         )
         .evidence("logs_needing_cleaning", EvidenceValue::Count(n))

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::checks::catalog;
-use crate::checks::finding::{EvidenceValue, Finding, Location};
+use crate::checks::finding::{EvidenceValue, Finding};
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
@@ -69,17 +69,6 @@ fn unit_of(ts: i64) -> Option<&'static str> {
     }
 }
 
-fn location(p: &PartitionPlan, segment: i64) -> Location {
-    Location {
-        log_dir: p.log_dir.clone(),
-        topic: Some(p.topic.clone()),
-        partition: Some(p.partition),
-        dir: Some(p.dir_name.clone()),
-        segment: Some(segment),
-        ..Location::default()
-    }
-}
-
 /// `partition.future_timestamps` for `p` (its files `part`) at `now`.
 fn future(p: &PartitionPlan, part: &Partition, now: i64) -> Option<Finding> {
     let limit = now.saturating_add(FUTURE_TOLERANCE_MS);
@@ -108,7 +97,7 @@ fn future(p: &PartitionPlan, part: &Partition, now: i64) -> Option<Finding> {
     );
     let mut f = Finding::new(
         &catalog::PARTITION_FUTURE_TIMESTAMPS,
-        location(p, worst_seg),
+        p.location(Some(worst_seg)),
         format!(
             "{} segment(s) hold timestamps more than 1 h in the future; the worst, {} in segment \
              {}, is {} ahead: time retention of segment {} and the {newer} newer one(s) waits on \
@@ -169,7 +158,7 @@ fn unit(p: &PartitionPlan, part: &Partition) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PARTITION_TIMESTAMP_UNIT_SUSPECT,
-            location(p, seg),
+            p.location(Some(seg)),
             format!(
                 "{} segment(s) hold timestamps that look like {what}, not milliseconds (segment \
                  {}: {ts}): {effect}",

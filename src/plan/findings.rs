@@ -1,22 +1,11 @@
 //! The `plan.*` findings of a plan.
 
 use crate::checks::catalog;
-use crate::checks::finding::{Evidence, EvidenceValue, Finding, Location};
+use crate::checks::finding::{Evidence, EvidenceValue, Finding};
 use crate::rules::retention::{RetainReason, Verdict};
 
 use super::explain::{retain_reason, segment_name, utc};
 use super::{Blocker, PartitionPlan, Plan};
-
-fn location(p: &PartitionPlan, segment: Option<i64>) -> Location {
-    Location {
-        log_dir: p.log_dir.clone(),
-        topic: Some(p.topic.clone()),
-        partition: Some(p.partition),
-        dir: Some(p.dir_name.clone()),
-        segment,
-        ..Location::default()
-    }
-}
 
 fn ev(name: &'static str, value: EvidenceValue) -> Evidence {
     Evidence { name, value }
@@ -34,7 +23,7 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PLAN_RETAINS_EXPIRED,
-            location(p, Some(first.base_offset.get())),
+            p.location(Some(first.base_offset.get())),
             format!(
                 "{} expired segment(s), {bytes} B, stay on disk: {}",
                 kept.len(),
@@ -63,7 +52,7 @@ fn future_blocks(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PLAN_FUTURE_TIMESTAMP_BLOCKS,
-            location(p, Some(s.base_offset.get())),
+            p.location(Some(s.base_offset.get())),
             format!(
                 "segment {} has largest timestamp {}, in the future: time retention stops there \
                  and keeps the {behind} newer segment(s)",
@@ -122,7 +111,7 @@ fn compaction_blocked(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PLAN_COMPACTION_BLOCKED,
-            location(p, None),
+            p.location(None),
             format!("compaction blocked: {what}"),
         )
         .evidence(

@@ -242,6 +242,18 @@ pub struct PartitionPlan {
 }
 
 impl PartitionPlan {
+    /// Where a finding about this partition (or one of its segments) is.
+    pub fn location(&self, segment: Option<i64>) -> crate::checks::finding::Location {
+        crate::checks::finding::Location {
+            log_dir: self.log_dir.clone(),
+            topic: Some(self.topic.clone()),
+            partition: Some(self.partition),
+            dir: Some(self.dir_name.clone()),
+            segment,
+            ..Default::default()
+        }
+    }
+
     /// Segments and bytes this plan deletes.
     pub fn freed(&self) -> Freed {
         self.segments

@@ -59,6 +59,17 @@ fn time_parts(ms: i64, zone: Zone, precision: Precision) -> Option<(String, Stri
     })
 }
 
+/// A duration of `ms` (≥ 0) in words: seconds under 90 s (`0 s` under a second), minutes under
+/// 90 min, hours under 48 h, else days.
+pub fn duration(ms: i64) -> String {
+    match ms / 1000 {
+        s if s < 90 => format!("{s} s"),
+        s if s < 90 * 60 => format!("{} min", s / 60),
+        s if s < 48 * 3600 => format!("{} h", s / 3600),
+        s => format!("{} d", s / 86_400),
+    }
+}
+
 /// How far `ms` is from `now_ms`: `3 d ago`, `in 2 h`, `now` (under a second); in seconds
 /// under 90 s, minutes under 90 min, hours under 48 h, else days.
 pub fn age(ms: i64, now_ms: i64) -> String {
@@ -67,12 +78,7 @@ pub fn age(ms: i64, now_ms: i64) -> String {
     if secs == 0 {
         return "now".to_string();
     }
-    let amount = match secs {
-        s if s < 90 => format!("{s} s"),
-        s if s < 90 * 60 => format!("{} min", s / 60),
-        s if s < 48 * 3600 => format!("{} h", s / 3600),
-        s => format!("{} d", s / 86_400),
-    };
+    let amount = duration(i64::try_from(delta.unsigned_abs()).unwrap_or(i64::MAX));
     if delta > 0 {
         format!("{amount} ago")
     } else {
