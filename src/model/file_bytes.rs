@@ -186,7 +186,21 @@ impl PositionedFile {
         })
     }
 
-    /// File length when it was opened.
+    /// Open a file the listing has just classified as regular and measured, taking its length
+    /// from the listing instead of an `fstat` after the open: one syscall fewer per file, which
+    /// is a fifth of what a shallow scan spends on each segment. Reads stay bounded by the
+    /// listed length (a file grown since is read as listed, one shrunk since reads short). A
+    /// FIFO or dir swapped in after the listing is still refused: the open is non-blocking,
+    /// and the first positioned read fails on it (`ESPIPE`, `EISDIR`), reported as "not a
+    /// regular file" as [`Self::open`] reports it.
+    pub fn open_listed(path: &Path, listed_len: u64) -> io::Result<Self> {
+        Ok(PositionedFile {
+            file: open_nonblocking(path)?,
+            len: listed_len,
+        })
+    }
+
+    /// File length when it was opened (or listed: [`Self::open_listed`]).
     pub fn len(&self) -> u64 {
         self.len
     }
@@ -207,6 +221,12 @@ impl PositionedFile {
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if not_a_regular_file(&e) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "not a regular file",
+                    ))
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -218,6 +238,24 @@ impl PositionedFile {
     pub fn read_all(&self) -> io::Result<Vec<u8>> {
         self.read_range(0, self.len)
     }
+}
+
+/// What a positioned read of something other than a regular file fails with: a pipe or FIFO
+/// (`ESPIPE`), a dir (`EISDIR`).
+fn not_a_regular_file(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(nix::libc::ESPIPE | nix::libc::EISDIR)
+    )
+}
+
+/// Read a small file the listing measured whole ([`PositionedFile::open_listed`]), refusing
+/// anything listed larger than `cap` bytes ([`TooLarge`]) before it is opened.
+pub fn read_small_listed(path: &Path, listed_len: u64, cap: u64) -> io::Result<Vec<u8>> {
+    if listed_len > cap {
+        return Err(TooLarge::error(listed_len, cap));
+    }
+    PositionedFile::open_listed(path, listed_len)?.read_all()
 }
 
 /// Counts scans ([`new_scan`]): a dir handle kept by [`open_nonblocking`] serves only the scan
@@ -438,6 +476,37 @@ mod tests {
         assert!(ok.success());
         let err = PositionedFile::open(&fifo).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn a_listed_file_is_read_as_listed_and_a_fifo_or_dir_swapped_in_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("00000000000000000000.log");
+        std::fs::write(&log, b"0123456789").unwrap();
+        new_scan();
+        // Grown since the listing: read as listed; shrunk: read short.
+        let grown = PositionedFile::open_listed(&log, 4).unwrap();
+        assert_eq!(grown.read_all().unwrap(), b"0123");
+        let shrunk = PositionedFile::open_listed(&log, 64).unwrap();
+        assert_eq!(shrunk.read_all().unwrap(), b"0123456789");
+        assert_eq!(
+            read_small_listed(&log, 11, 10).unwrap_err().kind(),
+            io::ErrorKind::FileTooLarge
+        );
+        // A dir, then a FIFO, where the listing saw a regular file.
+        std::fs::remove_file(&log).unwrap();
+        std::fs::create_dir(&log).unwrap();
+        let err = read_small_listed(&log, 10, 100).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+        std::fs::remove_dir(&log).unwrap();
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&log)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            let err = read_small_listed(&log, 10, 100).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+        }
     }
 
     #[test]

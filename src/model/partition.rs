@@ -8,7 +8,7 @@ use crate::formats::leader_epoch::{parse_leader_epoch_checkpoint, EpochEntry};
 use crate::formats::partition_metadata::{parse_partition_metadata, PartitionMetadata};
 use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, ProducerSnapshot};
 
-use super::file_bytes::read_small_file;
+use super::file_bytes::read_small_listed;
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
 use super::names::PartitionDirName;
 use super::problem::{FileProblem, Parsed};
@@ -147,7 +147,7 @@ pub fn load_partition(
     let snapshots = std::mem::take(&mut listing.snapshots)
         .into_iter()
         .map(|(offset, file)| {
-            let parsed = read_small_file(&file.path, SMALL_FILE_CAP)
+            let parsed = read_small_listed(&file.path, file.size, SMALL_FILE_CAP)
                 .map_err(|e| FileProblem::io(&file.path, &e))
                 .and_then(|b| {
                     parse_producer_snapshot_unverified(&b)
@@ -192,7 +192,7 @@ pub(crate) fn parse_small<T>(
     file: &FileInfo,
     parse: impl FnOnce(&[u8]) -> crate::formats::FormatResult<T>,
 ) -> Parsed<T> {
-    let bytes =
-        read_small_file(&file.path, SMALL_FILE_CAP).map_err(|e| FileProblem::io(&file.path, &e))?;
+    let bytes = read_small_listed(&file.path, file.size, SMALL_FILE_CAP)
+        .map_err(|e| FileProblem::io(&file.path, &e))?;
     parse(&bytes).map_err(|e| FileProblem::format(&file.path, e))
 }

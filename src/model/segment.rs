@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
+use super::file_bytes::{read_file, read_small_listed, FileBytes, PositionedFile, ReadMode};
 use super::listing::{FileInfo, SegmentFiles};
 use super::names::{
     PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
@@ -505,7 +505,7 @@ impl Segment {
 /// Load one segment.
 pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
-    let index_bytes = files.index.as_ref().map(|f| (f, read_whole(&f.path)));
+    let index_bytes = files.index.as_ref().map(|f| (f, read_whole(f)));
     let index = index_bytes.as_ref().map(|(f, r)| match r {
         Ok(bytes) => OffsetIndex::parse(bytes, base).map_err(|e| FileProblem::format(&f.path, e)),
         Err(e) => Err(FileProblem::io(&f.path, e)),
@@ -775,7 +775,7 @@ fn load_log(
     let source = if opts.depth == ScanDepth::Verify {
         LogSource::Whole(read_file(&file.path, opts.read_mode).map_err(io)?)
     } else {
-        let f = PositionedFile::open(&file.path).map_err(io)?;
+        let f = PositionedFile::open_listed(&file.path, file.size).map_err(io)?;
         if f.len() <= LOG_CHUNK {
             LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?))
         } else {
@@ -978,21 +978,14 @@ fn check_index_entry(
 /// `segment.index.bytes` (10 MiB by default). A file over [`INDEX_READ_CAP`] (a hostile or
 /// damaged one: a sparse 2 GiB index) is refused by its length, before a byte is read, as too
 /// large (`file_bytes::TooLarge`), so memory stays bounded whatever the dir holds.
-fn read_whole(path: &std::path::Path) -> io::Result<Vec<u8>> {
+fn read_whole(file: &FileInfo) -> io::Result<Vec<u8>> {
     /// 12.8 times the default `segment.index.bytes`: 16M offset-index entries.
     const INDEX_READ_CAP: u64 = 128 << 20;
-    let file = PositionedFile::open(path)?;
-    if file.len() > INDEX_READ_CAP {
-        return Err(super::file_bytes::TooLarge::error(
-            file.len(),
-            INDEX_READ_CAP,
-        ));
-    }
-    file.read_all()
+    read_small_listed(&file.path, file.size, INDEX_READ_CAP)
 }
 
 fn load_time_index(file: &FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
-    let bytes = read_whole(&file.path).map_err(|e| FileProblem::io(&file.path, &e))?;
+    let bytes = read_whole(file).map_err(|e| FileProblem::io(&file.path, &e))?;
     let view = TimeIndex::parse(&bytes, base).map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
     Ok(TimeIndexSummary {
@@ -1003,7 +996,7 @@ fn load_time_index(file: &FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
 }
 
 fn load_txn_index(file: &FileInfo, base: i64) -> Parsed<TxnIndexSummary> {
-    let bytes = read_whole(&file.path).map_err(|e| FileProblem::io(&file.path, &e))?;
+    let bytes = read_whole(file).map_err(|e| FileProblem::io(&file.path, &e))?;
     let index = TxnIndex::parse(&bytes).map_err(|e| FileProblem::format(&file.path, e))?;
     let mut problems = index.sanity_check(base);
     problems.extend(index.entry_problems());
