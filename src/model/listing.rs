@@ -438,7 +438,9 @@ fn list_streaming(
     };
     // The partition dir being listed (the walk is depth first, in name order).
     let mut current: Option<PartitionEntry> = None;
-    walk_sorted(dir, 2, |walked| {
+    // Root entries only: depth 1, or the walk would read every partition dir before its entry
+    // is seen (walkdir opens a dir when it yields it, not when it is descended into).
+    walk_sorted(dir, if descend { 2 } else { 1 }, |walked| {
         let (depth, found) = match walked {
             Walked::Entry(depth, found) => (depth, found),
             Walked::Problem(in_dir, problem) => {

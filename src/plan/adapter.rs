@@ -7,6 +7,7 @@
 //! ([`PartitionRecovery::largest_timestamp`]); leftovers of unfinished operations are listed
 //! with what loading does with them (spec §G2).
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::model::cluster::ClusterView;
@@ -193,14 +194,26 @@ fn first_unstable(p: &Partition) -> Option<Offset> {
 }
 
 /// Whether another log dir holds a `-future` dir of this partition (a move pauses cleanup).
-fn future_dir_exists(dirs: &[LogDir], topic: &str, partition: i32) -> bool {
-    dirs.iter().flat_map(|d| &d.partitions).any(|p| {
-        p.name.as_ref().is_some_and(|n| {
-            matches!(n.state, PartitionDirState::Future(_))
-                && n.topic == topic
-                && n.partition == partition
-        })
-    })
+/// The `-future` dirs of every log dir, by (topic, partition): collected once per plan, so that
+/// each replica's "paused" lookup is not a scan of every partition (quadratic in partitions).
+#[derive(Debug, Default)]
+pub struct FutureDirs(BTreeSet<(String, i32)>);
+
+impl FutureDirs {
+    /// The `-future` dirs of `dirs`.
+    pub fn of(dirs: &[LogDir]) -> Self {
+        FutureDirs(
+            (dirs.iter().flat_map(|d| &d.partitions))
+                .filter_map(|p| p.name.as_ref())
+                .filter(|n| matches!(n.state, PartitionDirState::Future(_)))
+                .map(|n| (n.topic.clone(), n.partition))
+                .collect(),
+        )
+    }
+
+    fn contains(&self, topic: &str, partition: i32) -> bool {
+        self.0.contains(&(topic.to_string(), partition))
+    }
 }
 
 /// The topic a partition dir belongs to: by topic id when the image knows it.
@@ -222,7 +235,7 @@ pub fn topic_of(view: &ClusterView, log_dir: &Path, p: &Partition) -> Option<Str
 /// (`-delete`, `-future`, `-stray`) and partitions not loaded whole.
 pub fn replica_facts(
     view: &ClusterView,
-    dirs: &[LogDir],
+    futures: &FutureDirs,
     dir: &LogDir,
     p: &Partition,
 ) -> Option<ReplicaFacts> {
@@ -277,7 +290,7 @@ pub fn replica_facts(
             highest_offset_in_remote_storage: None,
         },
         state: LogState {
-            paused: future_dir_exists(dirs, &topic, name.partition),
+            paused: futures.contains(&topic, name.partition),
             uncleanable: false,
         },
         startup: startup_actions(p),

@@ -48,7 +48,7 @@ use crate::rules::retention::{
 use crate::rules::timing::{deletion_timeline, Bound, BrokerClock};
 use crate::rules::KafkaVersion;
 
-use adapter::{replica_facts, ReplicaFacts, StartupAction};
+use adapter::{replica_facts, FutureDirs, ReplicaFacts, StartupAction};
 
 /// What the plan is made for.
 #[derive(Debug, Clone)]
@@ -643,7 +643,7 @@ fn clean_before_retention(
 /// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
 fn plan_replica(
     view: &ClusterView,
-    dirs: &[LogDir],
+    futures: &FutureDirs,
     dir: &LogDir,
     clock: BrokerClock,
     p: &Partition,
@@ -652,7 +652,7 @@ fn plan_replica(
     let broker = &view.broker_config;
     let now = opts.now;
     let config = view.partition_log_config(&dir.path, &p.dir_name)?;
-    let f = replica_facts(view, dirs, dir, p)?;
+    let f = replica_facts(view, futures, dir, p)?;
     if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
         return None;
     }
@@ -698,9 +698,10 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // Each replica's plan reads only its own facts and the shared configs: planned in parallel,
     // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
     // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
+    let futures = FutureDirs::of(dirs);
     let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Pending>) = replicas
         .par_iter()
-        .filter_map(|&(dir, clock, p)| plan_replica(view, dirs, dir, clock, p, opts))
+        .filter_map(|&(dir, clock, p)| plan_replica(view, &futures, dir, clock, p, opts))
         .unzip();
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
