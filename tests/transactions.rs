@@ -236,6 +236,8 @@ fn replay_from_the_log_gives_the_same_answer_as_from_the_snapshots() {
     ] {
         std::fs::remove_file(root.join("logs-0").join(p)).unwrap();
     }
+    // No snapshot left: after an unclean shutdown the broker replays from the log start.
+    std::fs::remove_file(root.join("logs-0/.kafka_cleanshutdown")).unwrap();
     let (doc, _) = transactions(&root, &at(0));
     check_against_manifest(&doc);
     assert!(doc["partitions"]
@@ -243,6 +245,30 @@ fn replay_from_the_log_gives_the_same_answer_as_from_the_snapshots() {
         .unwrap()
         .iter()
         .all(|p| p["snapshot_offset"].is_null()));
+}
+
+/// After a clean shutdown with no producer snapshot at all the broker loads no producer state
+/// (`UnifiedLog.rebuildProducerState`: the upgrade case; it writes empty snapshots instead of
+/// scanning), so its last stable offset is not held: no partition is replayed here either,
+/// and no transaction is open. The same dir without its clean-shutdown marker replays the log.
+#[test]
+fn after_a_clean_shutdown_without_snapshots_no_producer_state_is_loaded() {
+    let (_tmp, root) = copy();
+    for dir in ["txn-0", "txn-compacted-0"] {
+        for e in std::fs::read_dir(root.join("logs-0").join(dir)).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "snapshot") {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+    }
+    let (doc, exit) = transactions(&root, &at(0));
+    assert_eq!(doc["partitions"].as_array().unwrap().len(), 0, "{doc}");
+    assert_eq!(doc["open_transactions"].as_array().unwrap().len(), 0);
+    assert_eq!((codes(&doc), exit), (vec![], 0));
+    std::fs::remove_file(root.join("logs-0/.kafka_cleanshutdown")).unwrap();
+    let (doc, _) = transactions(&root, &at(0));
+    check_against_manifest(&doc);
 }
 
 #[test]

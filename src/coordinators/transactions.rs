@@ -54,15 +54,17 @@ pub fn transactions_report(
         .collect();
     let data: Vec<Option<Result<ReplayedPartition, Finding>>> = data_partitions
         .par_iter()
-        .map(|&&(d, p, n)| match replay_producer_state(p, mode) {
-            Ok(ps) if ps.producers > 0 => {
-                let leo = p.log_end_offset().map(|o| o.get());
-                let hw = p.checkpoints.high_watermark.map(|o| o.get()).or(leo);
-                Some(Ok(((n.topic.clone(), n.partition), ps, hw, leo)))
-            }
-            Ok(_) => None,
-            Err(e) => Some(Err(unreadable(d, p, e.path()))),
-        })
+        .map(
+            |&&(d, p, n)| match replay_producer_state(p, d.clean_shutdown.is_some(), mode) {
+                Ok(ps) if ps.producers > 0 => {
+                    let leo = p.log_end_offset().map(|o| o.get());
+                    let hw = p.checkpoints.high_watermark.map(|o| o.get()).or(leo);
+                    Some(Ok(((n.topic.clone(), n.partition), ps, hw, leo)))
+                }
+                Ok(_) => None,
+                Err(e) => Some(Err(unreadable(d, p, e.path()))),
+            },
+        )
         .collect();
     let mut replayed: Vec<ReplayedPartition> = Vec::new();
     for result in data.into_iter().flatten() {

@@ -2,7 +2,9 @@
 //!
 //! - per data partition, the producer-state replay of `ProducerStateManager`: the newest
 //!   producer snapshot at or below the log end (and not below the log start, with a good CRC),
-//!   then every batch after it (`UnifiedLog.rebuildProducerState`). A transactional batch opens
+//!   then every batch after it (`UnifiedLog.rebuildProducerState`). After a clean shutdown with
+//!   no snapshot file at all the broker replays nothing (its upgrade case: it writes empty
+//!   snapshots instead), so neither does the replay here. A transactional batch opens
 //!   its producer's transaction at its base offset; a control batch (COMMIT/ABORT marker) closes
 //!   it. What stays open gives the first unstable offset, which holds the last stable offset.
 //! - the transaction coordinator's state, from `__transaction_state`: the latest record per
@@ -66,8 +68,16 @@ struct Producer {
     txn_first_ts: Option<i64>,
 }
 
-/// Replay the producer state of `p` (see the module docs).
-pub fn replay_producer_state(p: &Partition, mode: ReadMode) -> Result<ProducerState, FileProblem> {
+/// Replay the producer state of `p`, a partition of a log dir whose last shutdown was clean
+/// when `clean_shutdown` (its `.kafka_cleanshutdown` is there; see the module docs).
+pub fn replay_producer_state(
+    p: &Partition,
+    clean_shutdown: bool,
+    mode: ReadMode,
+) -> Result<ProducerState, FileProblem> {
+    if clean_shutdown && p.snapshots.is_empty() {
+        return Ok(ProducerState::default());
+    }
     let log_start = p.log_start_offset().map_or(0, |o| o.get());
     let log_end = p.log_end_offset().map_or(i64::MAX, |o| o.get());
     let snapshot = p
