@@ -438,9 +438,9 @@ fn list_streaming(
     };
     // The partition dir being listed (the walk is depth first, in name order).
     let mut current: Option<PartitionEntry> = None;
-    // Root entries only: depth 1, or the walk would read every partition dir before its entry
-    // is seen (walkdir opens a dir when it yields it, not when it is descended into).
-    walk_sorted(dir, if descend { 2 } else { 1 }, |walked| {
+    // (Root entries only still read every partition dir: walkdir opens a dir when it yields
+    // it, whatever the depth limit; benches/README.md, session 4.)
+    walk_sorted(dir, 2, |walked| {
         let (depth, found) = match walked {
             Walked::Entry(depth, found) => (depth, found),
             Walked::Problem(in_dir, problem) => {
