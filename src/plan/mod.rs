@@ -699,9 +699,15 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
     // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
     let futures = FutureDirs::of(dirs);
-    let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Pending>) = replicas
+    // A partition's facts are kept only while the cleaner might take it first (a log it will
+    // clean): the facts of every other partition are dropped where it was planned.
+    let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Option<Pending>>) = replicas
         .par_iter()
         .filter_map(|&(dir, clock, p)| plan_replica(view, &futures, dir, clock, p, opts))
+        .map(|(plan, pending)| {
+            let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
+            (plan, candidate.then_some(pending))
+        })
         .unzip();
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
@@ -713,10 +719,9 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     let cleaner_first = compaction::pick_filthiest(&candidates);
     match &cleaner_first {
         CleanerPick::Log((dir, name)) => {
-            for (p, f) in partitions
-                .iter_mut()
-                .zip(&pending)
+            for (p, f) in (partitions.iter_mut().zip(&pending))
                 .filter(|(p, _)| p.log_dir == *dir && p.dir_name == *name)
+                .filter_map(|(p, f)| Some((p, f.as_ref()?)))
             {
                 if let Some(c) = p.compaction.as_mut() {
                     c.first_in_line = true;
