@@ -12,7 +12,10 @@ use super::location::{at_file, at_partition};
 /// Findings about the producer snapshots of `p`.
 pub fn snapshot_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     for s in &p.snapshots {
-        match &s.parsed {
+        let Some(parsed) = &s.parsed else {
+            continue; // not read at this depth
+        };
+        match parsed {
             Err(e) => out.push(problem_finding(
                 at_partition(dir, p),
                 "producer snapshot",
@@ -39,8 +42,8 @@ mod tests {
     use crate::checks::test_support::{codes, Scratch};
     use crate::model::segment::ScanDepth;
 
-    fn findings(s: &Scratch) -> Vec<Finding> {
-        let d = s.load(ScanDepth::Tail);
+    fn findings_at(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
+        let d = s.load(depth);
         let mut out = Vec::new();
         for p in &d.partitions {
             snapshot_findings(&d, p, &mut out);
@@ -48,9 +51,48 @@ mod tests {
         out
     }
 
+    fn findings(s: &Scratch) -> Vec<Finding> {
+        findings_at(s, ScanDepth::Headers)
+    }
+
     #[test]
     fn healthy_snapshots_have_no_findings() {
         assert!(findings(&Scratch::new()).is_empty());
+        assert!(findings_at(&Scratch::new(), ScanDepth::Tail).is_empty());
+    }
+
+    /// At depth `Tail` only the snapshots the broker's load reads are read: the newest (36 of
+    /// orders-0's 4..36), and the next older ones while the newer are corrupt.
+    #[test]
+    fn at_tail_only_the_snapshots_the_broker_loads_are_read() {
+        let s = Scratch::new();
+        std::fs::write(s.path("orders-0/00000000000000000008.snapshot"), [0u8, 1]).unwrap();
+        assert_eq!(codes(&findings(&s)), ["file.corrupt"]);
+        assert!(findings_at(&s, ScanDepth::Tail).is_empty());
+        let d = s.load(ScanDepth::Tail);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let read: Vec<i64> = (p.snapshots.iter())
+            .filter(|x| x.parsed.is_some())
+            .map(|x| x.offset)
+            .collect();
+        assert_eq!(read, [36]);
+        std::fs::write(s.path("orders-0/00000000000000000036.snapshot"), [0u8, 1]).unwrap();
+        assert_eq!(codes(&findings_at(&s, ScanDepth::Tail)), ["file.corrupt"]);
+        let d = s.load(ScanDepth::Tail);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        let read: Vec<i64> = (p.snapshots.iter())
+            .filter(|x| x.parsed.is_some())
+            .map(|x| x.offset)
+            .collect();
+        assert_eq!(read, [32, 36]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A partition replica's dir: its segments, producer snapshots, leader epochs, topic id, and the
 //! per-partition entries of the log dir's root checkpoints.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::formats::checkpoint::CheckpointFile;
@@ -38,8 +39,11 @@ pub struct SnapshotFile {
     pub offset: i64,
     /// The file.
     pub file: FileInfo,
-    /// Its contents (CRC checked by the caller through `crc_ok`).
-    pub parsed: Parsed<ProducerSnapshot>,
+    /// Its contents (CRC checked by the caller through `crc_ok`); `None` when not read. At
+    /// depth `Tail` only what the broker's load reads is read (`ProducerStateManager`
+    /// `loadFromSnapshot`): the newest snapshot at or below the log end, then each older one
+    /// while the newer fail to parse or their CRC; at the other depths every snapshot.
+    pub parsed: Option<Parsed<ProducerSnapshot>>,
 }
 
 /// One partition dir, loaded.
@@ -144,22 +148,7 @@ pub fn load_partition(
                 load_segment(files, active, opts)
             }),
     );
-    let snapshots = std::mem::take(&mut listing.snapshots)
-        .into_iter()
-        .map(|(offset, file)| {
-            let parsed = read_small_listed(&file.path, file.size, SMALL_FILE_CAP)
-                .map_err(|e| FileProblem::io(&file.path, &e))
-                .and_then(|b| {
-                    parse_producer_snapshot_unverified(&b)
-                        .map_err(|e| FileProblem::format(&file.path, e))
-                });
-            SnapshotFile {
-                offset,
-                file,
-                parsed,
-            }
-        })
-        .collect();
+    let snapshot_files = std::mem::take(&mut listing.snapshots);
     let metadata = listing
         .partition_metadata
         .as_ref()
@@ -168,7 +157,7 @@ pub fn load_partition(
         .leader_epoch_checkpoint
         .as_ref()
         .map(|f| parse_small(f, parse_leader_epoch_checkpoint));
-    Partition {
+    let mut partition = Partition {
         path: listing.path.clone(),
         dir_name: listing
             .path
@@ -179,12 +168,56 @@ pub fn load_partition(
         listing,
         segment_count,
         segments,
-        snapshots,
+        snapshots: Vec::new(),
         metadata,
         leader_epochs,
         checkpoints,
         depth: opts.depth,
+    };
+    let log_end = partition.log_end_offset();
+    partition.snapshots = load_snapshots(snapshot_files, opts.depth, log_end);
+    partition
+}
+
+/// The producer snapshots of a partition, ascending, read as [`SnapshotFile::parsed`] says:
+/// at depth `Tail` (with the log end known) only those the broker's load reads, which is all
+/// the producer-state replay uses, and one read per partition instead of one per segment.
+fn load_snapshots(
+    files: BTreeMap<i64, FileInfo>,
+    depth: ScanDepth,
+    log_end: Option<Offset>,
+) -> Vec<SnapshotFile> {
+    let read = |file: &FileInfo| {
+        read_small_listed(&file.path, file.size, SMALL_FILE_CAP)
+            .map_err(|e| FileProblem::io(&file.path, &e))
+            .and_then(|b| {
+                parse_producer_snapshot_unverified(&b)
+                    .map_err(|e| FileProblem::format(&file.path, e))
+            })
+    };
+    let newest_only = match log_end {
+        Some(end) if depth == ScanDepth::Tail => Some(end.get()),
+        _ => None,
+    };
+    let mut out: Vec<SnapshotFile> = files
+        .into_iter()
+        .map(|(offset, file)| SnapshotFile {
+            parsed: newest_only.is_none().then(|| read(&file)),
+            offset,
+            file,
+        })
+        .collect();
+    if let Some(end) = newest_only {
+        for s in out.iter_mut().rev().filter(|s| s.offset <= end) {
+            let parsed = read(&s.file);
+            let usable = parsed.as_ref().is_ok_and(ProducerSnapshot::crc_ok);
+            s.parsed = Some(parsed);
+            if usable {
+                break;
+            }
+        }
     }
+    out
 }
 
 /// Read a small file and parse it.

@@ -84,7 +84,10 @@ pub fn replay_producer_state(
         .snapshots
         .iter()
         .filter(|s| s.offset <= log_end && s.offset >= log_start)
-        .filter_map(|s| Some((s.offset, s.parsed.as_ref().ok().filter(|x| x.crc_ok())?)))
+        .filter_map(|s| {
+            let parsed = s.parsed.as_ref()?.as_ref().ok();
+            Some((s.offset, parsed.filter(|x| x.crc_ok())?))
+        })
         .max_by_key(|(o, _)| *o);
     let mut producers: BTreeMap<i64, Producer> = BTreeMap::new();
     let mut out = ProducerState::default();
