@@ -1,8 +1,9 @@
 //! `diagnose`: everything logclean knows about log cleanup in some log dirs, from one load.
 //!
-//! [`diagnose`]: [`ClusterView::build`] once (configs, metadata image, `log.dirs` of
-//! `server.properties` when no dir is named) → [`load_targets`] once (data partitions at
-//! `Tail`, the coordinators' topics at `Headers`; `--deep`: everything at `Verify`) → the
+//! [`diagnose`]: the log dirs (named, else `log.dirs` of `server.properties`) →
+//! [`load_targets`] once (data partitions at `Tail`, the coordinators' topics at `Headers`;
+//! `--deep`: everything at `Verify`) → [`ClusterView::build_over`] them once (configs, metadata
+//! image; the partition dirs from the load, not listed again) → the
 //! findings of each existing reader: [`inspect_findings`], [`config_findings`],
 //! [`plan_findings`] and [`active_segment_findings`] of one [`build_plan`] at `now`,
 //! [`groups_report`] and [`transactions_report`] → filtered, deduplicated (code and place),
@@ -120,19 +121,28 @@ pub fn diagnose(
     filter: &Filter,
     progress: &dyn LoadProgress,
 ) -> anyhow::Result<Diagnosis> {
-    let view = ClusterView::build(&ClusterInputs {
+    let cluster = ClusterInputs {
         log_dirs: inputs.log_dirs.clone(),
         server_properties: inputs.server_properties.clone().map(FileInput::Path),
         read_mode: inputs.read_mode,
         ..ClusterInputs::default()
-    })
-    .map_err(|e: ClusterError| anyhow::anyhow!(e))?;
+    };
+    let log_dirs = ClusterView::resolve_log_dirs(&cluster).map_err(|e| anyhow::anyhow!(e))?;
     let opts = if inputs.deep {
         LoadOptions::uniform(ScanDepth::Verify, inputs.read_mode)
     } else {
         LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, inputs.read_mode)
     };
-    let loaded = load_targets(&view.log_dirs, &opts, progress)?;
+    let loaded = load_targets(&log_dirs, &opts, progress)?;
+    // The view takes the partition dirs from the load: listed and read once, not twice.
+    let view = ClusterView::build_over(
+        &ClusterInputs {
+            log_dirs,
+            ..cluster
+        },
+        &loaded.dirs,
+    )
+    .map_err(|e: ClusterError| anyhow::anyhow!(e))?;
     let dirs = loaded.dirs;
     let mut findings: Vec<Finding> = (loaded.not_log_dirs.iter())
         .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))

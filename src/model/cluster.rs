@@ -24,6 +24,7 @@ use crate::formats::partition_metadata::{parse_partition_metadata, Uuid};
 
 use super::file_bytes::{read_small_file, ReadMode};
 use super::listing::{list_partition_dirs, IoProblem};
+use super::log_dir::LogDir;
 use super::metadata_log::{
     is_reserved_directory, load_metadata_image, MetadataImage, MetadataProblem,
 };
@@ -549,6 +550,60 @@ fn partition_ids(
     (out, held_dirs)
 }
 
+/// [`partition_ids`] of log dirs already loaded: the same dirs, ids and problems, from the
+/// loaded partitions (their listing and `partition.metadata`) instead of a second listing.
+fn loaded_partition_ids(
+    dirs: &[LogDir],
+    problems: &mut Vec<ClusterProblem>,
+) -> (Vec<DirTopicId>, Vec<(PartitionDirRef, PartitionDirName)>) {
+    let mut out = Vec::new();
+    let mut held_dirs = Vec::new();
+    for d in dirs {
+        let file_problem = |partition: Option<String>, role, problem| ClusterProblem::File {
+            log_dir: d.path.clone(),
+            partition,
+            role,
+            problem,
+        };
+        for p in &d.listing.io_problems {
+            let problem = FileProblem::Io {
+                path: p.path.clone(),
+                message: p.message.clone(),
+            };
+            problems.push(file_problem(None, FileRole::DirEntry, problem));
+        }
+        for p in &d.partitions {
+            let Some(name) = p.name.as_ref().filter(|n| !n.is_metadata_log()) else {
+                continue;
+            };
+            let dir = PartitionDirRef {
+                log_dir: d.path.clone(),
+                dir_name: p.dir_name.clone(),
+            };
+            if matches!(
+                name.state,
+                PartitionDirState::Live | PartitionDirState::Future(_)
+            ) {
+                held_dirs.push((dir.clone(), name.clone()));
+            }
+            match &p.metadata {
+                None => {}
+                Some(Ok(pm)) => out.push(DirTopicId {
+                    dir,
+                    name: name.clone(),
+                    topic_id: pm.topic_id,
+                }),
+                Some(Err(e)) => problems.push(file_problem(
+                    Some(dir.dir_name),
+                    FileRole::PartitionMetadata,
+                    e.clone(),
+                )),
+            }
+        }
+    }
+    (out, held_dirs)
+}
+
 /// Partition dirs mapped to topics by topic id (names of -delete/-stray dirs may be truncated;
 /// the id is what the broker trusts): dir → topic, and topic → its dirs in the order given.
 /// Live dirs whose name and id disagree, or whose id is unknown in a dir of the metadata log's
@@ -600,47 +655,82 @@ fn join_by_topic_id(
     (partition_topics, dirs_by_topic)
 }
 
+/// `server.properties` parsed into config sources, and the log dirs of `inputs` (named, else
+/// that file's `log.dirs`), each checked to be listable.
+fn static_sources(inputs: &ClusterInputs) -> Result<(ConfigSources, Vec<PathBuf>), ClusterError> {
+    let static_props = match &inputs.server_properties {
+        Some(f) => Some(
+            parse_server_properties(&f.read(16 << 20)?).map_err(|source| ClusterError::Parse {
+                name: f.name(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
+    let sources = ConfigSources {
+        static_props,
+        ..Default::default()
+    };
+    let mut log_dirs = inputs.log_dirs.clone();
+    if log_dirs.is_empty() {
+        let has_dirs =
+            |p: &BTreeMap<String, String>| p.contains_key("log.dirs") || p.contains_key("log.dir");
+        if !sources.static_props.as_ref().is_some_and(has_dirs) {
+            return Err(ClusterError::NoLogDirs);
+        }
+        log_dirs = resolve_broker(&sources)
+            .log_dirs()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+    }
+    for d in &log_dirs {
+        std::fs::read_dir(d).map_err(|source| ClusterError::LogDir {
+            path: d.clone(),
+            source,
+        })?;
+    }
+    Ok((sources, log_dirs))
+}
+
+/// Where the view finds the partition dirs of its log dirs.
+enum PartitionSource<'a> {
+    /// Listed and their `partition.metadata` read here.
+    Listed,
+    /// Taken from log dirs already loaded.
+    Loaded(&'a [LogDir]),
+}
+
 impl ClusterView {
     /// Read everything `inputs` names and join it. Fails only when an input named explicitly
     /// cannot be used (no log dirs, an unlistable log dir, an unreadable or malformed
     /// `server.properties`, `--config` or describe file); everything else is a problem.
     pub fn build(inputs: &ClusterInputs) -> Result<ClusterView, ClusterError> {
+        ClusterView::build_with(inputs, PartitionSource::Listed)
+    }
+
+    /// [`Self::build`] over log dirs already loaded (their partition dirs and
+    /// `partition.metadata` are taken from `dirs` instead of being listed and read again):
+    /// `inputs.log_dirs` must be [`Self::resolve_log_dirs`]'s, and `dirs` what loading them gave.
+    pub fn build_over(
+        inputs: &ClusterInputs,
+        dirs: &[LogDir],
+    ) -> Result<ClusterView, ClusterError> {
+        ClusterView::build_with(inputs, PartitionSource::Loaded(dirs))
+    }
+
+    /// The log dirs a view of `inputs` covers: those named, else `log.dirs` (or `log.dir`) of
+    /// `server.properties`; each must be listable. Fails as [`Self::build`] does.
+    pub fn resolve_log_dirs(inputs: &ClusterInputs) -> Result<Vec<PathBuf>, ClusterError> {
+        Ok(static_sources(inputs)?.1)
+    }
+
+    fn build_with(
+        inputs: &ClusterInputs,
+        partitions: PartitionSource<'_>,
+    ) -> Result<ClusterView, ClusterError> {
         let mut problems = Vec::new();
-        let static_props = match &inputs.server_properties {
-            Some(f) => Some(
-                parse_server_properties(&f.read(16 << 20)?).map_err(|source| {
-                    ClusterError::Parse {
-                        name: f.name(),
-                        source,
-                    }
-                })?,
-            ),
-            None => None,
-        };
-        let mut sources = ConfigSources {
-            static_props,
-            ..Default::default()
-        };
-        let mut log_dirs = inputs.log_dirs.clone();
-        if log_dirs.is_empty() {
-            let has_dirs = |p: &BTreeMap<String, String>| {
-                p.contains_key("log.dirs") || p.contains_key("log.dir")
-            };
-            if !sources.static_props.as_ref().is_some_and(has_dirs) {
-                return Err(ClusterError::NoLogDirs);
-            }
-            log_dirs = resolve_broker(&sources)
-                .log_dirs()
-                .into_iter()
-                .map(PathBuf::from)
-                .collect();
-        }
-        for d in &log_dirs {
-            std::fs::read_dir(d).map_err(|source| ClusterError::LogDir {
-                path: d.clone(),
-                source,
-            })?;
-        }
+        let (mut sources, log_dirs) = static_sources(inputs)?;
         let metas = read_meta(&log_dirs, &mut problems);
         let static_metadata_dir = sources
             .static_props
@@ -687,7 +777,10 @@ impl ClusterView {
             sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
         }
 
-        let (ids, held_dirs) = partition_ids(&log_dirs, &mut problems);
+        let (ids, held_dirs) = match partitions {
+            PartitionSource::Listed => partition_ids(&log_dirs, &mut problems),
+            PartitionSource::Loaded(dirs) => loaded_partition_ids(dirs, &mut problems),
+        };
         // The replicas on disk, by the topic their id names (else their dir name); ids looked
         // up by dir in a map, not by a scan per dir (quadratic in partitions).
         let id_of: HashMap<&PartitionDirRef, &Uuid> =
