@@ -84,7 +84,7 @@ pub fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
                 },
                 "temporary file of an interrupted atomic write",
             )
-            .evidence("size", EvidenceValue::Bytes(l.file.size)),
+            .evidence("size", EvidenceValue::Bytes(l.file.len_or_zero())),
         );
     }
     for u in &dir.listing.unknown {

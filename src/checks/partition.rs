@@ -102,7 +102,8 @@ pub fn partition_dir_findings(
         let mut loc = at_file(dir, p, &l.file.path, None);
         loc.segment = l.segment.map(|(base, _)| base);
         out.push(
-            Finding::new(kind, loc, message).evidence("size", EvidenceValue::Bytes(l.file.size)),
+            Finding::new(kind, loc, message)
+                .evidence("size", EvidenceValue::Bytes(l.file.len_or_zero())),
         );
     }
     for u in &p.listing.unknown {

@@ -135,12 +135,12 @@ pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
                     (Some(LeftoverKind::Swap), Some((o, SegmentFileKind::Log)))
                         if min_cleaned.is_none_or(|m| o < m) =>
                     {
-                        swaps.insert(o, l.file.size);
+                        swaps.insert(o, l.file.len_or_zero());
                     }
                     // A swapped index is deleted (rebuilt from its log).
                     (Some(_), _) => {
                         c.deleted_files += 1;
-                        c.deleted_bytes += l.file.size;
+                        c.deleted_bytes += l.file.len_or_zero();
                     }
                     (None, _) => {}
                 }

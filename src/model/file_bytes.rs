@@ -165,6 +165,8 @@ pub fn read_small_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
 pub struct PositionedFile {
     file: File,
     len: u64,
+    /// The modification time, when the open measured the file (`fstat`).
+    mtime_ms: Option<i64>,
 }
 
 impl PositionedFile {
@@ -180,9 +182,15 @@ impl PositionedFile {
                 "not a regular file",
             ));
         }
+        let mtime_ms = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::SystemTime::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_millis()).ok());
         Ok(PositionedFile {
             file,
             len: meta.len(),
+            mtime_ms,
         })
     }
 
@@ -193,11 +201,21 @@ impl PositionedFile {
     /// FIFO or dir swapped in after the listing is still refused: the open is non-blocking,
     /// and the first positioned read fails on it (`ESPIPE`, `EISDIR`), reported as "not a
     /// regular file" as [`Self::open`] reports it.
-    pub fn open_listed(path: &Path, listed_len: u64) -> io::Result<Self> {
+    /// A file the listing did not measure (`None`) is opened as [`Self::open`] opens it.
+    pub fn open_listed(path: &Path, listed_len: Option<u64>) -> io::Result<Self> {
+        let Some(len) = listed_len else {
+            return PositionedFile::open(path);
+        };
         Ok(PositionedFile {
             file: open_nonblocking(path)?,
-            len: listed_len,
+            len,
+            mtime_ms: None,
         })
+    }
+
+    /// The modification time the open measured (`None` for a file opened at its listed length).
+    pub fn mtime_ms(&self) -> Option<i64> {
+        self.mtime_ms
     }
 
     /// File length when it was opened (or listed: [`Self::open_listed`]).
@@ -249,13 +267,17 @@ fn not_a_regular_file(e: &io::Error) -> bool {
     )
 }
 
-/// Read a small file the listing measured whole ([`PositionedFile::open_listed`]), refusing
-/// anything listed larger than `cap` bytes ([`TooLarge`]) before it is opened.
-pub fn read_small_listed(path: &Path, listed_len: u64, cap: u64) -> io::Result<Vec<u8>> {
-    if listed_len > cap {
-        return Err(TooLarge::error(listed_len, cap));
+/// Read a listed small file whole ([`PositionedFile::open_listed`]), refusing anything larger
+/// than `cap` bytes ([`TooLarge`]): before it is opened when the listing measured it.
+pub fn read_small_listed(path: &Path, listed_len: Option<u64>, cap: u64) -> io::Result<Vec<u8>> {
+    if let Some(len) = listed_len.filter(|&l| l > cap) {
+        return Err(TooLarge::error(len, cap));
     }
-    PositionedFile::open_listed(path, listed_len)?.read_all()
+    let file = PositionedFile::open_listed(path, listed_len)?;
+    if file.len() > cap {
+        return Err(TooLarge::error(file.len(), cap));
+    }
+    file.read_all()
 }
 
 /// Counts scans ([`new_scan`]): a dir handle kept by [`open_nonblocking`] serves only the scan
@@ -485,18 +507,18 @@ mod tests {
         std::fs::write(&log, b"0123456789").unwrap();
         new_scan();
         // Grown since the listing: read as listed; shrunk: read short.
-        let grown = PositionedFile::open_listed(&log, 4).unwrap();
+        let grown = PositionedFile::open_listed(&log, Some(4)).unwrap();
         assert_eq!(grown.read_all().unwrap(), b"0123");
-        let shrunk = PositionedFile::open_listed(&log, 64).unwrap();
+        let shrunk = PositionedFile::open_listed(&log, Some(64)).unwrap();
         assert_eq!(shrunk.read_all().unwrap(), b"0123456789");
         assert_eq!(
-            read_small_listed(&log, 11, 10).unwrap_err().kind(),
+            read_small_listed(&log, Some(11), 10).unwrap_err().kind(),
             io::ErrorKind::FileTooLarge
         );
         // A dir, then a FIFO, where the listing saw a regular file.
         std::fs::remove_file(&log).unwrap();
         std::fs::create_dir(&log).unwrap();
-        let err = read_small_listed(&log, 10, 100).unwrap_err();
+        let err = read_small_listed(&log, Some(10), 100).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
         std::fs::remove_dir(&log).unwrap();
         let ok = std::process::Command::new("mkfifo")
@@ -504,7 +526,7 @@ mod tests {
             .status()
             .is_ok_and(|s| s.success());
         if ok {
-            let err = read_small_listed(&log, 10, 100).unwrap_err();
+            let err = read_small_listed(&log, Some(10), 100).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
         }
     }

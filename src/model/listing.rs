@@ -11,6 +11,7 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::file_bytes::{PositionedFile, TooLarge};
 use super::names::{
     parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
     SegmentFileKind, METADATA_TOPIC,
@@ -21,9 +22,13 @@ use super::names::{
 pub struct FileInfo {
     /// Full path.
     pub path: PathBuf,
-    /// Length in bytes.
-    pub size: u64,
-    /// Modification time in ms since the epoch (Kafka's `lastModified`), if the OS gives one.
+    /// Length in bytes; `None` when the listing did not stat the file: a segment file,
+    /// snapshot or partition file that its dir entry says is a regular file, whose reader
+    /// measures it with an `fstat` when it opens it (one syscall without a path lookup instead
+    /// of an `fstatat` here, and none for a file never opened).
+    pub size: Option<u64>,
+    /// Modification time in ms since the epoch (Kafka's `lastModified`), if the OS gives one
+    /// (`None` too while `size` is).
     pub mtime_ms: Option<i64>,
 }
 
@@ -35,6 +40,53 @@ impl FileInfo {
             mtime_ms: meta.mtime_ms,
         }
     }
+
+    /// The length, 0 while unknown (a file the listing did not stat and nothing opened).
+    pub fn len_or_zero(&self) -> u64 {
+        self.size.unwrap_or(0)
+    }
+
+    /// Open the file for positioned reads at its listed length, or, when the listing did not
+    /// measure it, with an `fstat` whose size and mtime are recorded here. When that open
+    /// fails the file is stat'ed by path, so that its size is known all the same (a file
+    /// without read permission has one).
+    pub(crate) fn open(&mut self) -> io::Result<PositionedFile> {
+        let opened = PositionedFile::open_listed(&self.path, self.size);
+        match &opened {
+            Ok(f) if self.size.is_none() => {
+                self.size = Some(f.len());
+                self.mtime_ms = f.mtime_ms();
+            }
+            Err(_) => self.measure(),
+            Ok(_) => {}
+        }
+        opened
+    }
+
+    /// Stat the file by path (links followed, as the listing does) if it is not measured yet.
+    pub(crate) fn measure(&mut self) {
+        if self.size.is_some() {
+            return;
+        }
+        if let Ok(m) = fs::metadata(&self.path) {
+            let meta = Meta::of(&m);
+            self.size = meta.len;
+            self.mtime_ms = meta.mtime_ms;
+        }
+    }
+
+    /// The whole file, refusing anything larger than `cap` bytes
+    /// ([`super::file_bytes::TooLarge`]), before it is opened when its size is known.
+    pub(crate) fn read_small(&mut self, cap: u64) -> io::Result<Vec<u8>> {
+        if let Some(len) = self.size.filter(|&l| l > cap) {
+            return Err(TooLarge::error(len, cap));
+        }
+        let file = self.open()?;
+        if file.len() > cap {
+            return Err(TooLarge::error(file.len(), cap));
+        }
+        file.read_all()
+    }
 }
 
 /// What the listing keeps of an entry's metadata (links followed where the broker follows
@@ -43,17 +95,26 @@ impl FileInfo {
 struct Meta {
     is_dir: bool,
     is_file: bool,
-    len: u64,
+    /// `None`: not stat'ed (see [`FileInfo::size`]).
+    len: Option<u64>,
     /// As `fs::Metadata::modified` gives it: ms since the epoch, none before it.
     mtime_ms: Option<i64>,
 }
 
 impl Meta {
+    /// A regular file by its dir entry's type, not stat'ed.
+    const UNMEASURED_FILE: Meta = Meta {
+        is_dir: false,
+        is_file: true,
+        len: None,
+        mtime_ms: None,
+    };
+
     fn of(meta: &fs::Metadata) -> Self {
         Meta {
             is_dir: meta.is_dir(),
             is_file: meta.is_file(),
-            len: meta.len(),
+            len: Some(meta.len()),
             mtime_ms: meta
                 .modified()
                 .ok()
@@ -76,7 +137,7 @@ impl Meta {
         Meta {
             is_dir: kind == nix::libc::S_IFDIR,
             is_file: kind == nix::libc::S_IFREG,
-            len: u64::try_from(st.st_size).unwrap_or(0),
+            len: Some(u64::try_from(st.st_size).unwrap_or(0)),
             mtime_ms,
         }
     }
@@ -223,9 +284,13 @@ struct Found {
 /// cannot be read (a dangling link, a link loop, a permission error, a dir that cannot be
 /// listed) goes to it as a problem with the depth of the dir it was found in. A dir is entered
 /// unless `visit` says [`Descend::No`]. Fails only when `dir` itself cannot be listed.
+///
+/// Entries at `partition_depth` (the files of partition dirs) that are regular files by their
+/// dir entry and that a loader opens anyway ([`measured_on_open`]) are not stat'ed.
 fn walk_sorted(
     dir: &Path,
     max_depth: usize,
+    partition_depth: Option<usize>,
     mut visit: impl FnMut(Walked) -> Descend,
 ) -> io::Result<()> {
     // Siblings share their parent's path, so comparing whole paths orders them by name (as
@@ -268,7 +333,14 @@ fn walk_sorted(
             .checked_sub(1)
             .and_then(|d| dirs.get(d))
             .and_then(Option::as_ref);
-        let meta = match entry_meta(&entry, dir_fd) {
+        let unmeasured = Some(depth) == partition_depth
+            && !entry.path_is_symlink()
+            && entry.file_type().is_file()
+            && measured_on_open(&entry.file_name().to_string_lossy());
+        let meta = match unmeasured
+            .then_some(Meta::UNMEASURED_FILE)
+            .map_or_else(|| entry_meta(&entry, dir_fd), Ok)
+        {
             Ok(m) => m,
             Err(problem) => {
                 let in_dir = depth.saturating_sub(1);
@@ -295,6 +367,16 @@ fn walk_sorted(
         }
     }
     Ok(())
+}
+
+/// Whether a partition dir's file of this name is one every load opens and measures itself
+/// (segment files and producer snapshots that are not leftovers, `leader-epoch-checkpoint`,
+/// `partition.metadata`), so the listing need not stat it.
+fn measured_on_open(name: &str) -> bool {
+    match parse_segment_file_name(name) {
+        Some(seg) => seg.leftover.is_none(),
+        None => matches!(name, "leader-epoch-checkpoint" | "partition.metadata"),
+    }
 }
 
 /// An `O_PATH` handle of a dir being listed (links followed, as walkdir's own open of it does),
@@ -440,7 +522,7 @@ fn list_streaming(
     let mut current: Option<PartitionEntry> = None;
     // (Root entries only still read every partition dir: walkdir opens a dir when it yields
     // it, whatever the depth limit; benches/README.md, session 4.)
-    walk_sorted(dir, 2, |walked| {
+    walk_sorted(dir, 2, descend.then_some(2), |walked| {
         let (depth, found) = match walked {
             Walked::Entry(depth, found) => (depth, found),
             Walked::Problem(in_dir, problem) => {
@@ -558,7 +640,7 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         ..Default::default()
     };
     let mut problems = Vec::new();
-    walk_sorted(dir, 1, |walked| {
+    walk_sorted(dir, 1, Some(1), |walked| {
         match walked {
             Walked::Entry(_, found) => add_partition_entry(&mut out, found),
             Walked::Problem(_, problem) => problems.push(problem),
@@ -687,6 +769,62 @@ pub fn log_dirs_below(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The files a loader opens anyway are listed unmeasured (their dir entry says regular);
+    /// opening one measures it as a stat would; leftovers and root files are stat'ed.
+    #[test]
+    fn files_a_loader_opens_are_listed_unmeasured_and_measured_on_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::write(root.join("meta.properties"), "version=1\n").unwrap();
+        let p = root.join("orders-0");
+        fs::create_dir(&p).unwrap();
+        for (name, body) in [
+            ("00000000000000000000.log", &b"0123456789"[..]),
+            ("00000000000000000000.index", b""),
+            ("00000000000000000007.snapshot", b"snap"),
+            ("00000000000000000000.log.deleted", b"gone"),
+            ("partition.metadata", b"version: 0\n"),
+        ] {
+            fs::write(p.join(name), body).unwrap();
+        }
+        let l = list_log_dir(root).unwrap();
+        assert_eq!(l.root.meta_properties.as_ref().unwrap().size, Some(10));
+        let orders = &l.partitions[0].listing;
+        let seg = &orders.segments[&0];
+        assert_eq!(
+            (
+                seg.log.as_ref().unwrap().size,
+                seg.index.as_ref().unwrap().size
+            ),
+            (None, None)
+        );
+        assert_eq!(orders.snapshots[&7].size, None);
+        assert_eq!(orders.partition_metadata.as_ref().unwrap().size, None);
+        assert_eq!(orders.leftovers[0].file.size, Some(4));
+        let mut log = seg.log.clone().unwrap();
+        let opened = log.open().unwrap();
+        let stat = fs::metadata(&log.path).unwrap();
+        assert_eq!((opened.len(), log.size), (10, Some(10)));
+        assert_eq!(log.mtime_ms, Meta::of(&stat).mtime_ms);
+        // A file that cannot be opened is still measured, by path.
+        let mut gone = FileInfo {
+            path: p.join("00000000000000000000.log.deleted").join("x"),
+            size: None,
+            mtime_ms: None,
+        };
+        assert!(gone.open().is_err());
+        assert_eq!(gone.size, None);
+        let mut fifo_like = seg.index.clone().unwrap();
+        fs::remove_file(&fifo_like.path).unwrap();
+        fs::create_dir(&fifo_like.path).unwrap();
+        let err = fifo_like.read_small(1 << 20).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+        assert_eq!(
+            fifo_like.size,
+            Some(fs::metadata(&fifo_like.path).unwrap().len())
+        );
+    }
 
     #[test]
     fn groups_files_and_reports_the_unexpected() {

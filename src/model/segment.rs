@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::file_bytes::{read_file, read_small_listed, FileBytes, PositionedFile, ReadMode};
+use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
 use super::listing::{FileInfo, SegmentFiles};
 use super::names::{
     PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
@@ -363,7 +363,7 @@ impl SegmentFile {
             .unwrap_or_default();
         let odd_name = (name != canonical_name(base_offset, kind)).then(|| name.into());
         SegmentFile {
-            size: Bytes(info.size),
+            size: Bytes(info.len_or_zero()),
             mtime_ms: info.mtime_ms.map(TimestampMs),
             odd_name,
         }
@@ -503,18 +503,24 @@ impl Segment {
 }
 
 /// Load one segment.
-pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
+/// Files the listing did not measure are measured as they are opened (their sizes and mtimes
+/// are the open file's).
+pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
-    let index_bytes = files.index.as_ref().map(|f| (f, read_whole(f)));
-    let index = index_bytes.as_ref().map(|(f, r)| match r {
-        Ok(bytes) => OffsetIndex::parse(bytes, base).map_err(|e| FileProblem::format(&f.path, e)),
-        Err(e) => Err(FileProblem::io(&f.path, e)),
-    });
+    let index_bytes = files.index.as_mut().map(read_whole);
+    let index_path = files.index.as_ref().map(|f| f.path.as_path());
+    let index = index_bytes
+        .as_ref()
+        .zip(index_path)
+        .map(|(r, path)| match r {
+            Ok(bytes) => OffsetIndex::parse(bytes, base).map_err(|e| FileProblem::format(path, e)),
+            Err(e) => Err(FileProblem::io(path, e)),
+        });
     let index_view = index.as_ref().and_then(|r| r.as_ref().ok());
 
     let log = files
         .log
-        .as_ref()
+        .as_mut()
         .map(|f| load_log(f, base, index_view, opts));
 
     let index = index.map(|r| {
@@ -522,10 +528,10 @@ pub fn load_segment(files: SegmentFiles, active: bool, opts: &LoadOptions) -> Se
             summarize_offset_index(&view, log.as_ref().and_then(|l| l.as_ref().ok()), opts)
         })
     });
-    let time_index = files.time_index.as_ref().map(|f| load_time_index(f, base));
+    let time_index = files.time_index.as_mut().map(|f| load_time_index(f, base));
     let txn_index = files
         .txn_index
-        .as_ref()
+        .as_mut()
         .map(|f| Box::new(load_txn_index(f, base)));
 
     Segment {
@@ -766,21 +772,28 @@ enum LogSource {
 }
 
 fn load_log(
-    file: &FileInfo,
+    file: &mut FileInfo,
     base: i64,
     index: Option<&OffsetIndex<'_>>,
     opts: &LoadOptions,
 ) -> Parsed<LogLoad> {
-    let io = |e: io::Error| FileProblem::io(&file.path, &e);
-    let source = if opts.depth == ScanDepth::Verify {
-        LogSource::Whole(read_file(&file.path, opts.read_mode).map_err(io)?)
+    let opened = if opts.depth == ScanDepth::Verify {
+        file.measure();
+        None
     } else {
-        let f = PositionedFile::open_listed(&file.path, file.size).map_err(io)?;
+        Some(file.open())
+    };
+    let file = &*file;
+    let io = |e: io::Error| FileProblem::io(&file.path, &e);
+    let source = if let Some(opened) = opened {
+        let f = opened.map_err(io)?;
         if f.len() <= LOG_CHUNK {
             LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?))
         } else {
             LogSource::Positioned(f)
         }
+    } else {
+        LogSource::Whole(read_file(&file.path, opts.read_mode).map_err(io)?)
     };
     let size = match &source {
         LogSource::Whole(bytes) => bytes.len() as u64,
@@ -978,13 +991,13 @@ fn check_index_entry(
 /// `segment.index.bytes` (10 MiB by default). A file over [`INDEX_READ_CAP`] (a hostile or
 /// damaged one: a sparse 2 GiB index) is refused by its length, before a byte is read, as too
 /// large (`file_bytes::TooLarge`), so memory stays bounded whatever the dir holds.
-fn read_whole(file: &FileInfo) -> io::Result<Vec<u8>> {
+fn read_whole(file: &mut FileInfo) -> io::Result<Vec<u8>> {
     /// 12.8 times the default `segment.index.bytes`: 16M offset-index entries.
     const INDEX_READ_CAP: u64 = 128 << 20;
-    read_small_listed(&file.path, file.size, INDEX_READ_CAP)
+    file.read_small(INDEX_READ_CAP)
 }
 
-fn load_time_index(file: &FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
+fn load_time_index(file: &mut FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
     let bytes = read_whole(file).map_err(|e| FileProblem::io(&file.path, &e))?;
     let view = TimeIndex::parse(&bytes, base).map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
@@ -995,7 +1008,7 @@ fn load_time_index(file: &FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
     })
 }
 
-fn load_txn_index(file: &FileInfo, base: i64) -> Parsed<TxnIndexSummary> {
+fn load_txn_index(file: &mut FileInfo, base: i64) -> Parsed<TxnIndexSummary> {
     let bytes = read_whole(file).map_err(|e| FileProblem::io(&file.path, &e))?;
     let index = TxnIndex::parse(&bytes).map_err(|e| FileProblem::format(&file.path, e))?;
     let mut problems = index.sanity_check(base);
@@ -1127,7 +1140,7 @@ mod tests {
     fn segment_file_paths_are_derived_and_odd_names_kept() {
         let info = |name: &str| FileInfo {
             path: std::path::Path::new("/logs/t-0").join(name),
-            size: 7,
+            size: Some(7),
             mtime_ms: Some(5),
         };
         let files = SegmentFiles {
@@ -1227,7 +1240,7 @@ mod tests {
         std::fs::write(&idx, &index).unwrap();
         let info = |p: &std::path::Path| FileInfo {
             path: p.to_path_buf(),
-            size: std::fs::metadata(p).unwrap().len(),
+            size: Some(std::fs::metadata(p).unwrap().len()),
             mtime_ms: None,
         };
         let files = SegmentFiles {

@@ -172,7 +172,7 @@ impl MetadataLogDoc {
                     file: crate::model::names::name_text(file),
                     end_offset,
                     epoch,
-                    size_bytes: f.size,
+                    size_bytes: f.len_or_zero(),
                 })
             })
             .collect();
