@@ -229,8 +229,8 @@ pub struct PartitionPlan {
     pub high_watermark: HighWatermark,
     /// `metadata_image`, `zookeeper_mode` or `not_in_metadata`.
     pub role_source: &'static str,
-    /// The rules' retention outcome.
-    pub retention: RetentionOutcome,
+    /// The rules' retention outcome (its per-segment verdicts are in `segments`).
+    pub retention: RetentionSummary,
     /// Per segment, oldest first.
     pub segments: Vec<SegmentPlan>,
     /// For compacted logs.
@@ -636,7 +636,7 @@ fn clean_before_retention(
         groups,
         exact,
     });
-    p.retention = retention;
+    p.retention = retention.into();
 }
 
 /// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
@@ -671,7 +671,7 @@ fn plan_replica(
         log_end_offset: f.log_end_offset,
         high_watermark: hw,
         role_source: f.role_source,
-        retention,
+        retention: retention.into(),
         segments,
         compaction,
         notes,
@@ -745,6 +745,41 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         totals: Totals::of(&partitions),
         partitions,
         cleaner_first,
+    }
+}
+
+/// What a plan keeps of the rules' [`RetentionOutcome`]: all but the per-segment verdicts, which
+/// live on in [`PartitionPlan::segments`] (kept once per segment, not twice: at a million
+/// segments the verdicts with their pass reasons are a sixth of a plan's memory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetentionSummary {
+    /// The thread that runs it.
+    pub runner: retention::Runner,
+    /// The passes that run, in order (empty when the log is skipped).
+    pub passes: Vec<Pass>,
+    /// The log start offset after the passes.
+    pub new_log_start_offset: Offset,
+    /// The local log start offset after the passes (differs only for tiered topics).
+    pub new_local_log_start_offset: Offset,
+    /// Every segment was deleted: the broker rolled a new empty active segment at the LEO.
+    pub rolled_new_active: bool,
+    /// Tiered: the active segment is rolled so it can be uploaded.
+    pub rolled_for_upload: bool,
+    /// Set when the answer is approximate.
+    pub approximation: Option<retention::Approximation>,
+}
+
+impl From<RetentionOutcome> for RetentionSummary {
+    fn from(o: RetentionOutcome) -> Self {
+        RetentionSummary {
+            runner: o.runner,
+            passes: o.passes,
+            new_log_start_offset: o.new_log_start_offset,
+            new_local_log_start_offset: o.new_local_log_start_offset,
+            rolled_new_active: o.rolled_new_active,
+            rolled_for_upload: o.rolled_for_upload,
+            approximation: o.approximation,
+        }
     }
 }
 
