@@ -12,10 +12,7 @@ use super::location::{at_file, at_partition};
 /// Findings about the producer snapshots of `p`.
 pub fn snapshot_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     for s in &p.snapshots {
-        let Some(parsed) = &s.parsed else {
-            continue; // not read at this depth
-        };
-        match parsed {
+        match &s.parsed {
             Err(e) => out.push(problem_finding(
                 at_partition(dir, p),
                 "producer snapshot",
@@ -75,10 +72,7 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
-        let read: Vec<i64> = (p.snapshots.iter())
-            .filter(|x| x.parsed.is_some())
-            .map(|x| x.offset)
-            .collect();
+        let read: Vec<i64> = p.snapshots.iter().map(|x| x.offset).collect();
         assert_eq!(read, [36]);
         std::fs::write(s.path("orders-0/00000000000000000036.snapshot"), [0u8, 1]).unwrap();
         assert_eq!(codes(&findings_at(&s, ScanDepth::Tail)), ["file.corrupt"]);
@@ -88,10 +82,7 @@ mod tests {
             .iter()
             .find(|p| p.dir_name == "orders-0")
             .unwrap();
-        let read: Vec<i64> = (p.snapshots.iter())
-            .filter(|x| x.parsed.is_some())
-            .map(|x| x.offset)
-            .collect();
+        let read: Vec<i64> = p.snapshots.iter().map(|x| x.offset).collect();
         assert_eq!(read, [32, 36]);
     }
 

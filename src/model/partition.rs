@@ -39,11 +39,8 @@ pub struct SnapshotFile {
     pub offset: i64,
     /// The file.
     pub file: FileInfo,
-    /// Its contents (CRC checked by the caller through `crc_ok`); `None` when not read. At
-    /// depth `Tail` only what the broker's load reads is read (`ProducerStateManager`
-    /// `loadFromSnapshot`): the newest snapshot at or below the log end, then each older one
-    /// while the newer fail to parse or their CRC; at the other depths every snapshot.
-    pub parsed: Option<Parsed<ProducerSnapshot>>,
+    /// Its contents (CRC checked by the caller through `crc_ok`).
+    pub parsed: Parsed<ProducerSnapshot>,
 }
 
 /// One partition dir, loaded.
@@ -62,7 +59,10 @@ pub struct Partition {
     pub segment_count: usize,
     /// Segments, ascending by base offset.
     pub segments: Vec<Segment>,
-    /// Producer-state snapshots, ascending.
+    /// Producer-state snapshots, ascending. At depth `Tail` only those the broker's load
+    /// reads (`ProducerStateManager.loadFromSnapshot`): the newest at or below the log end,
+    /// then each older one while the newer fail to parse or their CRC; at the other depths
+    /// every snapshot file.
     pub snapshots: Vec<SnapshotFile>,
     /// `partition.metadata`.
     pub metadata: Option<Parsed<PartitionMetadata>>,
@@ -179,9 +179,10 @@ pub fn load_partition(
     partition
 }
 
-/// The producer snapshots of a partition, ascending, read as [`SnapshotFile::parsed`] says:
-/// at depth `Tail` (with the log end known) only those the broker's load reads, which is all
-/// the producer-state replay uses, and one read per partition instead of one per segment.
+/// The producer snapshots of a partition, ascending, as [`Partition::snapshots`] says: at depth
+/// `Tail` (with the log end known) only those the broker's load reads, which is all the
+/// producer-state replay uses: one read per partition instead of one per segment, and no model
+/// of the others.
 fn load_snapshots(
     files: BTreeMap<i64, FileInfo>,
     depth: ScanDepth,
@@ -195,28 +196,29 @@ fn load_snapshots(
                     .map_err(|e| FileProblem::format(&file.path, e))
             })
     };
-    let newest_only = match log_end {
-        Some(end) if depth == ScanDepth::Tail => Some(end.get()),
-        _ => None,
+    let Some(end) = log_end.filter(|_| depth == ScanDepth::Tail) else {
+        return (files.into_iter())
+            .map(|(offset, file)| SnapshotFile {
+                parsed: read(&file),
+                offset,
+                file,
+            })
+            .collect();
     };
-    let mut out: Vec<SnapshotFile> = files
-        .into_iter()
-        .map(|(offset, file)| SnapshotFile {
-            parsed: newest_only.is_none().then(|| read(&file)),
+    let mut out = Vec::new();
+    for (offset, file) in files.into_iter().rev().filter(|(o, _)| *o <= end.get()) {
+        let parsed = read(&file);
+        let usable = parsed.as_ref().is_ok_and(ProducerSnapshot::crc_ok);
+        out.push(SnapshotFile {
             offset,
             file,
-        })
-        .collect();
-    if let Some(end) = newest_only {
-        for s in out.iter_mut().rev().filter(|s| s.offset <= end) {
-            let parsed = read(&s.file);
-            let usable = parsed.as_ref().is_ok_and(ProducerSnapshot::crc_ok);
-            s.parsed = Some(parsed);
-            if usable {
-                break;
-            }
+            parsed,
+        });
+        if usable {
+            break;
         }
     }
+    out.reverse();
     out
 }
 

@@ -85,7 +85,7 @@ pub fn replay_producer_state(
         .iter()
         .filter(|s| s.offset <= log_end && s.offset >= log_start)
         .filter_map(|s| {
-            let parsed = s.parsed.as_ref()?.as_ref().ok();
+            let parsed = s.parsed.as_ref().ok();
             Some((s.offset, parsed.filter(|x| x.crc_ok())?))
         })
         .max_by_key(|(o, _)| *o);

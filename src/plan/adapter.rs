@@ -183,7 +183,7 @@ fn startup_actions(p: &Partition) -> Vec<StartupAction> {
 /// The first offset of the oldest open transaction in the latest producer snapshot.
 fn first_unstable(p: &Partition) -> Option<Offset> {
     let snap = p.snapshots.iter().max_by_key(|s| s.offset)?;
-    let parsed = snap.parsed.as_ref()?.as_ref().ok()?;
+    let parsed = snap.parsed.as_ref().ok()?;
     parsed
         .entries
         .iter()

@@ -401,8 +401,7 @@ impl PartitionDoc {
                 .snapshots
                 .iter()
                 .map(|s| {
-                    // (inspect reads every snapshot: it never loads at depth `Tail`.)
-                    let ok = s.parsed.as_ref().and_then(|p| p.as_ref().ok());
+                    let ok = s.parsed.as_ref().ok();
                     SnapshotDoc {
                         offset: s.offset,
                         producers: ok.map(|s| s.entries.len()),
