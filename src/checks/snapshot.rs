@@ -58,6 +58,13 @@ mod tests {
         assert!(findings_at(&Scratch::new(), ScanDepth::Tail).is_empty());
     }
 
+    /// The offsets of the snapshots of orders-0 loaded at `Tail`.
+    fn read_at_tail(s: &Scratch) -> Vec<i64> {
+        let d = s.load(ScanDepth::Tail);
+        let p = d.partitions.iter().find(|p| p.dir_name == "orders-0");
+        p.unwrap().snapshots.iter().map(|x| x.offset).collect()
+    }
+
     /// At depth `Tail` only the snapshots the broker's load reads are read: the newest (36 of
     /// orders-0's 4..36), and the next older ones while the newer are corrupt.
     #[test]
@@ -66,24 +73,10 @@ mod tests {
         std::fs::write(s.path("orders-0/00000000000000000008.snapshot"), [0u8, 1]).unwrap();
         assert_eq!(codes(&findings(&s)), ["file.corrupt"]);
         assert!(findings_at(&s, ScanDepth::Tail).is_empty());
-        let d = s.load(ScanDepth::Tail);
-        let p = d
-            .partitions
-            .iter()
-            .find(|p| p.dir_name == "orders-0")
-            .unwrap();
-        let read: Vec<i64> = p.snapshots.iter().map(|x| x.offset).collect();
-        assert_eq!(read, [36]);
+        assert_eq!(read_at_tail(&s), [36]);
         std::fs::write(s.path("orders-0/00000000000000000036.snapshot"), [0u8, 1]).unwrap();
         assert_eq!(codes(&findings_at(&s, ScanDepth::Tail)), ["file.corrupt"]);
-        let d = s.load(ScanDepth::Tail);
-        let p = d
-            .partitions
-            .iter()
-            .find(|p| p.dir_name == "orders-0")
-            .unwrap();
-        let read: Vec<i64> = p.snapshots.iter().map(|x| x.offset).collect();
-        assert_eq!(read, [32, 36]);
+        assert_eq!(read_at_tail(&s), [32, 36]);
     }
 
     #[test]
