@@ -192,11 +192,17 @@ pub enum IndexEntryProblem {
     },
 }
 
+/// The bytes of a slot not read: a hole of a sparse file reads as zeros.
+const ZERO_SLOT: [u8; 16] = [0; 16];
+
 /// The entry-agnostic layout of an index file's slots; every [`SlotIndex`] derefs to it.
 #[derive(Debug, Clone)]
 pub struct SlotLayout<'a> {
-    /// The whole slots (a trailing partial slot excluded).
+    /// The whole slots held (a trailing partial slot excluded); the slots after them, up to
+    /// `slot_count`, are zeros not read ([`SlotIndex::parse_sparse`]).
     slots: &'a [u8],
+    /// Slots as Kafka counts them (`file length / entry size`).
+    slot_count: usize,
     /// Bytes per slot (8 or 12).
     entry_size: usize,
     /// File length.
@@ -213,7 +219,11 @@ impl<'a> SlotLayout<'a> {
     /// The raw bytes of slot `slot`, if it exists.
     fn raw_slot(&self, slot: usize) -> Option<&'a [u8]> {
         let at = slot.checked_mul(self.entry_size)?;
-        self.slots.get(at..at.checked_add(self.entry_size)?)
+        match self.slots.get(at..at.checked_add(self.entry_size)?) {
+            Some(held) => Some(held),
+            None if slot < self.slot_count => ZERO_SLOT.get(..self.entry_size),
+            None => None,
+        }
     }
 
     /// Byte position of `slot`.
@@ -233,7 +243,7 @@ impl<'a> SlotLayout<'a> {
 
     /// Number of slots as Kafka counts them (`file length / entry size`), zero tail included.
     pub fn slot_count(&self) -> usize {
-        self.slots.len() / self.entry_size
+        self.slot_count
     }
 
     /// Bytes after the last whole slot (non-zero when the length is not a multiple of the entry
@@ -286,13 +296,29 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
     /// `base_offset + i32` could overflow an `i64` ([`ErrorKind::LengthOutOfRange`] on field
     /// `base_offset`, offset 0).
     pub fn parse(bytes: &'a [u8], base_offset: i64) -> FormatResult<Self> {
+        SlotIndex::parse_sparse(bytes, bytes.len() as u64, base_offset)
+    }
+
+    /// Parse an index file of `file_len` bytes of which only the first `held` were read: the
+    /// rest are zeros (a hole of a sparse file: the preallocated tail of an active index that
+    /// `setLength` left unwritten). The view is the one [`Self::parse`] gives for the whole
+    /// file with those zeros read, without holding or scanning them. `held` must end on a slot
+    /// boundary (or at the end of the file): the bytes of a partial slot at its end are not
+    /// looked at. `held` longer than `file_len` is cut to it.
+    pub fn parse_sparse(held: &'a [u8], file_len: u64, base_offset: i64) -> FormatResult<Self> {
         check_base_offset(base_offset)?;
-        let whole = bytes.len() - bytes.len() % E::SIZE;
+        let size = E::SIZE as u64;
+        let whole = file_len - file_len % size;
+        let held = held
+            .get(..usize::try_from(whole).unwrap_or(usize::MAX).min(held.len()))
+            .unwrap_or(&[]);
+        let held = held.get(..held.len() - held.len() % E::SIZE).unwrap_or(&[]);
         let mut view: Self = SlotIndex {
             layout: SlotLayout {
-                slots: bytes.get(..whole).unwrap_or(&[]),
+                slots: held,
+                slot_count: usize::try_from(whole / size).unwrap_or(usize::MAX),
                 entry_size: E::SIZE,
-                file_len: bytes.len() as u64,
+                file_len,
                 base_offset,
                 valid_entries: 0,
                 zero_tail_start: 0,
@@ -301,8 +327,8 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
         };
         // The zero tail is the trailing run of all-zero slots (a zero slot 0 followed by a
         // non-zero slot is not tail); the valid prefix is the longest prefix of slots that
-        // each follow the previous one, capped at the zero tail.
-        let mut tail = view.slot_count();
+        // each follow the previous one, capped at the zero tail. Slots not held are zeros.
+        let mut tail = view.slot_count().min(held.len() / E::SIZE);
         while let Some(prev) = tail.checked_sub(1) {
             if !view
                 .raw_slot(prev)
@@ -390,7 +416,7 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
         }
         if self.trailing_bytes() != 0 {
             out.push(IndexSanityProblem::LengthNotMultiple {
-                at: self.slots.len() as u64,
+                at: self.slot_at(self.slot_count),
                 length: self.file_len,
                 entry_size: E::SIZE,
             });
@@ -518,4 +544,94 @@ fn binary_search(
         }
     }
     Some(lo)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::formats::offset_index::OffsetIndex;
+    use crate::formats::time_index::TimeIndex;
+
+    /// Everything a view answers, for comparing two views of one file.
+    fn answers<E: SlotEntry + std::fmt::Debug>(v: &SlotIndex<'_, E>) -> String
+    where
+        E::Absolute: std::fmt::Debug,
+    {
+        let lookups: Vec<_> = [-1, 0, 5, 12, 13, 14, 1 << 40]
+            .iter()
+            .map(|&t| (v.lookup(t).slot, v.lookup_valid(t).slot))
+            .collect();
+        format!(
+            "{} {} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            v.file_len(),
+            v.slot_count(),
+            v.valid_entries(),
+            v.zero_tail(),
+            v.garbage_slots(),
+            v.sanity_check(),
+            v.entry_problems(),
+            v.last_entry(),
+            v.last_valid_entry(),
+            v.slots().collect::<Vec<_>>(),
+            lookups,
+        )
+    }
+
+    /// `parse_sparse` of every whole-slot prefix that holds all the non-zero bytes (and of the
+    /// whole file) answers as `parse` of the whole file with its zeros read.
+    fn sparse_equals_whole<E: SlotEntry + std::fmt::Debug>(whole: &[u8], base: i64)
+    where
+        E::Absolute: std::fmt::Debug,
+    {
+        let full = answers(&SlotIndex::<E>::parse(whole, base).unwrap());
+        let data_end = whole.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        let first = data_end.div_ceil(E::SIZE) * E::SIZE;
+        let helds = (first..whole.len()).step_by(E::SIZE).chain([whole.len()]);
+        for held in helds {
+            let sparse = SlotIndex::<E>::parse_sparse(&whole[..held], whole.len() as u64, base);
+            assert_eq!(
+                answers(&sparse.unwrap()),
+                full,
+                "held {held} of {}",
+                whole.len()
+            );
+        }
+    }
+
+    /// The real preallocated active indexes of a crashed broker (unclean-shutdown fixture:
+    /// 64 KiB `.index` and `.timeindex` with a zero tail), and hand-made variants: garbage
+    /// after the valid prefix, a partial trailing slot, an all-zero file, an empty one.
+    #[test]
+    fn a_sparse_view_is_the_view_of_the_whole_file() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/unclean-shutdown/logs-0/crash-1");
+        let index = std::fs::read(dir.join("00000000000000000012.index")).unwrap();
+        let time = std::fs::read(dir.join("00000000000000000012.timeindex")).unwrap();
+        assert!(index.len() > 1000 && time.len() > 1000);
+        for (bytes, cut) in [(&index, 200), (&time, 300)] {
+            let small = &bytes[..cut];
+            sparse_equals_whole::<crate::formats::offset_index::OffsetIndexEntry>(small, 12);
+            sparse_equals_whole::<crate::formats::time_index::TimeIndexEntry>(small, 12);
+            let mut garbage = small.to_vec();
+            garbage[cut - 40] = 0x7f;
+            sparse_equals_whole::<crate::formats::offset_index::OffsetIndexEntry>(&garbage, 12);
+            sparse_equals_whole::<crate::formats::time_index::TimeIndexEntry>(&garbage, 12);
+            let mut partial = small.to_vec();
+            partial.extend_from_slice(&[0, 0, 0]);
+            sparse_equals_whole::<crate::formats::offset_index::OffsetIndexEntry>(&partial, 12);
+            sparse_equals_whole::<crate::formats::time_index::TimeIndexEntry>(&partial, 12);
+        }
+        sparse_equals_whole::<crate::formats::offset_index::OffsetIndexEntry>(&[0; 80], 0);
+        sparse_equals_whole::<crate::formats::time_index::TimeIndexEntry>(&[], 0);
+        // The whole fixture files, held only up to their entries.
+        let whole = answers(&OffsetIndex::parse(&index, 12).unwrap());
+        let data_end = (index.iter().rposition(|&b| b != 0).unwrap() + 1).div_ceil(8) * 8;
+        let sparse = OffsetIndex::parse_sparse(&index[..data_end], index.len() as u64, 12);
+        assert_eq!(answers(&sparse.unwrap()), whole);
+        let whole = answers(&TimeIndex::parse(&time, 12).unwrap());
+        let data_end = (time.iter().rposition(|&b| b != 0).unwrap() + 1).div_ceil(12) * 12;
+        let sparse = TimeIndex::parse_sparse(&time[..data_end], time.len() as u64, 12);
+        assert_eq!(answers(&sparse.unwrap()), whole);
+    }
 }

@@ -218,6 +218,34 @@ impl PositionedFile {
         self.mtime_ms
     }
 
+    /// Where the file's data ends: the start of the hole that runs to its end (a sparse
+    /// file's unwritten tail, as a broker's `setLength` leaves a preallocated active index),
+    /// else its length (no such hole, or a filesystem that cannot tell). Bytes after it read
+    /// as zeros. A few `lseek(SEEK_HOLE / SEEK_DATA)` calls, no read.
+    pub fn data_end(&self) -> u64 {
+        use nix::unistd::{lseek, Whence};
+        let len = self.len;
+        let mut at: i64 = 0;
+        // A handful of extents is normal; a file shredded into more is read whole.
+        for _ in 0..64 {
+            let Ok(hole) = lseek(&self.file, at, Whence::SeekHole) else {
+                return len;
+            };
+            let Ok(hole_at) = u64::try_from(hole) else {
+                return len;
+            };
+            if hole_at >= len {
+                return len;
+            }
+            match lseek(&self.file, hole, Whence::SeekData) {
+                Err(nix::errno::Errno::ENXIO) => return hole_at,
+                Ok(data) if data > hole => at = data,
+                _ => return len,
+            }
+        }
+        len
+    }
+
     /// File length when it was opened (or listed: [`Self::open_listed`]).
     pub fn len(&self) -> u64 {
         self.len

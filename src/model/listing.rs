@@ -75,6 +75,29 @@ impl FileInfo {
         }
     }
 
+    /// An index file of `entry_size`-byte slots: its length, and its bytes up to the end of
+    /// the slot where its data ends ([`PositionedFile::data_end`]); the rest are zeros, not
+    /// read. Refuses anything larger than `cap` bytes as [`Self::read_small`] does.
+    pub(crate) fn read_index(&mut self, cap: u64, entry_size: u64) -> io::Result<(Vec<u8>, u64)> {
+        /// Files up to this size are read whole, without asking where their data ends.
+        const PROBE_ABOVE: u64 = 64 << 10;
+        if let Some(len) = self.size.filter(|&l| l > cap) {
+            return Err(TooLarge::error(len, cap));
+        }
+        let file = self.open()?;
+        let len = file.len();
+        if len > cap {
+            return Err(TooLarge::error(len, cap));
+        }
+        let held = if len > PROBE_ABOVE && entry_size > 0 {
+            let end = file.data_end();
+            end.div_ceil(entry_size).saturating_mul(entry_size).min(len)
+        } else {
+            len
+        };
+        Ok((file.read_range(0, held)?, len))
+    }
+
     /// The whole file, refusing anything larger than `cap` bytes
     /// ([`super::file_bytes::TooLarge`]), before it is opened when its size is known.
     pub(crate) fn read_small(&mut self, cap: u64) -> io::Result<Vec<u8>> {

@@ -8,10 +8,10 @@
 //! every index entry against the log. Spec formats §3.7–3.9, §4.
 
 use crate::formats::offset_index::{
-    IndexEntryProblem, IndexSanityProblem, OffsetIndex, OffsetPosition,
+    IndexEntryProblem, IndexSanityProblem, OffsetIndex, OffsetIndexEntry, OffsetPosition,
 };
-use crate::formats::slot_index::SlotLayout;
-use crate::formats::time_index::{TimeIndex, TimestampOffset};
+use crate::formats::slot_index::{SlotEntry, SlotLayout};
+use crate::formats::time_index::{TimeIndex, TimeIndexEntry, TimestampOffset};
 use crate::formats::txn_index::{TxnIndex, TxnIndexProblem};
 use crate::formats::verify::{verify_segment, VerifyOptions};
 use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
@@ -507,13 +507,14 @@ impl Segment {
 /// are the open file's).
 pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
-    let index_bytes = files.index.as_mut().map(read_whole);
+    let index_bytes = (files.index.as_mut()).map(|f| read_slots(f, OffsetIndexEntry::SIZE));
     let index_path = files.index.as_ref().map(|f| f.path.as_path());
     let index = index_bytes
         .as_ref()
         .zip(index_path)
         .map(|(r, path)| match r {
-            Ok(bytes) => OffsetIndex::parse(bytes, base).map_err(|e| FileProblem::format(path, e)),
+            Ok((held, len)) => OffsetIndex::parse_sparse(held, *len, base)
+                .map_err(|e| FileProblem::format(path, e)),
             Err(e) => Err(FileProblem::io(path, e)),
         });
     let index_view = index.as_ref().and_then(|r| r.as_ref().ok());
@@ -985,6 +986,9 @@ fn check_index_entry(
     })
 }
 
+/// 12.8 times the default `segment.index.bytes`: 16M offset-index entries.
+const INDEX_READ_CAP: u64 = 128 << 20;
+
 /// An index file, whole, with one positioned read. The offset and time index summaries need
 /// every slot (Kafka's sanity check and the zero-tail and garbage shape checks scan them all),
 /// so index files are read whole at every depth: 8 or 12 bytes per entry, at most
@@ -992,14 +996,22 @@ fn check_index_entry(
 /// damaged one: a sparse 2 GiB index) is refused by its length, before a byte is read, as too
 /// large (`file_bytes::TooLarge`), so memory stays bounded whatever the dir holds.
 fn read_whole(file: &mut FileInfo) -> io::Result<Vec<u8>> {
-    /// 12.8 times the default `segment.index.bytes`: 16M offset-index entries.
-    const INDEX_READ_CAP: u64 = 128 << 20;
     file.read_small(INDEX_READ_CAP)
 }
 
+/// An offset or time index file of `entry_size`-byte slots, as [`read_whole`] reads it but
+/// only up to where its data ends, with its length: a preallocated active index (a hole after
+/// its entries, as `setLength` leaves it) is read up to its entries, not its 10 MiB of zeros.
+/// The view parsed from it (`SlotIndex::parse_sparse`) is the one of the whole file.
+fn read_slots(file: &mut FileInfo, entry_size: usize) -> io::Result<(Vec<u8>, u64)> {
+    file.read_index(INDEX_READ_CAP, entry_size as u64)
+}
+
 fn load_time_index(file: &mut FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
-    let bytes = read_whole(file).map_err(|e| FileProblem::io(&file.path, &e))?;
-    let view = TimeIndex::parse(&bytes, base).map_err(|e| FileProblem::format(&file.path, e))?;
+    let (held, len) =
+        read_slots(file, TimeIndexEntry::SIZE).map_err(|e| FileProblem::io(&file.path, &e))?;
+    let view = TimeIndex::parse_sparse(&held, len, base)
+        .map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
     Ok(TimeIndexSummary {
         shape: IndexShape::new(&view, view.sanity_check(), view.entry_problems()),
@@ -1208,6 +1220,88 @@ mod tests {
         assert_eq!(p.depth, ScanDepth::Verify);
         assert!(p.topic_depths.is_empty());
         assert_eq!(LoadOptions::default().depth, ScanDepth::Headers);
+    }
+
+    /// A live broker's active indexes are preallocated by `setLength` (10 MiB, a hole after
+    /// the entries). The crashed broker's active segment of the unclean-shutdown fixture, its
+    /// indexes cut to their entries and grown back to 10 MiB as a hole, loads exactly as the
+    /// same files with their zeros written out, at every depth, while only the entries are
+    /// read (when the filesystem reports holes).
+    #[test]
+    fn a_preallocated_sparse_index_loads_as_its_zeros_would() {
+        use crate::model::listing::list_partition_dir;
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/unclean-shutdown/logs-0/crash-1");
+        let tmp = tempfile::tempdir().unwrap();
+        const PREALLOCATED: u64 = 10 << 20;
+        let make = |name: &str, sparse: bool| {
+            let dir = tmp.path().join(name);
+            std::fs::create_dir(&dir).unwrap();
+            for f in ["00000000000000000012.log", "00000000000000000012.index"] {
+                std::fs::copy(src.join(f), dir.join(f)).unwrap();
+            }
+            std::fs::copy(
+                src.join("00000000000000000012.timeindex"),
+                dir.join("00000000000000000012.timeindex"),
+            )
+            .unwrap();
+            for (f, entry) in [
+                ("00000000000000000012.index", 8),
+                ("00000000000000000012.timeindex", 12),
+            ] {
+                let path = dir.join(f);
+                let bytes = std::fs::read(&path).unwrap();
+                let end =
+                    (bytes.iter().rposition(|&b| b != 0).unwrap() + 1).div_ceil(entry) * entry;
+                let mut out = bytes[..end].to_vec();
+                let len = PREALLOCATED - PREALLOCATED % entry as u64;
+                if sparse {
+                    std::fs::write(&path, &out).unwrap();
+                    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                    file.set_len(len).unwrap();
+                } else {
+                    out.resize(usize::try_from(len).unwrap(), 0);
+                    std::fs::write(&path, &out).unwrap();
+                }
+            }
+            dir
+        };
+        let sparse = make("sparse-0", true);
+        let dense = make("dense-0", false);
+        for depth in [ScanDepth::Tail, ScanDepth::Headers, ScanDepth::Verify] {
+            let load = |dir: &std::path::Path| {
+                let mut files = list_partition_dir(dir).unwrap().segments;
+                let seg = load_segment(
+                    files.remove(&12).unwrap(),
+                    true,
+                    &LoadOptions::uniform(depth, ReadMode::Buffered),
+                );
+                (
+                    format!("{:?}", seg.index),
+                    format!("{:?}", seg.time_index),
+                    seg.files.index.map(|f| f.size),
+                )
+            };
+            assert_eq!(load(&sparse), load(&dense), "{depth:?}");
+            assert!(
+                load(&dense).0.contains("zero_tail: 13107"),
+                "{:?}",
+                load(&dense).0
+            );
+        }
+        let mut info = list_partition_dir(&sparse)
+            .unwrap()
+            .segments
+            .remove(&12)
+            .unwrap()
+            .index
+            .unwrap();
+        let (held, len) = info.read_index(INDEX_READ_CAP, 8).unwrap();
+        assert_eq!(len, PREALLOCATED);
+        let hole = info.open().unwrap().data_end();
+        if hole < len {
+            assert!(held.len() <= 8192, "{} bytes read", held.len());
+        }
     }
 
     #[test]
