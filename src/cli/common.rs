@@ -129,15 +129,19 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     } else {
         ReadMode::Mmap
     };
-    let view = ClusterView::build(&ClusterInputs {
+    let cluster = ClusterInputs {
         log_dirs: args.paths.to_vec(),
         server_properties: args.server_properties.cloned().map(FileInput::Path),
         read_mode: mode,
         ..ClusterInputs::default()
-    })?;
+    };
+    // The named dirs must be usable before anything is loaded, as the view requires.
+    ClusterView::resolve_log_dirs(&cluster)?;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
     let (dirs, target_findings) = load_targets(args.paths, &opts, &progress)?;
+    // The view takes the partition dirs from the load: listed and read once, not twice.
+    let view = ClusterView::build_over(&cluster, &dirs)?;
     let inputs = CoordinatorInputs { mode, view, dirs };
     let now = run.evaluated_at_ms;
     let (body, mut findings) = report(&inputs, now);

@@ -119,13 +119,16 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
     let (dirs, _) = pool.install(|| load_targets(&args.paths, &opts, &progress))?;
-    let view = ClusterView::build(&ClusterInputs {
-        log_dirs: args.paths.clone(),
-        server_properties: mutate.server_properties.clone().map(FileInput::Path),
-        overrides: mutate.overrides.clone(),
-        read_mode: mode,
-        ..ClusterInputs::default()
-    })?;
+    let view = ClusterView::build_over(
+        &ClusterInputs {
+            log_dirs: args.paths.clone(),
+            server_properties: mutate.server_properties.clone().map(FileInput::Path),
+            overrides: mutate.overrides.clone(),
+            read_mode: mode,
+            ..ClusterInputs::default()
+        },
+        &dirs,
+    )?;
     let retention = build_plan(
         &view,
         &dirs,

@@ -96,7 +96,8 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let progress = Progress::new(run.output.progress, "reading partitions");
     // A wrong target (a parent of log dirs, ...) is a finding of the plan too.
     let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
-    let view = ClusterView::build(&inputs(args, Vec::new(), read_mode))?;
+    // The view takes the partition dirs from the load: listed and read once, not twice.
+    let view = ClusterView::build_over(&inputs(args, Vec::new(), read_mode), &dirs)?;
     let plan_opts = PlanOptions {
         now: TimestampMs(now),
         topics: args.topics.clone(),
@@ -106,7 +107,8 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let proposed = if args.overrides.is_empty() {
         None
     } else {
-        let view = ClusterView::build(&inputs(args, args.overrides.clone(), read_mode))?;
+        let view =
+            ClusterView::build_over(&inputs(args, args.overrides.clone(), read_mode), &dirs)?;
         Some(build_plan(&view, &dirs, &plan_opts))
     };
     let changes = proposed
