@@ -81,14 +81,8 @@ impl FileInfo {
     pub(crate) fn read_index(&mut self, cap: u64, entry_size: u64) -> io::Result<(Vec<u8>, u64)> {
         /// Files up to this size are read whole, without asking where their data ends.
         const PROBE_ABOVE: u64 = 64 << 10;
-        if let Some(len) = self.size.filter(|&l| l > cap) {
-            return Err(TooLarge::error(len, cap));
-        }
-        let file = self.open()?;
+        let file = self.open_capped(cap)?;
         let len = file.len();
-        if len > cap {
-            return Err(TooLarge::error(len, cap));
-        }
         let held = if len > PROBE_ABOVE && entry_size > 0 {
             let end = file.data_end();
             end.div_ceil(entry_size).saturating_mul(entry_size).min(len)
@@ -101,6 +95,12 @@ impl FileInfo {
     /// The whole file, refusing anything larger than `cap` bytes
     /// ([`super::file_bytes::TooLarge`]), before it is opened when its size is known.
     pub(crate) fn read_small(&mut self, cap: u64) -> io::Result<Vec<u8>> {
+        self.open_capped(cap)?.read_all()
+    }
+
+    /// [`Self::open`], refusing a file larger than `cap` bytes: before the open when the
+    /// listing measured it, else after.
+    fn open_capped(&mut self, cap: u64) -> io::Result<PositionedFile> {
         if let Some(len) = self.size.filter(|&l| l > cap) {
             return Err(TooLarge::error(len, cap));
         }
@@ -108,7 +108,7 @@ impl FileInfo {
         if file.len() > cap {
             return Err(TooLarge::error(file.len(), cap));
         }
-        file.read_all()
+        Ok(file)
     }
 }
 
@@ -838,6 +838,13 @@ mod tests {
         };
         assert!(gone.open().is_err());
         assert_eq!(gone.size, None);
+        // Listed larger than the cap: refused before it is opened.
+        let mut big = seg.log.clone().unwrap();
+        big.size = Some(11);
+        assert_eq!(
+            big.read_small(10).unwrap_err().kind(),
+            io::ErrorKind::FileTooLarge
+        );
         let mut fifo_like = seg.index.clone().unwrap();
         fs::remove_file(&fifo_like.path).unwrap();
         fs::create_dir(&fifo_like.path).unwrap();

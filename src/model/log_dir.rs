@@ -154,8 +154,9 @@ pub fn load_log_dir(
     };
     // Partitions need the root checkpoints before they load, and the listing reaches them
     // only in name order: they are read by name first (as the listing classifies them).
-    let checkpoint =
-        |name: &str| root_file(path, name).map(|f| parse_small(&f, parse_offset_checkpoint));
+    let checkpoint = |name: &str| {
+        root_file(path, name).map(|mut f| parse_small(&mut f, parse_offset_checkpoint))
+    };
     let checkpoints = RootCheckpoints {
         recovery_point: checkpoint("recovery-point-offset-checkpoint"),
         log_start_offset: checkpoint("log-start-offset-checkpoint"),
@@ -196,15 +197,15 @@ pub fn load_log_dir(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (listing, partitions)
     });
-    let listing = listing?;
-    let root = &listing.root;
+    let mut listing = listing?;
+    let root = &mut listing.root;
     let meta = root
         .meta_properties
-        .as_ref()
+        .as_mut()
         .map(|f| parse_small(f, parse_meta_properties));
     let clean_shutdown = root
         .clean_shutdown
-        .as_ref()
+        .as_mut()
         .map(|f| parse_small(f, parse_clean_shutdown));
     partitions.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
     Ok(LogDir {

@@ -9,7 +9,6 @@ use crate::formats::leader_epoch::{parse_leader_epoch_checkpoint, EpochEntry};
 use crate::formats::partition_metadata::{parse_partition_metadata, PartitionMetadata};
 use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, ProducerSnapshot};
 
-use super::file_bytes::read_small_listed;
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
 use super::names::PartitionDirName;
 use super::problem::{FileProblem, Parsed};
@@ -151,11 +150,11 @@ pub fn load_partition(
     let snapshot_files = std::mem::take(&mut listing.snapshots);
     let metadata = listing
         .partition_metadata
-        .as_ref()
+        .as_mut()
         .map(|f| parse_small(f, parse_partition_metadata));
     let leader_epochs = listing
         .leader_epoch_checkpoint
-        .as_ref()
+        .as_mut()
         .map(|f| parse_small(f, parse_leader_epoch_checkpoint));
     let mut partition = Partition {
         path: listing.path.clone(),
@@ -188,26 +187,19 @@ fn load_snapshots(
     depth: ScanDepth,
     log_end: Option<Offset>,
 ) -> Vec<SnapshotFile> {
-    let read = |file: &FileInfo| {
-        read_small_listed(&file.path, file.size, SMALL_FILE_CAP)
-            .map_err(|e| FileProblem::io(&file.path, &e))
-            .and_then(|b| {
-                parse_producer_snapshot_unverified(&b)
-                    .map_err(|e| FileProblem::format(&file.path, e))
-            })
-    };
+    let read = |file: &mut FileInfo| parse_small(file, parse_producer_snapshot_unverified);
     let Some(end) = log_end.filter(|_| depth == ScanDepth::Tail) else {
         return (files.into_iter())
-            .map(|(offset, file)| SnapshotFile {
-                parsed: read(&file),
+            .map(|(offset, mut file)| SnapshotFile {
+                parsed: read(&mut file),
                 offset,
                 file,
             })
             .collect();
     };
     let mut out = Vec::new();
-    for (offset, file) in files.into_iter().rev().filter(|(o, _)| *o <= end.get()) {
-        let parsed = read(&file);
+    for (offset, mut file) in files.into_iter().rev().filter(|(o, _)| *o <= end.get()) {
+        let parsed = read(&mut file);
         let usable = parsed.as_ref().is_ok_and(ProducerSnapshot::crc_ok);
         out.push(SnapshotFile {
             offset,
@@ -222,12 +214,13 @@ fn load_snapshots(
     out
 }
 
-/// Read a small file and parse it.
+/// Read a small file and parse it (measuring it if the listing did not).
 pub(crate) fn parse_small<T>(
-    file: &FileInfo,
+    file: &mut FileInfo,
     parse: impl FnOnce(&[u8]) -> crate::formats::FormatResult<T>,
 ) -> Parsed<T> {
-    let bytes = read_small_listed(&file.path, file.size, SMALL_FILE_CAP)
+    let bytes = file
+        .read_small(SMALL_FILE_CAP)
         .map_err(|e| FileProblem::io(&file.path, &e))?;
     parse(&bytes).map_err(|e| FileProblem::format(&file.path, e))
 }
