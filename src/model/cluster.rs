@@ -479,13 +479,7 @@ fn partition_ids(
                 continue;
             }
         };
-        let io = |p: &IoProblem| FileProblem::Io {
-            path: p.path.clone(),
-            message: p.message.clone(),
-        };
-        for p in &listing.io_problems {
-            problems.push(file_problem(None, FileRole::DirEntry, io(p)));
-        }
+        dir_entry_problems(log_dir, &listing.io_problems, problems);
         let dirs: Vec<(PartitionDirRef, &PartitionDirName, PathBuf)> = (listing.partitions)
             .iter()
             .filter_map(|p| {
@@ -526,28 +520,56 @@ fn partition_ids(
             })
             .collect();
         for ((dir, name, _), topic_id) in dirs.into_iter().zip(topic_ids) {
-            if matches!(
-                name.state,
-                PartitionDirState::Live | PartitionDirState::Future(_)
-            ) {
-                held_dirs.push((dir.clone(), name.clone()));
-            }
-            match topic_id {
-                None => {}
-                Some(Ok(topic_id)) => out.push(DirTopicId {
-                    dir,
-                    name: name.clone(),
-                    topic_id,
-                }),
-                Some(Err(e)) => problems.push(file_problem(
-                    Some(dir.dir_name),
-                    FileRole::PartitionMetadata,
-                    e,
-                )),
-            }
+            record_partition_dir(dir, name, topic_id, &mut out, &mut held_dirs, problems);
         }
     }
     (out, held_dirs)
+}
+
+/// The problems of a log dir's root entries (a partition dir that cannot be listed, ...).
+fn dir_entry_problems(log_dir: &Path, listed: &[IoProblem], problems: &mut Vec<ClusterProblem>) {
+    problems.extend(listed.iter().map(|p| ClusterProblem::File {
+        log_dir: log_dir.to_path_buf(),
+        partition: None,
+        role: FileRole::DirEntry,
+        problem: FileProblem::Io {
+            path: p.path.clone(),
+            message: p.message.clone(),
+        },
+    }));
+}
+
+/// What [`partition_ids`] and [`loaded_partition_ids`] keep of one partition dir: the dir if
+/// the broker holds it (live or `-future`), and its topic id, or the problem reading it
+/// (`None`: no `partition.metadata` to read).
+fn record_partition_dir(
+    dir: PartitionDirRef,
+    name: &PartitionDirName,
+    topic_id: Option<Result<Uuid, FileProblem>>,
+    out: &mut Vec<DirTopicId>,
+    held_dirs: &mut Vec<(PartitionDirRef, PartitionDirName)>,
+    problems: &mut Vec<ClusterProblem>,
+) {
+    if matches!(
+        name.state,
+        PartitionDirState::Live | PartitionDirState::Future(_)
+    ) {
+        held_dirs.push((dir.clone(), name.clone()));
+    }
+    match topic_id {
+        None => {}
+        Some(Ok(topic_id)) => out.push(DirTopicId {
+            dir,
+            name: name.clone(),
+            topic_id,
+        }),
+        Some(Err(problem)) => problems.push(ClusterProblem::File {
+            log_dir: dir.log_dir,
+            partition: Some(dir.dir_name),
+            role: FileRole::PartitionMetadata,
+            problem,
+        }),
+    }
 }
 
 /// [`partition_ids`] of log dirs already loaded: the same dirs, ids and problems, from the
@@ -559,19 +581,7 @@ fn loaded_partition_ids(
     let mut out = Vec::new();
     let mut held_dirs = Vec::new();
     for d in dirs {
-        let file_problem = |partition: Option<String>, role, problem| ClusterProblem::File {
-            log_dir: d.path.clone(),
-            partition,
-            role,
-            problem,
-        };
-        for p in &d.listing.io_problems {
-            let problem = FileProblem::Io {
-                path: p.path.clone(),
-                message: p.message.clone(),
-            };
-            problems.push(file_problem(None, FileRole::DirEntry, problem));
-        }
+        dir_entry_problems(&d.path, &d.listing.io_problems, problems);
         for p in &d.partitions {
             let Some(name) = p.name.as_ref().filter(|n| !n.is_metadata_log()) else {
                 continue;
@@ -580,25 +590,9 @@ fn loaded_partition_ids(
                 log_dir: d.path.clone(),
                 dir_name: p.dir_name.clone(),
             };
-            if matches!(
-                name.state,
-                PartitionDirState::Live | PartitionDirState::Future(_)
-            ) {
-                held_dirs.push((dir.clone(), name.clone()));
-            }
-            match &p.metadata {
-                None => {}
-                Some(Ok(pm)) => out.push(DirTopicId {
-                    dir,
-                    name: name.clone(),
-                    topic_id: pm.topic_id,
-                }),
-                Some(Err(e)) => problems.push(file_problem(
-                    Some(dir.dir_name),
-                    FileRole::PartitionMetadata,
-                    e.clone(),
-                )),
-            }
+            let topic_id = (p.metadata.as_ref())
+                .map(|m| m.as_ref().map(|pm| pm.topic_id).map_err(Clone::clone));
+            record_partition_dir(dir, name, topic_id, &mut out, &mut held_dirs, problems);
         }
     }
     (out, held_dirs)
