@@ -49,6 +49,23 @@ fn transactions(dir: &Path, now: &str) -> (Value, i32) {
     (doc, out.status.code().unwrap())
 }
 
+/// The manifest's `hanging_transactions` (the harness's reading of find-hanging's Admin
+/// answers): (topic, partition, start offset).
+fn manifest_hanging(m: &Value) -> Vec<(String, i64, i64)> {
+    m["hanging_transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["topic"].as_str().unwrap().to_string(),
+                h["partition"].as_i64().unwrap(),
+                h["start_offset"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 fn codes(doc: &Value) -> Vec<&str> {
     doc["findings"]
         .as_array()
@@ -182,18 +199,7 @@ fn states_and_stable_offsets_equal_the_brokers() {
             )
         })
         .collect();
-    let want: Vec<(String, i64, i64)> = m["hanging_transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            (
-                h["topic"].as_str().unwrap().to_string(),
-                h["partition"].as_i64().unwrap(),
-                h["start_offset"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let want = manifest_hanging(&m);
     assert_eq!(hanging, want);
     let t = &doc["open_transactions"][0];
     assert_eq!(t["transactional_id"], "tx-open");
@@ -329,18 +335,7 @@ fn the_transaction_find_hanging_reported_is_hanging_here() {
     let got: Vec<_> = hanging.iter().map(|t| row(t, "first_offset")).collect();
     assert_eq!(got, want);
     // The harness's own reading of the same Admin answers agrees.
-    let captured_rule: Vec<(String, i64, i64)> = m["hanging_transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            (
-                h["topic"].as_str().unwrap().to_string(),
-                h["partition"].as_i64().unwrap(),
-                h["start_offset"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let captured_rule = manifest_hanging(&m);
     assert_eq!(captured_rule, [(want[0].0.clone(), want[0].1, want[0].4)]);
     let t = hanging[0];
     assert!(t["transactional_id"].is_null());
