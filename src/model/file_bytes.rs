@@ -182,11 +182,7 @@ impl PositionedFile {
                 "not a regular file",
             ));
         }
-        let mtime_ms = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::SystemTime::UNIX_EPOCH).ok())
-            .and_then(|d| i64::try_from(d.as_millis()).ok());
+        let mtime_ms = mtime_ms_of(&meta);
         Ok(PositionedFile {
             file,
             len: meta.len(),
@@ -284,6 +280,15 @@ impl PositionedFile {
     pub fn read_all(&self) -> io::Result<Vec<u8>> {
         self.read_range(0, self.len)
     }
+}
+
+/// A file's modification time as `fs::Metadata::modified` gives it, in ms since the epoch
+/// (none before it): Kafka's `lastModified`.
+pub(crate) fn mtime_ms_of(meta: &std::fs::Metadata) -> Option<i64> {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::SystemTime::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
 }
 
 /// What a positioned read of something other than a regular file fails with: a pipe or FIFO

@@ -9,9 +9,8 @@ use std::fs;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-use super::file_bytes::{PositionedFile, TooLarge};
+use super::file_bytes::{mtime_ms_of, PositionedFile, TooLarge};
 use super::names::{
     parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
     SegmentFileKind, METADATA_TOPIC,
@@ -138,11 +137,7 @@ impl Meta {
             is_dir: meta.is_dir(),
             is_file: meta.is_file(),
             len: Some(meta.len()),
-            mtime_ms: meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-                .and_then(|d| i64::try_from(d.as_millis()).ok()),
+            mtime_ms: mtime_ms_of(meta),
         }
     }
 
