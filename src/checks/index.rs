@@ -130,6 +130,7 @@ pub fn index_shape_findings(
             .evidence("slots", slots(shape.slots))
             .evidence("valid_entries", slots(shape.valid_entries))
             .evidence("zero_slots", slots(shape.zero_tail));
+        let f = not_read_evidence(f, shape);
         out.push(if active {
             f.with_severity(Severity::Warning)
         } else {
@@ -137,17 +138,25 @@ pub fn index_shape_findings(
         });
     }
     if shape.garbage > 0 || !shape.entry_problems().is_empty() {
-        out.push(
-            Finding::new(
-                kind.bad_entries,
-                at(shape.valid_entries),
-                format!("{} holds entries that break its ordering", kind.name),
-            )
-            .evidence("slots", slots(shape.slots))
-            .evidence("valid_entries", slots(shape.valid_entries))
-            .evidence("garbage_slots", slots(shape.garbage))
-            .with_evidence(summarise(shape.entry_problems())),
-        );
+        let f = Finding::new(
+            kind.bad_entries,
+            at(shape.valid_entries),
+            format!("{} holds entries that break its ordering", kind.name),
+        )
+        .evidence("slots", slots(shape.slots))
+        .evidence("valid_entries", slots(shape.valid_entries))
+        .evidence("garbage_slots", slots(shape.garbage))
+        .with_evidence(summarise(shape.entry_problems()));
+        out.push(not_read_evidence(f, shape));
+    }
+}
+
+/// A shallow scan's finding about an index it read only the tail of says how many slots it
+/// took on trust (`valid_entries` counts them).
+fn not_read_evidence(f: Finding, shape: &IndexShape) -> Finding {
+    match shape.slots_not_read {
+        0 => f,
+        n => f.evidence("slots_not_read", slots(n)),
     }
 }
 

@@ -213,12 +213,21 @@ pub struct SlotLayout<'a> {
     valid_entries: usize,
     /// First slot of the zero tail.
     zero_tail_start: usize,
+    /// A tail read ([`SlotIndex::parse_tail`]): slots `1..gap_end` were not read, and `slots`
+    /// holds slot 0 then the slots from `gap_end` on. 0 when every slot up to the held end is
+    /// held.
+    gap_end: usize,
 }
 
 impl<'a> SlotLayout<'a> {
-    /// The raw bytes of slot `slot`, if it exists.
+    /// The raw bytes of slot `slot`, if it exists and was read.
     fn raw_slot(&self, slot: usize) -> Option<&'a [u8]> {
-        let at = slot.checked_mul(self.entry_size)?;
+        let held_slot = match self.gap_end {
+            g if g > 1 && slot > 0 && slot < g => return None,
+            g if g > 1 && slot > 0 => slot - g + 1,
+            _ => slot,
+        };
+        let at = held_slot.checked_mul(self.entry_size)?;
         match self.slots.get(at..at.checked_add(self.entry_size)?) {
             Some(held) => Some(held),
             None if slot < self.slot_count => ZERO_SLOT.get(..self.entry_size),
@@ -244,6 +253,17 @@ impl<'a> SlotLayout<'a> {
     /// Number of slots as Kafka counts them (`file length / entry size`), zero tail included.
     pub fn slot_count(&self) -> usize {
         self.slot_count
+    }
+
+    /// Slots not read by a tail read ([`SlotIndex::parse_tail`]); 0 for a view of every slot.
+    pub fn slots_not_read(&self) -> usize {
+        self.gap_end.saturating_sub(1)
+    }
+
+    /// The slots of `range` that were read (all of them unless the view is a tail read).
+    fn held_slots(&self, range: Range<usize>) -> impl Iterator<Item = usize> {
+        let gap = 1..self.gap_end.max(1);
+        range.filter(move |s| !gap.contains(s))
     }
 
     /// Bytes after the last whole slot (non-zero when the length is not a multiple of the entry
@@ -306,12 +326,45 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
     /// boundary (or at the end of the file): the bytes of a partial slot at its end are not
     /// looked at. `held` longer than `file_len` is cut to it.
     pub fn parse_sparse(held: &'a [u8], file_len: u64, base_offset: i64) -> FormatResult<Self> {
+        // Without a gap every view is conclusive.
+        SlotIndex::build(held, 0, file_len, base_offset).map(|(view, _)| view)
+    }
+
+    /// Parse a tail read of an index file of `file_len` bytes: `held` is slot 0, then the slots
+    /// from `gap_end` (> 1) on, up to where the file's data ends (the rest are zeros, as
+    /// [`Self::parse_sparse`] takes them). Slots `1..gap_end` are not read, and are taken to
+    /// continue the valid prefix: the view answers as [`Self::parse_sparse`] of the whole file
+    /// would when they do. `None` when the slots held cannot tell: the first slot after the
+    /// gap does not follow slot 0 (the valid prefix ends in the gap), or every slot after it is
+    /// zero (the zero tail may reach into the gap); the whole file must then be read.
+    ///
+    /// Only for the summaries a shallow scan keeps (shape, checks, last entries): slots in the
+    /// gap read as absent, so lookups over such a view are not Kafka's.
+    pub fn parse_tail(
+        held: &'a [u8],
+        gap_end: usize,
+        file_len: u64,
+        base_offset: i64,
+    ) -> FormatResult<Option<Self>> {
+        let (view, conclusive) = SlotIndex::build(held, gap_end.max(2), file_len, base_offset)?;
+        Ok(conclusive.then_some(view))
+    }
+
+    /// The view, and whether the slots held tell it (always, without a gap).
+    fn build(
+        held: &'a [u8],
+        gap_end: usize,
+        file_len: u64,
+        base_offset: i64,
+    ) -> FormatResult<(Self, bool)> {
         check_base_offset(base_offset)?;
         let size = E::SIZE as u64;
         let whole = file_len - file_len % size;
-        let held = held
-            .get(..usize::try_from(whole).unwrap_or(usize::MAX).min(held.len()))
-            .unwrap_or(&[]);
+        let gap = gap_end.saturating_sub(1);
+        let whole_held = usize::try_from(whole)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(gap.saturating_mul(E::SIZE));
+        let held = held.get(..whole_held.min(held.len())).unwrap_or(&[]);
         let held = held.get(..held.len() - held.len() % E::SIZE).unwrap_or(&[]);
         let mut view: Self = SlotIndex {
             layout: SlotLayout {
@@ -322,13 +375,15 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
                 base_offset,
                 valid_entries: 0,
                 zero_tail_start: 0,
+                gap_end,
             },
             kind: PhantomData,
         };
         // The zero tail is the trailing run of all-zero slots (a zero slot 0 followed by a
         // non-zero slot is not tail); the valid prefix is the longest prefix of slots that
         // each follow the previous one, capped at the zero tail. Slots not held are zeros.
-        let mut tail = view.slot_count().min(held.len() / E::SIZE);
+        let held_end = (held.len() / E::SIZE).saturating_add(gap);
+        let mut tail = view.slot_count().min(held_end);
         while let Some(prev) = tail.checked_sub(1) {
             if !view
                 .raw_slot(prev)
@@ -338,16 +393,28 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
             }
             tail = prev;
         }
+        // Only zeros after the gap: the zero tail may start inside it.
+        let mut conclusive = gap == 0 || tail > gap_end;
         let mut valid = usize::from(tail > 0);
         while valid < tail {
-            match (view.entry(valid - 1), view.entry(valid)) {
-                (Some(a), Some(b)) if b.follows(&a) => valid += 1,
-                _ => break,
+            // Across the gap, the first slot after it is compared with slot 0.
+            let (prev, next) = if gap > 0 && valid == 1 {
+                (0, gap_end)
+            } else {
+                (valid - 1, valid)
+            };
+            match (view.entry(prev), view.entry(next)) {
+                (Some(a), Some(b)) if b.follows(&a) => valid = next + 1,
+                _ => {
+                    // A valid prefix that ends in the gap cannot be told from the tail.
+                    conclusive &= !(gap > 0 && next == gap_end);
+                    break;
+                }
             }
         }
         view.layout.valid_entries = valid;
         view.layout.zero_tail_start = tail;
-        Ok(view)
+        Ok((view, conclusive))
     }
 
     /// The raw slot `slot`, if it exists.
@@ -429,9 +496,11 @@ impl<'a, E: SlotEntry> SlotIndex<'a, E> {
     pub fn entry_problems(&self) -> Vec<IndexEntryProblem> {
         let mut out = Vec::new();
         let mut prev: Option<E> = None;
-        for slot in 0..self.valid_entries {
+        for slot in self.held_slots(0..self.valid_entries) {
             let Some(e) = self.entry(slot) else { break };
-            e.push_problems(prev.as_ref(), slot, self.slot_at(slot), &mut out);
+            // The slot before the first one after a gap was not read.
+            let before = prev.filter(|_| slot != self.gap_end);
+            e.push_problems(before.as_ref(), slot, self.slot_at(slot), &mut out);
             prev = Some(e);
         }
         let garbage = self.garbage_slots();
@@ -633,5 +702,147 @@ mod tests {
         let data_end = (time.iter().rposition(|&b| b != 0).unwrap() + 1).div_ceil(12) * 12;
         let sparse = TimeIndex::parse_sparse(&time[..data_end], time.len() as u64, 12);
         assert_eq!(answers(&sparse.unwrap()), whole);
+    }
+
+    /// What a tail view answers of the whole file: everything but lookups and the slots of
+    /// the gap (entry problems in or right after it are not seen).
+    fn tail_answers<E: SlotEntry + std::fmt::Debug>(v: &SlotIndex<'_, E>, gap_end: usize) -> String
+    where
+        E::Absolute: std::fmt::Debug,
+    {
+        let seen = |slot: usize| slot == 0 || slot > gap_end;
+        let problems: Vec<_> = (v.entry_problems().into_iter())
+            .filter(|p| match p {
+                IndexEntryProblem::GarbageSlots { .. } => true,
+                IndexEntryProblem::NegativeRelativeOffset { slot, .. }
+                | IndexEntryProblem::NegativePosition { slot, .. }
+                | IndexEntryProblem::PositionNotIncreasing { slot, .. }
+                | IndexEntryProblem::NegativeTimestamp { slot, .. } => seen(*slot),
+            })
+            .collect();
+        format!(
+            "{} {} {} {:?} {:?} {:?} {:?} {:?} {:?}",
+            v.file_len(),
+            v.slot_count(),
+            v.valid_entries(),
+            v.zero_tail(),
+            v.garbage_slots(),
+            v.sanity_check(),
+            problems,
+            v.last_entry(),
+            v.last_valid_entry(),
+        )
+    }
+
+    /// For every gap a tail read can leave in `whole` (held up to its last non-zero slot and
+    /// up to its end): the tail view answers as the whole view does when the gap's slots
+    /// continue the valid prefix and the tail holds a non-zero slot, and is refused (`None`)
+    /// when the tail holds only zeros or does not follow slot 0.
+    fn tail_equals_whole<E: SlotEntry + std::fmt::Debug>(whole: &[u8], base: i64)
+    where
+        E::Absolute: std::fmt::Debug,
+    {
+        let full = SlotIndex::<E>::parse(whole, base).unwrap();
+        let expect = |g| tail_answers(&full, g);
+        let data_end = whole.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        let held_ends = [
+            (data_end.div_ceil(E::SIZE) * E::SIZE).min(whole.len()),
+            whole.len(),
+        ];
+        for held_end in held_ends {
+            for gap_end in 2..held_end / E::SIZE {
+                let mut held = whole[..E::SIZE].to_vec();
+                held.extend_from_slice(&whole[gap_end * E::SIZE..held_end]);
+                let tail = SlotIndex::<E>::parse_tail(&held, gap_end, whole.len() as u64, base);
+                let tail = tail.unwrap();
+                let tells = full.valid_entries() > gap_end && full.zero_tail_start() > gap_end;
+                let zeros_only = full.zero_tail_start() <= gap_end;
+                match tail {
+                    Some(t) if tells => {
+                        assert_eq!(
+                            tail_answers(&t, gap_end),
+                            expect(gap_end),
+                            "gap_end {gap_end}"
+                        );
+                        assert_eq!(t.slots_not_read(), gap_end - 1);
+                    }
+                    // Refused only when it cannot tell.
+                    None => assert!(!tells, "gap_end {gap_end} refused"),
+                    // Told wrong only when the valid prefix ends inside the gap and the tail
+                    // still follows slot 0: the documented blind spot of a tail read.
+                    Some(t) => {
+                        assert!(!zeros_only, "gap_end {gap_end}: only zeros after the gap");
+                        assert!(full.valid_entries() <= gap_end, "gap_end {gap_end}");
+                        assert!(t.valid_entries() > gap_end, "gap_end {gap_end}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tail reads of the real preallocated indexes of the unclean-shutdown fixture (a zero
+    /// tail after real entries), and of variants: the zero tail cut off, garbage before the
+    /// tail and in it, the last time entry below slot 0, a partial trailing slot.
+    #[test]
+    fn a_tail_view_is_the_view_of_the_whole_file_when_it_can_tell() {
+        use crate::formats::offset_index::OffsetIndexEntry;
+        use crate::formats::time_index::TimeIndexEntry;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/unclean-shutdown/logs-0/crash-1");
+        let index = std::fs::read(dir.join("00000000000000000012.index")).unwrap();
+        let time = std::fs::read(dir.join("00000000000000000012.timeindex")).unwrap();
+        let entries = |b: &[u8], size: usize| b.iter().rposition(|&x| x != 0).unwrap() / size + 1;
+        let (ni, nt) = (entries(&index, 8), entries(&time, 12));
+        assert!(ni >= 4 && nt >= 4, "{ni} {nt} entries");
+        for (bytes, n, size) in [(&index, ni, 8), (&time, nt, 12)] {
+            let check = |b: &[u8]| {
+                if size == 8 {
+                    tail_equals_whole::<OffsetIndexEntry>(b, 12);
+                } else {
+                    tail_equals_whole::<TimeIndexEntry>(b, 12);
+                }
+            };
+            let with_zeros = &bytes[..(n + 20) * size];
+            check(with_zeros);
+            check(&bytes[..n * size]);
+            for slot in [1, n / 2, n - 1] {
+                let mut garbage = with_zeros.to_vec();
+                garbage[slot * size..(slot + 1) * size].fill(0x7f);
+                check(&garbage);
+                let mut backwards = with_zeros.to_vec();
+                backwards[slot * size..(slot + 1) * size].fill(0);
+                check(&backwards);
+            }
+            let mut partial = with_zeros.to_vec();
+            partial.extend_from_slice(&[0, 1, 0]);
+            check(&partial);
+        }
+        let mut below_first = time[..nt * 12].to_vec();
+        below_first[(nt - 1) * 12..(nt - 1) * 12 + 8].copy_from_slice(&1i64.to_be_bytes());
+        tail_equals_whole::<TimeIndexEntry>(&below_first, 12);
+    }
+
+    proptest::proptest! {
+        /// Any index of up to 300 slots, healthy or not, read as a tail with any gap: told as
+        /// the whole file tells it, refused, or (only when the valid prefix ends in the gap)
+        /// told as longer.
+        #[test]
+        fn tail_views_of_arbitrary_indexes(
+            rels in proptest::collection::btree_set(0i32..1_000_000, 3..300),
+            bad in proptest::collection::vec((0usize..300, proptest::prelude::any::<u64>()), 0..3),
+            zeros in 0usize..40,
+        ) {
+            use crate::formats::offset_index::{encode_offset_index, OffsetIndexEntry};
+            let entries: Vec<_> = rels.iter().enumerate()
+                .map(|(i, &r)| OffsetIndexEntry { relative_offset: r, position: i as i32 * 100 })
+                .collect();
+            let mut bytes = encode_offset_index(&entries);
+            for (slot, v) in bad {
+                let at = (slot % entries.len()) * 8;
+                bytes[at..at + 8].copy_from_slice(&v.to_be_bytes());
+            }
+            bytes.resize(bytes.len() + zeros * 8, 0);
+            tail_equals_whole::<OffsetIndexEntry>(&bytes, 0);
+        }
     }
 }

@@ -78,17 +78,39 @@ impl FileInfo {
     /// the slot where its data ends ([`PositionedFile::data_end`]); the rest are zeros, not
     /// read. Refuses anything larger than `cap` bytes as [`Self::read_small`] does.
     pub(crate) fn read_index(&mut self, cap: u64, entry_size: u64) -> io::Result<(Vec<u8>, u64)> {
-        /// Files up to this size are read whole, without asking where their data ends.
-        const PROBE_ABOVE: u64 = 64 << 10;
         let file = self.open_capped(cap)?;
-        let len = file.len();
-        let held = if len > PROBE_ABOVE && entry_size > 0 {
-            let end = file.data_end();
-            end.div_ceil(entry_size).saturating_mul(entry_size).min(len)
-        } else {
-            len
-        };
-        Ok((file.read_range(0, held)?, len))
+        let held = slots_held(&file, entry_size);
+        Ok((file.read_range(0, held)?, file.len()))
+    }
+
+    /// An index file as [`Self::read_index`] reads it, but of its data only slot 0 and the
+    /// last `window` bytes (whole slots) when it holds more than twice that: what a shallow
+    /// scan checks (Kafka's sanity check compares the last slot with slot 0; the valid
+    /// prefix's end, the zero tail and the last entries are at the tail).
+    pub(crate) fn read_index_tail(
+        &mut self,
+        cap: u64,
+        entry_size: u64,
+        window: u64,
+    ) -> io::Result<IndexRead> {
+        let file = self.open_capped(cap)?;
+        let held = slots_held(&file, entry_size);
+        let window_slots = window.checked_div(entry_size).unwrap_or(0);
+        let gap_end = (held / entry_size.max(1)).saturating_sub(window_slots);
+        if held <= window.saturating_mul(2) || gap_end < 2 {
+            return Ok(IndexRead::Whole {
+                bytes: file.read_range(0, held)?,
+                len: file.len(),
+            });
+        }
+        let from = gap_end * entry_size;
+        let mut bytes = file.read_range(0, entry_size)?;
+        bytes.extend(file.read_range(from, held - from)?);
+        Ok(IndexRead::Tail {
+            bytes,
+            gap_end: usize::try_from(gap_end).unwrap_or(usize::MAX),
+            len: file.len(),
+        })
     }
 
     /// The whole file, refusing anything larger than `cap` bytes
@@ -108,6 +130,41 @@ impl FileInfo {
             return Err(TooLarge::error(file.len(), cap));
         }
         Ok(file)
+    }
+}
+
+/// An index file as [`FileInfo::read_index_tail`] read it.
+#[derive(Debug)]
+pub(crate) enum IndexRead {
+    /// Every slot up to where its data ends.
+    Whole {
+        /// The bytes read.
+        bytes: Vec<u8>,
+        /// File length.
+        len: u64,
+    },
+    /// Slot 0, then the slots from `gap_end` up to where its data ends.
+    Tail {
+        /// The bytes read.
+        bytes: Vec<u8>,
+        /// First slot read after slot 0.
+        gap_end: usize,
+        /// File length.
+        len: u64,
+    },
+}
+
+/// How much of an index file holds slots to read: up to the end of the slot where its data
+/// ends ([`PositionedFile::data_end`], asked only of files over 64 KiB; the rest are zeros).
+fn slots_held(file: &PositionedFile, entry_size: u64) -> u64 {
+    /// Files up to this size are read whole, without asking where their data ends.
+    const PROBE_ABOVE: u64 = 64 << 10;
+    let len = file.len();
+    if len > PROBE_ABOVE && entry_size > 0 {
+        let end = file.data_end();
+        end.div_ceil(entry_size).saturating_mul(entry_size).min(len)
+    } else {
+        len
     }
 }
 

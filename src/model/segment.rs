@@ -10,19 +10,19 @@
 use crate::formats::offset_index::{
     IndexEntryProblem, IndexSanityProblem, OffsetIndex, OffsetIndexEntry, OffsetPosition,
 };
-use crate::formats::slot_index::{SlotEntry, SlotLayout};
-use crate::formats::time_index::{TimeIndex, TimeIndexEntry, TimestampOffset};
+use crate::formats::slot_index::{SlotEntry, SlotIndex, SlotLayout, WARM_SECTION_BYTES};
+use crate::formats::time_index::{TimeIndexEntry, TimestampOffset};
 use crate::formats::txn_index::{TxnIndex, TxnIndexProblem};
 use crate::formats::verify::{verify_segment, VerifyOptions};
 use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
-use crate::formats::{ErrorKind, FormatError};
+use crate::formats::{ErrorKind, FormatError, FormatResult};
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
-use super::listing::{FileInfo, SegmentFiles};
+use super::listing::{FileInfo, IndexRead, SegmentFiles};
 use super::names::{
     PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
 };
@@ -32,7 +32,9 @@ use super::units::{Bytes, FilePos, Offset, TimestampMs};
 /// How much of each segment to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub enum ScanDepth {
-    /// First batch, index tails, batches after the last index entry.
+    /// First batch, index tails, batches after the last index entry. Of an offset or time
+    /// index, slot 0 and the last 8 KiB (whole when that cannot tell its valid prefix and zero
+    /// tail), so entries out of order before its tail are found at `Headers`.
     Tail,
     /// Every batch header.
     #[default]
@@ -218,6 +220,9 @@ pub struct IndexShape {
     pub zero_tail: u32,
     /// Non-zero slots after the valid prefix.
     pub garbage: u32,
+    /// Slots a shallow scan did not read, between slot 0 and the tail it checked (taken to
+    /// continue the valid prefix; see [`ScanDepth::Tail`]); 0 when every slot was read.
+    pub slots_not_read: u32,
     /// The problems found, if any.
     problems: Option<Box<IndexProblems>>,
 }
@@ -253,6 +258,7 @@ impl IndexShape {
             valid_entries: count(layout.valid_entries()),
             zero_tail: count(layout.zero_tail().len()),
             garbage: count(layout.garbage_slots().len()),
+            slots_not_read: count(layout.slots_not_read()),
             problems,
         }
     }
@@ -507,13 +513,15 @@ impl Segment {
 /// are the open file's).
 pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
-    let index_bytes = (files.index.as_mut()).map(|f| read_slots(f, OffsetIndexEntry::SIZE));
+    let index_bytes =
+        (files.index.as_mut()).map(|f| HeldIndex::read::<OffsetIndexEntry>(f, base, opts.depth));
     let index_path = files.index.as_ref().map(|f| f.path.as_path());
     let index = index_bytes
         .as_ref()
         .zip(index_path)
         .map(|(r, path)| match r {
-            Ok((held, len)) => OffsetIndex::parse_sparse(held, *len, base)
+            Ok(held) => held
+                .view::<OffsetIndexEntry>(base)
                 .map_err(|e| FileProblem::format(path, e)),
             Err(e) => Err(FileProblem::io(path, e)),
         });
@@ -529,7 +537,7 @@ pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -
             summarize_offset_index(&view, log.as_ref().and_then(|l| l.as_ref().ok()), opts)
         })
     });
-    let time_index = files.time_index.as_mut().map(|f| load_time_index(f, base));
+    let time_index = (files.time_index.as_mut()).map(|f| load_time_index(f, base, opts.depth));
     let txn_index = files
         .txn_index
         .as_mut()
@@ -989,28 +997,87 @@ fn check_index_entry(
 /// 12.8 times the default `segment.index.bytes`: 16M offset-index entries.
 const INDEX_READ_CAP: u64 = 128 << 20;
 
-/// An index file, whole, with one positioned read. The offset and time index summaries need
-/// every slot (Kafka's sanity check and the zero-tail and garbage shape checks scan them all),
-/// so index files are read whole at every depth: 8 or 12 bytes per entry, at most
-/// `segment.index.bytes` (10 MiB by default). A file over [`INDEX_READ_CAP`] (a hostile or
-/// damaged one: a sparse 2 GiB index) is refused by its length, before a byte is read, as too
-/// large (`file_bytes::TooLarge`), so memory stays bounded whatever the dir holds.
+/// How much of an offset or time index's data a shallow scan reads after slot 0: as much as
+/// Kafka's lookups search first (`AbstractIndex.warmEntries`), 1,024 offset or 682 time
+/// entries. A rolled 1 GiB segment's indexes hold about 2 MiB and 3 MiB.
+const INDEX_TAIL_WINDOW: u64 = WARM_SECTION_BYTES as u64;
+
+/// A whole file (a `.txnindex`), with one positioned read. A file over [`INDEX_READ_CAP`] (a
+/// hostile or damaged one: a sparse 2 GiB index) is refused by its length, before a byte is
+/// read, as too large (`file_bytes::TooLarge`), so memory stays bounded whatever the dir holds.
 fn read_whole(file: &mut FileInfo) -> io::Result<Vec<u8>> {
     file.read_small(INDEX_READ_CAP)
 }
 
-/// An offset or time index file of `entry_size`-byte slots, as [`read_whole`] reads it but
-/// only up to where its data ends, with its length: a preallocated active index (a hole after
-/// its entries, as `setLength` leaves it) is read up to its entries, not its 10 MiB of zeros.
-/// The view parsed from it (`SlotIndex::parse_sparse`) is the one of the whole file.
-fn read_slots(file: &mut FileInfo, entry_size: usize) -> io::Result<(Vec<u8>, u64)> {
-    file.read_index(INDEX_READ_CAP, entry_size as u64)
+/// An offset or time index file's bytes as read for a depth, each read refused over
+/// [`INDEX_READ_CAP`] as [`read_whole`] refuses it, and never its preallocated zeros (a hole
+/// after its entries, as `setLength` leaves an active index: [`FileInfo::read_index`]).
+///
+/// At `Headers` and `Verify` every slot is read: Kafka's sanity check and the valid-prefix,
+/// zero-tail and garbage checks then cover the whole file. At `Tail` only slot 0 and the last
+/// [`INDEX_TAIL_WINDOW`] bytes are, when those tell the summaries
+/// ([`SlotIndex::parse_tail`]); the slots between are taken to continue the valid prefix, so
+/// entries out of order there are found at `Headers` only. The whole file is read when the
+/// tail cannot tell (it is all zeros, or does not follow slot 0). Kafka's own load checks no
+/// entry of either index (`LogSegment.sanityCheck` checks that the offset index exists).
+struct HeldIndex {
+    bytes: Vec<u8>,
+    /// [`SlotIndex::parse_tail`]'s `gap_end` when a tail was read, else 0.
+    gap_end: usize,
+    len: u64,
 }
 
-fn load_time_index(file: &mut FileInfo, base: i64) -> Parsed<TimeIndexSummary> {
-    let (held, len) =
-        read_slots(file, TimeIndexEntry::SIZE).map_err(|e| FileProblem::io(&file.path, &e))?;
-    let view = TimeIndex::parse_sparse(&held, len, base)
+impl HeldIndex {
+    fn read<E: SlotEntry>(file: &mut FileInfo, base: i64, depth: ScanDepth) -> io::Result<Self> {
+        let size = E::SIZE as u64;
+        if depth == ScanDepth::Tail {
+            match file.read_index_tail(INDEX_READ_CAP, size, INDEX_TAIL_WINDOW)? {
+                IndexRead::Whole { bytes, len } => {
+                    return Ok(HeldIndex {
+                        bytes,
+                        gap_end: 0,
+                        len,
+                    })
+                }
+                IndexRead::Tail {
+                    bytes,
+                    gap_end,
+                    len,
+                } => {
+                    if let Ok(Some(_)) = SlotIndex::<E>::parse_tail(&bytes, gap_end, len, base) {
+                        return Ok(HeldIndex {
+                            bytes,
+                            gap_end,
+                            len,
+                        });
+                    }
+                }
+            }
+        }
+        let (bytes, len) = file.read_index(INDEX_READ_CAP, size)?;
+        Ok(HeldIndex {
+            bytes,
+            gap_end: 0,
+            len,
+        })
+    }
+
+    /// The view of the file ([`Self::read`] kept a tail only when it tells the view).
+    fn view<E: SlotEntry>(&self, base: i64) -> FormatResult<SlotIndex<'_, E>> {
+        if self.gap_end > 0 {
+            if let Some(view) = SlotIndex::parse_tail(&self.bytes, self.gap_end, self.len, base)? {
+                return Ok(view);
+            }
+        }
+        SlotIndex::parse_sparse(&self.bytes, self.len, base)
+    }
+}
+
+fn load_time_index(file: &mut FileInfo, base: i64, depth: ScanDepth) -> Parsed<TimeIndexSummary> {
+    let held = HeldIndex::read::<TimeIndexEntry>(file, base, depth)
+        .map_err(|e| FileProblem::io(&file.path, &e))?;
+    let view = held
+        .view::<TimeIndexEntry>(base)
         .map_err(|e| FileProblem::format(&file.path, e))?;
     let valid = view.valid_entries();
     Ok(TimeIndexSummary {
