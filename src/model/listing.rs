@@ -93,24 +93,61 @@ impl FileInfo {
         entry_size: u64,
         window: u64,
     ) -> io::Result<IndexRead> {
-        let file = self.open_capped(cap)?;
+        let (file, mut head) = self.open_capped_with_head(cap, INDEX_HEAD)?;
         let held = slots_held(&file, entry_size);
         let window_slots = window.checked_div(entry_size).unwrap_or(0);
         let gap_end = (held / entry_size.max(1)).saturating_sub(window_slots);
+        let head_or_read = |head: Vec<u8>, want: u64| -> io::Result<Vec<u8>> {
+            match head.len() as u64 {
+                n if n >= want => Ok(head),
+                _ => file.read_range(0, want),
+            }
+        };
         if held <= window.saturating_mul(2) || gap_end < 2 {
+            head = head_or_read(head, held)?;
+            head.truncate(usize::try_from(held).unwrap_or(usize::MAX));
             return Ok(IndexRead::Whole {
-                bytes: file.read_range(0, held)?,
+                bytes: head,
                 len: file.len(),
             });
         }
+        let mut bytes = head_or_read(head, entry_size)?;
+        bytes.truncate(usize::try_from(entry_size).unwrap_or(usize::MAX));
         let from = gap_end * entry_size;
-        let mut bytes = file.read_range(0, entry_size)?;
         bytes.extend(file.read_range(from, held - from)?);
         Ok(IndexRead::Tail {
             bytes,
             gap_end: usize::try_from(gap_end).unwrap_or(usize::MAX),
             len: file.len(),
         })
+    }
+
+    /// [`Self::open_capped`], with the file's first `head` bytes read; a file the listing did
+    /// not measure is opened by [`PositionedFile::open_with_head`] (no `fstat` when it is
+    /// shorter than `head`), and measured by it.
+    fn open_capped_with_head(
+        &mut self,
+        cap: u64,
+        head: u64,
+    ) -> io::Result<(PositionedFile, Vec<u8>)> {
+        if self.size.is_some() {
+            let file = self.open_capped(cap)?;
+            let bytes = file.read_range(0, head)?;
+            return Ok((file, bytes));
+        }
+        let (file, bytes) = match PositionedFile::open_with_head(&self.path, head) {
+            Ok(opened) => opened,
+            Err(e) => {
+                self.measure();
+                return Err(e);
+            }
+        };
+        self.size = Some(file.len());
+        self.mtime_ms = file.mtime_ms();
+        if file.len() > cap {
+            return Err(TooLarge::error(file.len(), cap));
+        }
+        Ok((file, bytes))
     }
 
     /// The whole file, refusing anything larger than `cap` bytes
@@ -153,6 +190,11 @@ pub(crate) enum IndexRead {
         len: u64,
     },
 }
+
+/// What a shallow scan reads first of an index file: a page, all a small segment's index
+/// holds (512 offset entries), so that most are read without an `fstat`; of a big one, the
+/// page holding slot 0.
+const INDEX_HEAD: u64 = 4096;
 
 /// How much of an index file holds slots to read: up to the end of the slot where its data
 /// ends ([`PositionedFile::data_end`], asked only of files over 64 KiB; the rest are zeros).
@@ -847,6 +889,58 @@ mod tests {
 
     /// The files a loader opens anyway are listed unmeasured (their dir entry says regular);
     /// opening one measures it as a stat would; leftovers and root files are stat'ed.
+    #[test]
+    fn an_index_tail_read_measures_the_file_and_keeps_slot_0_and_the_window() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("00000000000000000000.index");
+        let unmeasured = || FileInfo {
+            path: path.clone(),
+            size: None,
+            mtime_ms: None,
+        };
+        // Within the head: one read, measured by it.
+        let small: Vec<u8> = (0..=255u8).cycle().take(800).collect();
+        fs::write(&path, &small).unwrap();
+        let mut f = unmeasured();
+        let IndexRead::Whole { bytes, len } = f.read_index_tail(1 << 20, 8, 8192).unwrap() else {
+            panic!("a small index is read whole")
+        };
+        assert_eq!(
+            (&bytes[..], len, f.size, f.mtime_ms),
+            (&small[..], 800, Some(800), None)
+        );
+        // Over twice the window: slot 0, then the window's whole slots; measured by fstat.
+        let big: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+        fs::write(&path, &big).unwrap();
+        for mut f in [
+            unmeasured(),
+            FileInfo {
+                size: Some(100_000),
+                ..unmeasured()
+            },
+        ] {
+            let IndexRead::Tail {
+                bytes,
+                gap_end,
+                len,
+            } = f.read_index_tail(1 << 20, 8, 8192).unwrap()
+            else {
+                panic!("a big index is read as its tail")
+            };
+            assert_eq!(
+                (gap_end, len, f.size),
+                (12_500 - 1024, 100_000, Some(100_000))
+            );
+            assert_eq!(&bytes[..8], &big[..8]);
+            assert_eq!(&bytes[8..], &big[gap_end * 8..]);
+        }
+        // Refused over the cap, measured all the same.
+        let mut f = unmeasured();
+        let err = f.read_index_tail(50_000, 8, 8192).unwrap_err();
+        assert!(TooLarge::of(&err).is_some(), "{err}");
+        assert_eq!(f.size, Some(100_000));
+    }
+
     #[test]
     fn files_a_loader_opens_are_listed_unmeasured_and_measured_on_open() {
         let tmp = tempfile::tempdir().unwrap();
