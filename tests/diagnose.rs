@@ -120,6 +120,13 @@ const SCENARIOS: &[Scenario] = &[
             ("txn.hanging", "hang-0"),
         ],
     ),
+    // Nothing about the big indexes read from their tails; wide-0 keeps everything forever
+    // (retention.ms=-1, no retention.bytes).
+    (
+        "big-index",
+        "2026-12-01T18:26:43Z",
+        &[("config.retention_bytes_unlimited", "-")],
+    ),
 ];
 
 fn fixtures() -> PathBuf {

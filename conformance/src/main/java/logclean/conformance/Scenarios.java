@@ -48,6 +48,7 @@ public final class Scenarios {
         ALL.put("kraft-metadata", new Scenario(1, cfg(
             "metadata.log.max.snapshot.interval.ms", "3000",
             "metadata.log.max.record.bytes.between.snapshots", "4096"), false, Scenarios::kraftMetadata));
+        ALL.put("big-index", new Scenario(1, cfg(), false, Scenarios::bigIndex));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -534,6 +535,23 @@ public final class Scenarios {
             + "restarted: it recreated the three partitions empty, so the coordinator does not know tx-hang and the "
             + "transaction hangs (last_stable_offset 3 forever). find_hanging holds kafka-transactions.sh find-hanging's "
             + "rows (--broker-id 1 --max-transaction-timeout 15, its Admin calls reproduced) from the live broker.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void bigIndex(Ctx c) throws Exception {
+        // wide: an index entry for every batch (index.interval.bytes=0) and 48 KiB indexes: the time index
+        // (4096 entries of 12 bytes) fills first and rolls the segment, so the rolled segment's .index and
+        // .timeindex (32 KiB and 48 KiB) are larger than what a shallow scan reads of them.
+        c.createTopic("wide", 1, cfg(
+            "index.interval.bytes", "0",
+            "segment.index.bytes", String.valueOf(48 * 1024),
+            "retention.ms", "-1"));
+        c.series("wide", 0, 4300, -10 * H, 5000L, false, "none", 8);
+        c.note("wide-0: index.interval.bytes=0 (an offset and time index entry for every batch but a segment's "
+            + "first), segment.index.bytes=49152, retention.ms=-1; 4300 one-record batches with timestamps base-10h "
+            + "every 5 s. The time index fills at 4096 entries and rolls segment 0 (offsets 0..4096: a 32 KiB .index "
+            + "and a 48 KiB .timeindex, both larger than the 8 KiB tail a shallow scan reads); the active segment "
+            + "holds the rest.");
     }
 
     // ---------------------------------------------------------------------------------------------
