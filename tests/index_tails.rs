@@ -147,6 +147,14 @@ fn without_not_read(mut found: Vec<Value>) -> (Vec<Value>, Vec<u64>) {
     (found, not_read)
 }
 
+/// The findings of `found` with `code`.
+fn with_code(found: &[Value], code: &str) -> Vec<Value> {
+    (found.iter())
+        .filter(|f| f["code"] == code)
+        .cloned()
+        .collect()
+}
+
 #[test]
 fn a_healthy_big_index_summarises_alike_from_its_tail_and_whole() {
     for dir in [broker_dir(), generated_dir()] {
@@ -231,12 +239,7 @@ fn damage_in_the_tail_is_found_alike_and_damage_before_it_only_deep() {
     rewrite(&index, 8, slots - 10..slots - 9, garbage);
     let (shallow, _) = without_not_read(index_findings(logs, false));
     let deep = index_findings(logs, true);
-    let bad = |f: &[Value]| -> Vec<Value> {
-        f.iter()
-            .filter(|f| f["code"] == "index.bad_entries")
-            .cloned()
-            .collect()
-    };
+    let bad = |f: &[Value]| with_code(f, "index.bad_entries");
     assert_eq!(bad(&shallow).len(), 1, "{shallow:#?}");
     assert_eq!(bad(&shallow), bad(&deep));
     restore();
@@ -246,12 +249,7 @@ fn damage_in_the_tail_is_found_alike_and_damage_before_it_only_deep() {
         b[..8].copy_from_slice(&1i64.to_be_bytes())
     });
     let (shallow, _) = without_not_read(index_findings(logs, false));
-    let sanity = |f: &[Value]| -> Vec<Value> {
-        f.iter()
-            .filter(|f| f["code"] == "timeindex.sanity_failed")
-            .cloned()
-            .collect()
-    };
+    let sanity = |f: &[Value]| with_code(f, "timeindex.sanity_failed");
     assert_eq!(sanity(&shallow).len(), 1, "{shallow:#?}");
     assert_eq!(sanity(&shallow), sanity(&index_findings(logs, true)));
     restore();

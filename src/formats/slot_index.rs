@@ -632,16 +632,8 @@ mod tests {
             .map(|&t| (v.lookup(t).slot, v.lookup_valid(t).slot))
             .collect();
         format!(
-            "{} {} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
-            v.file_len(),
-            v.slot_count(),
-            v.valid_entries(),
-            v.zero_tail(),
-            v.garbage_slots(),
-            v.sanity_check(),
-            v.entry_problems(),
-            v.last_entry(),
-            v.last_valid_entry(),
+            "{} {:?} {:?}",
+            summaries(v, &v.entry_problems()),
             v.slots().collect::<Vec<_>>(),
             lookups,
         )
@@ -668,15 +660,21 @@ mod tests {
         }
     }
 
+    /// The `.index` and `.timeindex` of segment 12 of the unclean-shutdown fixture's `crash-1`:
+    /// a SIGKILLed broker's preallocated active indexes (real entries, then a zero tail).
+    fn crashed_active_indexes() -> (Vec<u8>, Vec<u8>) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/unclean-shutdown/logs-0/crash-1");
+        let read = |ext: &str| std::fs::read(dir.join(format!("00000000000000000012.{ext}")));
+        (read("index").unwrap(), read("timeindex").unwrap())
+    }
+
     /// The real preallocated active indexes of a crashed broker (unclean-shutdown fixture:
     /// 64 KiB `.index` and `.timeindex` with a zero tail), and hand-made variants: garbage
     /// after the valid prefix, a partial trailing slot, an all-zero file, an empty one.
     #[test]
     fn a_sparse_view_is_the_view_of_the_whole_file() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/unclean-shutdown/logs-0/crash-1");
-        let index = std::fs::read(dir.join("00000000000000000012.index")).unwrap();
-        let time = std::fs::read(dir.join("00000000000000000012.timeindex")).unwrap();
+        let (index, time) = crashed_active_indexes();
         assert!(index.len() > 1000 && time.len() > 1000);
         for (bytes, cut) in [(&index, 200), (&time, 300)] {
             let small = &bytes[..cut];
@@ -720,6 +718,15 @@ mod tests {
                 | IndexEntryProblem::NegativeTimestamp { slot, .. } => seen(*slot),
             })
             .collect();
+        summaries(v, &problems)
+    }
+
+    /// The summaries a shallow scan keeps of a view (shape, checks, last entries), with
+    /// `problems` for its entry problems.
+    fn summaries<E: SlotEntry>(v: &SlotIndex<'_, E>, problems: &[IndexEntryProblem]) -> String
+    where
+        E::Absolute: std::fmt::Debug,
+    {
         format!(
             "{} {} {} {:?} {:?} {:?} {:?} {:?} {:?}",
             v.file_len(),
@@ -787,10 +794,7 @@ mod tests {
     fn a_tail_view_is_the_view_of_the_whole_file_when_it_can_tell() {
         use crate::formats::offset_index::OffsetIndexEntry;
         use crate::formats::time_index::TimeIndexEntry;
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/unclean-shutdown/logs-0/crash-1");
-        let index = std::fs::read(dir.join("00000000000000000012.index")).unwrap();
-        let time = std::fs::read(dir.join("00000000000000000012.timeindex")).unwrap();
+        let (index, time) = crashed_active_indexes();
         let entries = |b: &[u8], size: usize| b.iter().rposition(|&x| x != 0).unwrap() / size + 1;
         let (ni, nt) = (entries(&index, 8), entries(&time, 12));
         assert!(ni >= 4 && nt >= 4, "{ni} {nt} entries");

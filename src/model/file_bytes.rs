@@ -572,18 +572,28 @@ mod tests {
         let shrunk = PositionedFile::open_listed(&log, Some(64)).unwrap();
         assert_eq!(shrunk.read_all().unwrap(), b"0123456789");
         // A dir, then a FIFO, where the listing saw a regular file.
-        std::fs::remove_file(&log).unwrap();
-        std::fs::create_dir(&log).unwrap();
-        let read = |p: &Path| PositionedFile::open_listed(p, Some(10)).and_then(|f| f.read_all());
-        let err = read(&log).unwrap_err();
+        refuses_a_dir_then_a_fifo_in_place_of(&log, |p| {
+            PositionedFile::open_listed(p, Some(10)).and_then(|f| f.read_all())
+        });
+    }
+
+    /// With `path` (a regular file) replaced by a dir, then by a FIFO (where `mkfifo` works),
+    /// `read` refuses each as "not a regular file" (`InvalidInput`), without blocking.
+    fn refuses_a_dir_then_a_fifo_in_place_of<T: std::fmt::Debug>(
+        path: &Path,
+        read: impl Fn(&Path) -> io::Result<T>,
+    ) {
+        std::fs::remove_file(path).unwrap();
+        std::fs::create_dir(path).unwrap();
+        let err = read(path).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
-        std::fs::remove_dir(&log).unwrap();
+        std::fs::remove_dir(path).unwrap();
         let ok = std::process::Command::new("mkfifo")
-            .arg(&log)
+            .arg(path)
             .status()
             .is_ok_and(|s| s.success());
         if ok {
-            let err = read(&log).unwrap_err();
+            let err = read(path).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
         }
     }
@@ -612,19 +622,9 @@ mod tests {
             (10, 10, true)
         );
         // A dir, then a FIFO, where the listing saw a regular file.
-        std::fs::remove_file(&index).unwrap();
-        std::fs::create_dir(&index).unwrap();
-        let err = PositionedFile::open_with_head(&index, 64).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
-        std::fs::remove_dir(&index).unwrap();
-        let ok = std::process::Command::new("mkfifo")
-            .arg(&index)
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            let err = PositionedFile::open_with_head(&index, 64).unwrap_err();
-            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
-        }
+        refuses_a_dir_then_a_fifo_in_place_of(&index, |p| {
+            PositionedFile::open_with_head(p, 64).map(|(_, head)| head)
+        });
     }
 
     #[test]
