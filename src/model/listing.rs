@@ -887,8 +887,8 @@ pub fn log_dirs_below(dir: &Path) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
-    /// The files a loader opens anyway are listed unmeasured (their dir entry says regular);
-    /// opening one measures it as a stat would; leftovers and root files are stat'ed.
+    /// An index read for a shallow scan: a small one whole, with its length from the read
+    /// (no `fstat`); a big one as slot 0 and its tail window, measured by `fstat`.
     #[test]
     fn an_index_tail_read_measures_the_file_and_keeps_slot_0_and_the_window() {
         let tmp = tempfile::tempdir().unwrap();
@@ -941,6 +941,8 @@ mod tests {
         assert_eq!(f.size, Some(100_000));
     }
 
+    /// The files a loader opens anyway are listed unmeasured (their dir entry says regular);
+    /// opening one measures it as a stat would; leftovers and root files are stat'ed.
     #[test]
     fn files_a_loader_opens_are_listed_unmeasured_and_measured_on_open() {
         let tmp = tempfile::tempdir().unwrap();
