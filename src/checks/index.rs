@@ -85,17 +85,19 @@ fn slots(n: u32) -> EvidenceValue {
 /// Findings every index shares: Kafka's sanity check, a zero tail where Kafka would read it, and
 /// entries out of order, each with bounded evidence. `expected_zero_tail`: the broker itself
 /// leaves this tail (see [`zero_tail_expected`]); its sanity failure is then expected too.
+/// `loc` makes the file's location, only for a finding (most indexes have none: building it
+/// for each would cost a path per index file).
 pub fn index_shape_findings(
     kind: &IndexKind,
     shape: &IndexShape,
-    loc: &Location,
+    loc: &dyn Fn() -> Location,
     active: bool,
     expected_zero_tail: bool,
     out: &mut Vec<Finding>,
 ) {
     let at = |slot: u32| Location {
         byte_offset: Some(u64::from(slot) * kind.entry_size),
-        ..loc.clone()
+        ..loc()
     };
     if let Some(first) = shape
         .sanity()
@@ -107,7 +109,7 @@ pub fn index_shape_findings(
                 kind.sanity_failed,
                 Location {
                     byte_offset: Some(first.offset()),
-                    ..loc.clone()
+                    ..loc()
                 },
                 format!(
                     "{} fails Kafka's sanity check (the broker skips it at load, but tiered storage and \
@@ -191,7 +193,7 @@ pub fn offset_index_findings(
         }
         Some(Ok(ix)) => ix,
     };
-    let loc = at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Index), None);
+    let loc = || at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Index), None);
     index_shape_findings(
         &OFFSET_INDEX,
         &ix.shape,
@@ -223,7 +225,7 @@ pub fn offset_index_findings(
                 &catalog::INDEX_DISAGREES_WITH_LOG,
                 Location {
                     byte_offset: Some(slot as u64 * OFFSET_INDEX.entry_size),
-                    ..loc
+                    ..loc()
                 },
                 message,
             )

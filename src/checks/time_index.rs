@@ -60,13 +60,15 @@ pub fn time_index_findings(
         }
         Some(Ok(t)) => t,
     };
-    let loc = at_segment_file(
-        dir,
-        p,
-        base,
-        &path_of(p, seg, SegmentFileKind::TimeIndex),
-        None,
-    );
+    let loc = || {
+        at_segment_file(
+            dir,
+            p,
+            base,
+            &path_of(p, seg, SegmentFileKind::TimeIndex),
+            None,
+        )
+    };
     index_shape_findings(
         &TIME_INDEX,
         &ti.shape,
@@ -85,7 +87,7 @@ pub fn time_index_findings(
     {
         out.push(Finding::new(
             &catalog::TIMEINDEX_EMPTY,
-            loc.clone(),
+            loc(),
             "empty time index on a rolled segment with timestamps: time retention uses the .log \
              file's mtime instead of the records' timestamps",
         ));
@@ -129,7 +131,7 @@ pub fn time_index_findings(
             byte_offset: Some(
                 ti.shape.valid_entries.saturating_sub(1) as u64 * TIME_INDEX.entry_size,
             ),
-            ..loc
+            ..loc()
         },
         "time index's last entry disagrees with the log: time retention uses the index",
     );
