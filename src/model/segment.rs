@@ -367,7 +367,7 @@ impl SegmentFile {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        let odd_name = (name != canonical_name(base_offset, kind)).then(|| name.into());
+        let odd_name = (!is_canonical_name(&name, base_offset, kind)).then(|| name.into());
         SegmentFile {
             size: Bytes(info.len_or_zero()),
             mtime_ms: info.mtime_ms.map(TimestampMs),
@@ -386,6 +386,18 @@ impl SegmentFile {
 /// `{base offset:020}{suffix}`, as the broker names segment files.
 fn canonical_name(base_offset: i64, kind: SegmentFileKind) -> String {
     format!("{base_offset:020}{}", kind.suffix())
+}
+
+/// Whether `name` is [`canonical_name`], told without formatting one (a shallow scan asks this
+/// of every segment file): 20 digits that parse to the base offset, then the suffix.
+fn is_canonical_name(name: &str, base_offset: i64, kind: SegmentFileKind) -> bool {
+    if base_offset < 0 {
+        return name == canonical_name(base_offset, kind);
+    }
+    let (digits, suffix) = name.split_at_checked(20).unwrap_or(("", ""));
+    suffix == kind.suffix()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.parse::<i64>() == Ok(base_offset)
 }
 
 /// The files of one segment found by name (without paths, see [`SegmentFile`]).
@@ -1212,6 +1224,38 @@ mod tests {
             let mut pos = empty_walk();
             assert!(pos.walk_positioned(&file, 0, true, None, 64).unwrap());
             assert_eq!(pos.summary.first_batch, whole.summary.first_batch, "{what}");
+        }
+    }
+
+    #[test]
+    fn canonical_names_are_told_as_formatting_them_tells() {
+        use SegmentFileKind::*;
+        let names = [
+            "00000000000000000000.log",
+            "00000000000000000042.index",
+            "00000000000000000042.timeindex",
+            "00000000000000000042.txnindex",
+            "09223372036854775807.log",
+            "000000000000000000042.log",
+            "0000000000000000042.log",
+            "00000000000000000042.logx",
+            "0000000000000000004a.log",
+            "+0000000000000000042.log",
+            "-0000000000000000001.log",
+            "00000000000000000042",
+            "",
+            "é0000000000000000042.log",
+        ];
+        for name in names {
+            for base in [0, 42, 9_223_372_036_854_775_807, -1] {
+                for kind in [Log, Index, TimeIndex, TxnIndex] {
+                    assert_eq!(
+                        is_canonical_name(name, base, kind),
+                        name == canonical_name(base, kind),
+                        "{name} {base} {kind:?}"
+                    );
+                }
+            }
         }
     }
 
