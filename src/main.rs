@@ -8,6 +8,7 @@ use logclean::cli::run_config::RunConfig;
 use logclean::cli::{self, Cli, ColorChoice, Command};
 use logclean::exit_codes::Outcome;
 use logclean::report::human::Zone;
+use logclean::report::sanitize::escape;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -29,7 +30,8 @@ fn main() -> ExitCode {
         // while rendering to their outcome); a closed pipe then is no error of the run.
         Err(e) if is_broken_pipe(&e) => Outcome::Clean.into(),
         Err(e) => {
-            eprintln!("logclean: error: {e:#}");
+            // The message may quote a path or a name read from disk: escaped like all output.
+            eprintln!("logclean: error: {}", escape(&format!("{e:#}")));
             Outcome::Error.into()
         }
     }
@@ -75,8 +77,14 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Resume(args) => cli::resume::run(args, false, &run, &mut out)?,
         Command::Undo(args) => cli::resume::run(args, true, &run, &mut out)?,
         Command::Completions { shell } => {
-            clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut out);
-            Outcome::Clean
+            // clap_complete panics when its writer fails (a closed pipe): generate into memory,
+            // then write, so `completions bash | true` ends like every other command.
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut cli::command(), "logclean", &mut script);
+            return cli::common::finish_render(
+                Outcome::Clean,
+                out.write_all(&script).and_then(|()| out.flush()),
+            );
         }
     };
     cli::common::finish_render(outcome, out.flush())

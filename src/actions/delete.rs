@@ -44,7 +44,7 @@ use crate::model::names::METADATA_TOPIC;
 use crate::plan::PartitionPlan;
 use crate::rules::retention::Verdict;
 
-use super::guard::FileStamp;
+use super::guard::{check_partition_name, FileStamp};
 use super::plan::{ActionPlan, Step};
 use super::rebuild_index::IndexSizing;
 use super::roll::plan_roll;
@@ -150,6 +150,16 @@ fn refusal(p: &PartitionPlan, deleted: &[usize]) -> Option<String> {
     None
 }
 
+/// Why the dir of `p` is not one to act on: a topic name no broker allows (an escape sequence,
+/// a byte that is not UTF-8: the plan's `dir_name` is then the escaped text, not the name on
+/// disk). Every dir acted on passes [`check_partition_name`], so `log_dir.join(dir_name)` is
+/// the dir itself.
+fn illegal_name(p: &PartitionPlan) -> Option<String> {
+    check_partition_name(&p.dir_name)
+        .err()
+        .map(|e| e.to_string())
+}
+
 fn snapshot_offset(name: &str) -> Option<i64> {
     let stem = name.strip_suffix(".snapshot")?;
     (stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()))
@@ -188,7 +198,7 @@ pub fn plan_partition(
         report.outcome = "nothing to delete".to_string();
         return Ok(report);
     }
-    if let Some(why) = refusal(p, &deleted) {
+    if let Some(why) = refusal(p, &deleted).or_else(|| illegal_name(p)) {
         report.outcome = why;
         return Ok(report);
     }

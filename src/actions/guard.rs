@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::model::lock::{probe_lock, LockState};
-use crate::model::names::{parse_partition_dir_name, METADATA_TOPIC};
+use crate::model::names::{is_legal_topic_name, parse_partition_dir_name, METADATA_TOPIC};
 
 use super::ActionError;
 
@@ -69,7 +69,8 @@ pub fn check_unlocked(log_dir: &Path) -> Result<(), ActionError> {
 }
 
 /// Check a partition dir name: it must parse as `<topic>-<n>` (no `-delete`/`-future`
-/// suffix) and not be the KRaft metadata log.
+/// suffix) of a legal topic name ([`is_legal_topic_name`]: a dir no broker could have made is
+/// never acted on) and not be the KRaft metadata log.
 pub fn check_partition_name(dir_name: &str) -> Result<(), ActionError> {
     let Some(parsed) = parse_partition_dir_name(dir_name) else {
         return Err(ActionError::Refused(format!(
@@ -79,6 +80,12 @@ pub fn check_partition_name(dir_name: &str) -> Result<(), ActionError> {
     if parsed.topic == METADATA_TOPIC {
         return Err(ActionError::Refused(format!(
             "`{dir_name}` is the KRaft metadata log: logclean never changes it"
+        )));
+    }
+    if !is_legal_topic_name(&parsed.topic) {
+        return Err(ActionError::Refused(format!(
+            "`{dir_name}` names a topic Kafka does not allow (only ASCII letters, digits, `.`, \
+             `_` and `-`): no broker made this dir, logclean leaves it alone"
         )));
     }
     if dir_name != format!("{}-{}", parsed.topic, parsed.partition) {
@@ -193,6 +200,8 @@ mod tests {
         assert!(check_partition_name("t-0").is_ok());
         assert!(check_partition_name("__cluster_metadata-0").is_err());
         assert!(check_partition_name("nonsense").is_err());
+        assert!(check_partition_name("orders\x1b]0;pwned\x07-2").is_err());
+        assert!(check_partition_name("ord\u{fffd}rs-7").is_err());
         assert!(check_partition_name("t-0.0123456789abcdef0123456789abcdef-delete").is_err());
     }
 

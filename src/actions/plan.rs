@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::report::sanitize::{escape, escape_path};
+
 use super::fsutil::Fs;
 use super::guard::{check_write_target, CheckedLogDir, FileStamp};
 use super::quarantine::Quarantine;
@@ -153,12 +155,13 @@ impl ActionPlan {
     }
 
     /// The plan as text: notes, one line per step, and the summary. `executed` says whether the
-    /// steps were done ("wrote") or only planned ("would write").
+    /// steps were done ("wrote") or only planned ("would write"). Every line goes through
+    /// [`escape`]: paths, notes and reasons quote names read from disk.
     pub fn render_text(&self, executed: bool) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{} in {}", self.command, self.log_dir.display());
+        let _ = writeln!(out, "{} in {}", self.command, escape_path(&self.log_dir));
         for n in &self.notes {
-            let _ = writeln!(out, "  note: {n}");
+            let _ = writeln!(out, "  note: {}", escape(n));
         }
         let verb = |would: &str, did: &str| {
             if executed {
@@ -204,7 +207,7 @@ impl ActionPlan {
                     self.show(path)
                 ),
             };
-            let _ = writeln!(out, "  {line}");
+            let _ = writeln!(out, "  {}", escape(&line));
         }
         let s = self.summary();
         let _ = writeln!(

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::{classify_target, Target};
-use crate::model::names::{parse_partition_dir_name, PartitionDirState};
+use crate::model::names::{name_text, parse_partition_dir_name, PartitionDirState};
 
 use super::guard::{check_log_dir, check_partition_name, CheckedLogDir};
 use super::rebuild_index::IndexSizing;
@@ -17,7 +17,8 @@ use super::ActionError;
 /// One partition to act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionTarget {
-    /// The partition dir's name.
+    /// The partition dir's name. Only a name [`check_partition_name`] passes gets here: ASCII,
+    /// so the text is the name on disk and [`LogDirTarget::path_of`] finds the dir.
     pub dir: String,
     /// Only these segments (`None`: all).
     pub segments: Option<Vec<i64>>,
@@ -150,7 +151,9 @@ fn check_meta_only(dir: &Path) -> Result<CheckedLogDir, ActionError> {
     Ok(CheckedLogDir { path })
 }
 
-/// The partition-looking dirs of a log dir, by name.
+/// The partition-looking dirs of a log dir, by name ([`name_text`]: a name that is not UTF-8 is
+/// carried escaped, fails [`check_partition_name`] and is noted as skipped, never opened by a
+/// lossy copy of its name).
 fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
     let entries = fs::read_dir(log_dir).map_err(|e| ActionError::io(log_dir, e))?;
     let mut out: Vec<String> = entries
@@ -158,7 +161,7 @@ fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
         // Symlinked partition dirs count (the broker follows them); writes through them are
         // refused by the write guard when they lead outside the log dir.
         .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .map(|e| name_text(&e.file_name()))
         .filter(|n| parse_partition_dir_name(n).is_some_and(|p| p.state == PartitionDirState::Live))
         .collect();
     out.sort();

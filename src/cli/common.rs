@@ -15,6 +15,7 @@ use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{self, LoadProgress};
 use crate::report::human::Zone;
 use crate::report::render_json;
+use crate::report::sanitize::escape;
 use crate::report::table::TableStyle;
 use crate::report::wire::{Envelope, ScanTotals};
 
@@ -47,6 +48,12 @@ impl Output {
             evaluated_at_ms,
         }
     }
+}
+
+/// Print an error that ends (part of) a run on stderr as `logclean: {e}`, escaped: its message
+/// quotes paths and names read from disk, which reach the terminal only through [`escape`].
+pub fn print_error(e: &dyn std::fmt::Display) {
+    eprintln!("logclean: {}", escape(&e.to_string()));
 }
 
 /// Finish a command whose outcome is known: a reader that closed the pipe while the report

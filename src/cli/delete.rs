@@ -30,11 +30,12 @@ use crate::report::render_json;
 use crate::report::wire::Envelope;
 use crate::rules::KafkaVersion;
 
-use super::common::load_targets;
+use super::common::{load_targets, print_error};
 use super::mutate::job_pool;
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::{DeleteArgs, OutputFormat};
+use crate::report::sanitize::{escape, escape_path};
 
 /// One log dir's part of the output.
 #[derive(Debug, Serialize)]
@@ -104,7 +105,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         overrides: mutate.overrides.clone(),
     };
     let refused = |e: ActionError| {
-        eprintln!("logclean: {e}");
+        print_error(&e);
         Ok(e.outcome())
     };
     let targets = match resolve(&args.paths, &config, true) {
@@ -228,17 +229,22 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
                     .iter()
                     .filter(|r| !r.segments.is_empty() || r.refused())
                 {
-                    writeln!(out, "  {}: {}", r.partition, r.outcome)?;
+                    writeln!(out, "  {}: {}", escape(&r.partition), escape(&r.outcome))?;
                 }
                 if let Some(j) = &d.journal {
-                    writeln!(out, "journal: {}", j.display())?;
+                    writeln!(out, "journal: {}", escape_path(j))?;
                 }
             }
             for l in &lost {
                 writeln!(
                     out,
                     "group {} loses data on {}-{}: committed {}, log start {} ({} records skipped)",
-                    l.group, l.tp.0, l.tp.1, l.committed, l.reset_to, l.skipped
+                    escape(&l.group),
+                    escape(&l.tp.0),
+                    l.tp.1,
+                    l.committed,
+                    l.reset_to,
+                    l.skipped
                 )?;
             }
         }
@@ -247,11 +253,10 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         let mut names: Vec<&str> = lost.iter().map(|l| l.group.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        eprintln!(
-            "logclean: refused: --fail-if-group-loses-data: group(s) {} would lose data; nothing \
-             changed",
+        print_error(&format!(
+            "refused: --fail-if-group-loses-data: group(s) {} would lose data; nothing changed",
             names.join(", ")
-        );
+        ));
     }
     Ok(outcome)
 }

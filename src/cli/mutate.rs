@@ -14,6 +14,7 @@ use crate::actions::targets::{resolve, ConfigSource, LogDirTarget};
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 use crate::report::render_json;
+use crate::report::sanitize::escape_path;
 use crate::report::wire::Envelope;
 
 use super::common::Output;
@@ -178,7 +179,7 @@ pub fn render_mutation<R: Serialize>(
             for d in &m.body.log_dirs {
                 write!(out, "{}", d.plan.render_text(m.body.executed))?;
                 if let Some(j) = &d.journal {
-                    writeln!(out, "journal: {}", j.display())?;
+                    writeln!(out, "journal: {}", escape_path(j))?;
                 }
             }
             Ok(())

@@ -7,10 +7,11 @@ use crate::actions::rebuild_index::{plan_partition, RebuildOptions, SegmentRepor
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 
-use super::common::finish_render;
+use super::common::{finish_render, print_error};
 use super::mutate::{render_mutation, run_mutation};
 use super::run_config::RunConfig;
 use super::{OutputFormat, RebuildIndexArgs};
+use crate::report::sanitize::{escape, escape_path};
 
 fn table_line(r: &SegmentReport) -> String {
     let show = |c: &Option<crate::actions::rebuild_index::Comparison>| {
@@ -27,7 +28,7 @@ fn table_line(r: &SegmentReport) -> String {
     };
     let mut line = format!(
         "  {} ({} batches): index {}, timeindex {}, txnindex {}",
-        r.log.display(),
+        escape_path(&r.log),
         r.batches,
         show(&r.index),
         show(&r.timeindex),
@@ -35,17 +36,19 @@ fn table_line(r: &SegmentReport) -> String {
     );
     for c in [&r.index, &r.timeindex, &r.txnindex].into_iter().flatten() {
         if let crate::actions::rebuild_index::Comparison::Differs { detail } = c {
-            line.push_str(&format!("\n    differs: {detail}"));
+            line.push_str(&format!("\n    differs: {}", escape(detail)));
         }
     }
     if let Some(t) = &r.invalid_tail {
         line.push_str(&format!(
             "\n    invalid tail at byte {} ({} bytes): {}",
-            t.position, t.dropped_bytes, t.reason
+            t.position,
+            t.dropped_bytes,
+            escape(&t.reason)
         ));
     }
     for extra in [&r.tail_action, &r.fatal].into_iter().flatten() {
-        line.push_str(&format!("\n    {extra}"));
+        line.push_str(&format!("\n    {}", escape(extra)));
     }
     line
 }
@@ -76,7 +79,7 @@ pub fn run(
     let m = match result {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("logclean: {e}");
+            print_error(&e);
             return Ok(e.outcome());
         }
     };

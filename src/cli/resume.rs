@@ -11,9 +11,10 @@ use crate::exit_codes::Outcome;
 use crate::report::render_json;
 use crate::report::wire::Envelope;
 
-use super::common::finish_render;
+use super::common::{finish_render, print_error};
 use super::run_config::RunConfig;
 use super::{JournalArgs, OutputFormat};
+use crate::report::sanitize::{escape, escape_path};
 
 /// Run `resume` (`undo` false) or `undo`.
 pub fn run(
@@ -35,7 +36,7 @@ pub fn run(
     let (journal, report) = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("logclean: {e}");
+            print_error(&e);
             return Ok(e.outcome());
         }
     };
@@ -63,10 +64,10 @@ pub fn run(
         OutputFormat::Table => writeln!(
             out,
             "{verb}: {} run on {}: {} step(s) taken; journal {}",
-            journal.plan.command,
-            journal.plan.log_dir.display(),
+            escape(&journal.plan.command),
+            escape_path(&journal.plan.log_dir),
             report.steps_taken,
-            report.journal.display()
+            escape_path(&report.journal)
         ),
     };
     finish_render(Outcome::Clean, rendered)

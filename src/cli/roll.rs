@@ -7,10 +7,11 @@ use crate::actions::roll::{plan_roll, RollReport};
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 
-use super::common::finish_render;
+use super::common::{finish_render, print_error};
 use super::mutate::{render_mutation, run_mutation};
 use super::run_config::RunConfig;
 use super::{OutputFormat, RollArgs};
+use crate::report::sanitize::{escape, escape_path};
 
 /// Run `roll`.
 pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -31,7 +32,7 @@ pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let m = match result {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("logclean: {e}");
+            print_error(&e);
             return Ok(e.outcome());
         }
     };
@@ -44,9 +45,14 @@ pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     };
     let mut rendered = render_mutation(&m, false, run, outcome, out);
     if rendered.is_ok() && run.output.format == OutputFormat::Table {
-        rendered = reports
-            .iter()
-            .try_for_each(|r| writeln!(out, "  {}: {}", r.partition.display(), r.outcome));
+        rendered = reports.iter().try_for_each(|r| {
+            writeln!(
+                out,
+                "  {}: {}",
+                escape_path(&r.partition),
+                escape(&r.outcome)
+            )
+        });
     }
     finish_render(outcome, rendered)
 }

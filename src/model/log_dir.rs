@@ -136,12 +136,9 @@ pub fn load_log_dir(
         };
         &unmapped
     };
-    let dir_name = |p: &PartitionEntry| {
-        p.listing
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-    };
+    // Targets name dirs as `name_text` does (see `classify_target`), so a dir whose name is not
+    // UTF-8 is selected by the name the reports show.
+    let dir_name = |p: &PartitionEntry| p.listing.path.file_name().map(super::names::name_text);
     let selected = |p: &PartitionEntry| match &selection.partitions {
         None => true,
         Some(wanted) => dir_name(p).is_some_and(|n| wanted.contains_key(&n)),
@@ -237,14 +234,14 @@ pub enum Target {
     Partition {
         /// The log dir.
         log_dir: PathBuf,
-        /// The partition dir's name.
+        /// The partition dir's name, as [`super::names::name_text`] writes it.
         dir: String,
     },
     /// One segment of a partition.
     Segment {
         /// The log dir.
         log_dir: PathBuf,
-        /// The partition dir's name.
+        /// The partition dir's name, as [`super::names::name_text`] writes it.
         dir: String,
         /// The segment's base offset.
         base_offset: i64,
@@ -297,7 +294,7 @@ pub fn classify_target(path: &Path) -> io::Result<Target> {
     let meta = std::fs::metadata(&path)?;
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(super::names::name_text)
         .unwrap_or_default();
     let parent = parent_of(&path);
     if meta.is_file() {
@@ -313,7 +310,7 @@ pub fn classify_target(path: &Path) -> io::Result<Target> {
         };
         let dir = parent
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(super::names::name_text)
             .unwrap_or_default();
         return Ok(Target::Segment {
             log_dir: parent_of(&parent),

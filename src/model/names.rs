@@ -105,6 +105,25 @@ pub fn parse_partition_dir_name(name: &str) -> Option<PartitionDirName> {
     })
 }
 
+/// The longest legal topic name (`Topic.MAX_NAME_LENGTH`).
+pub const MAX_TOPIC_NAME_LENGTH: usize = 249;
+
+/// Whether `topic` is a name Kafka lets a topic have (`org.apache.kafka.common.internals.Topic
+/// .validate`): 1 to 249 of the ASCII letters, digits, `.`, `_` and `-`, and not `.` or `..`.
+/// The broker's dir-name parser does not check this (a dir `evil\x1b-0` loads as a partition
+/// of topic `evil\x1b`), but no broker creates such a dir, so the mutating commands never act
+/// on one (a name read from disk that is not UTF-8 reaches here as [`name_text`], whose `\`
+/// fails too).
+pub fn is_legal_topic_name(topic: &str) -> bool {
+    !topic.is_empty()
+        && topic.len() <= MAX_TOPIC_NAME_LENGTH
+        && topic != "."
+        && topic != ".."
+        && topic
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
 /// Build the dir name the broker would use (no length capping of `-delete`/`-stray` topics).
 pub fn build_partition_dir_name(name: &PartitionDirName) -> String {
     match name.state.suffix() {
@@ -280,6 +299,27 @@ mod tests {
         assert!(parse_partition_dir_name("__cluster_metadata-0")
             .unwrap()
             .is_metadata_log());
+    }
+
+    #[test]
+    fn legal_topic_names() {
+        for ok in ["orders", "a.b_c-D9", "__consumer_offsets", &"x".repeat(249)] {
+            assert!(is_legal_topic_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            ".",
+            "..",
+            "orders\x1b]0;pwned\x07",
+            "ord\\xe9rs",
+            "ord\u{fffd}rs",
+            "größe",
+            "a b",
+            "a/b",
+            &"x".repeat(250),
+        ] {
+            assert!(!is_legal_topic_name(bad), "{bad:?}");
+        }
     }
 
     #[test]

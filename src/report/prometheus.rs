@@ -3,12 +3,17 @@
 //! `name{label="value",...} value`, one a line.
 //!
 //! Label values escape `\`, `"` and line feeds (`\\`, `\"`, `\n`); help texts escape `\` and
-//! line feeds. Families are written in the order given, samples sorted by their labels, so the
+//! line feeds. A label value is a name read from disk, so it first goes through the terminal
+//! escaping of [`super::sanitize::escape`] (a textfile is also read by people, with `cat`): a
+//! control character is written as the text `\x1b` (whose backslash the format then escapes),
+//! never raw. Families are written in the order given, samples sorted by their labels, so the
 //! same input gives the same bytes. Reference:
 //! <https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format>.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+
+use super::sanitize::escape;
 
 /// A sample's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +84,10 @@ impl Gauge {
     }
 }
 
-/// `s` as a label value between double quotes.
+/// `s` as a label value between double quotes: control and bidi characters as the text of
+/// [`escape`], then `\`, `"` and line feeds as the exposition format wants them.
 pub fn escape_label_value(s: &str) -> String {
+    let s = escape(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -124,7 +131,13 @@ mod tests {
 
     #[test]
     fn label_values_and_help_are_escaped() {
-        assert_eq!(escape_label_value("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+        assert_eq!(escape_label_value("a\\b\"c"), "a\\\\b\\\"c");
+        // A line feed is escaped text first (`\n`), whose backslash the format escapes again.
+        assert_eq!(escape_label_value("c\nd"), "c\\\\nd");
+        assert_eq!(
+            escape_label_value("orders\x1b]0;pwned\x07\u{9b}\u{202e}"),
+            "orders\\\\x1b]0;pwned\\\\x07\\\\x9b\\\\u{202e}"
+        );
         assert_eq!(escape_help("x\\y\nz \"q\""), "x\\\\y\\nz \"q\"");
     }
 
