@@ -40,7 +40,7 @@ use crate::formats::checkpoint::{
 use crate::formats::leader_epoch::{
     encode_leader_epoch_checkpoint, parse_leader_epoch_checkpoint, EpochEntry,
 };
-use crate::model::names::METADATA_TOPIC;
+use crate::model::names::{path_text, METADATA_TOPIC};
 use crate::plan::PartitionPlan;
 use crate::rules::retention::Verdict;
 
@@ -333,7 +333,9 @@ fn checkpoint_step(
     };
     let mut entries: Vec<TopicPartitionOffset> = match &old {
         Some(b) => parse_offset_checkpoint(b)
-            .map_err(|e| ActionError::Refused(format!("`{}` is unreadable: {e}", path.display())))?
+            .map_err(|e| {
+                ActionError::Refused(format!("`{}` is unreadable: {e}", path_text(&path)))
+            })?
             .values()
             .cloned()
             .collect(),
@@ -355,7 +357,7 @@ fn checkpoint_step(
         }
     }
     let bytes = encode_offset_checkpoint(&entries)
-        .map_err(|e| ActionError::Refused(format!("`{}`: {e}", path.display())))?;
+        .map_err(|e| ActionError::Refused(format!("`{}`: {e}", path_text(&path))))?;
     if old.as_ref() == Some(&bytes) {
         return Ok(());
     }

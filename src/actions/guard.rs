@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::model::lock::{probe_lock, LockState};
-use crate::model::names::{is_legal_topic_name, parse_partition_dir_name, METADATA_TOPIC};
+use crate::model::names::{
+    is_legal_topic_name, parse_partition_dir_name, path_text, METADATA_TOPIC,
+};
 
 use super::ActionError;
 
@@ -37,14 +39,14 @@ pub fn check_log_dir(log_dir: &Path) -> Result<CheckedLogDir, ActionError> {
     if !meta.is_dir() {
         return Err(ActionError::Refused(format!(
             "`{}` is not a directory; {NOT_A_LOG_DIR}",
-            path.display()
+            path_text(&path)
         )));
     }
     let props = path.join("meta.properties");
     if !fs::symlink_metadata(&props).is_ok_and(|m| m.is_file()) {
         return Err(ActionError::Refused(format!(
             "`{}` has no meta.properties; {NOT_A_LOG_DIR}",
-            path.display()
+            path_text(&path)
         )));
     }
     check_unlocked(&path)?;
@@ -58,12 +60,12 @@ pub fn check_unlocked(log_dir: &Path) -> Result<(), ActionError> {
         Ok(LockState::HeldBy { pid }) => Err(ActionError::Refused(format!(
             "a running broker holds `{}`{}: stop it before changing this log dir (there is no \
              --force for this)",
-            log_dir.join(".lock").display(),
+            path_text(&log_dir.join(".lock")),
             pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
         ))),
         Ok(LockState::Unknown) | Err(_) => Err(ActionError::Refused(format!(
             "cannot tell whether a broker holds `{}`: refusing to change this log dir",
-            log_dir.join(".lock").display()
+            path_text(&log_dir.join(".lock"))
         ))),
     }
 }
@@ -119,19 +121,19 @@ pub fn check_write_target(log_dir: &CheckedLogDir, path: &Path) -> Result<(), Ac
     if real.parent() != Some(log_dir.path.as_path()) && !root_checkpoint {
         return Err(ActionError::Refused(format!(
             "`{}` resolves to `{}`, outside the log dir `{}`: refusing to write through a symlink",
-            parent.display(),
-            real.display(),
-            log_dir.path.display()
+            path_text(&parent),
+            path_text(&real),
+            path_text(&log_dir.path)
         )));
     }
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(ActionError::Refused(format!(
             "`{}` is a symlink: refusing to write through it",
-            path.display()
+            path_text(path)
         ))),
         Ok(m) if !m.is_file() => Err(ActionError::Refused(format!(
             "`{}` is not a regular file",
-            path.display()
+            path_text(path)
         ))),
         _ => Ok(()),
     }
@@ -141,6 +143,7 @@ pub fn check_write_target(log_dir: &CheckedLogDir, path: &Path) -> Result<(), Ac
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {
     /// The file.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Its length, `None` when it did not exist.
     pub len: Option<u64>,
@@ -170,7 +173,7 @@ impl FileStamp {
         } else {
             Err(ActionError::Refused(format!(
                 "`{}` changed since the plan was made (size or mtime): run the command again",
-                self.path.display()
+                path_text(&self.path)
             )))
         }
     }

@@ -31,6 +31,7 @@ use super::plan::{apply_step, undo_step, ActionPlan, Step, StepContext};
 use super::quarantine::Quarantine;
 use super::signals::interrupt_pending;
 use super::ActionError;
+use crate::model::names::path_text;
 
 /// One journal line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +42,7 @@ pub enum Record {
         /// The plan (file contents are in `staged/`).
         plan: ActionPlan,
         /// The run's quarantine dir.
+        #[serde(with = "crate::model::names::path_serde")]
         quarantine: PathBuf,
         /// Remove instead of quarantining.
         purge: bool,
@@ -189,7 +191,7 @@ pub fn read_journal(run_dir: &Path) -> Result<Journal, ActionError> {
                 if b.len() as u64 != *new_len {
                     return Err(bad(format!(
                         "staged file {} has the wrong length",
-                        staged.display()
+                        path_text(&staged)
                     )));
                 }
                 *bytes = b;
@@ -283,7 +285,7 @@ pub fn execute(
         return Err(ActionError::Refused(format!(
             "an interrupted run is pending ({}): finish it with `logclean resume` or roll it back \
              with `logclean undo` first",
-            p.file().display()
+            path_text(&p.file())
         )));
     }
     let run_id = format!(
@@ -354,7 +356,7 @@ fn find_run(
             .ok_or_else(|| {
                 ActionError::Refused(format!(
                     "no run to {what} for `{}` under `{}`",
-                    log_dir.path.display(),
+                    path_text(&log_dir.path),
                     root_of(&log_dir.path, opts).display()
                 ))
             })?,
@@ -362,9 +364,9 @@ fn find_run(
     if journal.plan.log_dir != log_dir.path {
         return Err(ActionError::Refused(format!(
             "the journal {} is for `{}`, not `{}`",
-            journal.file().display(),
-            journal.plan.log_dir.display(),
-            log_dir.path.display()
+            path_text(&journal.file()),
+            path_text(&journal.plan.log_dir),
+            path_text(&log_dir.path)
         )));
     }
     Ok(journal)
@@ -382,13 +384,13 @@ pub fn resume(
     if journal.undo_started() {
         return Err(ActionError::Refused(format!(
             "an undo of {} was started: finish it with `logclean undo`",
-            journal.file().display()
+            path_text(&journal.file())
         )));
     }
     if journal.complete() {
         return Err(ActionError::Refused(format!(
             "the run {} is already complete",
-            journal.file().display()
+            path_text(&journal.file())
         )));
     }
     for (i, step) in journal.plan.steps.iter().enumerate() {
@@ -419,7 +421,7 @@ pub fn undo(
     if journal.undone() {
         return Err(ActionError::Refused(format!(
             "the run {} is already rolled back",
-            journal.file().display()
+            path_text(&journal.file())
         )));
     }
     let quarantine = Quarantine {
@@ -428,7 +430,7 @@ pub fn undo(
     if !quarantine.dir.is_dir() {
         return Err(ActionError::Refused(format!(
             "the run {} kept no quarantine (--purge): it cannot be undone",
-            journal.file().display()
+            path_text(&journal.file())
         )));
     }
     let cx = StepContext {

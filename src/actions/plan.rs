@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::names::path_text;
 use crate::report::sanitize::{escape, escape_path};
 
 use super::fsutil::Fs;
@@ -31,6 +32,7 @@ pub enum Step {
     /// Replace or create `path` with new bytes (staged in the journal before the run starts).
     WriteFile {
         /// The file.
+        #[serde(with = "crate::model::names::path_serde")]
         path: PathBuf,
         /// The new content (kept in the journal's staging dir, not in the JSON).
         #[serde(skip)]
@@ -45,6 +47,7 @@ pub enum Step {
     /// Cut `path` from `from_len` to `to_len` bytes.
     Truncate {
         /// The file.
+        #[serde(with = "crate::model::names::path_serde")]
         path: PathBuf,
         /// Its length when planned.
         from_len: u64,
@@ -56,6 +59,7 @@ pub enum Step {
     /// Move `path` into quarantine (remove it with `--purge`).
     Quarantine {
         /// The file.
+        #[serde(with = "crate::model::names::path_serde")]
         path: PathBuf,
         /// Its length when planned.
         len: u64,
@@ -90,6 +94,7 @@ pub struct ActionPlan {
     /// The command that made it (`rebuild-index`, `roll`).
     pub command: String,
     /// The log dir (canonical).
+    #[serde(with = "crate::model::names::path_serde")]
     pub log_dir: PathBuf,
     /// The steps, in the order they run.
     pub steps: Vec<Step>,
@@ -147,11 +152,9 @@ impl ActionPlan {
         s
     }
 
-    /// A path relative to the log dir, for display.
-    pub fn show<'a>(&self, path: &'a Path) -> std::borrow::Cow<'a, str> {
-        path.strip_prefix(&self.log_dir)
-            .unwrap_or(path)
-            .to_string_lossy()
+    /// A path relative to the log dir, for display (as [`path_text`] writes it; not escaped).
+    pub fn show(&self, path: &Path) -> String {
+        path_text(path.strip_prefix(&self.log_dir).unwrap_or(path))
     }
 
     /// The plan as text: notes, one line per step, and the summary. `executed` says whether the
@@ -286,7 +289,7 @@ pub fn apply_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(),
             if len != Some(*from_len) {
                 return Err(ActionError::Refused(format!(
                     "`{}` is {len:?} bytes, expected {from_len}: not truncating",
-                    path.display()
+                    path_text(path)
                 )));
             }
             if !tail.exists() {
@@ -344,7 +347,7 @@ pub fn undo_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), 
             if len < *to_len || len > *from_len {
                 return Err(ActionError::Refused(format!(
                     "`{}` is {len} bytes, not between {to_len} and {from_len}: cannot restore its tail",
-                    path.display()
+                    path_text(path)
                 )));
             }
             let bytes = read(&tail)?;
@@ -357,7 +360,7 @@ pub fn undo_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), 
             } else if !dest.exists() && !path.exists() {
                 Err(ActionError::Refused(format!(
                     "`{}` was removed (--purge): it cannot be restored",
-                    path.display()
+                    path_text(path)
                 )))
             } else {
                 Ok(())

@@ -7,6 +7,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::ActionError;
+use crate::model::names::path_text;
 
 /// A run's quarantine dir.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,8 +58,8 @@ impl Quarantine {
             Err(ActionError::Refused(format!(
                 "quarantine dir `{}` is on another filesystem than `{}`: give --quarantine DIR on \
                  the log dir's filesystem",
-                self.dir.display(),
-                log_dir.display()
+                path_text(&self.dir),
+                path_text(log_dir)
             )))
         }
     }

@@ -49,7 +49,7 @@ use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
 use crate::formats::txn_index::{encode_txn_index, AbortedTxn};
 use crate::formats::verify::verify_crc;
 use crate::formats::walk::WalkEnd;
-use crate::model::names::{parse_segment_file_name, SegmentFileKind};
+use crate::model::names::{parse_segment_file_name, path_text, SegmentFileKind};
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
@@ -603,6 +603,7 @@ fn compare_time_index(on_disk: &[u8], rebuilt: &[u8], base: i64, last_offset: i6
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SegmentReport {
     /// The `.log`.
+    #[serde(with = "crate::model::names::path_serde")]
     pub log: PathBuf,
     /// Base offset.
     pub base_offset: i64,
@@ -757,7 +758,7 @@ fn plan_truncation(
         plan.notes.push(format!(
             "{}: the broker moves its recovery point and drops leader-epoch entries above the \
              new log end offset {new_end} itself when it loads the partition",
-            partition_dir.display()
+            path_text(partition_dir)
         ));
     }
     Ok(dropped)

@@ -31,6 +31,7 @@ use crate::formats::producer_snapshot::encode_producer_snapshot;
 use crate::formats::slot_index::encode_slots;
 use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
 use crate::formats::walk::WalkEnd;
+use crate::model::names::path_text;
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
@@ -44,6 +45,7 @@ use super::ActionError;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RollReport {
     /// The partition dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub partition: PathBuf,
     /// The active segment's base offset (`None`: no segment).
     pub active_base: Option<i64>,
@@ -117,7 +119,7 @@ pub fn plan_roll(
         report.outcome = format!(
             "refused: invalid data at byte {valid_end} of {}; run `logclean rebuild-index \
              --truncate-invalid-tail` first",
-            active.log.display()
+            path_text(&active.log)
         );
         return Ok(report);
     }
@@ -131,7 +133,7 @@ pub fn plan_roll(
         log: active.log.with_file_name(format!("{next:020}.log")),
     };
     if new.log.exists() {
-        report.outcome = format!("refused: {} exists already", new.log.display());
+        report.outcome = format!("refused: {} exists already", path_text(&new.log));
         return Ok(report);
     }
 
@@ -172,7 +174,7 @@ pub fn plan_roll(
                 .map_err(io)?;
                 plan.notes.push(format!(
                     "{}: index files missing or unreadable, rebuilt as recovery would",
-                    active.log.display()
+                    path_text(&active.log)
                 ));
                 (rec.offset_index_bytes(), rec.time_entries)
             }
@@ -189,7 +191,7 @@ pub fn plan_roll(
             report.outcome = format!(
                 "refused: the time index of {} has entries past the segment's max timestamp \
                  offset {}; run `logclean rebuild-index` first",
-                active.log.display(),
+                path_text(&active.log),
                 max.1
             );
             return Ok(report);
@@ -227,7 +229,7 @@ pub fn plan_roll(
     if snapshot.exists() {
         plan.notes.push(format!(
             "{} exists (written at the last clean shutdown): kept",
-            snapshot.display()
+            path_text(&snapshot)
         ));
     } else {
         let (mut state, from) = state_before(partition_dir, &segments, next);

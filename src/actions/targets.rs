@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::{classify_target, Target};
-use crate::model::names::{name_text, parse_partition_dir_name, PartitionDirState};
+use crate::model::names::{name_text, parse_partition_dir_name, path_text, PartitionDirState};
 
 use super::guard::{check_log_dir, check_partition_name, CheckedLogDir};
 use super::rebuild_index::IndexSizing;
@@ -144,7 +144,7 @@ fn check_meta_only(dir: &Path) -> Result<CheckedLogDir, ActionError> {
     if !path.join("meta.properties").is_file() {
         return Err(ActionError::Refused(format!(
             "`{}` has no meta.properties; {}",
-            path.display(),
+            path_text(&path),
             super::guard::NOT_A_LOG_DIR
         )));
     }

@@ -43,6 +43,7 @@ struct LogDirDoc {
     plan: ActionPlan,
     summary: PlanSummary,
     partitions: Vec<DeleteReport>,
+    #[serde(with = "crate::model::names::opt_path_serde")]
     journal: Option<PathBuf>,
 }
 

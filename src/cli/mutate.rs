@@ -32,6 +32,7 @@ pub struct LogDirResult<R: Serialize> {
     /// Per segment or partition.
     pub reports: Vec<R>,
     /// The journal of the applied run.
+    #[serde(with = "crate::model::names::opt_path_serde")]
     pub journal: Option<std::path::PathBuf>,
 }
 

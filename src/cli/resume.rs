@@ -7,6 +7,7 @@ use crate::actions::fsutil::RealFs;
 use crate::actions::journal::{resume, undo, RunOptions};
 use crate::actions::signals::defer_interrupts;
 use crate::exit_codes::Outcome;
+use crate::model::names::path_text;
 
 use crate::report::render_json;
 use crate::report::wire::Envelope;
@@ -44,8 +45,8 @@ pub fn run(
     let rendered = match run.output.format {
         OutputFormat::Json => {
             let body = serde_json::json!({
-                "journal": report.journal,
-                "quarantine": report.quarantine,
+                "journal": path_text(&report.journal),
+                "quarantine": path_text(&report.quarantine),
                 "steps_taken": report.steps_taken,
                 "plan": journal.plan,
             });

@@ -274,6 +274,76 @@ pub fn path_text(path: &std::path::Path) -> String {
     name_text(path.as_os_str())
 }
 
+/// The name [`name_text`] wrote as `text`: `\\` is a backslash, `\xNN` (two lowercase hex
+/// digits) the byte 0xNN; any other backslash stands for itself.
+pub fn name_from_text(text: &str) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStringExt;
+    let hex = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let escaped = match (b, bytes.get(i + 1)) {
+            (b'\\', Some(b'\\')) => Some((b'\\', 2)),
+            (b'\\', Some(b'x')) => bytes
+                .get(i + 2)
+                .and_then(|&h| hex(h))
+                .zip(bytes.get(i + 3).and_then(|&l| hex(l)))
+                .map(|(h, l)| ((h << 4) | l, 4)),
+            _ => None,
+        };
+        let (byte, len) = escaped.unwrap_or((b, 1));
+        out.push(byte);
+        i += len;
+    }
+    std::ffi::OsString::from_vec(out)
+}
+
+/// Serde for a path as its [`path_text`]: every path in a JSON document (and a journal) is
+/// text, a name that is not UTF-8 included, and reads back as the same bytes
+/// ([`name_from_text`]). Use with `#[serde(with = "path_serde")]`.
+pub mod path_serde {
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serialize `path` as its [`super::path_text`].
+    pub fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::path_text(path))
+    }
+
+    /// The path whose [`super::path_text`] was serialized.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(PathBuf::from(super::name_from_text(&text)))
+    }
+}
+
+/// [`path_serde`] for an optional path. Use with `#[serde(with = "opt_path_serde")]`.
+pub mod opt_path_serde {
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serialize `path` as its [`super::path_text`], or null.
+    pub fn serialize<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(p) => s.serialize_some(&super::path_text(p)),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// The path whose [`super::path_text`] was serialized, or `None`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        let text = Option::<String>::deserialize(d)?;
+        Ok(text.map(|t| PathBuf::from(super::name_from_text(&t))))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +369,37 @@ mod tests {
         assert!(parse_partition_dir_name("__cluster_metadata-0")
             .unwrap()
             .is_metadata_log());
+    }
+
+    #[test]
+    fn name_text_reads_back_as_the_same_bytes() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let names: [&[u8]; 7] = [
+            b"orders-0",
+            b"ord\xe9rs-5",
+            b"a\\b\\\\c",
+            b"a\\xe9",
+            b"\\x4",
+            b"\xff\xfe\\\x00\x1b]0;x\x07",
+            "gr\u{f6}\u{df}e\u{202e}".as_bytes(),
+        ];
+        for n in names {
+            let text = name_text(OsStr::from_bytes(n));
+            assert_eq!(name_from_text(&text).as_bytes(), n, "{text}");
+        }
+        // A backslash that starts no escape stands for itself.
+        assert_eq!(name_from_text("a\\qb\\x4").as_bytes(), b"a\\qb\\x4");
+        let p = std::path::PathBuf::from(OsStr::from_bytes(b"/d/r\xff/a\\b"));
+        let json = serde_json::to_string(&Wrapped { p: p.clone() }).unwrap();
+        assert_eq!(json, r#"{"p":"/d/r\\xff/a\\\\b"}"#);
+        assert_eq!(serde_json::from_str::<Wrapped>(&json).unwrap().p, p);
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Wrapped {
+        #[serde(with = "path_serde")]
+        p: std::path::PathBuf,
     }
 
     #[test]

@@ -7,6 +7,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use crate::model::names::path_text;
+
 /// Whether `c` must not reach a terminal raw: C0 and C1 controls, DEL, and the Unicode format
 /// characters that reorder or break lines (bidi embeddings, overrides and isolates, LS, PS).
 fn unsafe_char(c: char) -> bool {
@@ -39,9 +41,10 @@ pub fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// A path, lossily decoded and escaped.
+/// A path as the reports write it ([`path_text`]: a byte that is not UTF-8 is `\xNN`, a
+/// backslash `\\`), escaped.
 pub fn escape_path(p: &Path) -> String {
-    escape(&p.to_string_lossy()).into_owned()
+    escape(&path_text(p)).into_owned()
 }
 
 #[cfg(test)]
@@ -67,5 +70,8 @@ mod tests {
             escape_path(Path::new("/d/evil\x1b]0;x\x07-0")),
             "/d/evil\\x1b]0;x\\x07-0"
         );
+        use std::os::unix::ffi::OsStrExt;
+        let not_utf8 = Path::new(std::ffi::OsStr::from_bytes(b"/d/r\xff\x1b/a\\b"));
+        assert_eq!(escape_path(not_utf8), "/d/r\\xff\\x1b/a\\\\b");
     }
 }
