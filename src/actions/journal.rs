@@ -357,7 +357,7 @@ fn find_run(
                 ActionError::Refused(format!(
                     "no run to {what} for `{}` under `{}`",
                     path_text(&log_dir.path),
-                    root_of(&log_dir.path, opts).display()
+                    path_text(&root_of(&log_dir.path, opts))
                 ))
             })?,
     };

@@ -8,7 +8,7 @@ use humansize::{format_size, BINARY};
 use serde::Serialize;
 
 use crate::report::human::{age, time, Precision};
-use crate::report::sanitize::escape;
+use crate::report::sanitize::{escape, escape_path};
 use crate::report::table::{findings_table, write_fitted, TableStyle};
 use crate::report::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
 use crate::report::wire::Envelope;
@@ -61,7 +61,7 @@ fn span(ms: i64) -> String {
 
 /// One log dir's startup and disk figures.
 fn figures_row(d: &super::summary::LogDirTotals, width: usize) -> Vec<String> {
-    let path = shorten_path(&escape(&d.path.display().to_string()), width / 4);
+    let path = shorten_path(&escape_path(&d.path), width / 4);
     let (recovers, est) = d.startup.as_ref().map_or_else(
         || ("-".to_string(), "-".to_string()),
         |c| {
@@ -139,7 +139,7 @@ pub fn render_diagnose(
             .iter()
             .map(|d| {
                 vec![
-                    shorten_path(&escape(&d.path.display().to_string()), style.width / 2),
+                    shorten_path(&escape_path(&d.path), style.width / 2),
                     d.partitions.to_string(),
                     size(d.bytes),
                     size(d.freed_bytes),
@@ -192,7 +192,7 @@ pub fn render_diagnose(
             .map(|p| {
                 vec![
                     format!("{}-{}", escape(&p.topic), p.partition),
-                    shorten_path(&escape(&p.log_dir.display().to_string()), style.width / 3),
+                    shorten_path(&escape_path(&p.log_dir), style.width / 3),
                     size(p.retained_bytes),
                     size(p.bytes),
                     size(p.freed_bytes),

@@ -38,6 +38,7 @@ pub struct CodeCount {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PartitionBytes {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub log_dir: PathBuf,
     /// The topic.
     pub topic: String,
@@ -76,6 +77,7 @@ impl PartitionBytes {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LogDirTotals {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Partition replicas planned.
     pub partitions: usize,

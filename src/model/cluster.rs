@@ -49,7 +49,7 @@ pub enum FileInput {
 impl FileInput {
     fn name(&self) -> String {
         match self {
-            FileInput::Path(p) => p.display().to_string(),
+            FileInput::Path(p) => super::names::path_text(p),
             FileInput::Bytes { name, .. } => name.clone(),
         }
     }
@@ -93,7 +93,7 @@ pub enum ClusterError {
     #[error("name the log dirs, or give --server-properties with log.dirs")]
     NoLogDirs,
     /// A log dir that cannot be listed.
-    #[error("failed to read log dir `{}`", path.display())]
+    #[error("failed to read log dir `{}`", super::names::path_text(path))]
     LogDir {
         /// The log dir.
         path: PathBuf,
@@ -102,7 +102,7 @@ pub enum ClusterError {
         source: io::Error,
     },
     /// An input file that cannot be read.
-    #[error("failed to read `{}`", path.display())]
+    #[error("failed to read `{}`", super::names::path_text(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -488,7 +488,7 @@ fn partition_ids(
                     .listing
                     .path
                     .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
+                    .map(super::names::name_text)
                     .unwrap_or_default();
                 let dir = PartitionDirRef {
                     log_dir: log_dir.clone(),

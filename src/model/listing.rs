@@ -467,7 +467,9 @@ fn walk_sorted(
         };
         let is_dir = meta.is_dir;
         let found = Found {
-            name: entry.file_name().to_string_lossy().into_owned(),
+            // As the reports write it: a partition dir whose name is not UTF-8 parses to a topic
+            // written the same way as its dir, not to a lossy copy.
+            name: super::names::name_text(entry.file_name()),
             path: entry.into_path(),
             meta,
         };

@@ -304,7 +304,7 @@ pub fn classify_target(path: &Path) -> io::Result<Target> {
                 io::ErrorKind::InvalidInput,
                 format!(
                     "`{}` is not a segment file (.log, .index, .timeindex, .txnindex)",
-                    path.display()
+                    super::names::path_text(&path)
                 ),
             ));
         };

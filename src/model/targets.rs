@@ -58,7 +58,7 @@ pub struct LoadedTargets {
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     /// A target does not exist, cannot be read or is no log dir, partition dir or segment.
-    #[error("failed to open `{}`", path.display())]
+    #[error("failed to open `{}`", super::names::path_text(path))]
     Open {
         /// The target as given.
         path: PathBuf,
@@ -67,7 +67,7 @@ pub enum TargetError {
         source: io::Error,
     },
     /// A log dir could not be listed.
-    #[error("failed to read log dir `{}`", path.display())]
+    #[error("failed to read log dir `{}`", super::names::path_text(path))]
     Read {
         /// The log dir.
         path: PathBuf,
@@ -206,7 +206,10 @@ mod tests {
         assert!(matches!(err, TargetError::Open { .. }));
         assert_eq!(
             err.to_string(),
-            format!("failed to open `{}`", missing.display())
+            format!(
+                "failed to open `{}`",
+                crate::model::names::path_text(&missing)
+            )
         );
     }
 }

@@ -9,6 +9,7 @@ use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 use crate::config::{ConfigSource, ResolvedValue};
 use crate::model::cluster::{ClusterView, TopicView};
 use crate::model::mode::{version_number, LogDirMode};
+use crate::model::names::path_text;
 
 use super::wire::Envelope;
 
@@ -100,7 +101,7 @@ impl TopicDoc {
                 .dirs
                 .iter()
                 .map(|d| PartitionDirDoc {
-                    log_dir: d.log_dir.display().to_string(),
+                    log_dir: path_text(&d.log_dir),
                     dir: d.dir_name.clone(),
                 })
                 .collect(),
@@ -172,7 +173,7 @@ impl ConfigBody {
                 .log_dir_info
                 .iter()
                 .map(|i| LogDirDoc {
-                    path: i.path.display().to_string(),
+                    path: path_text(&i.path),
                     mode: i.mode.mode,
                     mode_evidence: i.mode.describe(),
                     meta_properties_version: i.mode.meta_version.map(version_number),
@@ -182,8 +183,8 @@ impl ConfigBody {
                 .collect(),
             broker_id: view.broker_id,
             metadata: MetadataDoc {
-                dir: meta.dir.as_ref().map(|d| d.display().to_string()),
-                snapshot: meta.snapshot_used.as_ref().map(|p| p.display().to_string()),
+                dir: meta.dir.as_ref().map(|d| path_text(d)),
+                snapshot: meta.snapshot_used.as_ref().map(|p| path_text(p)),
                 complete_up_to: meta.complete_up_to,
                 topics: meta.topic_count,
             },

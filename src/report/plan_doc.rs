@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::model::names::path_text;
 use crate::plan::explain::{self, pass_name, Explanation};
 use crate::plan::{Change, Freed, PartitionPlan, Plan, SegmentPlan, Short, Totals};
 use crate::rules::compaction::CleanerPick;
@@ -237,7 +238,7 @@ impl PartitionPlanDoc {
     pub fn new(p: &PartitionPlan) -> Self {
         let c = p.compaction.as_ref();
         PartitionPlanDoc {
-            log_dir: p.log_dir.display().to_string(),
+            log_dir: path_text(&p.log_dir),
             topic: p.topic.clone(),
             partition: p.partition,
             dir: p.dir_name.clone(),
@@ -350,7 +351,7 @@ impl TotalsDoc {
                 .per_log_dir
                 .iter()
                 .map(|(d, f)| DirFreedDoc {
-                    log_dir: d.display().to_string(),
+                    log_dir: path_text(d),
                     segments: f.segments,
                     bytes: f.bytes.get(),
                 })
@@ -469,7 +470,7 @@ pub struct PlanBody {
 }
 
 fn cleaner_first(plan: &Plan) -> CleanerFirstDoc {
-    let name = |(d, n): &(std::path::PathBuf, String)| d.join(n).display().to_string();
+    let name = |(d, n): &(std::path::PathBuf, String)| path_text(&d.join(n));
     match &plan.cleaner_first {
         CleanerPick::Nothing => CleanerFirstDoc {
             pick: "nothing",
@@ -504,7 +505,7 @@ impl PlanBody {
                         x.log_dir == c.log_dir && x.topic == c.topic && x.partition == c.partition
                     })?;
                     Some(ChangeDoc {
-                        log_dir: c.log_dir.display().to_string(),
+                        log_dir: path_text(&c.log_dir),
                         topic: c.topic.clone(),
                         partition: c.partition,
                         base_offset: c.base_offset.get(),
