@@ -50,6 +50,8 @@ pub struct ConfigSource {
     pub server_properties: Option<PathBuf>,
     /// `--config` overrides.
     pub overrides: Vec<String>,
+    /// `--config-file`.
+    pub config_file: Option<PathBuf>,
 }
 
 /// Classify `paths`, group them by log dir, check each log dir (`lock`: also refuse a held
@@ -107,6 +109,7 @@ pub fn resolve(
             log_dirs: vec![checked.path.clone()],
             server_properties: config.server_properties.clone().map(FileInput::Path),
             overrides: config.overrides.clone(),
+            describe_file: config.config_file.clone().map(FileInput::Path),
             read_mode: ReadMode::Buffered,
             ..ClusterInputs::default()
         });

@@ -14,7 +14,9 @@ use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{self, LoadProgress};
 use crate::report::human::Zone;
+use crate::report::assumptions::write_assumptions;
 use crate::report::render_json;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::table::TableStyle;
 use crate::report::wire::{Envelope, ScanTotals};
 
@@ -108,6 +110,8 @@ pub struct CoordinatorArgs<'a> {
     pub paths: &'a [PathBuf],
     /// The broker's static `server.properties`.
     pub server_properties: Option<&'a PathBuf>,
+    /// `--config-file`.
+    pub config_file: Option<&'a PathBuf>,
     /// `--no-mmap`.
     pub no_mmap: bool,
     /// `--fail-on`.
@@ -132,6 +136,7 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     let cluster = ClusterInputs {
         log_dirs: args.paths.to_vec(),
         server_properties: args.server_properties.cloned().map(FileInput::Path),
+        describe_file: args.config_file.cloned().map(FileInput::Path),
         read_mode: mode,
         ..ClusterInputs::default()
     };
@@ -155,6 +160,7 @@ pub fn run_coordinator_command<B: serde::Serialize>(
         body,
         &findings,
         Some(ScanTotals::of(&inputs.dirs)),
+        Some(AssumptionsDoc::of(&inputs.view, &[])),
         outcome,
         out,
         table,
@@ -172,11 +178,12 @@ pub fn write_document<B: serde::Serialize>(
     body: B,
     findings: &[Finding],
     scanned: Option<ScanTotals>,
+    assumptions: Option<AssumptionsDoc>,
     outcome: Outcome,
     out: &mut dyn std::io::Write,
     table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<Outcome> {
-    let doc = Envelope::new(
+    let mut doc = Envelope::new(
         command,
         run.generated_at_ms,
         evaluated_at_ms,
@@ -185,9 +192,11 @@ pub fn write_document<B: serde::Serialize>(
         scanned,
         outcome,
     );
+    doc.assumptions = assumptions;
     let rendered = match run.output.format {
         OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => table(&doc, &run.output.table_style(evaluated_at_ms), out),
+        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
+            .and_then(|()| table(&doc, &run.output.table_style(evaluated_at_ms), out)),
     };
     finish_render(outcome, rendered)
 }

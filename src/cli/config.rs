@@ -4,6 +4,8 @@
 //!
 //! Options → [`ClusterView::build`] → [`config_findings`] → [`ConfigDoc`].
 
+use crate::report::assumptions::write_assumptions;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 
 use crate::checks::config::config_findings;
@@ -55,12 +57,13 @@ pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         &findings,
         None,
         outcome,
-    );
+    )
+    .with_assumptions(AssumptionsDoc::of(&view, &args.topics));
     let rendered = match run.output.format {
         OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => {
+        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out).and_then(|()| {
             render_config(&doc, &run.output.table_style(run.evaluated_at_ms), out)
-        }
+        }),
     };
     finish_render(outcome, rendered)
 }

@@ -3,6 +3,11 @@
 //! groups that lose data ([`losses`]) → dry run, refusal (`--fail-if-group-loses-data`) or
 //! journaled apply.
 
+use crate::config::provenance::{AssumedValue, SUPPLY_CONFIGS};
+use crate::plan::PartitionPlan;
+use crate::report::assumptions::write_assumptions;
+use crate::report::sanitize::escape_path;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -69,6 +74,39 @@ impl From<&Loss> for LossDoc {
     }
 }
 
+/// A partition `delete` leaves alone because its deletions rest on assumed config values.
+#[derive(Debug, Serialize)]
+struct AssumedRefusal {
+    log_dir: PathBuf,
+    dir: String,
+    topic: String,
+    partition: i32,
+    segments: u64,
+    bytes: u64,
+    assumed_keys: Vec<String>,
+}
+
+impl AssumedRefusal {
+    fn new(p: &PartitionPlan, assumed: &[AssumedValue]) -> Self {
+        let freed = p.freed();
+        AssumedRefusal {
+            log_dir: p.log_dir.clone(),
+            dir: p.dir_name.clone(),
+            topic: p.topic.clone(),
+            partition: p.partition,
+            segments: freed.segments,
+            bytes: freed.bytes.get(),
+            assumed_keys: (assumed.iter())
+                .map(|a| format!("{}={} ({})", a.key, a.value, a.source))
+                .collect(),
+        }
+    }
+
+    fn is(&self, p: &PartitionPlan) -> bool {
+        self.log_dir == p.log_dir && self.dir == p.dir_name
+    }
+}
+
 /// The group state of every `__consumer_offsets` partition held (first copy of each).
 fn group_state(dirs: &[LogDir], mode: ReadMode) -> GroupState {
     let mut state = GroupState::default();
@@ -102,6 +140,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let config = ConfigSource {
         server_properties: mutate.server_properties.clone(),
         overrides: mutate.overrides.clone(),
+        config_file: mutate.config_file.clone(),
     };
     let refused = |e: ActionError| {
         eprintln!("logclean: {e}");
@@ -124,6 +163,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             log_dirs: args.paths.clone(),
             server_properties: mutate.server_properties.clone().map(FileInput::Path),
             overrides: mutate.overrides.clone(),
+            describe_file: mutate.config_file.clone().map(FileInput::Path),
             read_mode: mode,
             ..ClusterInputs::default()
         },
@@ -138,6 +178,15 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             version: KafkaVersion::default(),
         },
     );
+    // A partition whose deletions rest on values logclean did not read is not touched.
+    let assumptions = view.assumptions(&[]);
+    let refused_assumed: Vec<AssumedRefusal> = (retention.partitions.iter())
+        .filter(|p| !args.accept_assumed_configs && p.freed().segments > 0)
+        .filter_map(|p| {
+            let assumed = assumptions.of_topic(&p.topic);
+            (!assumed.is_empty()).then(|| AssumedRefusal::new(p, assumed))
+        })
+        .collect();
     let mut docs = Vec::new();
     let mut starts: BTreeMap<TopicPartition, Offset> = BTreeMap::new();
     let mut canonical_dirs: BTreeMap<&std::path::Path, PathBuf> = BTreeMap::new();
@@ -157,6 +206,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             .partitions
             .iter()
             .filter(|p| canonical_dirs.get(p.log_dir.as_path()) == Some(&here))
+            .filter(|p| !refused_assumed.iter().any(|r| r.is(p)))
             .map(|p| (p, sizings.get(p.dir_name.as_str()).copied()))
             .collect();
         let mut plan = ActionPlan {
@@ -182,7 +232,8 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         });
     }
     let lost = losses(&group_state(&dirs, mode), &starts);
-    let refuse = args.fail_if_group_loses_data && !lost.is_empty();
+    let refuse_losses = args.fail_if_group_loses_data && !lost.is_empty();
+    let refuse = refuse_losses || !refused_assumed.is_empty();
     let executed = mutate.execute && !refuse;
     if executed {
         defer_interrupts();
@@ -216,11 +267,25 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
                 "refused": refuse,
                 "log_dirs": docs,
                 "groups_losing_data": lost.iter().map(LossDoc::from).collect::<Vec<_>>(),
+                "refused_assumed_configs": refused_assumed,
             });
-            let doc = Envelope::new("delete", run.generated_at_ms, now, body, &[], None, outcome);
+            let doc = Envelope::new("delete", run.generated_at_ms, now, body, &[], None, outcome)
+                .with_assumptions(AssumptionsDoc::new(&assumptions));
             render_json(&doc, out)?;
         }
         OutputFormat::Table => {
+            let doc = AssumptionsDoc::new(&assumptions);
+            write_assumptions(Some(&doc), run.output.width, out)?;
+            for r in &refused_assumed {
+                writeln!(
+                    out,
+                    "refused: {}: would delete {} segment(s), {} bytes, on assumed {}",
+                    escape_path(&r.log_dir.join(&r.dir)),
+                    r.segments,
+                    r.bytes,
+                    r.assumed_keys.join(", ")
+                )?;
+            }
             for d in &docs {
                 write!(out, "{}", d.plan.render_text(executed))?;
                 for r in d
@@ -243,7 +308,15 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             }
         }
     }
-    if refuse {
+    if !refused_assumed.is_empty() {
+        eprintln!(
+            "logclean: refused: {} partition(s) would delete segments on config values logclean did not \
+             read; nothing changed. {}; or pass --accept-assumed-configs",
+            refused_assumed.len(),
+            SUPPLY_CONFIGS
+        );
+    }
+    if refuse_losses {
         let mut names: Vec<&str> = lost.iter().map(|l| l.group.as_str()).collect();
         names.sort_unstable();
         names.dedup();

@@ -28,7 +28,7 @@ use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::log_dir::not_a_log_dir_finding;
 use crate::coordinators::groups::groups_report;
 use crate::coordinators::transactions::transactions_report;
-use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
+use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{load_targets, LoadProgress};
@@ -48,6 +48,8 @@ pub struct DiagnoseInputs {
     pub log_dirs: Vec<PathBuf>,
     /// The broker's static `server.properties`.
     pub server_properties: Option<PathBuf>,
+    /// A saved `kafka-configs.sh --describe --all` output.
+    pub config_file: Option<PathBuf>,
     /// The instant every time-based rule is evaluated at, ms since the epoch.
     pub now_ms: i64,
     /// Verify every batch and index entry (`--deep`); else headers, index tails, checkpoints.
@@ -107,6 +109,9 @@ pub struct Diagnosis {
     pub scanned: ScanTotals,
     /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
     pub topics: Vec<metrics::TopicBytes>,
+    /// The config values the verdicts on the topics `--topic` keeps rest on without having
+    /// been read.
+    pub assumptions: Assumptions,
 }
 
 /// Keep the first finding of each code at each place.
@@ -124,6 +129,7 @@ pub fn diagnose(
     let cluster = ClusterInputs {
         log_dirs: inputs.log_dirs.clone(),
         server_properties: inputs.server_properties.clone().map(FileInput::Path),
+        describe_file: inputs.config_file.clone().map(FileInput::Path),
         read_mode: inputs.read_mode,
         ..ClusterInputs::default()
     };
@@ -185,6 +191,7 @@ pub fn diagnose(
     let summary = Summary::new(&findings, &plan, filter).with_figures(&startup, &disk);
     let topics = metrics::topic_bytes(&plan, filter);
     Ok(Diagnosis {
+        assumptions: view.assumptions(&filter.topics),
         now_ms: inputs.now_ms,
         findings,
         summary,

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::config::describe_file::parse_describe_file;
+use crate::config::provenance::{
+    assumed_values, AssumedValue, UnreadLevel, UnreadSource, WhyUnread,
+};
 use crate::config::resolve::{resolve_broker, resolve_topic};
 use crate::config::sources::{from_metadata_maps, parse_server_properties};
 use crate::config::{
@@ -258,6 +261,8 @@ pub struct TopicView {
     pub resolved: EffectiveConfig,
     /// The cleanup-relevant configs, typed.
     pub log_config: LogConfig,
+    /// The deciding values a source logclean did not read could override.
+    pub assumed: Vec<AssumedValue>,
 }
 
 /// One log dir as its `meta.properties` and the metadata log describe it.
@@ -273,6 +278,25 @@ pub struct LogDirInfo {
     pub node_id: Option<i32>,
     /// `directory.id`.
     pub directory_id: Option<Uuid>,
+}
+
+/// What a view's verdicts assume ([`ClusterView::assumptions`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Assumptions {
+    /// Source levels not read, and why.
+    pub unread: Vec<UnreadSource>,
+    /// Per topic (by name), its deciding values an unread level could override; topics with
+    /// none are left out.
+    pub topics: Vec<(String, Vec<AssumedValue>)>,
+}
+
+impl Assumptions {
+    /// The assumed values of `topic` (empty when none).
+    pub fn of_topic(&self, topic: &str) -> &[AssumedValue] {
+        (self.topics.iter())
+            .find(|(t, _)| t == topic)
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
 }
 
 /// The joined view. Build it with [`ClusterView::build`].
@@ -687,6 +711,81 @@ fn static_sources(inputs: &ClusterInputs) -> Result<(ConfigSources, Vec<PathBuf>
     Ok((sources, log_dirs))
 }
 
+/// The levels no topic's values could be read from: topic overrides and dynamic broker configs
+/// without a metadata log replayed whole (unless a describe file gives the broker levels),
+/// `server.properties` when not given (nor its values in a describe file).
+fn unread_sources(
+    sources: &ConfigSources,
+    metadata_log: bool,
+    mode: LogDirMode,
+    image: &MetadataImage,
+) -> Vec<UnreadSource> {
+    let mut unread = Vec::new();
+    let metadata_why = if !metadata_log {
+        Some(if mode == LogDirMode::ZooKeeper {
+            WhyUnread::ZooKeeperMode
+        } else {
+            WhyUnread::MetadataLogMissing
+        })
+    } else if !image.problems.is_empty() {
+        Some(WhyUnread::MetadataLogIncomplete)
+    } else {
+        None
+    };
+    if let Some(why) = metadata_why {
+        unread.push(UnreadSource {
+            level: UnreadLevel::TopicOverrides,
+            why,
+        });
+        let described_brokers = sources
+            .describe_file
+            .as_ref()
+            .is_some_and(|f| f.has_broker_entities());
+        if !described_brokers {
+            unread.push(UnreadSource {
+                level: UnreadLevel::DynamicBrokerConfigs,
+                why,
+            });
+        }
+    }
+    if sources.static_props.is_none() {
+        unread.push(UnreadSource {
+            level: UnreadLevel::ServerProperties,
+            why: WhyUnread::NotGiven,
+        });
+    }
+    unread
+}
+
+/// The unread levels that concern `topic`: the view-wide ones (topic overrides only when no
+/// describe-file entry gives them), and its overrides when a metadata image read whole does not
+/// name it.
+fn topic_unread(sources: &ConfigSources, image: &MetadataImage, topic: &str) -> Vec<UnreadSource> {
+    let overrides_unread = sources.topic_overrides_unread(topic);
+    let mut out: Vec<UnreadSource> = (sources.unread.iter())
+        .filter(|u| u.level != UnreadLevel::TopicOverrides || overrides_unread)
+        .copied()
+        .collect();
+    let view_wide = sources
+        .unread
+        .iter()
+        .any(|u| u.level == UnreadLevel::TopicOverrides);
+    let described = sources
+        .describe_file
+        .as_ref()
+        .is_some_and(|f| f.topic(topic).is_some());
+    if !view_wide && !described && !image.topics.contains_key(topic) {
+        out.insert(
+            0,
+            UnreadSource {
+                level: UnreadLevel::TopicOverrides,
+                why: WhyUnread::NotInMetadataImage,
+            },
+        );
+    }
+    out
+}
+
 /// Where the view finds the partition dirs of its log dirs.
 enum PartitionSource<'a> {
     /// Listed and their `partition.metadata` read here.
@@ -771,6 +870,8 @@ impl ClusterView {
             sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
         }
 
+        sources.unread = unread_sources(&sources, metadata_dir.is_some(), mode, &image);
+
         let (ids, held_dirs) = match partitions {
             PartitionSource::Listed => partition_ids(&log_dirs, &mut problems),
             PartitionSource::Loaded(dirs) => loaded_partition_ids(dirs, &mut problems),
@@ -849,7 +950,9 @@ impl ClusterView {
                 error: e.clone(),
             }));
             let image_topic = image.topics.get(&name);
+            let assumed = assumed_values(&resolved, &topic_unread(&sources, &image, &name));
             let view = TopicView {
+                assumed,
                 topic_id: image_topic.map(|t| t.topic_id),
                 partition_count: image_topic.map(|t| t.partitions.len()),
                 dirs: dirs_by_topic.remove(&name).unwrap_or_default(),
@@ -883,6 +986,30 @@ impl ClusterView {
             partition_topics,
             problems,
         })
+    }
+
+    /// What the verdicts on `topics` (all when empty) assume: the levels not read and each
+    /// topic's deciding values they could override.
+    pub fn assumptions(&self, topics: &[String]) -> Assumptions {
+        let mut unread = self.sources.unread.clone();
+        let mut assumed = Vec::new();
+        for t in self.topics.values() {
+            if !topics.is_empty() && !topics.contains(&t.name) {
+                continue;
+            }
+            for u in t.assumed.iter().flat_map(|a| &a.unread) {
+                if !unread.contains(u) {
+                    unread.push(*u);
+                }
+            }
+            if !t.assumed.is_empty() {
+                assumed.push((t.name.clone(), t.assumed.clone()));
+            }
+        }
+        Assumptions {
+            unread,
+            topics: assumed,
+        }
     }
 
     /// The resolved topic whose id the partition dir `dir_name` in `log_dir` carries.

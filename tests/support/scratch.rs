@@ -64,6 +64,8 @@ pub struct Copy {
     _tmp: tempfile::TempDir,
     /// The copied log dir.
     pub log_dir: PathBuf,
+    /// The fixture's `server.properties` (the broker's static config).
+    pub props: String,
 }
 
 impl Copy {
@@ -74,6 +76,10 @@ impl Copy {
         Copy {
             _tmp: tmp,
             log_dir: dest,
+            props: fixture(fixture_name)
+                .join("server.properties")
+                .to_string_lossy()
+                .into_owned(),
         }
     }
 
