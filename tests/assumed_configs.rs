@@ -102,7 +102,9 @@ fn zookeeper_mode_keeps_internal_topics_compacted_and_says_what_it_assumed() {
             assert_eq!(deleted(p), 0, "{topic}: {p:#}");
         }
     }
-    assert!(partitions_of(&plan, "events").iter().all(|p| deleted(p) > 0));
+    assert!(partitions_of(&plan, "events")
+        .iter()
+        .all(|p| deleted(p) > 0));
     let a = &plan["assumptions"];
     let unread: Vec<(&str, &str)> = (a["unread"].as_array().unwrap().iter())
         .map(|u| (u["level"].as_str().unwrap(), u["why"].as_str().unwrap()))
@@ -134,7 +136,10 @@ fn zookeeper_mode_keeps_internal_topics_compacted_and_says_what_it_assumed() {
     for cmd in ["plan", "diagnose", "groups", "transactions", "config"] {
         let o = logclean(&["--color", "never", cmd, s(&c.log_dir)], None);
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.starts_with("ASSUMED CONFIGS: 3 topic(s)"), "{cmd}: {out}");
+        assert!(
+            out.starts_with("ASSUMED CONFIGS: 3 topic(s)"),
+            "{cmd}: {out}"
+        );
         assert!(
             out.contains("topic overrides not read (ZooKeeper mode: they live in ZooKeeper)"),
             "{cmd}: {out}"
@@ -150,10 +155,19 @@ fn delete_refuses_what_rests_on_assumed_configs_until_the_real_ones_are_given() 
     to_zookeeper_mode(&c);
     let before = tree(&c.log_dir);
     let props = c.props.as_str();
-    let base = ["--format", "json", "delete", s(&c.log_dir), "--at", ALL_GONE];
+    let base = [
+        "--format",
+        "json",
+        "delete",
+        s(&c.log_dir),
+        "--at",
+        ALL_GONE,
+    ];
     // server.properties alone is not enough in ZooKeeper mode: the topics' overrides are unread.
-    for extra in [&["--server-properties", props][..], &["--server-properties", props, "--execute"]]
-    {
+    for extra in [
+        &["--server-properties", props][..],
+        &["--server-properties", props, "--execute"],
+    ] {
         let (code, doc) = json(&[&base[..], extra].concat());
         assert_eq!(code, Some(3), "{extra:?}: {doc:#}");
         assert_eq!(refused(&doc), ["events-0", "events-1"], "{doc:#}");
@@ -163,15 +177,14 @@ fn delete_refuses_what_rests_on_assumed_configs_until_the_real_ones_are_given() 
     let o = logclean(&["delete", s(&c.log_dir), "--at", ALL_GONE], None);
     assert_eq!(code(&o), Some(3), "{}", text(&o));
     assert!(text(&o).contains("refused: "), "{}", text(&o));
-    assert!(text(&o).contains("--accept-assumed-configs"), "{}", text(&o));
+    assert!(
+        text(&o).contains("--accept-assumed-configs"),
+        "{}",
+        text(&o)
+    );
     // The broker's own configs: everything is known, and delete runs.
     let described = describe_file("consumer-groups", c.log_dir.parent().unwrap());
-    let known = [
-        "--server-properties",
-        props,
-        "--config-file",
-        s(&described),
-    ];
+    let known = ["--server-properties", props, "--config-file", s(&described)];
     let (code, doc) = json(&[&base[..], &known[..]].concat());
     assert_eq!(code, Some(0), "{doc:#}");
     assert!(refused(&doc).is_empty());
@@ -221,7 +234,11 @@ fn kraft_without_server_properties_is_refused_and_with_it_is_not() {
     let later = "2026-11-30T17:00:00Z";
     let (code, doc) = json(&["--format", "json", "delete", s(&c.log_dir), "--at", later]);
     assert_eq!(code, Some(3), "{doc:#}");
-    assert_eq!(refused(&doc), ["orders-0", "orders-2", "sized-0"], "{doc:#}");
+    assert_eq!(
+        refused(&doc),
+        ["orders-0", "orders-2", "sized-0"],
+        "{doc:#}"
+    );
     let unread: Vec<&str> = (doc["assumptions"]["unread"].as_array().unwrap().iter())
         .map(|u| u["level"].as_str().unwrap())
         .collect();
@@ -238,4 +255,78 @@ fn kraft_without_server_properties_is_refused_and_with_it_is_not() {
     ]);
     assert_eq!(code, Some(0), "{doc:#}");
     assert!(assumed_topics(&doc).is_empty(), "{doc:#}");
+}
+
+/// The HW evidence of a plan partition.
+fn plan_hw(p: &Value) -> i64 {
+    (p["high_watermark"]["evidence"].as_array().unwrap().iter())
+        .find(|e| e["name"] == "high_watermark")
+        .unwrap()["value"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn transactions_and_plan_assume_one_hw_per_partition() {
+    for fx in ["transactions", "expired-hanging", "open-txn-compacted"] {
+        let c = Copy::new(fx, "logs-0");
+        // A checkpoint below the log end: a sole leader's HW is the log end all the same.
+        let rp = c.p("replication-offset-checkpoint");
+        let lowered: String = (fs::read_to_string(&rp).unwrap().lines())
+            .enumerate()
+            .map(|(i, l)| match l.rsplit_once(' ') {
+                Some((tp, _)) if i >= 2 => format!("{tp} 1\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        fs::write(&rp, lowered).unwrap();
+        for dir in [fixture(fx).join("logs-0"), c.log_dir.clone()] {
+            let (_, plan) = json(&["--format", "json", "plan", s(&dir)]);
+            let (_, txns) = json(&["--format", "json", "transactions", s(&dir)]);
+            let parts = txns["partitions"].as_array().unwrap();
+            assert!(!parts.is_empty(), "{fx}");
+            for t in parts {
+                let p = (plan["partitions"].as_array().unwrap().iter())
+                    .find(|p| p["topic"] == t["topic"] && p["partition"] == t["partition"])
+                    .unwrap();
+                assert_eq!(t["high_watermark"].as_i64(), Some(plan_hw(p)), "{fx}: {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn expired_segments_kept_by_an_assumed_hw_say_it_is_assumed() {
+    let c = Copy::new("basic-delete", "logs-0");
+    to_zookeeper_mode(&c);
+    let rp = c.p("replication-offset-checkpoint");
+    let lowered: String = (fs::read_to_string(&rp).unwrap().lines())
+        .map(|l| match l.strip_prefix("orders 0 ") {
+            Some(_) => "orders 0 0\n".to_string(),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    fs::write(&rp, lowered).unwrap();
+    let (_, doc) = json(&[
+        "--format",
+        "json",
+        "diagnose",
+        s(&c.log_dir),
+        "--now",
+        ALL_GONE,
+    ]);
+    let f = (doc["findings"].as_array().unwrap().iter())
+        .find(|f| f["code"] == "plan.retains_expired" && f["location"]["dir"] == "orders-0")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains("HW 0 < "), "{message}");
+    assert!(
+        message.contains("ZooKeeper-mode dir, role unknown: the checkpoint, assumed"),
+        "{message}"
+    );
+    assert!(
+        (f["evidence"].as_array().unwrap().iter())
+            .any(|e| e["name"] == "high_watermark_assumed" && e["value"] == true),
+        "{f:#}"
+    );
 }

@@ -13,11 +13,11 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{self, LoadProgress};
-use crate::report::human::Zone;
 use crate::report::assumptions::write_assumptions;
+use crate::report::human::Zone;
 use crate::report::render_json;
-use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::table::TableStyle;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::{Envelope, ScanTotals};
 
 use super::progress::Progress;

@@ -61,9 +61,8 @@ pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     .with_assumptions(AssumptionsDoc::of(&view, &args.topics));
     let rendered = match run.output.format {
         OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out).and_then(|()| {
-            render_config(&doc, &run.output.table_style(run.evaluated_at_ms), out)
-        }),
+        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
+            .and_then(|()| render_config(&doc, &run.output.table_style(run.evaluated_at_ms), out)),
     };
     finish_render(outcome, rendered)
 }

@@ -93,8 +93,14 @@ pub static INTERNAL_TOPICS: &[InternalTopic] = &[
         configs: &[
             fixed("cleanup.policy", "delete"),
             fixed("compression.type", "producer"),
-            broker("segment.bytes", "share.coordinator.state.topic.segment.bytes"),
-            broker("min.insync.replicas", "share.coordinator.state.topic.min.isr"),
+            broker(
+                "segment.bytes",
+                "share.coordinator.state.topic.segment.bytes",
+            ),
+            broker(
+                "min.insync.replicas",
+                "share.coordinator.state.topic.min.isr",
+            ),
             fixed("retention.ms", "-1"),
         ],
     },

@@ -174,8 +174,8 @@ pub const SUPPLY_CONFIGS: &str = "give the broker's own values: --config-file FI
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::sources::ConfigSources;
     use crate::config::resolve_topic;
+    use crate::config::sources::ConfigSources;
 
     const TOPIC: UnreadSource = UnreadSource {
         level: UnreadLevel::TopicOverrides,
@@ -215,7 +215,9 @@ mod tests {
         );
         let r = resolve_topic(&s, "orders");
         let a = assumed_values(&r, &[TOPIC, PROPS]);
-        assert!(a.iter().all(|v| v.key != "retention.ms" && v.key != "segment.bytes"));
+        assert!(a
+            .iter()
+            .all(|v| v.key != "retention.ms" && v.key != "segment.bytes"));
         assert!(a.iter().any(|v| v.key == "cleanup.policy"));
     }
 

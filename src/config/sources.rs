@@ -57,7 +57,11 @@ impl ConfigSources {
         self.unread
             .iter()
             .any(|u| u.level == UnreadLevel::TopicOverrides)
-            && self.describe_file.as_ref().and_then(|f| f.topic(topic)).is_none()
+            && self
+                .describe_file
+                .as_ref()
+                .and_then(|f| f.topic(topic))
+                .is_none()
     }
 
     /// Fill the broker levels (dynamic per broker, dynamic default, static) from the describe

@@ -51,7 +51,9 @@ pub fn write_assumptions(
     for (shown, (shape, topics)) in groups.iter().enumerate() {
         if shown == NAMED_GROUPS {
             let rest: usize = groups.values().skip(NAMED_GROUPS).map(Vec::len).sum();
-            lines.push(format!("  and {rest} more topic(s): see --format json (assumptions)"));
+            lines.push(format!(
+                "  and {rest} more topic(s): see --format json (assumptions)"
+            ));
             break;
         }
         let mut names: Vec<String> = (topics.iter().take(NAMED_TOPICS))
