@@ -151,8 +151,21 @@ fn flipped_byte_is_a_crc_mismatch_under_verify() {
     assert_eq!(code, 2);
     let f = findings(&doc, "log.verify_failed");
     assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
-    // The finding points at the stored CRC field of that batch (batch start + 17).
-    assert_eq!(f[0]["location"]["byte_offset"], (second + 17) as u64);
+    // The finding points at the batch's start, where DumpLogSegments and the broker's
+    // recovery ("found invalid messages at position N") point; the stored CRC field (batch
+    // start + 17) is evidence.
+    assert_eq!(f[0]["location"]["byte_offset"], second as u64);
+    let evidence = |name: &str| {
+        f[0]["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {:#}", f[0]))["value"]
+            .clone()
+    };
+    assert_eq!(evidence("batch_position"), second as u64);
+    assert_eq!(evidence("bad_field_at"), (second + 17) as u64);
     assert!(
         f[0]["message"].as_str().unwrap().contains("crc mismatch"),
         "{}",

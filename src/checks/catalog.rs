@@ -149,7 +149,7 @@ kinds! {
         "zero-filled tail (preallocation or a crash): a warning (condition) when the broker recovers the segment on start, an error (corruption) when it does not (it would read into the zeros)",
         "truncate the segment at the byte offset with the broker stopped, or remove .kafka_cleanshutdown so the broker's recovery does";
     LOG_VERIFY_FAILED = "log.verify_failed", Corruption, Error,
-        "`--verify`: CRC mismatch, bad record, offset overflow or disorder",
+        "`--verify`: CRC mismatch, bad record, offset overflow or disorder, at the failing batch's start (where `DumpLogSegments` and the broker's recovery point; the bad field's position is evidence)",
         "restore the segment from a replica; the broker's recovery stops at the first bad batch and truncates there";
     LOG_OFFSET_BELOW_BASE = "log.offset_below_base", Corruption, Error,
         "the first batch starts below the segment's base offset",

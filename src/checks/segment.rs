@@ -7,6 +7,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
+use crate::model::units::FilePos;
 use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
@@ -140,12 +141,17 @@ pub fn log_findings(
     }
     if let Some(e) = &log.verify_error {
         if log.walk_error.as_ref() != Some(e) {
+            // The batch's start, where DumpLogSegments and the broker's recovery point (and
+            // recovery truncates); the bad field is evidence.
+            let batch_at = log.verify_failed_batch.map_or(e.offset, FilePos::get);
             out.push(
                 Finding::new(
                     &catalog::LOG_VERIFY_FAILED,
-                    at(Some(e.offset)),
-                    format!("batch fails verification: {}", e.kind),
+                    at(Some(batch_at)),
+                    format!("batch at position {batch_at} fails verification: {}", e.kind),
                 )
+                .evidence("batch_position", EvidenceValue::Position(batch_at))
+                .evidence("bad_field_at", EvidenceValue::Position(e.offset))
                 .evidence(
                     "batches_verified_before",
                     EvidenceValue::Count(log.verified_batches.unwrap_or(0)),

@@ -168,8 +168,12 @@ pub struct LogSummary {
     pub end: Option<WalkEnd>,
     /// The first structural error of the walk (Kafka's recovery would truncate at its offset).
     pub walk_error: Option<Box<FormatError>>,
-    /// The first error of the deep verification (depth `Verify`).
+    /// The first error of the deep verification (depth `Verify`); its offset is the bad field's.
     pub verify_error: Option<Box<FormatError>>,
+    /// Where the batch holding `verify_error` starts: the position `DumpLogSegments` and the
+    /// broker's recovery ("found invalid messages at position N") name, and where recovery
+    /// truncates.
+    pub verify_failed_batch: Option<FilePos>,
     /// Batches that passed deep verification (depth `Verify`).
     pub verified_batches: Option<u64>,
 }
@@ -832,6 +836,7 @@ fn load_log(
             end: None,
             walk_error: None,
             verify_error: None,
+            verify_failed_batch: None,
             verified_batches: None,
         },
         positions: Vec::new(),
@@ -906,6 +911,8 @@ fn load_log(
                 ..VerifyOptions::default()
             },
         );
+        // Batches are contiguous: the first failing one starts where the last good one ends.
+        summary.verify_failed_batch = v.error.is_some().then_some(FilePos(v.valid_end));
         summary.verify_error = v.error.map(Box::new);
         summary.verified_batches = Some(v.valid_batches);
     }
@@ -1136,6 +1143,7 @@ mod tests {
                 end: None,
                 walk_error: None,
                 verify_error: None,
+                verify_failed_batch: None,
                 verified_batches: None,
             },
             positions: Vec::new(),
