@@ -477,6 +477,52 @@ fn orphan_index_does_not_become_the_active_segment() {
     assert_eq!(active[0]["base_offset"], 12);
 }
 
+/// `logclean --format json <command> <log dir>`: the exit code and the document.
+fn run_json(command: &str, log_dir: &Path) -> (i32, Value) {
+    let out = logclean()
+        .args(["--format", "json", command])
+        .arg(log_dir)
+        .output()
+        .unwrap();
+    let code = out.status.code().expect("exited by signal (panic abort?)");
+    (code, serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn index_files_without_their_log_are_orphans_never_segments() {
+    let c = Copy::new();
+    let (_, before) = run_json("inspect", &c.log_dir);
+    fs::remove_file(c.file(".log")).unwrap();
+    let has_segment_4 = |segs: &Vec<Value>| segs.iter().any(|s| s["base_offset"] == 4);
+    for command in ["inspect", "diagnose"] {
+        let (_, doc) = run_json(command, &c.log_dir);
+        assert_eq!(
+            doc["summary"]["segments"],
+            before["summary"]["segments"].as_u64().unwrap() - 1,
+            "{command}"
+        );
+        let orphans = findings(&doc, "segment.orphan_index");
+        let mut files: Vec<&str> = orphans
+            .iter()
+            .map(|f| f["location"]["file"].as_str().unwrap())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 2, "{command}: one per file: {files:?}");
+        assert!(files[0].ends_with(&format!("{SEGMENT}.index")), "{files:?}");
+        assert!(files[1].ends_with(&format!("{SEGMENT}.timeindex")), "{files:?}");
+    }
+    let (_, doc) = run_json("inspect", &c.log_dir);
+    assert!(!has_segment_4(segments_of(&doc, PARTITION)));
+    let (_, plan) = run_json("plan", &c.log_dir);
+    let orders = plan["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dir"] == PARTITION)
+        .unwrap();
+    assert!(!has_segment_4(orders["segments"].as_array().unwrap()), "{orders:#}");
+}
+
 #[test]
 fn zero_filled_segment_in_a_cleanly_shut_down_dir_is_corruption() {
     let c = Copy::new();

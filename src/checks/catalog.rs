@@ -134,7 +134,7 @@ kinds! {
         "producer snapshot fails its CRC-32C; the broker deletes it and rebuilds producer state",
         "none needed: the broker rebuilds producer state from an older snapshot or the log (a slower start)";
     SEGMENT_ORPHAN_INDEX = "segment.orphan_index", Condition, Info,
-        "an index file without its `.log`, deleted by the broker on start",
+        "an index file (`.index`, `.timeindex`, `.txnindex`) without its `.log`, deleted by the broker on start; one finding per file, never counted as a segment",
         "none needed: the broker deletes it on start";
     LOG_TOO_LARGE = "log.too_large", Condition, Error,
         "a `.log` over 2 GiB, which the broker cannot open (`FileRecords`)",

@@ -25,7 +25,7 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     if !live
         || !p.complete()
         || !listed_whole(dir, p)
-        || p.segments.iter().any(|s| s.files.log.is_some())
+        || !p.segments.is_empty()
     {
         return;
     }
@@ -52,9 +52,10 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     for (name, v) in held {
         f = f.evidence(name, EvidenceValue::Offset(v.get()));
     }
+    // What is left of the segments: index files without their `.log` (no segment).
     out.push(f.evidence(
         "segment_files_left",
-        EvidenceValue::Count(p.segments.len() as u64),
+        EvidenceValue::Count(p.orphan_indexes.len() as u64),
     ));
 }
 
