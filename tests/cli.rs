@@ -524,6 +524,63 @@ fn index_files_without_their_log_are_orphans_never_segments() {
 }
 
 #[test]
+fn metadata_log_gone_past_its_newest_snapshot_is_lost_metadata() {
+    let (_t, dir) = copy_fixture("fixtures/kraft-metadata/logs-0");
+    let md = dir.join("__cluster_metadata-0");
+    let evidence = |f: &Value, name: &str| {
+        f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .map(|e| e["value"].clone())
+    };
+    // Healthy: the log is there.
+    let (_, doc) = run_json("inspect", &dir);
+    assert!(findings(&doc, "metadata.records_lost").is_empty());
+    // The .log gone: its producer snapshot (68), index and time index (entry at 57) go past
+    // the newest snapshot (60).
+    fs::remove_file(md.join("00000000000000000000.log")).unwrap();
+    for command in ["inspect", "diagnose"] {
+        let (code, doc) = run_json(command, &dir);
+        assert_eq!(code, 1, "{command}: {:#}", doc["findings"]);
+        let f = findings(&doc, "metadata.records_lost");
+        assert_eq!(f.len(), 1, "{command}: {:#}", doc["findings"]);
+        assert_eq!(f[0]["severity"], "error");
+        assert_eq!(f[0]["location"]["dir"], "__cluster_metadata-0");
+        assert_eq!(evidence(f[0], "log_reached"), Some(68.into()));
+        assert_eq!(evidence(f[0], "newest_snapshot_end_offset"), Some(60.into()));
+        assert_eq!(evidence(f[0], "producer_snapshot_offset"), Some(68.into()));
+        assert_eq!(evidence(f[0], "index_last_offset"), Some(57.into()));
+        assert_eq!(evidence(f[0], "time_index_last_offset"), Some(57.into()));
+        assert_eq!(evidence(f[0], "offsets_lost"), Some(8.into()));
+        let m = f[0]["message"].as_str().unwrap();
+        assert!(m.contains("committed metadata records") && m.contains("60..67"), "{m}");
+    }
+    // Without the producer snapshot the indexes alone reach 58: below the snapshot, nothing
+    // is lost.
+    fs::remove_file(md.join("00000000000000000068.snapshot")).unwrap();
+    let (_, doc) = run_json("inspect", &dir);
+    assert!(
+        findings(&doc, "metadata.records_lost").is_empty(),
+        "{:#}",
+        doc["findings"]
+    );
+    // ... unless the snapshots are gone too: everything the indexes show is lost.
+    for e in fs::read_dir(&md).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "checkpoint") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    let (_, doc) = run_json("inspect", &dir);
+    let f = findings(&doc, "metadata.records_lost");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(evidence(f[0], "log_reached"), Some(58.into()));
+    assert_eq!(evidence(f[0], "checkpoint_snapshots"), Some(0.into()));
+}
+
+#[test]
 fn zero_filled_segment_in_a_cleanly_shut_down_dir_is_corruption() {
     let c = Copy::new();
     let len = fs::metadata(c.file(".log")).unwrap().len() as usize;

@@ -196,6 +196,9 @@ kinds! {
     METADATA_MISSING = "metadata.missing", Condition, Warning,
         "no `__cluster_metadata-0` in the log dirs: topic overrides and dynamic broker configs are unknown (`config`)",
         "name the metadata.log.dir too, or give --config-file with `kafka-configs.sh --describe --all` output";
+    METADATA_RECORDS_LOST = "metadata.records_lost", Condition, Error,
+        "the KRaft metadata log has no `.log` left while its producer snapshot, orphan `.index`/`.timeindex` or an orphan's base offset show it reached past its newest `.checkpoint` snapshot: the committed metadata records between the two are lost (the offsets are in the evidence)",
+        "restore the metadata log's .log files from a backup before starting the broker; a controller or broker that is not the only voter re-fetches them from the quorum leader, a sole voter's records are lost (recreate what they did: topics, configs, ACLs)";
     METADATA_PROBLEM = "metadata.problem", Condition, Warning,
         "a broken metadata log (truncated batch, CRC, unknown record version): the image stops there and says up to which offset it is complete (`config`)",
         "read later changes from a live cluster: `kafka-configs.sh --describe --all`, then --config-file";
