@@ -509,7 +509,10 @@ fn index_files_without_their_log_are_orphans_never_segments() {
         files.sort();
         assert_eq!(files.len(), 2, "{command}: one per file: {files:?}");
         assert!(files[0].ends_with(&format!("{SEGMENT}.index")), "{files:?}");
-        assert!(files[1].ends_with(&format!("{SEGMENT}.timeindex")), "{files:?}");
+        assert!(
+            files[1].ends_with(&format!("{SEGMENT}.timeindex")),
+            "{files:?}"
+        );
     }
     let (_, doc) = run_json("inspect", &c.log_dir);
     assert!(!has_segment_4(segments_of(&doc, PARTITION)));
@@ -520,7 +523,10 @@ fn index_files_without_their_log_are_orphans_never_segments() {
         .iter()
         .find(|p| p["dir"] == PARTITION)
         .unwrap();
-    assert!(!has_segment_4(orders["segments"].as_array().unwrap()), "{orders:#}");
+    assert!(
+        !has_segment_4(orders["segments"].as_array().unwrap()),
+        "{orders:#}"
+    );
 }
 
 #[test]
@@ -549,13 +555,19 @@ fn metadata_log_gone_past_its_newest_snapshot_is_lost_metadata() {
         assert_eq!(f[0]["severity"], "error");
         assert_eq!(f[0]["location"]["dir"], "__cluster_metadata-0");
         assert_eq!(evidence(f[0], "log_reached"), Some(68.into()));
-        assert_eq!(evidence(f[0], "newest_snapshot_end_offset"), Some(60.into()));
+        assert_eq!(
+            evidence(f[0], "newest_snapshot_end_offset"),
+            Some(60.into())
+        );
         assert_eq!(evidence(f[0], "producer_snapshot_offset"), Some(68.into()));
         assert_eq!(evidence(f[0], "index_last_offset"), Some(57.into()));
         assert_eq!(evidence(f[0], "time_index_last_offset"), Some(57.into()));
         assert_eq!(evidence(f[0], "offsets_lost"), Some(8.into()));
         let m = f[0]["message"].as_str().unwrap();
-        assert!(m.contains("committed metadata records") && m.contains("60..67"), "{m}");
+        assert!(
+            m.contains("committed metadata records") && m.contains("60..67"),
+            "{m}"
+        );
     }
     // Without the producer snapshot the indexes alone reach 58: below the snapshot, nothing
     // is lost.

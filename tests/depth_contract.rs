@@ -33,7 +33,10 @@ struct Damaged {
 fn damaged(fixture: &str, damage: &dyn Fn(&Path)) -> Damaged {
     let tmp = tempfile::tempdir().unwrap();
     let logs = tmp.path().join("logs-0");
-    copy_dir_readable(&support::fixtures_root().join(fixture).join("logs-0"), &logs);
+    copy_dir_readable(
+        &support::fixtures_root().join(fixture).join("logs-0"),
+        &logs,
+    );
     damage(&logs);
     Damaged { _tmp: tmp, logs }
 }
@@ -133,10 +136,7 @@ const SMALL_SEGMENT_CASES: &[Damage] = &[
         })
     }),
     ("active segment's time index last timestamp lowered", |l| {
-        shift_last_timestamp(
-            &l.join("orders-0/00000000000000000032.timeindex"),
-            -1,
-        )
+        shift_last_timestamp(&l.join("orders-0/00000000000000000032.timeindex"), -1)
     }),
 ];
 
@@ -173,9 +173,10 @@ fn shallow_diagnose_judges_a_big_segment_on_its_tail() {
     // `big-index`'s wide-0 segment 0: an index entry per batch, so the shallow scan reads the
     // first batch and the batches from the last index entry on.
     let tail_cases: &[Damage] = &[
-        ("time index last timestamp lowered below the last batch's", |l| {
-            shift_last_timestamp(&wide(l, "timeindex"), -1)
-        }),
+        (
+            "time index last timestamp lowered below the last batch's",
+            |l| shift_last_timestamp(&wide(l, "timeindex"), -1),
+        ),
         ("time index last offset past the segment", |l| {
             edit(&wide(l, "timeindex"), |b| {
                 let n = b.len();
@@ -202,8 +203,14 @@ fn shallow_diagnose_judges_a_big_segment_on_its_tail() {
     let (_, inspect) = run(&d.logs, &["inspect"]);
     let (_, diagnose) = run(&d.logs, &["diagnose"]);
     let (_, deep) = run(&d.logs, &["diagnose", "--deep"]);
-    assert!(inspect.contains("timeindex.disagrees_with_log"), "{inspect:?}");
+    assert!(
+        inspect.contains("timeindex.disagrees_with_log"),
+        "{inspect:?}"
+    );
     assert!(deep.contains("timeindex.disagrees_with_log"), "{deep:?}");
     assert!(diagnose.is_subset(&inspect), "{diagnose:?} ⊄ {inspect:?}");
-    assert!(!diagnose.contains("timeindex.disagrees_with_log"), "{diagnose:?}");
+    assert!(
+        !diagnose.contains("timeindex.disagrees_with_log"),
+        "{diagnose:?}"
+    );
 }

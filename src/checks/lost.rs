@@ -23,11 +23,7 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
         .name
         .as_ref()
         .is_some_and(|n| n.state == PartitionDirState::Live);
-    if !live
-        || !p.complete()
-        || !listed_whole(dir, p)
-        || !p.segments.is_empty()
-    {
+    if !live || !p.complete() || !listed_whole(dir, p) || !p.segments.is_empty() {
         return;
     }
     let c = &p.checkpoints;

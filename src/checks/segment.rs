@@ -164,7 +164,10 @@ pub fn log_findings(
                 Finding::new(
                     &catalog::LOG_VERIFY_FAILED,
                     at(Some(batch_at)),
-                    format!("batch at position {batch_at} fails verification: {}", e.kind),
+                    format!(
+                        "batch at position {batch_at} fails verification: {}",
+                        e.kind
+                    ),
                 )
                 .evidence("batch_position", EvidenceValue::Position(batch_at))
                 .evidence("bad_field_at", EvidenceValue::Position(e.offset))
@@ -273,18 +276,31 @@ mod tests {
         let s = Scratch::new();
         std::fs::remove_file(s.path(LOG)).unwrap();
         let d = s.load(ScanDepth::Headers);
-        let p = d.partitions.iter().find(|p| p.dir_name == "orders-0").unwrap();
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
         assert!(p.segments.iter().all(|s| s.base_offset.get() != 4));
         assert_eq!(p.segment_count, p.segments.len());
         let mut out = Vec::new();
         orphan_index_findings(&d, p, &mut out);
-        assert_eq!(codes(&out), ["segment.orphan_index", "segment.orphan_index"]);
+        assert_eq!(
+            codes(&out),
+            ["segment.orphan_index", "segment.orphan_index"]
+        );
         let files: Vec<String> = out
             .iter()
             .map(|f| f.location.file.as_ref().unwrap().display().to_string())
             .collect();
-        assert!(files[0].ends_with("00000000000000000004.index"), "{files:?}");
-        assert!(files[1].ends_with("00000000000000000004.timeindex"), "{files:?}");
+        assert!(
+            files[0].ends_with("00000000000000000004.index"),
+            "{files:?}"
+        );
+        assert!(
+            files[1].ends_with("00000000000000000004.timeindex"),
+            "{files:?}"
+        );
         assert!(out.iter().all(|f| f.location.segment == Some(4)));
         // The segments that remain say nothing about it.
         assert!(findings(&s, ScanDepth::Headers).is_empty());

@@ -235,7 +235,11 @@ mod tests {
         // The segment's index has no entry past its first batch: `Tail` reads every batch too.
         for depth in [ScanDepth::Tail, ScanDepth::Headers] {
             let f = findings(&s, depth);
-            assert_eq!(codes(&f), ["timeindex.disagrees_with_log"], "{depth:?}: {f:#?}");
+            assert_eq!(
+                codes(&f),
+                ["timeindex.disagrees_with_log"],
+                "{depth:?}: {f:#?}"
+            );
             assert_eq!(
                 f[0].evidence[0].value,
                 EvidenceValue::TimestampMs(ts),
