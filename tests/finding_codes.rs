@@ -366,6 +366,13 @@ cases! {
         "none: logs-1 of the real two-dir broker holds no __cluster_metadata-0 (logs-0 does)",
         |_| {},
         healthy "basic-delete" ["config", "logs-0", "logs-1"];
+    metadata_records_lost: "metadata.records_lost", "error", exit 1,
+        "kraft-metadata" ["inspect", "logs-0"],
+        "__cluster_metadata-0/00000000000000000000.log removed: its producer snapshot (68), \
+         .index and .timeindex (57) go past the newest snapshot (60)",
+        |d| fs::remove_file(d.join("logs-0/__cluster_metadata-0/00000000000000000000.log"))
+            .unwrap(),
+        healthy "kraft-metadata";
     metadata_problem: "metadata.problem", "warning", exit 1,
         "kraft-metadata" ["config", "logs-0"],
         "__cluster_metadata-0/00000000000000000000.log cut inside its last batch (offset 67, \

@@ -134,7 +134,7 @@ kinds! {
         "producer snapshot fails its CRC-32C; the broker deletes it and rebuilds producer state",
         "none needed: the broker rebuilds producer state from an older snapshot or the log (a slower start)";
     SEGMENT_ORPHAN_INDEX = "segment.orphan_index", Condition, Info,
-        "an index file without its `.log`, deleted by the broker on start",
+        "an index file (`.index`, `.timeindex`, `.txnindex`) without its `.log`, deleted by the broker on start; one finding per file, never counted as a segment",
         "none needed: the broker deletes it on start";
     LOG_TOO_LARGE = "log.too_large", Condition, Error,
         "a `.log` over 2 GiB, which the broker cannot open (`FileRecords`)",
@@ -149,7 +149,7 @@ kinds! {
         "zero-filled tail (preallocation or a crash): a warning (condition) when the broker recovers the segment on start, an error (corruption) when it does not (it would read into the zeros)",
         "truncate the segment at the byte offset with the broker stopped, or remove .kafka_cleanshutdown so the broker's recovery does";
     LOG_VERIFY_FAILED = "log.verify_failed", Corruption, Error,
-        "`--verify`: CRC mismatch, bad record, offset overflow or disorder",
+        "`--verify`: CRC mismatch, bad record, offset overflow or disorder, at the failing batch's start (where `DumpLogSegments` and the broker's recovery point; the bad field's position is evidence)",
         "restore the segment from a replica; the broker's recovery stops at the first bad batch and truncates there";
     LOG_OFFSET_BELOW_BASE = "log.offset_below_base", Corruption, Error,
         "the first batch starts below the segment's base offset",
@@ -196,6 +196,9 @@ kinds! {
     METADATA_MISSING = "metadata.missing", Condition, Warning,
         "no `__cluster_metadata-0` in the log dirs: topic overrides and dynamic broker configs are unknown (`config`)",
         "name the metadata.log.dir too, or give --config-file with `kafka-configs.sh --describe --all` output";
+    METADATA_RECORDS_LOST = "metadata.records_lost", Condition, Error,
+        "the KRaft metadata log has no `.log` left while its producer snapshot, orphan `.index`/`.timeindex` or an orphan's base offset show it reached past its newest `.checkpoint` snapshot: the committed metadata records between the two are lost (the offsets are in the evidence)",
+        "restore the metadata log's .log files from a backup before starting the broker; a controller or broker that is not the only voter re-fetches them from the quorum leader, a sole voter's records are lost (recreate what they did: topics, configs, ACLs)";
     METADATA_PROBLEM = "metadata.problem", Condition, Warning,
         "a broken metadata log (truncated batch, CRC, unknown record version): the image stops there and says up to which offset it is complete (`config`)",
         "read later changes from a live cluster: `kafka-configs.sh --describe --all`, then --config-file";
