@@ -330,3 +330,35 @@ fn expired_segments_kept_by_an_assumed_hw_say_it_is_assumed() {
         "{f:#}"
     );
 }
+
+#[test]
+fn tiered_deletions_on_an_upload_state_not_read_are_refused() {
+    let c = Copy::new("basic-delete", "logs-0");
+    let props = c.log_dir.parent().unwrap().join("server.properties");
+    let mut text = fs::read_to_string(&c.props).unwrap();
+    text.push_str("remote.log.storage.system.enable=true\n");
+    fs::write(&props, text).unwrap();
+    let before = tree(&c.log_dir);
+    let (code, doc) = json(&[
+        "--format",
+        "json",
+        "delete",
+        s(&c.log_dir),
+        "--at",
+        "2026-11-30T17:00:00Z",
+        "--server-properties",
+        s(&props),
+        "--config",
+        "orders:remote.storage.enable=true",
+        "--accept-assumed-configs",
+        "--execute",
+    ]);
+    assert_eq!(code, Some(3), "{doc:#}");
+    let orders: Vec<&Value> = (doc["refused_assumed_configs"].as_array().unwrap().iter())
+        .filter(|r| r["topic"] == "orders")
+        .collect();
+    assert_eq!(orders.len(), 2, "{doc:#}");
+    assert!(orders.iter().all(|r| r["upload_state_unknown"] == true));
+    assert!(!refused(&doc).contains(&"sized-0"), "{doc:#}");
+    same(&tree(&c.log_dir), &before, "refused tiered delete");
+}

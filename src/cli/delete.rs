@@ -8,6 +8,7 @@ use crate::plan::PartitionPlan;
 use crate::report::assumptions::write_assumptions;
 use crate::report::sanitize::escape_path;
 use crate::report::wire::assumptions::AssumptionsDoc;
+use crate::rules::retention::Approximation;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,10 +85,24 @@ struct AssumedRefusal {
     segments: u64,
     bytes: u64,
     assumed_keys: Vec<String>,
+    /// A tiered partition whose upload state is not known: its local deletions wait for
+    /// uploads nobody here can see (no acknowledgement lifts this).
+    upload_state_unknown: bool,
+}
+
+/// Whether `p` is a tiered partition whose local deletions rest on an upload state logclean
+/// did not read (the plan assumes every closed segment uploaded).
+fn upload_state_unknown(p: &PartitionPlan) -> bool {
+    matches!(
+        p.retention.approximation,
+        Some(Approximation::TieredStorage {
+            upload_state_known: false
+        })
+    )
 }
 
 impl AssumedRefusal {
-    fn new(p: &PartitionPlan, assumed: &[AssumedValue]) -> Self {
+    fn new(p: &PartitionPlan, assumed: &[AssumedValue], upload_state_unknown: bool) -> Self {
         let freed = p.freed();
         AssumedRefusal {
             log_dir: p.log_dir.clone(),
@@ -99,6 +114,7 @@ impl AssumedRefusal {
             assumed_keys: (assumed.iter())
                 .map(|a| format!("{}={} ({})", a.key, a.value, a.source))
                 .collect(),
+            upload_state_unknown,
         }
     }
 
@@ -181,10 +197,16 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     // A partition whose deletions rest on values logclean did not read is not touched.
     let assumptions = view.assumptions(&[]);
     let refused_assumed: Vec<AssumedRefusal> = (retention.partitions.iter())
-        .filter(|p| !args.accept_assumed_configs && p.freed().segments > 0)
+        .filter(|p| p.freed().segments > 0)
         .filter_map(|p| {
-            let assumed = assumptions.of_topic(&p.topic);
-            (!assumed.is_empty()).then(|| AssumedRefusal::new(p, assumed))
+            let assumed = if args.accept_assumed_configs {
+                &[]
+            } else {
+                assumptions.of_topic(&p.topic)
+            };
+            let upload_unknown = upload_state_unknown(p);
+            (!assumed.is_empty() || upload_unknown)
+                .then(|| AssumedRefusal::new(p, assumed, upload_unknown))
         })
         .collect();
     let mut docs = Vec::new();
@@ -277,13 +299,20 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             let doc = AssumptionsDoc::new(&assumptions);
             write_assumptions(Some(&doc), run.output.width, out)?;
             for r in &refused_assumed {
+                let mut on: Vec<String> = r.assumed_keys.clone();
+                if r.upload_state_unknown {
+                    on.push(
+                        "an upload state not read (tiered: closed segments taken as uploaded)"
+                            .into(),
+                    );
+                }
                 writeln!(
                     out,
                     "refused: {}: would delete {} segment(s), {} bytes, on assumed {}",
                     escape_path(&r.log_dir.join(&r.dir)),
                     r.segments,
                     r.bytes,
-                    r.assumed_keys.join(", ")
+                    on.join(", ")
                 )?;
             }
             for d in &docs {
