@@ -1094,3 +1094,111 @@ fn prometheus_is_refused_by_the_other_commands() {
         )
     }
 }
+
+/// Issue 20: one finding per topic for a per-topic fact, one finding for one fact. Every topic
+/// of the compression fixture gets the removed `message.format.version` as its own override (as
+/// a 3.x cluster's topic overrides carry it), plus one `*` override for all: `config` reports one
+/// `config.removed_key` per topic (at that topic) and one for `*`, and the diagnose merge keeps
+/// them all (it kept 1 of the 7 before: they shared one place, the first log dir).
+#[test]
+fn per_topic_findings_survive_the_merge_one_per_topic() {
+    use logclean::checks::config::config_findings;
+    use logclean::checks::location::dedup_findings;
+    use logclean::model::cluster::{ClusterInputs, ClusterView};
+
+    let log_dir = fixtures().join("compression/logs-0");
+    let mut topics: Vec<String> = fs::read_dir(&log_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| {
+            !n.starts_with("__")
+                && n.rsplit_once('-')
+                    .is_some_and(|(_, p)| p.parse::<u32>().is_ok())
+        })
+        .map(|n| n.rsplit_once('-').unwrap().0.to_string())
+        .collect();
+    topics.sort();
+    topics.dedup();
+    assert_eq!(topics.len(), 6, "{topics:?}");
+    let mut overrides: Vec<String> = topics
+        .iter()
+        .map(|t| format!("{t}:message.format.version=2.8"))
+        .collect();
+    overrides.push("*:message.timestamp.difference.max.ms=60000".to_string());
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: vec![log_dir],
+        overrides,
+        ..ClusterInputs::default()
+    })
+    .unwrap();
+    let mut findings = config_findings(&view);
+    dedup_findings(&mut findings);
+    let removed: Vec<Option<&str>> = findings
+        .iter()
+        .filter(|f| f.code == "config.removed_key")
+        .map(|f| f.location.topic.as_deref())
+        .collect();
+    let mut want: Vec<Option<&str>> = topics.iter().map(|t| Some(t.as_str())).collect();
+    want.push(None);
+    let mut got = removed.clone();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{findings:#?}");
+}
+
+/// A fixture's log dir relabelled as another cluster's, beside another fixture's log dir.
+fn two_clusters() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    copy_dir(&fixtures().join("basic-delete/logs-0"), &root.join("a"));
+    copy_dir(&fixtures().join("compacted/logs-0"), &root.join("b"));
+    let meta = root.join("b/meta.properties");
+    let text = fs::read_to_string(&meta).unwrap();
+    fs::write(
+        &meta,
+        text.replace("TG9nQ2xlYW5GaXh0dXJlcw", "T3RoZXJDbHVzdGVyMDAwMA"),
+    )
+    .unwrap();
+    (tmp, root)
+}
+
+/// Issue 20: `config` and `inspect` both see log dirs of two clusters; a log dir named
+/// relative (`a`) and absolute (`/tmp/…/b`) printed `dir.cluster_mismatch` twice (once per
+/// spelling). One fact, one finding, and the same document however the dirs are spelled.
+#[test]
+fn one_fact_is_one_finding_however_the_dirs_are_spelled() {
+    let (_tmp, root) = two_clusters();
+    let now = ["--now".to_string(), "2026-11-30T13:42:20Z".to_string()];
+    let spell = |a: &str, b: &str| -> Value {
+        let mut args = vec![a.to_string(), b.to_string()];
+        args.extend(now.iter().cloned());
+        json(&root, &args).1["findings"].clone()
+    };
+    let abs = |n: &str| root.join(n).to_str().unwrap().to_string();
+    let mixed = spell("a", &abs("b"));
+    let mismatches = |findings: &Value| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "dir.cluster_mismatch")
+            .count()
+    };
+    assert_eq!(mismatches(&mixed), 1, "{mixed:#}");
+    let canonical_a = fs::canonicalize(root.join("a")).unwrap();
+    assert_eq!(
+        mixed[0]["location"]["log_dir"],
+        canonical_a.to_str().unwrap()
+    );
+    assert_eq!(mixed, spell(&abs("a"), "b"));
+    assert_eq!(mixed, spell("./a", "b/"));
+    // The same dir named twice is one log dir.
+    let mut args = vec!["a".to_string(), abs("a")];
+    args.extend(now.iter().cloned());
+    let (_, once) = json(&root, &args);
+    let mut args = vec!["a".to_string()];
+    args.extend(now.iter().cloned());
+    let (_, alone) = json(&root, &args);
+    assert_eq!(once["findings"], alone["findings"]);
+    assert_eq!(once["log_dirs"].as_array().unwrap().len(), 1);
+}
