@@ -303,8 +303,8 @@ kinds! {
         "`file.delete.delay.ms=0`: deleted and cleaned segments' files are removed at once, under fetches, replication and the cleaner still reading them (`diagnose`)",
         "set `file.delete.delay.ms=60000` (Kafka's default) on the topic";
     CONFIG_CLEANER_THREADS_FEW = "config.cleaner_threads_few", Condition, Info,
-        "`log.cleaner.threads` is 1 for more than 50 compacted partition replicas: the cleaner cleans one log at a time, so each waits for all the others (`diagnose`)",
-        "raise `log.cleaner.threads` (one per 50 compacted partitions) and `log.cleaner.dedupe.buffer.size`, which the threads share";
+        "`log.cleaner.threads` is 1 and more than 50 compacted partition replicas are due for cleaning (the plan's verdict: the cleaner takes them on its next passes): the cleaner cleans one log at a time, so each waits for all the others; compacted logs with nothing due do not count (`diagnose`)",
+        "raise `log.cleaner.threads` (one per 50 logs due) and `log.cleaner.dedupe.buffer.size`, which the threads share";
     CONFIG_TIMESTAMP_AFTER_UNLIMITED = "config.timestamp_after_unlimited", Condition, Warning,
         "`message.timestamp.after.max.ms` is unlimited (Long.MAX_VALUE, Kafka 3.x's default; 1 h since 4.0) on a CreateTime topic: records stamped far ahead are accepted and block time retention (`diagnose`)",
         "set `message.timestamp.after.max.ms=3600000` on the topic (`kafka-configs.sh --alter`)";
