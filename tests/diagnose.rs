@@ -1202,3 +1202,139 @@ fn one_fact_is_one_finding_however_the_dirs_are_spelled() {
     assert_eq!(once["findings"], alone["findings"]);
     assert_eq!(once["log_dirs"].as_array().unwrap().len(), 1);
 }
+
+fn evidence_text(f: &Value, name: &str) -> String {
+    evidence(f, name).as_str().unwrap().to_string()
+}
+
+/// Issue 20: `dir.startup_recovery` on a ZooKeeper-mode dir (unclean-shutdown's `logs-0` as a
+/// 3.x ZooKeeper broker leaves it: v0 `meta.properties`, no `__cluster_metadata-0`). There is
+/// no metadata log to mention, and with `num.recovery.threads.per.data.dir` unset the broker is
+/// 3.x, whose default is 1 thread (2 only since 4.0): it assumed 4.x's 2 before.
+#[test]
+fn startup_recovery_in_zookeeper_mode_assumes_3x_threads_and_no_metadata_log() {
+    let (tmp, dir) = support::zookeeper_mode_copy(&fixtures().join("unclean-shutdown/logs-0"));
+    let root = tmp.path();
+    let now = "2026-11-30T13:34:35Z";
+    let run_with = |more: &[&str]| {
+        let mut a = vec![
+            dir.to_str().unwrap().to_string(),
+            "--now".into(),
+            now.into(),
+        ];
+        a.extend(more.iter().map(|s| s.to_string()));
+        json(root, &a).1
+    };
+    let doc = run_with(&[]);
+    assert!(pairs(&doc).contains(&("config.zookeeper_mode".into(), "-".into())));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(evidence(f, "segments"), 4);
+    assert_eq!(evidence(f, "partitions"), 2);
+    assert_eq!(evidence(f, "metadata_log_bytes"), 0);
+    assert_eq!(evidence(f, "recovery_threads"), 1);
+    let basis = evidence_text(f, "recovery_threads_basis");
+    assert!(
+        basis.contains("not set") && basis.contains("3.x") && basis.contains("ZooKeeper"),
+        "{basis}"
+    );
+    let message = f["message"].as_str().unwrap();
+    assert!(!message.contains("metadata log"), "{message}");
+    assert!(message.contains("× 1 thread(s)"), "{message}");
+    assert_eq!(doc["log_dirs"][0]["startup"]["recovery_threads"], 1);
+    assert_eq!(doc["log_dirs"][0]["startup"]["metadata_log_segments"], 0);
+    // Set in server.properties, the value is used whatever the mode, and its source named.
+    fs::write(
+        root.join("server.properties"),
+        "broker.id=1\nzookeeper.connect=127.0.0.1:2181\nnum.recovery.threads.per.data.dir=3\n",
+    )
+    .unwrap();
+    let doc = run_with(&["--server-properties", "server.properties"]);
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(evidence(f, "recovery_threads"), 3);
+    let basis = evidence_text(f, "recovery_threads_basis");
+    assert!(basis.contains("=3 from STATIC_BROKER_CONFIG"), "{basis}");
+    // The KRaft original: 1 from its server.properties, and its metadata log apart.
+    let (_tmp, root) = copy_fixture("unclean-shutdown");
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert!(f["message"]
+        .as_str()
+        .unwrap()
+        .contains("metadata log, 2424 B"));
+    assert!(evidence_text(f, "recovery_threads_basis").contains("STATIC_BROKER_CONFIG"));
+}
+
+/// Issue 20: every partition the broker recovers counts, an empty one too (its indexes are
+/// rewritten and it takes a recovery thread's turn). consumer-groups' `logs-0` after an unclean
+/// shutdown (the marker removed): every live partition is recovered from its recovery point's
+/// floor segment, the empty `__transaction_state` ones included (only the non-empty counted
+/// before).
+#[test]
+fn startup_recovery_counts_empty_partitions() {
+    let (_tmp, root) = copy_fixture("consumer-groups");
+    fs::remove_file(root.join("logs-0/.kafka_cleanshutdown")).unwrap();
+    let log_dir = root.join("logs-0");
+    let (mut live, mut empty) = (0, 0);
+    for e in fs::read_dir(&log_dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        if !e.file_type().unwrap().is_dir() || name == "__cluster_metadata-0" {
+            continue;
+        }
+        let logs: Vec<u64> = fs::read_dir(e.path())
+            .unwrap()
+            .map(|f| f.unwrap())
+            .filter(|f| f.file_name().to_string_lossy().ends_with(".log"))
+            .map(|f| f.metadata().unwrap().len())
+            .collect();
+        live += u64::from(!logs.is_empty());
+        empty += u64::from(!logs.is_empty() && logs.iter().all(|l| *l == 0));
+    }
+    assert!(empty >= 2 && live > empty, "{live} {empty}");
+    let (_, doc) = json(&root, &args(&root, "2026-12-01T11:04:35Z", &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(evidence(f, "partitions"), live);
+    assert_eq!(doc["log_dirs"][0]["startup"]["partitions"], live);
+}
+
+/// Issue 20: the wording when no recovered segment has an `.index`: unclean-shutdown's
+/// partitions without any `.index` recover segments 8 and 12 from the recovery point (none with
+/// an `.index`) and 0 and 4 because theirs is missing; it said "0 without .index" when only the
+/// recovered segments lacked one.
+#[test]
+fn startup_recovery_says_which_segments_lack_an_index() {
+    let (_tmp, root) = copy_fixture("unclean-shutdown");
+    let now = "2026-11-30T13:34:35Z";
+    let strip = |from: u64| {
+        for p in ["crash-0", "crash-1"] {
+            for base in [0u64, 4, 8, 12].into_iter().filter(|b| *b >= from) {
+                let f = root.join(format!("logs-0/{p}/{base:020}.index"));
+                if f.exists() {
+                    fs::remove_file(f).unwrap();
+                }
+            }
+        }
+    };
+    // Only the recovered segments (8, 12) lack one.
+    strip(8);
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("(4 from the recovery point on, none with an .index)"),
+        "{message}"
+    );
+    assert_eq!(evidence(f, "unclean_missing_index_segments"), 4);
+    assert_eq!(evidence(f, "missing_index_segments"), 0);
+    // None has one: 0 and 4 are recovered for that alone.
+    strip(0);
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("(4 from the recovery point on, none with an .index; 4 because their .index is missing)"),
+        "{message}"
+    );
+    assert_eq!(evidence(f, "segments"), 8);
+    assert_eq!(evidence(f, "missing_index_segments"), 4);
+}

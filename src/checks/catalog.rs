@@ -285,7 +285,7 @@ kinds! {
         "record timestamps that look like seconds (below 1e11, before 1973: retention deletes the segment as soon as it rolls) or microseconds/nanoseconds (above 1e14: it never expires) instead of milliseconds (`diagnose`)",
         "fix the producer to send milliseconds; meanwhile set `message.timestamp.type=LogAppendTime` or bound `message.timestamp.before.max.ms` / `message.timestamp.after.max.ms` on the topic";
     DIR_STARTUP_RECOVERY = "dir.startup_recovery", Condition, Info,
-        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread; warning from 10 min (`diagnose`)",
+        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, partitions (empty ones too), bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread (configured, else the default of the Kafka that wrote the dirs: 1 for ZooKeeper mode, 2 from 4.0); warning from 10 min (`diagnose`)",
         "expect the longer start; raise `num.recovery.threads.per.data.dir` for it, rebuild missing indexes offline with `logclean rebuild-index --execute`, and stop brokers cleanly (SIGTERM)";
     DIR_DISK_FULL_SOON = "dir.disk_full_soon", Condition, Warning,
         "at the growth rate from record timestamps (partitions retention does not yet hold at a bound) the log dir's filesystem is full within 24 h (error: 6 h); free and total bytes from statvfs or `--disk-space` (`diagnose`)",

@@ -173,7 +173,7 @@ pub fn diagnose(
     findings.extend(active_segment_findings(&plan, version));
     findings.extend(compaction::compaction_findings(&plan, &dirs, inputs));
     findings.extend(timestamps::timestamp_findings(&dirs, &plan));
-    let startup = startup::startup_costs(&dirs, &view.broker_config, &mut findings);
+    let startup = startup::startup_costs(&dirs, &view, &mut findings);
     let disk = disk::disk_projections(&plan, &dirs, inputs.disk_space, &mut findings);
     findings.extend(config_risk::config_risk_findings(&view, &plan));
     findings.extend(
