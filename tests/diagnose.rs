@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
-use support::scratch::copy_dir;
+use support::scratch::{clone_partition, copy_dir};
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -1337,4 +1337,42 @@ fn startup_recovery_says_which_segments_lack_an_index() {
     );
     assert_eq!(evidence(f, "segments"), 8);
     assert_eq!(evidence(f, "missing_index_segments"), 4);
+}
+
+/// Issue 20: `config.cleaner_threads_few` only when the cleaner has work for more than 50 logs
+/// per thread. compacted's `logs-0` with compacted-1 (dirty ratio 0.05: not due) copied to 50
+/// more partitions, checkpoints included: 53 compacted logs, 2 due, one thread. Nothing waits,
+/// so no finding (it fired before, on the count of compacted logs); the same copies of
+/// compacted-0 (due) fire it.
+#[test]
+fn cleaner_threads_few_needs_logs_due_for_cleaning() {
+    let now = "2026-11-30T13:42:20Z";
+    let fires = |from: i32| {
+        let (_tmp, root) = copy_fixture("compacted");
+        for i in 2..=51 {
+            clone_partition(&root.join("logs-0"), "compacted", from, i);
+        }
+        let (_, doc) = json(&root, &args(&root, now, &[]));
+        let backlog = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "compaction.backlog")
+            .count();
+        let few = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "config.cleaner_threads_few")
+            .cloned();
+        (backlog, few)
+    };
+    let (due, few) = fires(1);
+    assert_eq!(due, 2, "compact-delete-0 and compacted-0");
+    assert!(few.is_none(), "{few:#?}");
+    let (due, few) = fires(0);
+    assert_eq!(due, 52);
+    let few = few.expect("52 logs due for one thread");
+    assert_eq!(evidence(&few, "logs_due"), 52);
+    assert_eq!(evidence(&few, "compacted_partitions"), 53);
 }
