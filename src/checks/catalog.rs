@@ -288,7 +288,7 @@ kinds! {
         "record timestamps that look like seconds (below 1e11, before 1973: retention deletes the segment as soon as it rolls) or microseconds/nanoseconds (above 1e14: it never expires) instead of milliseconds (`diagnose`)",
         "fix the producer to send milliseconds; meanwhile set `message.timestamp.type=LogAppendTime` or bound `message.timestamp.before.max.ms` / `message.timestamp.after.max.ms` on the topic";
     DIR_STARTUP_RECOVERY = "dir.startup_recovery", Condition, Info,
-        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread; warning from 10 min (`diagnose`)",
+        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, partitions (empty ones too), bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread (configured, else the default of the Kafka that wrote the dirs: 1 for ZooKeeper mode, 2 from 4.0); warning from 10 min (`diagnose`)",
         "expect the longer start; raise `num.recovery.threads.per.data.dir` for it, rebuild missing indexes offline with `logclean rebuild-index --execute`, and stop brokers cleanly (SIGTERM)";
     DIR_DISK_FULL_SOON = "dir.disk_full_soon", Condition, Warning,
         "at the growth rate from record timestamps (partitions retention does not yet hold at a bound) the log dir's filesystem is full within 24 h (error: 6 h); free and total bytes from statvfs or `--disk-space` (`diagnose`)",
@@ -306,8 +306,8 @@ kinds! {
         "`file.delete.delay.ms=0`: deleted and cleaned segments' files are removed at once, under fetches, replication and the cleaner still reading them (`diagnose`)",
         "set `file.delete.delay.ms=60000` (Kafka's default) on the topic";
     CONFIG_CLEANER_THREADS_FEW = "config.cleaner_threads_few", Condition, Info,
-        "`log.cleaner.threads` is 1 for more than 50 compacted partition replicas: the cleaner cleans one log at a time, so each waits for all the others (`diagnose`)",
-        "raise `log.cleaner.threads` (one per 50 compacted partitions) and `log.cleaner.dedupe.buffer.size`, which the threads share";
+        "`log.cleaner.threads` is 1 and more than 50 compacted partition replicas are due for cleaning (the plan's verdict: the cleaner takes them on its next passes): the cleaner cleans one log at a time, so each waits for all the others; compacted logs with nothing due do not count (`diagnose`)",
+        "raise `log.cleaner.threads` (one per 50 logs due) and `log.cleaner.dedupe.buffer.size`, which the threads share";
     CONFIG_TIMESTAMP_AFTER_UNLIMITED = "config.timestamp_after_unlimited", Condition, Warning,
         "`message.timestamp.after.max.ms` is unlimited (Long.MAX_VALUE, Kafka 3.x's default; 1 h since 4.0) on a CreateTime topic: records stamped far ahead are accepted and block time retention (`diagnose`)",
         "set `message.timestamp.after.max.ms=3600000` on the topic (`kafka-configs.sh --alter`)";

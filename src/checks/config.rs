@@ -6,7 +6,7 @@ use crate::checks::catalog::{self, FindingKind};
 use crate::checks::file::problem_finding;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::config::removed::RemovedConfig;
-use crate::config::ConfigError;
+use crate::config::{ConfigError, ConfigSource};
 use crate::model::cluster::{ClusterProblem, ClusterView, FileRole};
 use crate::model::mode::LogDirMode;
 use crate::model::names::{parse_partition_dir_name, METADATA_TOPIC};
@@ -27,14 +27,39 @@ fn condition(kind: &'static FindingKind, loc: Location, msg: String) -> Finding 
     Finding::new(kind, loc, msg)
 }
 
-fn config_problem(e: &ConfigError, log_dir: &Path, mode: LogDirMode) -> Finding {
+/// The topic a config problem is about: the one its key was set for (a topic override, a
+/// `--config TOPIC:` or a describe file's topic entry); `None` for a broker-level key or
+/// `--config *`, which is one problem however many topics are resolved (`resolved` is the topic
+/// being resolved when it was met).
+fn problem_topic<'a>(e: &'a ConfigError, resolved: Option<&'a str>) -> Option<&'a str> {
+    match e {
+        ConfigError::RemovedConfig { topic, .. } => topic.as_deref(),
+        ConfigError::UnknownTopicConfig { topic, .. } => Some(topic),
+        ConfigError::InvalidValue {
+            level: ConfigSource::DynamicTopicConfig | ConfigSource::DescribeFile,
+            ..
+        } => resolved,
+        _ => None,
+    }
+}
+
+fn config_problem(
+    e: &ConfigError,
+    resolved: Option<&str>,
+    log_dir: &Path,
+    mode: LogDirMode,
+) -> Finding {
     let kind = match e {
         ConfigError::NotDynamic { .. } => &catalog::CONFIG_IGNORED_DYNAMIC,
         ConfigError::UnknownTopicConfig { .. } => &catalog::CONFIG_UNKNOWN_KEY,
         ConfigError::RemovedConfig { .. } => &catalog::CONFIG_REMOVED_KEY,
         _ => &catalog::CONFIG_INVALID_VALUE,
     };
-    let f = condition(kind, at(log_dir, None), e.to_string());
+    let loc = Location {
+        topic: problem_topic(e, resolved).map(str::to_string),
+        ..at(log_dir, None)
+    };
+    let f = condition(kind, loc, e.to_string());
     match e {
         // A 3.x ZooKeeper-mode broker still reads a key 4.0 removed: only news for an upgrade.
         ConfigError::RemovedConfig { removed, .. } if mode == LogDirMode::ZooKeeper => {
@@ -223,7 +248,9 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                 at(&first_dir, None),
                 format!("topic `{topic}` is not in the metadata log; showing broker-level values"),
             ),
-            ClusterProblem::Config { error, .. } => config_problem(error, &first_dir, view.mode),
+            ClusterProblem::Config { topic, error } => {
+                config_problem(error, topic.as_deref(), &first_dir, view.mode)
+            }
             ClusterProblem::File { log_dir, partition, role, problem } => {
                 file_problem(at(log_dir, partition.as_deref()), *role, problem)
             }
