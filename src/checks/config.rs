@@ -199,7 +199,13 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                     byte_offset: m.byte_offset,
                     ..at(&first_dir, Some(&format!("{METADATA_TOPIC}-0")))
                 };
-                let mut f = condition(&catalog::METADATA_PROBLEM, loc, m.message.clone());
+                // An unreadable file is an I/O error (exit 3), not a broken log.
+                let kind = if m.unreadable {
+                    &catalog::FILE_UNREADABLE
+                } else {
+                    &catalog::METADATA_PROBLEM
+                };
+                let mut f = condition(kind, loc, m.message.clone());
                 if let Some(o) = m.offset {
                     f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
                 }
