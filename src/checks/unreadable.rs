@@ -1,20 +1,22 @@
 //! `file.unreadable` findings of every input a command decides from: the loaded log dirs'
 //! ([`LogDir::unreadable`]: root entries, `meta.properties`, the root checkpoints, partition
 //! dirs and their files) and the cluster view's ([`ClusterView::unreadable`]: the metadata log,
-//! `partition.metadata`). A command that plans without one of them plans on a guess (a default
+//! `partition.metadata`), and the root checkpoints of a command that reads only those
+//! ([`checkpoint_findings`]). A command that plans without one of them plans on a guess (a default
 //! config, a partition left out), so each is a finding of class `Io`: the run exits 3.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::model::cluster::ClusterView;
-use crate::model::log_dir::LogDir;
+use crate::model::log_dir::{LogDir, RootCheckpoints};
+use crate::model::metadata_log::MetadataImage;
 use crate::model::problem::FileProblem;
 
 use super::catalog;
-use super::config::config_findings;
+use super::config::{config_findings, metadata_problem};
 use super::file::problem_finding;
-use super::finding::{Finding, FindingClass};
+use super::finding::{Finding, FindingClass, Location};
 use super::location::{at_dir, at_partition};
 
 /// A `file.unreadable` finding for every input of `dirs` and of `view` that could not be read,
@@ -41,6 +43,33 @@ pub fn unreadable_findings(dirs: &[LogDir], view: Option<&ClusterView>) -> Vec<F
     }
     dedup_unreadable(&mut out);
     out
+}
+
+/// A `file.unreadable` finding for each of the root checkpoints of `log_dir` that could not be
+/// read (for a command that reads them without loading the log dir).
+pub fn checkpoint_findings(log_dir: &Path, checkpoints: &RootCheckpoints) -> Vec<Finding> {
+    let at = Location {
+        log_dir: log_dir.to_path_buf(),
+        ..Location::default()
+    };
+    (checkpoints.unreadable().into_iter())
+        .map(|u| {
+            let problem = FileProblem::Io {
+                path: u.path.to_path_buf(),
+                message: u.message.to_string(),
+            };
+            problem_finding(at.clone(), u.what, &problem, "")
+        })
+        .collect()
+}
+
+/// A `file.unreadable` finding for each file of the metadata log in `log_dir` that `image` could
+/// not read (for a command that replays it without a cluster view).
+pub fn metadata_image_findings(log_dir: &Path, image: &MetadataImage) -> Vec<Finding> {
+    (image.problems.iter())
+        .filter(|m| m.unreadable)
+        .map(|m| metadata_problem(m, log_dir, image.complete_up_to))
+        .collect()
 }
 
 /// Keep the first `file.unreadable` finding of each path (a dir both listed by the load and
