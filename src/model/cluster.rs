@@ -317,7 +317,7 @@ fn find_metadata_dir(
 ) -> Option<PathBuf> {
     let name = format!("{METADATA_TOPIC}-0");
     let candidates = metadata_log_dir
-        .map(|d| PathBuf::from(d))
+        .map(PathBuf::from)
         .into_iter()
         .chain(log_dirs.iter().cloned());
     for parent in candidates {
@@ -1238,6 +1238,28 @@ mod tests {
             assert_eq!(v.mode, LogDirMode::KRaft, "{what}");
             assert_eq!(v.log_dir_info[0].mode.meta_version, None, "{what}");
         }
+    }
+
+    /// `metadata.log.dir` that cannot be looked up (a file on its path: ENOTDIR, even for root)
+    /// is not taken for absent: it is an unreadable input.
+    #[test]
+    fn a_metadata_log_that_cannot_be_read_is_unreadable() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert!(v.unreadable().is_empty(), "{:?}", v.problems);
+        let mut i = inputs(&dir);
+        let through_a_file = dir.join("meta.properties").join("x");
+        i.server_properties = Some(FileInput::Bytes {
+            name: "props".into(),
+            bytes: format!("metadata.log.dir={}\n", through_a_file.display()).into_bytes(),
+        });
+        let v = ClusterView::build(&i).unwrap();
+        let expected = through_a_file.join("__cluster_metadata-0");
+        assert!(
+            v.unreadable().iter().any(|(p, _)| *p == expected),
+            "{:?}",
+            v.problems
+        );
     }
 
     #[test]
