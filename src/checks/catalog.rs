@@ -71,7 +71,7 @@ macro_rules! kinds {
 
 kinds! {
     FILE_UNREADABLE = "file.unreadable", Io, Error,
-        "a file or dir could not be read (exit 3)",
+        "a file or dir could not be read, with its path and the OS error (exit 3, in every command)",
         "check permissions and the disk; the broker fails this log dir on the same error";
     FILE_CORRUPT = "file.corrupt", Corruption, Error,
         "a checkpoint, `meta.properties`, `partition.metadata`, `leader-epoch-checkpoint`, producer snapshot, index or `.log` breaks its format; the byte offset is the bad line or field",

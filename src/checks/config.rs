@@ -8,6 +8,7 @@ use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::config::removed::RemovedConfig;
 use crate::config::{ConfigError, ConfigSource};
 use crate::model::cluster::{ClusterProblem, ClusterView, FileRole};
+use crate::model::metadata_log::MetadataProblem;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{parse_partition_dir_name, METADATA_TOPIC};
 use crate::model::problem::FileProblem;
@@ -199,6 +200,33 @@ fn missing_replicas(
     )
 }
 
+/// A problem replaying the metadata log of `log_dir`: `file.unreadable` for a file or dir that
+/// could not be read (an I/O error, exit 3), else `metadata.problem`.
+pub(crate) fn metadata_problem(
+    m: &MetadataProblem,
+    log_dir: &Path,
+    complete_up_to: Option<i64>,
+) -> Finding {
+    let loc = Location {
+        file: Some(m.path.clone()),
+        byte_offset: m.byte_offset,
+        ..at(log_dir, Some(&format!("{METADATA_TOPIC}-0")))
+    };
+    let kind = if m.unreadable {
+        &catalog::FILE_UNREADABLE
+    } else {
+        &catalog::METADATA_PROBLEM
+    };
+    let mut f = condition(kind, loc, m.message.clone());
+    if let Some(o) = m.offset {
+        f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
+    }
+    if let Some(upto) = complete_up_to {
+        f = f.evidence("image_complete_up_to", EvidenceValue::Offset(upto));
+    }
+    f
+}
+
 /// Every problem of `view` as a finding, sorted by location and deduplicated.
 pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
     let first_dir = view.log_dirs.first().cloned().unwrap_or_default();
@@ -219,19 +247,7 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                 missing_replicas(topic, *node_id, partitions, *assigned, &first_dir)
             }
             ClusterProblem::Metadata(m) => {
-                let loc = Location {
-                    file: Some(m.path.clone()),
-                    byte_offset: m.byte_offset,
-                    ..at(&first_dir, Some(&format!("{METADATA_TOPIC}-0")))
-                };
-                let mut f = condition(&catalog::METADATA_PROBLEM, loc, m.message.clone());
-                if let Some(o) = m.offset {
-                    f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
-                }
-                if let Some(upto) = view.metadata.complete_up_to {
-                    f = f.evidence("image_complete_up_to", EvidenceValue::Offset(upto));
-                }
-                f
+                metadata_problem(m, &first_dir, view.metadata.complete_up_to)
             }
             ClusterProblem::TopicIdMismatch { log_dir, dir_name, dir_topic, id_topic } => condition(
                 &catalog::PARTITION_TOPIC_ID_MISMATCH,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use crate::checks::finding::{Finding, FindingClass, Severity};
 use crate::checks::inspect::sort_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::checks::unreadable::{dedup_unreadable, unreadable_findings};
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
@@ -151,6 +152,9 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     let now = run.evaluated_at_ms;
     let (body, mut findings) = report(&inputs, now);
     findings.extend(target_findings);
+    // Partitions and configs that could not be read are left out of the report: said, exit 3.
+    findings.extend(unreadable_findings(&inputs.dirs, Some(&inputs.view)));
+    dedup_unreadable(&mut findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
     write_document(

@@ -21,7 +21,7 @@ use crate::actions::journal::{execute, RunOptions};
 use crate::actions::plan::{ActionPlan, PlanSummary};
 use crate::actions::rebuild_index::IndexSizing;
 use crate::actions::signals::defer_interrupts;
-use crate::actions::targets::{resolve, ConfigSource};
+use crate::actions::targets::{refuse_unreadable, resolve, ConfigSource};
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
@@ -29,6 +29,7 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::groups::{losses, replay_partition, GroupState, Loss, TopicPartition};
 use crate::model::log_dir::LogDir;
 use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC};
+use crate::model::problem::FileProblem;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::units::{Offset, TimestampMs};
 use crate::plan::{build_plan, PlanOptions};
@@ -123,9 +124,11 @@ impl AssumedRefusal {
     }
 }
 
-/// The group state of every `__consumer_offsets` partition held (first copy of each).
-fn group_state(dirs: &[LogDir], mode: ReadMode) -> GroupState {
+/// The group state of every `__consumer_offsets` partition held (first copy of each), and the
+/// files that could not be read (the groups they hold are missing from the state).
+fn group_state(dirs: &[LogDir], mode: ReadMode) -> (GroupState, Vec<FileProblem>) {
     let mut state = GroupState::default();
+    let mut unreadable = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for p in dirs.iter().flat_map(|d| &d.partitions) {
         let Some(name) = p
@@ -136,11 +139,12 @@ fn group_state(dirs: &[LogDir], mode: ReadMode) -> GroupState {
             continue;
         };
         if seen.insert(name.partition) {
-            // An unreadable coordinator partition names fewer groups; `groups` reports it.
-            let _ = replay_partition(&mut state, p, name.partition, mode);
+            if let Err(e) = replay_partition(&mut state, p, name.partition, mode) {
+                unreadable.push(e);
+            }
         }
     }
-    state
+    (state, unreadable)
 }
 
 fn canonical(p: &std::path::Path) -> PathBuf {
@@ -173,6 +177,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let mode = ReadMode::Mmap;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
+    // A wrong target (a parent of log dirs) is refused by `resolve` already.
     let (dirs, _) = pool.install(|| load_targets(&args.paths, &opts, &progress))?;
     let view = ClusterView::build_over(
         &ClusterInputs {
@@ -185,6 +190,13 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         },
         &dirs,
     )?;
+    // What is deleted is decided from every partition's files and configs: none may be a guess.
+    let unreadable = (dirs.iter().flat_map(LogDir::unreadable))
+        .map(|(_, u)| (u.path, u.message))
+        .chain(view.unreadable());
+    if let Err(e) = refuse_unreadable(unreadable) {
+        return refused(e);
+    }
     let retention = build_plan(
         &view,
         &dirs,
@@ -253,7 +265,15 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             journal: None,
         });
     }
-    let lost = losses(&group_state(&dirs, mode), &starts);
+    let (groups, unreadable) = group_state(&dirs, mode);
+    let unreadable = unreadable.iter().filter_map(|p| match p {
+        FileProblem::Io { path, message } => Some((path.as_path(), message.as_str())),
+        FileProblem::Format { .. } => None,
+    });
+    if let Err(e) = refuse_unreadable(unreadable) {
+        return refused(e);
+    }
+    let lost = losses(&groups, &starts);
     let refuse_losses = args.fail_if_group_loses_data && !lost.is_empty();
     let refuse = refuse_losses || !refused_assumed.is_empty();
     let executed = mutate.execute && !refuse;

@@ -25,6 +25,7 @@ use super::run_config::RunConfig;
 use super::{OutputFormat, PlanArgs};
 use crate::checks::finding::Severity;
 use crate::checks::inspect::sort_findings;
+use crate::checks::unreadable::unreadable_findings;
 
 /// Parse a size: bytes, or a number with `K`/`M`/`G`/`T` (powers of 1000, `B` optional) or
 /// `KiB`/`MiB`/`GiB`/`TiB` (powers of 1024).
@@ -126,8 +127,13 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
         Outcome::Clean
     }
     .merge(outcome_of(&target_findings, Severity::Warning));
+    // What could not be read is planned without (a partition left out, defaults for the
+    // metadata log's configs): said, and the run exits 3.
+    let unreadable = unreadable_findings(&dirs, Some(&view));
+    let outcome = outcome.merge(outcome_of(&unreadable, Severity::Warning));
     let mut findings = plan_findings(&today);
     findings.extend(target_findings);
+    findings.extend(unreadable);
     sort_findings(&mut findings);
     let body = PlanBody::new(
         &today,

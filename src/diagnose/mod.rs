@@ -26,6 +26,7 @@ use crate::checks::finding::{Finding, Severity};
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::dedup_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::checks::unreadable::dedup_unreadable;
 use crate::coordinators::groups::groups_report;
 use crate::coordinators::transactions::transactions_report;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
@@ -195,6 +196,8 @@ pub fn diagnose(
         .1,
     );
     findings.extend(transactions_report(&dirs, &view, inputs.read_mode, inputs.now_ms).1);
+    // A dir both listed by the load and read by the cluster view is one unreadable input.
+    dedup_unreadable(&mut findings);
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
     dedup_findings(&mut findings);

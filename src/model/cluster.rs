@@ -136,6 +136,8 @@ pub enum FileRole {
     PartitionMetadata,
     /// An entry of a log dir that could not be listed.
     DirEntry,
+    /// A `__cluster_metadata-0` dir that could not be looked up.
+    MetadataLog,
 }
 
 impl FileRole {
@@ -145,6 +147,7 @@ impl FileRole {
             FileRole::MetaProperties => "meta.properties",
             FileRole::PartitionMetadata => "partition.metadata",
             FileRole::DirEntry => "dir entry",
+            FileRole::MetadataLog => "metadata log dir",
         }
     }
 }
@@ -329,13 +332,33 @@ pub struct ClusterView {
 }
 
 /// The `__cluster_metadata-0` dir: under `metadata.log.dir` if set, else in one of the log dirs.
-fn find_metadata_dir(log_dirs: &[PathBuf], metadata_log_dir: Option<&str>) -> Option<PathBuf> {
+/// A candidate that cannot be looked up (other than absent) is a problem, not taken for absent:
+/// a view built without it would show defaults in place of the topic overrides.
+fn find_metadata_dir(
+    log_dirs: &[PathBuf],
+    metadata_log_dir: Option<&str>,
+    problems: &mut Vec<ClusterProblem>,
+) -> Option<PathBuf> {
     let name = format!("{METADATA_TOPIC}-0");
-    metadata_log_dir
-        .map(|d| Path::new(d).join(&name))
+    let candidates = metadata_log_dir
+        .map(PathBuf::from)
         .into_iter()
-        .chain(log_dirs.iter().map(|d| d.join(&name)))
-        .find(|p| p.is_dir())
+        .chain(log_dirs.iter().cloned());
+    for parent in candidates {
+        let path = parent.join(&name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => return Some(path),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => problems.push(ClusterProblem::File {
+                log_dir: parent,
+                partition: None,
+                role: FileRole::MetadataLog,
+                problem: FileProblem::io(&path, &e),
+            }),
+        }
+    }
+    None
 }
 
 /// Each log dir's parsed `meta.properties` (`None`: missing or unusable); unreadable or corrupt
@@ -830,7 +853,8 @@ impl ClusterView {
             .as_ref()
             .and_then(|p| p.get("metadata.log.dir"))
             .cloned();
-        let metadata_dir = find_metadata_dir(&log_dirs, static_metadata_dir.as_deref());
+        let metadata_dir =
+            find_metadata_dir(&log_dirs, static_metadata_dir.as_deref(), &mut problems);
         let log_dir_info = log_dir_info(metas, metadata_dir.as_deref());
         let mode = overall_mode(&log_dir_info);
         problems.extend(cluster_id_mismatch(&log_dir_info));
@@ -1010,6 +1034,26 @@ impl ClusterView {
             unread,
             topics: assumed,
         }
+    }
+
+    /// Every input the view could not read, as (path, OS error): a log dir entry,
+    /// `meta.properties`, `partition.metadata`, the metadata log's dir, segments or snapshots.
+    /// A view with any is incomplete, whatever it resolved: its configs may be defaults in place
+    /// of what the broker uses.
+    pub fn unreadable(&self) -> Vec<(&Path, &str)> {
+        self.problems
+            .iter()
+            .filter_map(|p| match p {
+                ClusterProblem::File {
+                    problem: FileProblem::Io { path, message },
+                    ..
+                } => Some((path.as_path(), message.as_str())),
+                ClusterProblem::Metadata(m) if m.unreadable => {
+                    Some((m.path.as_path(), m.message.as_str()))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The resolved topic whose id the partition dir `dir_name` in `log_dir` carries.
@@ -1321,6 +1365,28 @@ mod tests {
             assert_eq!(v.mode, LogDirMode::KRaft, "{what}");
             assert_eq!(v.log_dir_info[0].mode.meta_version, None, "{what}");
         }
+    }
+
+    /// `metadata.log.dir` that cannot be looked up (a file on its path: ENOTDIR, even for root)
+    /// is not taken for absent: it is an unreadable input.
+    #[test]
+    fn a_metadata_log_that_cannot_be_read_is_unreadable() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert!(v.unreadable().is_empty(), "{:?}", v.problems);
+        let mut i = inputs(&dir);
+        let through_a_file = dir.join("meta.properties").join("x");
+        i.server_properties = Some(FileInput::Bytes {
+            name: "props".into(),
+            bytes: format!("metadata.log.dir={}\n", through_a_file.display()).into_bytes(),
+        });
+        let v = ClusterView::build(&i).unwrap();
+        let expected = through_a_file.join("__cluster_metadata-0");
+        assert!(
+            v.unreadable().iter().any(|(p, _)| *p == expected),
+            "{:?}",
+            v.problems
+        );
     }
 
     #[test]

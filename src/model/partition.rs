@@ -11,7 +11,7 @@ use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, Prod
 
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
 use super::names::PartitionDirName;
-use super::problem::{FileProblem, Parsed};
+use super::problem::{FileProblem, Parsed, Unreadable};
 use super::segment::{load_segment, LoadOptions, ScanDepth, Segment};
 use super::units::{Bytes, Offset};
 
@@ -79,6 +79,33 @@ pub struct Partition {
 }
 
 impl Partition {
+    /// Every input of the partition dir that could not be read: entries it lists, its
+    /// `partition.metadata` and `leader-epoch-checkpoint`, segment files and producer snapshots.
+    pub fn unreadable(&self) -> Vec<Unreadable<'_>> {
+        let entries = self.listing.io_problems.iter().map(|io| Unreadable {
+            what: "entry",
+            path: &io.path,
+            message: &io.message,
+        });
+        let files = [
+            Unreadable::of("partition.metadata", self.metadata.as_ref()),
+            Unreadable::of("leader-epoch-checkpoint", self.leader_epochs.as_ref()),
+        ];
+        let segments = self.segments.iter().flat_map(|s| {
+            [
+                Unreadable::of("segment", s.log.as_ref()),
+                Unreadable::of("offset index", s.index.as_ref()),
+                Unreadable::of("time index", s.time_index.as_ref()),
+                Unreadable::of("transaction index", s.txn_index.as_deref()),
+            ]
+        });
+        let snapshots =
+            (self.snapshots.iter()).map(|s| Unreadable::of("producer snapshot", Some(&s.parsed)));
+        entries
+            .chain(files.into_iter().chain(segments).chain(snapshots).flatten())
+            .collect()
+    }
+
     /// Segments with a `.log`: what the broker loads (index files without one are orphans it
     /// deletes first, `LogLoader.loadSegmentFiles`, kept apart in `orphan_indexes`).
     pub fn log_segments(&self) -> impl Iterator<Item = &Segment> + '_ {
