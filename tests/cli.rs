@@ -151,8 +151,21 @@ fn flipped_byte_is_a_crc_mismatch_under_verify() {
     assert_eq!(code, 2);
     let f = findings(&doc, "log.verify_failed");
     assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
-    // The finding points at the stored CRC field of that batch (batch start + 17).
-    assert_eq!(f[0]["location"]["byte_offset"], (second + 17) as u64);
+    // The finding points at the batch's start, where DumpLogSegments and the broker's
+    // recovery ("found invalid messages at position N") point; the stored CRC field (batch
+    // start + 17) is evidence.
+    assert_eq!(f[0]["location"]["byte_offset"], second as u64);
+    let evidence = |name: &str| {
+        f[0]["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {:#}", f[0]))["value"]
+            .clone()
+    };
+    assert_eq!(evidence("batch_position"), second as u64);
+    assert_eq!(evidence("bad_field_at"), (second + 17) as u64);
     assert!(
         f[0]["message"].as_str().unwrap().contains("crc mismatch"),
         "{}",
@@ -462,6 +475,121 @@ fn orphan_index_does_not_become_the_active_segment() {
     let active: Vec<_> = segs.iter().filter(|s| s["active"] == true).collect();
     assert_eq!(active.len(), 1);
     assert_eq!(active[0]["base_offset"], 12);
+}
+
+/// `logclean --format json <command> <log dir>`: the exit code and the document.
+fn run_json(command: &str, log_dir: &Path) -> (i32, Value) {
+    let out = logclean()
+        .args(["--format", "json", command])
+        .arg(log_dir)
+        .output()
+        .unwrap();
+    let code = out.status.code().expect("exited by signal (panic abort?)");
+    (code, serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn index_files_without_their_log_are_orphans_never_segments() {
+    let c = Copy::new();
+    let (_, before) = run_json("inspect", &c.log_dir);
+    fs::remove_file(c.file(".log")).unwrap();
+    let has_segment_4 = |segs: &Vec<Value>| segs.iter().any(|s| s["base_offset"] == 4);
+    for command in ["inspect", "diagnose"] {
+        let (_, doc) = run_json(command, &c.log_dir);
+        assert_eq!(
+            doc["summary"]["segments"],
+            before["summary"]["segments"].as_u64().unwrap() - 1,
+            "{command}"
+        );
+        let orphans = findings(&doc, "segment.orphan_index");
+        let mut files: Vec<&str> = orphans
+            .iter()
+            .map(|f| f["location"]["file"].as_str().unwrap())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 2, "{command}: one per file: {files:?}");
+        assert!(files[0].ends_with(&format!("{SEGMENT}.index")), "{files:?}");
+        assert!(
+            files[1].ends_with(&format!("{SEGMENT}.timeindex")),
+            "{files:?}"
+        );
+    }
+    let (_, doc) = run_json("inspect", &c.log_dir);
+    assert!(!has_segment_4(segments_of(&doc, PARTITION)));
+    let (_, plan) = run_json("plan", &c.log_dir);
+    let orders = plan["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["dir"] == PARTITION)
+        .unwrap();
+    assert!(
+        !has_segment_4(orders["segments"].as_array().unwrap()),
+        "{orders:#}"
+    );
+}
+
+#[test]
+fn metadata_log_gone_past_its_newest_snapshot_is_lost_metadata() {
+    let (_t, dir) = copy_fixture("fixtures/kraft-metadata/logs-0");
+    let md = dir.join("__cluster_metadata-0");
+    let evidence = |f: &Value, name: &str| {
+        f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .map(|e| e["value"].clone())
+    };
+    // Healthy: the log is there.
+    let (_, doc) = run_json("inspect", &dir);
+    assert!(findings(&doc, "metadata.records_lost").is_empty());
+    // The .log gone: its producer snapshot (68), index and time index (entry at 57) go past
+    // the newest snapshot (60).
+    fs::remove_file(md.join("00000000000000000000.log")).unwrap();
+    for command in ["inspect", "diagnose"] {
+        let (code, doc) = run_json(command, &dir);
+        assert_eq!(code, 1, "{command}: {:#}", doc["findings"]);
+        let f = findings(&doc, "metadata.records_lost");
+        assert_eq!(f.len(), 1, "{command}: {:#}", doc["findings"]);
+        assert_eq!(f[0]["severity"], "error");
+        assert_eq!(f[0]["location"]["dir"], "__cluster_metadata-0");
+        assert_eq!(evidence(f[0], "log_reached"), Some(68.into()));
+        assert_eq!(
+            evidence(f[0], "newest_snapshot_end_offset"),
+            Some(60.into())
+        );
+        assert_eq!(evidence(f[0], "producer_snapshot_offset"), Some(68.into()));
+        assert_eq!(evidence(f[0], "index_last_offset"), Some(57.into()));
+        assert_eq!(evidence(f[0], "time_index_last_offset"), Some(57.into()));
+        assert_eq!(evidence(f[0], "offsets_lost"), Some(8.into()));
+        let m = f[0]["message"].as_str().unwrap();
+        assert!(
+            m.contains("committed metadata records") && m.contains("60..67"),
+            "{m}"
+        );
+    }
+    // Without the producer snapshot the indexes alone reach 58: below the snapshot, nothing
+    // is lost.
+    fs::remove_file(md.join("00000000000000000068.snapshot")).unwrap();
+    let (_, doc) = run_json("inspect", &dir);
+    assert!(
+        findings(&doc, "metadata.records_lost").is_empty(),
+        "{:#}",
+        doc["findings"]
+    );
+    // ... unless the snapshots are gone too: everything the indexes show is lost.
+    for e in fs::read_dir(&md).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "checkpoint") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    let (_, doc) = run_json("inspect", &dir);
+    let f = findings(&doc, "metadata.records_lost");
+    assert_eq!(f.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(evidence(f[0], "log_reached"), Some(58.into()));
+    assert_eq!(evidence(f[0], "checkpoint_snapshots"), Some(0.into()));
 }
 
 #[test]

@@ -422,15 +422,21 @@ fn zookeeper_mode_dir_says_where_overrides_live() {
     let f = finding(&doc, "config.removed_key");
     assert_eq!(f["severity"], "info");
     assert_eq!(code, 0, "{doc:#}");
-    // The table says the mode first.
+    // The table opens with what it assumed (topic overrides live in ZooKeeper), then the mode.
     let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
         .args(["--color", "never", "config"])
         .arg(&copy)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("ASSUMED CONFIGS: "), "{text}");
     assert!(
-        text.starts_with("mode zookeeper: Kafka up to 3.9 (ZooKeeper mode was removed in 4.0)"),
+        text.contains("  topic overrides not read (ZooKeeper mode: they live in ZooKeeper)\n"),
+        "{text}"
+    );
+    let (_, after) = text.split_once("\n\n").unwrap();
+    assert!(
+        after.starts_with("mode zookeeper: Kafka up to 3.9 (ZooKeeper mode was removed in 4.0)"),
         "{text}"
     );
 }

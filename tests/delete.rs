@@ -78,7 +78,16 @@ fn dry_run_leaves_the_tree_bit_identical_and_lists_exactly_the_plans_deletions()
     let before = tree(&parent);
     let plan = planned(&c.log_dir, LATER);
     let o = logclean(
-        &["--format", "json", "delete", s(&c.log_dir), "--at", LATER],
+        &[
+            "--format",
+            "json",
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+        ],
         None,
     );
     assert_eq!(code(&o), Some(0), "{}", text(&o));
@@ -157,7 +166,17 @@ fn dry_run_leaves_the_tree_bit_identical_and_lists_exactly_the_plans_deletions()
         }
     }
     // The table says the same, as a dry run.
-    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER], None);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+        ],
+        None,
+    );
     assert_eq!(code(&o), Some(0), "{}", text(&o));
     let out = text(&o);
     for line in [
@@ -183,7 +202,18 @@ fn execute_leaves_a_clean_dir_with_the_plans_log_starts() {
     let c = Copy::new("basic-delete", "logs-0");
     let plan = planned(&c.log_dir, LATER);
     let recovery_before = checkpoint(&c.p("recovery-point-offset-checkpoint"));
-    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER, "--execute"], None);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+            "--execute",
+        ],
+        None,
+    );
     assert_eq!(code(&o), Some(0), "{}", text(&o));
     assert!(text(&o).contains("journal: "), "{}", text(&o));
     let o = logclean(&["inspect", s(&c.log_dir)], None);
@@ -219,7 +249,17 @@ fn execute_leaves_a_clean_dir_with_the_plans_log_starts() {
     for (tp, start) in &starts {
         assert!(recovery[tp] >= *start, "{tp}");
     }
-    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER], None);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+        ],
+        None,
+    );
     assert!(
         text(&o).contains("0 moved to quarantine; 0 bytes freed"),
         "{}",
@@ -241,7 +281,18 @@ fn recovery_points_below_the_new_log_start_are_raised() {
         })
         .collect();
     fs::write(&rp, format!("0\n{}\n{body}", entries.len())).unwrap();
-    let o = logclean(&["delete", s(&c.log_dir), "--at", LATER, "--execute"], None);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+            "--execute",
+        ],
+        None,
+    );
     assert_eq!(code(&o), Some(0), "{}", text(&o));
     assert!(
         text(&o).contains("rewrote recovery-point-offset-checkpoint"),
@@ -263,6 +314,8 @@ fn the_active_segment_goes_after_a_roll_and_groups_that_lose_data_are_named() {
         &[
             "delete",
             s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
             "--at",
             ALL_GONE,
             "--execute",
@@ -286,6 +339,8 @@ fn the_active_segment_goes_after_a_roll_and_groups_that_lose_data_are_named() {
             "json",
             "delete",
             s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
             "--at",
             ALL_GONE,
         ],
@@ -300,7 +355,15 @@ fn the_active_segment_goes_after_a_roll_and_groups_that_lose_data_are_named() {
         .collect();
     assert_eq!(named, losers.iter().map(|g| g.to_string()).collect());
     let o = logclean(
-        &["delete", s(&c.log_dir), "--at", ALL_GONE, "--execute"],
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            ALL_GONE,
+            "--execute",
+        ],
         None,
     );
     assert_eq!(code(&o), Some(0), "{}", text(&o));
@@ -398,6 +461,8 @@ fn delete_killed_at_every_step_resumes_or_undoes() {
             vec![
                 "delete".into(),
                 s(&c.log_dir).into(),
+                "--server-properties".into(),
+                c.props.clone(),
                 "--at".into(),
                 EARLY.into(),
                 "--execute".into(),
@@ -415,7 +480,15 @@ fn a_killed_run_mid_way_still_inspects_clean() {
     let c = loop {
         let c = Copy::new("basic-delete", "logs-0");
         let o = logclean(
-            &["delete", s(&c.log_dir), "--at", EARLY, "--execute"],
+            &[
+                "delete",
+                s(&c.log_dir),
+                "--server-properties",
+                c.props.as_str(),
+                "--at",
+                EARLY,
+                "--execute",
+            ],
             Some(("LOGCLEAN_FAILPOINT", n.to_string())),
         );
         assert_eq!(o.status.signal(), Some(9), "{}", text(&o));
@@ -460,8 +533,23 @@ fn refuses_a_locked_log_dir_with_exit_3() {
     let before = tree(&c.log_dir);
     fcntl(&lock, FcntlArg::F_SETLK(&fl)).unwrap();
     for args in [
-        vec!["delete", s(&c.log_dir), "--at", LATER, "--execute"],
-        vec!["delete", s(&c.log_dir), "--at", LATER],
+        vec![
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+            "--execute",
+        ],
+        vec![
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            LATER,
+        ],
     ] {
         let o = logclean(&args, None);
         assert_eq!(code(&o), Some(3), "{args:?}: {}", text(&o));
@@ -480,6 +568,8 @@ fn a_log_the_cleaner_takes_first_is_refused_and_left_alone() {
         &[
             "delete",
             s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
             "--at",
             "2027-06-01T00:00:00Z",
             "--execute",
@@ -546,6 +636,8 @@ fn jobs_change_neither_the_plan_nor_the_journal_nor_the_result() {
                     format,
                     "delete",
                     s(&c.log_dir),
+                    "--server-properties",
+                    c.props.as_str(),
                     "--at",
                     at,
                     "--jobs",
@@ -586,6 +678,8 @@ fn jobs_change_neither_the_plan_nor_the_journal_nor_the_result() {
                     "json",
                     "delete",
                     s(&c.log_dir),
+                    "--server-properties",
+                    c.props.as_str(),
                     "--at",
                     at,
                     "--execute",
@@ -693,6 +787,8 @@ fn a_dry_run_that_rolls_first_reports_the_figures_the_applied_run_has() {
         "json",
         "delete",
         s(&c.log_dir),
+        "--server-properties",
+        c.props.as_str(),
         "--at",
         ALL_GONE,
     ];
@@ -754,7 +850,18 @@ fn a_dry_run_that_rolls_first_reports_the_figures_the_applied_run_has() {
     }
     let table = |extra: &[&str]| {
         let o = logclean(
-            &[&["delete", s(&c2.log_dir), "--at", ALL_GONE][..], extra].concat(),
+            &[
+                &[
+                    "delete",
+                    s(&c2.log_dir),
+                    "--server-properties",
+                    c2.props.as_str(),
+                    "--at",
+                    ALL_GONE,
+                ][..],
+                extra,
+            ]
+            .concat(),
             None,
         );
         assert_eq!(code(&o), Some(0), "{}", text(&o));

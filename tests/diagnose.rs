@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
-use support::scratch::copy_dir;
+use support::scratch::{clone_partition, copy_dir};
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -1093,4 +1093,286 @@ fn prometheus_is_refused_by_the_other_commands() {
             "{command}: {stderr}"
         )
     }
+}
+
+/// Issue 20: one finding per topic for a per-topic fact, one finding for one fact. Every topic
+/// of the compression fixture gets the removed `message.format.version` as its own override (as
+/// a 3.x cluster's topic overrides carry it), plus one `*` override for all: `config` reports one
+/// `config.removed_key` per topic (at that topic) and one for `*`, and the diagnose merge keeps
+/// them all (it kept 1 of the 7 before: they shared one place, the first log dir).
+#[test]
+fn per_topic_findings_survive_the_merge_one_per_topic() {
+    use logclean::checks::config::config_findings;
+    use logclean::checks::location::dedup_findings;
+    use logclean::model::cluster::{ClusterInputs, ClusterView};
+
+    let log_dir = fixtures().join("compression/logs-0");
+    let mut topics: Vec<String> = fs::read_dir(&log_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| {
+            !n.starts_with("__")
+                && n.rsplit_once('-')
+                    .is_some_and(|(_, p)| p.parse::<u32>().is_ok())
+        })
+        .map(|n| n.rsplit_once('-').unwrap().0.to_string())
+        .collect();
+    topics.sort();
+    topics.dedup();
+    assert_eq!(topics.len(), 6, "{topics:?}");
+    let mut overrides: Vec<String> = topics
+        .iter()
+        .map(|t| format!("{t}:message.format.version=2.8"))
+        .collect();
+    overrides.push("*:message.timestamp.difference.max.ms=60000".to_string());
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: vec![log_dir],
+        overrides,
+        ..ClusterInputs::default()
+    })
+    .unwrap();
+    let mut findings = config_findings(&view);
+    dedup_findings(&mut findings);
+    let removed: Vec<Option<&str>> = findings
+        .iter()
+        .filter(|f| f.code == "config.removed_key")
+        .map(|f| f.location.topic.as_deref())
+        .collect();
+    let mut want: Vec<Option<&str>> = topics.iter().map(|t| Some(t.as_str())).collect();
+    want.push(None);
+    let mut got = removed.clone();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{findings:#?}");
+}
+
+/// A fixture's log dir relabelled as another cluster's, beside another fixture's log dir.
+fn two_clusters() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    copy_dir(&fixtures().join("basic-delete/logs-0"), &root.join("a"));
+    copy_dir(&fixtures().join("compacted/logs-0"), &root.join("b"));
+    let meta = root.join("b/meta.properties");
+    let text = fs::read_to_string(&meta).unwrap();
+    fs::write(
+        &meta,
+        text.replace("TG9nQ2xlYW5GaXh0dXJlcw", "T3RoZXJDbHVzdGVyMDAwMA"),
+    )
+    .unwrap();
+    (tmp, root)
+}
+
+/// Issue 20: `config` and `inspect` both see log dirs of two clusters; a log dir named
+/// relative (`a`) and absolute (`/tmp/…/b`) printed `dir.cluster_mismatch` twice (once per
+/// spelling). One fact, one finding, and the same document however the dirs are spelled.
+#[test]
+fn one_fact_is_one_finding_however_the_dirs_are_spelled() {
+    let (_tmp, root) = two_clusters();
+    let now = ["--now".to_string(), "2026-11-30T13:42:20Z".to_string()];
+    let spell = |a: &str, b: &str| -> Value {
+        let mut args = vec![a.to_string(), b.to_string()];
+        args.extend(now.iter().cloned());
+        json(&root, &args).1["findings"].clone()
+    };
+    let abs = |n: &str| root.join(n).to_str().unwrap().to_string();
+    let mixed = spell("a", &abs("b"));
+    let mismatches = |findings: &Value| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "dir.cluster_mismatch")
+            .count()
+    };
+    assert_eq!(mismatches(&mixed), 1, "{mixed:#}");
+    let canonical_a = fs::canonicalize(root.join("a")).unwrap();
+    assert_eq!(
+        mixed[0]["location"]["log_dir"],
+        canonical_a.to_str().unwrap()
+    );
+    assert_eq!(mixed, spell(&abs("a"), "b"));
+    assert_eq!(mixed, spell("./a", "b/"));
+    // The same dir named twice is one log dir.
+    let mut args = vec!["a".to_string(), abs("a")];
+    args.extend(now.iter().cloned());
+    let (_, once) = json(&root, &args);
+    let mut args = vec!["a".to_string()];
+    args.extend(now.iter().cloned());
+    let (_, alone) = json(&root, &args);
+    assert_eq!(once["findings"], alone["findings"]);
+    assert_eq!(once["log_dirs"].as_array().unwrap().len(), 1);
+}
+
+fn evidence_text(f: &Value, name: &str) -> String {
+    evidence(f, name).as_str().unwrap().to_string()
+}
+
+/// Issue 20: `dir.startup_recovery` on a ZooKeeper-mode dir (unclean-shutdown's `logs-0` as a
+/// 3.x ZooKeeper broker leaves it: v0 `meta.properties`, no `__cluster_metadata-0`). There is
+/// no metadata log to mention, and with `num.recovery.threads.per.data.dir` unset the broker is
+/// 3.x, whose default is 1 thread (2 only since 4.0): it assumed 4.x's 2 before.
+#[test]
+fn startup_recovery_in_zookeeper_mode_assumes_3x_threads_and_no_metadata_log() {
+    let (tmp, dir) = support::zookeeper_mode_copy(&fixtures().join("unclean-shutdown/logs-0"));
+    let root = tmp.path();
+    let now = "2026-11-30T13:34:35Z";
+    let run_with = |more: &[&str]| {
+        let mut a = vec![
+            dir.to_str().unwrap().to_string(),
+            "--now".into(),
+            now.into(),
+        ];
+        a.extend(more.iter().map(|s| s.to_string()));
+        json(root, &a).1
+    };
+    let doc = run_with(&[]);
+    assert!(pairs(&doc).contains(&("config.zookeeper_mode".into(), "-".into())));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(evidence(f, "segments"), 4);
+    assert_eq!(evidence(f, "partitions"), 2);
+    assert_eq!(evidence(f, "metadata_log_bytes"), 0);
+    assert_eq!(evidence(f, "recovery_threads"), 1);
+    let basis = evidence_text(f, "recovery_threads_basis");
+    assert!(
+        basis.contains("not set") && basis.contains("3.x") && basis.contains("ZooKeeper"),
+        "{basis}"
+    );
+    let message = f["message"].as_str().unwrap();
+    assert!(!message.contains("metadata log"), "{message}");
+    assert!(message.contains("× 1 thread(s)"), "{message}");
+    assert_eq!(doc["log_dirs"][0]["startup"]["recovery_threads"], 1);
+    assert_eq!(doc["log_dirs"][0]["startup"]["metadata_log_segments"], 0);
+    // Set in server.properties, the value is used whatever the mode, and its source named.
+    fs::write(
+        root.join("server.properties"),
+        "broker.id=1\nzookeeper.connect=127.0.0.1:2181\nnum.recovery.threads.per.data.dir=3\n",
+    )
+    .unwrap();
+    let doc = run_with(&["--server-properties", "server.properties"]);
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(evidence(f, "recovery_threads"), 3);
+    let basis = evidence_text(f, "recovery_threads_basis");
+    assert!(basis.contains("=3 from STATIC_BROKER_CONFIG"), "{basis}");
+    // The KRaft original: 1 from its server.properties, and its metadata log apart.
+    let (_tmp, root) = copy_fixture("unclean-shutdown");
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert!(f["message"]
+        .as_str()
+        .unwrap()
+        .contains("metadata log, 2424 B"));
+    assert!(evidence_text(f, "recovery_threads_basis").contains("STATIC_BROKER_CONFIG"));
+}
+
+/// Issue 20: every partition the broker recovers counts, an empty one too (its indexes are
+/// rewritten and it takes a recovery thread's turn). consumer-groups' `logs-0` after an unclean
+/// shutdown (the marker removed): every live partition is recovered from its recovery point's
+/// floor segment, the empty `__transaction_state` ones included (only the non-empty counted
+/// before).
+#[test]
+fn startup_recovery_counts_empty_partitions() {
+    let (_tmp, root) = copy_fixture("consumer-groups");
+    fs::remove_file(root.join("logs-0/.kafka_cleanshutdown")).unwrap();
+    let log_dir = root.join("logs-0");
+    let (mut live, mut empty) = (0, 0);
+    for e in fs::read_dir(&log_dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        if !e.file_type().unwrap().is_dir() || name == "__cluster_metadata-0" {
+            continue;
+        }
+        let logs: Vec<u64> = fs::read_dir(e.path())
+            .unwrap()
+            .map(|f| f.unwrap())
+            .filter(|f| f.file_name().to_string_lossy().ends_with(".log"))
+            .map(|f| f.metadata().unwrap().len())
+            .collect();
+        live += u64::from(!logs.is_empty());
+        empty += u64::from(!logs.is_empty() && logs.iter().all(|l| *l == 0));
+    }
+    assert!(empty >= 2 && live > empty, "{live} {empty}");
+    let (_, doc) = json(&root, &args(&root, "2026-12-01T11:04:35Z", &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    assert_eq!(evidence(f, "partitions"), live);
+    assert_eq!(doc["log_dirs"][0]["startup"]["partitions"], live);
+}
+
+/// Issue 20: the wording when no recovered segment has an `.index`: unclean-shutdown's
+/// partitions without any `.index` recover segments 8 and 12 from the recovery point (none with
+/// an `.index`) and 0 and 4 because theirs is missing; it said "0 without .index" when only the
+/// recovered segments lacked one.
+#[test]
+fn startup_recovery_says_which_segments_lack_an_index() {
+    let (_tmp, root) = copy_fixture("unclean-shutdown");
+    let now = "2026-11-30T13:34:35Z";
+    let strip = |from: u64| {
+        for p in ["crash-0", "crash-1"] {
+            for base in [0u64, 4, 8, 12].into_iter().filter(|b| *b >= from) {
+                let f = root.join(format!("logs-0/{p}/{base:020}.index"));
+                if f.exists() {
+                    fs::remove_file(f).unwrap();
+                }
+            }
+        }
+    };
+    // Only the recovered segments (8, 12) lack one.
+    strip(8);
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("(4 from the recovery point on, none with an .index)"),
+        "{message}"
+    );
+    assert_eq!(evidence(f, "unclean_missing_index_segments"), 4);
+    assert_eq!(evidence(f, "missing_index_segments"), 0);
+    // None has one: 0 and 4 are recovered for that alone.
+    strip(0);
+    let (_, doc) = json(&root, &args(&root, now, &[]));
+    let f = finding_any(&doc, "dir.startup_recovery");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("(4 from the recovery point on, none with an .index; 4 because their .index is missing)"),
+        "{message}"
+    );
+    assert_eq!(evidence(f, "segments"), 8);
+    assert_eq!(evidence(f, "missing_index_segments"), 4);
+}
+
+/// Issue 20: `config.cleaner_threads_few` only when the cleaner has work for more than 50 logs
+/// per thread. compacted's `logs-0` with compacted-1 (dirty ratio 0.05: not due) copied to 50
+/// more partitions, checkpoints included: 53 compacted logs, 2 due, one thread. Nothing waits,
+/// so no finding (it fired before, on the count of compacted logs); the same copies of
+/// compacted-0 (due) fire it.
+#[test]
+fn cleaner_threads_few_needs_logs_due_for_cleaning() {
+    let now = "2026-11-30T13:42:20Z";
+    let fires = |from: i32| {
+        let (_tmp, root) = copy_fixture("compacted");
+        for i in 2..=51 {
+            clone_partition(&root.join("logs-0"), "compacted", from, i);
+        }
+        let (_, doc) = json(&root, &args(&root, now, &[]));
+        let backlog = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "compaction.backlog")
+            .count();
+        let few = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "config.cleaner_threads_few")
+            .cloned();
+        (backlog, few)
+    };
+    let (due, few) = fires(1);
+    assert_eq!(due, 2, "compact-delete-0 and compacted-0");
+    assert!(few.is_none(), "{few:#?}");
+    let (due, few) = fires(0);
+    assert_eq!(due, 52);
+    let few = few.expect("52 logs due for one thread");
+    assert_eq!(evidence(&few, "logs_due"), 52);
+    assert_eq!(evidence(&few, "compacted_partitions"), 53);
 }

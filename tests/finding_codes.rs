@@ -26,7 +26,7 @@ use serde_json::Value;
 use support::MEMORY_CAP_BYTES;
 
 mod support;
-use support::scratch::copy_dir_readable;
+use support::scratch::{clone_partition, copy_dir_readable};
 
 /// A `-delete`/`-future`/`-stray` dir suffix uid (32 hex digits, as the broker writes it).
 const UID: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -366,6 +366,13 @@ cases! {
         "none: logs-1 of the real two-dir broker holds no __cluster_metadata-0 (logs-0 does)",
         |_| {},
         healthy "basic-delete" ["config", "logs-0", "logs-1"];
+    metadata_records_lost: "metadata.records_lost", "error", exit 1,
+        "kraft-metadata" ["inspect", "logs-0"],
+        "__cluster_metadata-0/00000000000000000000.log removed: its producer snapshot (68), \
+         .index and .timeindex (57) go past the newest snapshot (60)",
+        |d| fs::remove_file(d.join("logs-0/__cluster_metadata-0/00000000000000000000.log"))
+            .unwrap(),
+        healthy "kraft-metadata";
     metadata_problem: "metadata.problem", "warning", exit 1,
         "kraft-metadata" ["config", "logs-0"],
         "__cluster_metadata-0/00000000000000000000.log cut inside its last batch (offset 67, \
@@ -666,15 +673,15 @@ cases! {
         "server.properties: log.segment.delete.delay.ms=0 appended",
         |d| append(&d.join("server.properties"), "log.segment.delete.delay.ms=0"),
         healthy "basic-delete";
-    config_cleaner_threads_few: "config.cleaner_threads_few", "info", exit 1,
+    config_cleaner_threads_few: "config.cleaner_threads_few", "info", exit 0,
         "compacted" ["diagnose", "logs-0", "--server-properties", "server.properties", "--now",
             "2026-11-30T13:42:20Z", "--disk-space", "1000000000000,2000000000000"],
-        "compacted-1 copied to compacted-2 .. compacted-51: 53 compacted partitions for one \
-         cleaner thread (the copies also show plan.compaction_blocked)",
+        "compacted-0 (due for cleaning: dirty ratio 0.642) copied to compacted-2 .. \
+         compacted-51 with its checkpoint entries: 52 compacted partitions due for one cleaner \
+         thread (copies of compacted-1, which is not due, do not fire it)",
         |d| {
             for i in 2..=51 {
-                let logs = d.join("logs-0");
-                copy_dir_readable(&logs.join("compacted-1"), &logs.join(format!("compacted-{i}")));
+                clone_partition(&d.join("logs-0"), "compacted", 0, i);
             }
         },
         healthy "compacted";

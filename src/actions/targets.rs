@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
-use crate::model::log_dir::{classify_target, Target};
+use crate::model::log_dir::{classify_target, RootCheckpoints, Target};
 use crate::model::names::{name_text, parse_partition_dir_name, path_text, PartitionDirState};
 
 use super::guard::{check_log_dir, check_partition_name, CheckedLogDir};
@@ -51,6 +51,8 @@ pub struct ConfigSource {
     pub server_properties: Option<PathBuf>,
     /// `--config` overrides.
     pub overrides: Vec<String>,
+    /// `--config-file`.
+    pub config_file: Option<PathBuf>,
 }
 
 /// Classify `paths`, group them by log dir, check each log dir (`lock`: also refuse a held
@@ -108,19 +110,29 @@ pub fn resolve(
             log_dirs: vec![checked.path.clone()],
             server_properties: config.server_properties.clone().map(FileInput::Path),
             overrides: config.overrides.clone(),
+            describe_file: config.config_file.clone().map(FileInput::Path),
             read_mode: ReadMode::Buffered,
             ..ClusterInputs::default()
-        });
-        if let Err(e) = &view {
-            notes.push(format!("configs not resolved ({e}): Kafka defaults used"));
-        }
+        })
+        .map_err(|e| {
+            ActionError::Refused(format!(
+                "configs not resolved: {}; nothing changed",
+                error_chain(&e)
+            ))
+        })?;
+        // Nothing is changed on a guess: configs that may be defaults in place of the topic's
+        // (metadata log), a partition dir or checkpoint that could not be read.
+        let checkpoints = RootCheckpoints::read(&checked.path);
+        refuse_unreadable(
+            view.unreadable()
+                .into_iter()
+                .chain((checkpoints.unreadable().into_iter()).map(|u| (u.path, u.message))),
+        )?;
         let partitions = parts
             .into_iter()
             .map(|(name, segments)| {
                 let config = view
-                    .as_ref()
-                    .ok()
-                    .and_then(|v| v.partition_log_config(&checked.path, &name))
+                    .partition_log_config(&checked.path, &name)
                     .unwrap_or_default();
                 PartitionTarget {
                     dir: name,
@@ -136,6 +148,34 @@ pub fn resolve(
         });
     }
     Ok(out)
+}
+
+/// Refuse (nothing changed) when any input was unreadable, naming each path and OS error.
+pub fn refuse_unreadable<'a>(
+    unreadable: impl IntoIterator<Item = (&'a Path, &'a str)>,
+) -> Result<(), ActionError> {
+    let listed: Vec<String> = unreadable
+        .into_iter()
+        .map(|(path, message)| format!("cannot read `{}`: {message}", path_text(path)))
+        .collect();
+    if listed.is_empty() {
+        return Ok(());
+    }
+    Err(ActionError::Refused(format!(
+        "{}; what to change depends on it, nothing changed",
+        listed.join("; ")
+    )))
+}
+
+/// An error and its sources, `: `-separated.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    out
 }
 
 /// The log-dir checks without the lock (read-only modes).
@@ -156,14 +196,23 @@ fn check_meta_only(dir: &Path) -> Result<CheckedLogDir, ActionError> {
 /// lossy copy of its name).
 fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
     let entries = fs::read_dir(log_dir).map_err(|e| ActionError::io(log_dir, e))?;
-    let mut out: Vec<String> = entries
-        .filter_map(Result::ok)
+    let mut out: Vec<String> = Vec::new();
+    for e in entries {
+        // An entry that cannot be read may be a partition dir: not skipped.
+        let e = e.map_err(|err| ActionError::io(log_dir, err))?;
+        let name = name_text(&e.file_name());
+        if !parse_partition_dir_name(&name).is_some_and(|p| p.state == PartitionDirState::Live) {
+            continue;
+        }
         // Symlinked partition dirs count (the broker follows them); writes through them are
         // refused by the write guard when they lead outside the log dir.
-        .filter(|e| e.path().is_dir())
-        .map(|e| name_text(&e.file_name()))
-        .filter(|n| parse_partition_dir_name(n).is_some_and(|p| p.state == PartitionDirState::Live))
-        .collect();
+        let path = e.path();
+        match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => out.push(name),
+            Ok(_) => {}
+            Err(err) => return Err(ActionError::io(&path, err)),
+        }
+    }
     out.sort();
     Ok(out)
 }

@@ -71,7 +71,7 @@ macro_rules! kinds {
 
 kinds! {
     FILE_UNREADABLE = "file.unreadable", Io, Error,
-        "a file or dir could not be read (exit 3)",
+        "a file or dir could not be read, with its path and the OS error (exit 3, in every command)",
         "check permissions and the disk; the broker fails this log dir on the same error";
     FILE_CORRUPT = "file.corrupt", Corruption, Error,
         "a checkpoint, `meta.properties`, `partition.metadata`, `leader-epoch-checkpoint`, producer snapshot, index or `.log` breaks its format; the byte offset is the bad line or field",
@@ -134,7 +134,7 @@ kinds! {
         "producer snapshot fails its CRC-32C; the broker deletes it and rebuilds producer state",
         "none needed: the broker rebuilds producer state from an older snapshot or the log (a slower start)";
     SEGMENT_ORPHAN_INDEX = "segment.orphan_index", Condition, Info,
-        "an index file without its `.log`, deleted by the broker on start",
+        "an index file (`.index`, `.timeindex`, `.txnindex`) without its `.log`, deleted by the broker on start; one finding per file, never counted as a segment",
         "none needed: the broker deletes it on start";
     LOG_TOO_LARGE = "log.too_large", Condition, Error,
         "a `.log` over 2 GiB, which the broker cannot open (`FileRecords`)",
@@ -149,7 +149,7 @@ kinds! {
         "zero-filled tail (preallocation or a crash): a warning (condition) when the broker recovers the segment on start, an error (corruption) when it does not (it would read into the zeros)",
         "truncate the segment at the byte offset with the broker stopped, or remove .kafka_cleanshutdown so the broker's recovery does";
     LOG_VERIFY_FAILED = "log.verify_failed", Corruption, Error,
-        "`--verify`: CRC mismatch, bad record, offset overflow or disorder",
+        "`--verify`: CRC mismatch, bad record, offset overflow or disorder, at the failing batch's start (where `DumpLogSegments` and the broker's recovery point; the bad field's position is evidence)",
         "restore the segment from a replica; the broker's recovery stops at the first bad batch and truncates there";
     LOG_OFFSET_BELOW_BASE = "log.offset_below_base", Corruption, Error,
         "the first batch starts below the segment's base offset",
@@ -196,6 +196,9 @@ kinds! {
     METADATA_MISSING = "metadata.missing", Condition, Warning,
         "no `__cluster_metadata-0` in the log dirs: topic overrides and dynamic broker configs are unknown (`config`)",
         "name the metadata.log.dir too, or give --config-file with `kafka-configs.sh --describe --all` output";
+    METADATA_RECORDS_LOST = "metadata.records_lost", Condition, Error,
+        "the KRaft metadata log has no `.log` left while its producer snapshot, orphan `.index`/`.timeindex` or an orphan's base offset show it reached past its newest `.checkpoint` snapshot: the committed metadata records between the two are lost (the offsets are in the evidence)",
+        "restore the metadata log's .log files from a backup before starting the broker; a controller or broker that is not the only voter re-fetches them from the quorum leader, a sole voter's records are lost (recreate what they did: topics, configs, ACLs)";
     METADATA_PROBLEM = "metadata.problem", Condition, Warning,
         "a broken metadata log (truncated batch, CRC, unknown record version): the image stops there and says up to which offset it is complete (`config`)",
         "read later changes from a live cluster: `kafka-configs.sh --describe --all`, then --config-file";
@@ -285,7 +288,7 @@ kinds! {
         "record timestamps that look like seconds (below 1e11, before 1973: retention deletes the segment as soon as it rolls) or microseconds/nanoseconds (above 1e14: it never expires) instead of milliseconds (`diagnose`)",
         "fix the producer to send milliseconds; meanwhile set `message.timestamp.type=LogAppendTime` or bound `message.timestamp.before.max.ms` / `message.timestamp.after.max.ms` on the topic";
     DIR_STARTUP_RECOVERY = "dir.startup_recovery", Condition, Info,
-        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread; warning from 10 min (`diagnose`)",
+        "the next broker start recovers segments of this log dir (unclean shutdown from the recovery point's floor segment, missing `.index`, `.swap` logs): their count, partitions (empty ones too), bytes and an estimated time at 45 MB/s per `num.recovery.threads.per.data.dir` thread (configured, else the default of the Kafka that wrote the dirs: 1 for ZooKeeper mode, 2 from 4.0); warning from 10 min (`diagnose`)",
         "expect the longer start; raise `num.recovery.threads.per.data.dir` for it, rebuild missing indexes offline with `logclean rebuild-index --execute`, and stop brokers cleanly (SIGTERM)";
     DIR_DISK_FULL_SOON = "dir.disk_full_soon", Condition, Warning,
         "at the growth rate from record timestamps (partitions retention does not yet hold at a bound) the log dir's filesystem is full within 24 h (error: 6 h); free and total bytes from statvfs or `--disk-space` (`diagnose`)",
@@ -303,8 +306,8 @@ kinds! {
         "`file.delete.delay.ms=0`: deleted and cleaned segments' files are removed at once, under fetches, replication and the cleaner still reading them (`diagnose`)",
         "set `file.delete.delay.ms=60000` (Kafka's default) on the topic";
     CONFIG_CLEANER_THREADS_FEW = "config.cleaner_threads_few", Condition, Info,
-        "`log.cleaner.threads` is 1 for more than 50 compacted partition replicas: the cleaner cleans one log at a time, so each waits for all the others (`diagnose`)",
-        "raise `log.cleaner.threads` (one per 50 compacted partitions) and `log.cleaner.dedupe.buffer.size`, which the threads share";
+        "`log.cleaner.threads` is 1 and more than 50 compacted partition replicas are due for cleaning (the plan's verdict: the cleaner takes them on its next passes): the cleaner cleans one log at a time, so each waits for all the others; compacted logs with nothing due do not count (`diagnose`)",
+        "raise `log.cleaner.threads` (one per 50 logs due) and `log.cleaner.dedupe.buffer.size`, which the threads share";
     CONFIG_TIMESTAMP_AFTER_UNLIMITED = "config.timestamp_after_unlimited", Condition, Warning,
         "`message.timestamp.after.max.ms` is unlimited (Long.MAX_VALUE, Kafka 3.x's default; 1 h since 4.0) on a CreateTime topic: records stamped far ahead are accepted and block time retention (`diagnose`)",
         "set `message.timestamp.after.max.ms=3600000` on the topic (`kafka-configs.sh --alter`)";

@@ -6,8 +6,9 @@ use crate::checks::catalog::{self, FindingKind};
 use crate::checks::file::problem_finding;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::config::removed::RemovedConfig;
-use crate::config::ConfigError;
+use crate::config::{ConfigError, ConfigSource};
 use crate::model::cluster::{ClusterProblem, ClusterView, FileRole};
+use crate::model::metadata_log::MetadataProblem;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{parse_partition_dir_name, METADATA_TOPIC};
 use crate::model::problem::FileProblem;
@@ -27,14 +28,39 @@ fn condition(kind: &'static FindingKind, loc: Location, msg: String) -> Finding 
     Finding::new(kind, loc, msg)
 }
 
-fn config_problem(e: &ConfigError, log_dir: &Path, mode: LogDirMode) -> Finding {
+/// The topic a config problem is about: the one its key was set for (a topic override, a
+/// `--config TOPIC:` or a describe file's topic entry); `None` for a broker-level key or
+/// `--config *`, which is one problem however many topics are resolved (`resolved` is the topic
+/// being resolved when it was met).
+fn problem_topic<'a>(e: &'a ConfigError, resolved: Option<&'a str>) -> Option<&'a str> {
+    match e {
+        ConfigError::RemovedConfig { topic, .. } => topic.as_deref(),
+        ConfigError::UnknownTopicConfig { topic, .. } => Some(topic),
+        ConfigError::InvalidValue {
+            level: ConfigSource::DynamicTopicConfig | ConfigSource::DescribeFile,
+            ..
+        } => resolved,
+        _ => None,
+    }
+}
+
+fn config_problem(
+    e: &ConfigError,
+    resolved: Option<&str>,
+    log_dir: &Path,
+    mode: LogDirMode,
+) -> Finding {
     let kind = match e {
         ConfigError::NotDynamic { .. } => &catalog::CONFIG_IGNORED_DYNAMIC,
         ConfigError::UnknownTopicConfig { .. } => &catalog::CONFIG_UNKNOWN_KEY,
         ConfigError::RemovedConfig { .. } => &catalog::CONFIG_REMOVED_KEY,
         _ => &catalog::CONFIG_INVALID_VALUE,
     };
-    let f = condition(kind, at(log_dir, None), e.to_string());
+    let loc = Location {
+        topic: problem_topic(e, resolved).map(str::to_string),
+        ..at(log_dir, None)
+    };
+    let f = condition(kind, loc, e.to_string());
     match e {
         // A 3.x ZooKeeper-mode broker still reads a key 4.0 removed: only news for an upgrade.
         ConfigError::RemovedConfig { removed, .. } if mode == LogDirMode::ZooKeeper => {
@@ -174,6 +200,33 @@ fn missing_replicas(
     )
 }
 
+/// A problem replaying the metadata log of `log_dir`: `file.unreadable` for a file or dir that
+/// could not be read (an I/O error, exit 3), else `metadata.problem`.
+pub(crate) fn metadata_problem(
+    m: &MetadataProblem,
+    log_dir: &Path,
+    complete_up_to: Option<i64>,
+) -> Finding {
+    let loc = Location {
+        file: Some(m.path.clone()),
+        byte_offset: m.byte_offset,
+        ..at(log_dir, Some(&format!("{METADATA_TOPIC}-0")))
+    };
+    let kind = if m.unreadable {
+        &catalog::FILE_UNREADABLE
+    } else {
+        &catalog::METADATA_PROBLEM
+    };
+    let mut f = condition(kind, loc, m.message.clone());
+    if let Some(o) = m.offset {
+        f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
+    }
+    if let Some(upto) = complete_up_to {
+        f = f.evidence("image_complete_up_to", EvidenceValue::Offset(upto));
+    }
+    f
+}
+
 /// Every problem of `view` as a finding, sorted by location and deduplicated.
 pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
     let first_dir = view.log_dirs.first().cloned().unwrap_or_default();
@@ -194,19 +247,7 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                 missing_replicas(topic, *node_id, partitions, *assigned, &first_dir)
             }
             ClusterProblem::Metadata(m) => {
-                let loc = Location {
-                    file: Some(m.path.clone()),
-                    byte_offset: m.byte_offset,
-                    ..at(&first_dir, Some(&format!("{METADATA_TOPIC}-0")))
-                };
-                let mut f = condition(&catalog::METADATA_PROBLEM, loc, m.message.clone());
-                if let Some(o) = m.offset {
-                    f = f.evidence("metadata_offset", EvidenceValue::Offset(o));
-                }
-                if let Some(upto) = view.metadata.complete_up_to {
-                    f = f.evidence("image_complete_up_to", EvidenceValue::Offset(upto));
-                }
-                f
+                metadata_problem(m, &first_dir, view.metadata.complete_up_to)
             }
             ClusterProblem::TopicIdMismatch { log_dir, dir_name, dir_topic, id_topic } => condition(
                 &catalog::PARTITION_TOPIC_ID_MISMATCH,
@@ -223,7 +264,9 @@ pub fn config_findings(view: &ClusterView) -> Vec<Finding> {
                 at(&first_dir, None),
                 format!("topic `{topic}` is not in the metadata log; showing broker-level values"),
             ),
-            ClusterProblem::Config { error, .. } => config_problem(error, &first_dir, view.mode),
+            ClusterProblem::Config { topic, error } => {
+                config_problem(error, topic.as_deref(), &first_dir, view.mode)
+            }
             ClusterProblem::File { log_dir, partition, role, problem } => {
                 file_problem(at(log_dir, partition.as_deref()), *role, problem)
             }

@@ -11,7 +11,7 @@ use super::finding::Finding;
 use super::index::offset_index_findings;
 use super::log_dir::log_dir_findings;
 use super::partition::{partition_dir_findings, partition_offset_findings};
-use super::segment::log_findings;
+use super::segment::{log_findings, orphan_index_findings};
 use super::snapshot::snapshot_findings;
 use super::time_index::time_index_findings;
 use super::txn_index::txn_index_findings;
@@ -29,6 +29,7 @@ pub fn inspect_findings(dirs: &[LogDir]) -> Vec<Finding> {
                 continue;
             }
             snapshot_findings(dir, p, &mut out);
+            orphan_index_findings(dir, p, &mut out);
             let mut prev_next: Option<i64> = None;
             for seg in &p.segments {
                 if log_findings(dir, p, seg, recovery, &mut prev_next, &mut out) {

@@ -1,12 +1,15 @@
 //! Where findings are: log dir, partition dir (with its topic and partition number when the
-//! name parses), segment, file and byte.
+//! name parses), segment, file and byte; and [`CanonicalLocation`], the one form of a place that
+//! findings of different readers are deduplicated on ([`dedup_findings`]).
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use crate::model::log_dir::LogDir;
+use crate::model::names::parse_partition_dir_name;
 use crate::model::partition::Partition;
 
-use super::finding::Location;
+use super::finding::{Finding, Location};
 
 /// The log dir itself.
 pub fn at_dir(dir: &LogDir) -> Location {
@@ -55,5 +58,169 @@ pub fn at_segment_file(
         file: Some(file.to_path_buf()),
         byte_offset: byte,
         ..at_segment(dir, p, base_offset)
+    }
+}
+
+/// A finding's place in one form, whichever reader built its [`Location`]: the log dir made
+/// absolute (a log dir named `logs-0` and `/srv/logs-0` is one place), the topic and partition
+/// (from the partition dir's name when the reader gave only the dir), then the most specific
+/// thing it is about: the file, made absolute, and the byte in it; else the partition dir name
+/// and the segment. The consumer group stays part of the place (two groups are two findings).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CanonicalLocation {
+    /// The log dir, absolute.
+    pub log_dir: PathBuf,
+    /// The topic.
+    pub topic: Option<String>,
+    /// The partition number.
+    pub partition: Option<i32>,
+    /// The partition dir name, when the finding is about no file (a file's path holds it).
+    pub dir: Option<String>,
+    /// The segment's base offset, when the finding is about no file (a file's name holds it).
+    pub segment: Option<i64>,
+    /// The file, absolute.
+    pub file: Option<PathBuf>,
+    /// The byte in that file.
+    pub byte_offset: Option<u64>,
+    /// The consumer group.
+    pub group: Option<String>,
+}
+
+/// `path` made absolute against the working directory, without touching the filesystem (`.`
+/// components dropped); as it is when the working directory is unknown.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+impl Location {
+    /// This place in its one canonical form (see [`CanonicalLocation`]).
+    pub fn canonical(&self) -> CanonicalLocation {
+        let log_dir = absolute(&self.log_dir);
+        let parsed = self.dir.as_deref().and_then(parse_partition_dir_name);
+        let topic = (self.topic.clone()).or_else(|| parsed.as_ref().map(|n| n.topic.clone()));
+        let partition = self.partition.or(parsed.map(|n| n.partition));
+        let file = self.file.as_deref().map(|f| match f.is_absolute() {
+            true => absolute(f),
+            // A bare file name is relative to its partition dir, else to the log dir.
+            false if f.components().count() == 1 => {
+                let parent = self
+                    .dir
+                    .as_deref()
+                    .map_or(log_dir.clone(), |d| log_dir.join(d));
+                parent.join(f)
+            }
+            false => absolute(f),
+        });
+        let (dir, segment) = match file {
+            Some(_) => (None, None),
+            None => (self.dir.clone(), self.segment),
+        };
+        CanonicalLocation {
+            log_dir,
+            topic,
+            partition,
+            dir,
+            segment,
+            byte_offset: file.as_ref().and(self.byte_offset),
+            file,
+            group: self.group.clone(),
+        }
+    }
+}
+
+/// Keep the first finding of each code at each canonical place: the same fact reported by two
+/// readers (`config` and `inspect` both see log dirs of different clusters) is one finding,
+/// however each named the log dir; findings at different places (one topic each, one file
+/// each) all stay.
+pub fn dedup_findings(findings: &mut Vec<Finding>) {
+    let mut seen = BTreeSet::new();
+    findings.retain(|f| seen.insert((f.code, f.location.canonical())));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::catalog;
+
+    fn at(log_dir: &str) -> Location {
+        Location {
+            log_dir: PathBuf::from(log_dir),
+            ..Location::default()
+        }
+    }
+
+    #[test]
+    fn relative_and_absolute_log_dirs_are_one_place() {
+        let cwd = std::env::current_dir().unwrap();
+        let abs = cwd.join("logs-0");
+        assert_eq!(
+            at("logs-0").canonical(),
+            at(abs.to_str().unwrap()).canonical()
+        );
+        assert_eq!(at("./logs-0").canonical(), at("logs-0").canonical());
+        let file = Location {
+            dir: Some("orders-0".into()),
+            file: Some(PathBuf::from("00000000000000000000.log")),
+            ..at("logs-0")
+        };
+        let full = Location {
+            topic: Some("orders".into()),
+            partition: Some(0),
+            dir: Some("orders-0".into()),
+            segment: Some(0),
+            file: Some(abs.join("orders-0/00000000000000000000.log")),
+            ..at(abs.to_str().unwrap())
+        };
+        assert_eq!(file.canonical(), full.canonical());
+    }
+
+    #[test]
+    fn topics_files_and_groups_are_different_places() {
+        let topic = |t: &str| Location {
+            topic: Some(t.into()),
+            ..at("/d")
+        };
+        assert_ne!(topic("a").canonical(), topic("b").canonical());
+        assert_ne!(topic("a").canonical(), at("/d").canonical());
+        let group = |g: &str| Location {
+            group: Some(g.into()),
+            ..topic("__consumer_offsets")
+        };
+        assert_ne!(group("g1").canonical(), group("g2").canonical());
+        let leftover = |d: &str| Location {
+            dir: Some(d.into()),
+            ..at("/d")
+        };
+        assert_ne!(
+            leftover("t-0.0123456789abcdef0123456789abcdef-delete").canonical(),
+            leftover("t-0").canonical()
+        );
+    }
+
+    #[test]
+    fn dedup_keeps_one_per_code_and_place() {
+        let kind = &catalog::CONFIG_REMOVED_KEY;
+        let cwd = std::env::current_dir().unwrap();
+        let mut findings: Vec<Finding> = ["a", "b", "c"]
+            .iter()
+            .map(|t| {
+                let loc = Location {
+                    topic: Some((*t).into()),
+                    ..at("logs-0")
+                };
+                Finding::new(kind, loc, format!("topic {t}"))
+            })
+            .collect();
+        findings.push(Finding::new(
+            kind,
+            Location {
+                topic: Some("a".into()),
+                ..at(cwd.join("logs-0").to_str().unwrap())
+            },
+            "topic a again",
+        ));
+        dedup_findings(&mut findings);
+        let kept: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(kept, ["topic a", "topic b", "topic c"]);
     }
 }

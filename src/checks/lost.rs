@@ -1,9 +1,10 @@
 //! Lost data: a partition whose checkpoints say it held records but whose `.log` files are
-//! gone, and a rolled segment whose `.log` is empty while its indexes point at records. The
+//! gone, a KRaft metadata log whose `.log` files are gone past its newest snapshot, and a rolled segment whose `.log` is empty while its indexes point at records. The
 //! broker loads both without complaint and serves the data as never written (`LogLoader` opens
 //! a fresh segment when none is left; an empty `.log` holds no batches whatever the index says).
 
 use crate::model::log_dir::LogDir;
+use crate::model::metadata_log::parse_snapshot_name;
 use crate::model::names::PartitionDirState;
 use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
@@ -22,11 +23,7 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
         .name
         .as_ref()
         .is_some_and(|n| n.state == PartitionDirState::Live);
-    if !live
-        || !p.complete()
-        || !listed_whole(dir, p)
-        || p.segments.iter().any(|s| s.files.log.is_some())
-    {
+    if !live || !p.complete() || !listed_whole(dir, p) || !p.segments.is_empty() {
         return;
     }
     let c = &p.checkpoints;
@@ -52,9 +49,100 @@ pub fn data_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     for (name, v) in held {
         f = f.evidence(name, EvidenceValue::Offset(v.get()));
     }
+    // What is left of the segments: index files without their `.log` (no segment).
     out.push(f.evidence(
         "segment_files_left",
-        EvidenceValue::Count(p.segments.len() as u64),
+        EvidenceValue::Count(p.orphan_indexes.len() as u64),
+    ));
+}
+
+/// `metadata.records_lost` for the KRaft metadata log (`__cluster_metadata-0`, listed whole)
+/// without a single `.log` whose other files show the log reached further than its newest
+/// `<endOffset>-<epoch>.checkpoint` snapshot: a producer snapshot (named after the log end
+/// offset when it was taken), the last entry of an orphan `.index` or `.timeindex` (an offset the
+/// log held), an orphan's base offset (the log end when that segment was rolled). The broker
+/// starts the metadata log at the newest snapshot, so the records between its end offset and
+/// where the log reached are gone. Only files every depth reads are used: at depth `Tail` the
+/// producer snapshots of a partition without `.log` are all listed, orphan indexes are read as
+/// any index is.
+pub fn metadata_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
+    let metadata = p
+        .name
+        .as_ref()
+        .is_some_and(|n| n.is_metadata_log() && n.state == PartitionDirState::Live);
+    if !metadata || !p.complete() || !listed_whole(dir, p) || !p.segments.is_empty() {
+        return;
+    }
+    let max = |it: &mut dyn Iterator<Item = i64>| it.max();
+    let sources: [(&'static str, Option<i64>); 4] = [
+        (
+            "producer_snapshot_offset",
+            max(&mut p.snapshots.iter().map(|s| s.offset)),
+        ),
+        (
+            "index_last_offset",
+            max(&mut p.orphan_indexes.iter().filter_map(|s| {
+                let i = s.index.as_ref()?.as_ref().ok()?;
+                Some(i.last_valid?.offset)
+            })),
+        ),
+        (
+            "time_index_last_offset",
+            max(&mut p.orphan_indexes.iter().filter_map(|s| {
+                let t = s.time_index.as_ref()?.as_ref().ok()?;
+                Some(t.last_valid?.offset)
+            })),
+        ),
+        (
+            "orphan_segment_base_offset",
+            max(&mut p.orphan_indexes.iter().map(|s| s.base_offset.get())),
+        ),
+    ];
+    // The log end each source proves: a producer snapshot and a base offset name an end
+    // offset, an index entry an offset the log held (so its end is past it).
+    let reached = sources
+        .iter()
+        .filter_map(|(name, v)| {
+            let v = (*v)?;
+            Some(if name.ends_with("_last_offset") {
+                v.saturating_add(1)
+            } else {
+                v
+            })
+        })
+        .max();
+    let snapshot_end = p
+        .listing
+        .metadata_snapshots
+        .iter()
+        .filter_map(|f| parse_snapshot_name(&f.path.file_name()?.to_string_lossy()))
+        .map(|(end, _)| end)
+        .max();
+    let Some(reached) = reached.filter(|r| *r > snapshot_end.unwrap_or(0)) else {
+        return;
+    };
+    let from = snapshot_end.unwrap_or(0);
+    let mut f = Finding::new(
+        &catalog::METADATA_RECORDS_LOST,
+        at_partition(dir, p),
+        format!(
+            "no .log file left in the metadata log, but its files show it reached offset              {reached} while the newest snapshot ends at {from}: the committed metadata records              at offsets {from}..{} are lost, and the broker starts from the snapshot without them",
+            reached - 1
+        ),
+    )
+    .evidence("log_reached", EvidenceValue::Offset(reached));
+    f = match snapshot_end {
+        Some(end) => f.evidence("newest_snapshot_end_offset", EvidenceValue::Offset(end)),
+        None => f.evidence("checkpoint_snapshots", EvidenceValue::Count(0)),
+    };
+    for (name, v) in sources {
+        if let Some(v) = v {
+            f = f.evidence(name, EvidenceValue::Offset(v));
+        }
+    }
+    out.push(f.evidence(
+        "offsets_lost",
+        EvidenceValue::Count(u64::try_from(reached - from).unwrap_or(0)),
     ));
 }
 

@@ -1,7 +1,8 @@
 //! Checks: run the broker's rules over the model and produce findings. Never mutate.
 //!
 //! One module per domain ([`log_dir`], [`partition`], [`snapshot`], [`segment`], [`index`],
-//! [`time_index`], [`txn_index`], [`duplicates`], [`file`]); [`inspect`] composes them. Every
+//! [`time_index`], [`txn_index`], [`duplicates`], [`file`]); [`inspect`] composes them; [`unreadable`] gathers the inputs a
+//! command could not read. Every
 //! finding is built from a kind of the [`catalog`].
 
 pub mod catalog;
@@ -24,3 +25,4 @@ pub(crate) mod test_support;
 pub mod time_index;
 pub mod transactions;
 pub mod txn_index;
+pub mod unreadable;

@@ -11,7 +11,7 @@ use super::catalog;
 use super::file::{io_findings, problem_finding};
 use super::finding::{EvidenceValue, Finding, Location};
 use super::location::{at_file, at_partition};
-use super::lost::{data_lost_findings, empty_log_findings};
+use super::lost::{data_lost_findings, empty_log_findings, metadata_lost_findings};
 
 /// Findings about the partition dir itself, in a log dir of `mode`. Returns false when its name
 /// does not parse, in which case nothing else about it is checked (the broker fails on the dir
@@ -133,6 +133,7 @@ pub(crate) fn listed_whole(dir: &LogDir, p: &Partition) -> bool {
 /// ([`super::lost`]).
 pub fn partition_offset_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
     data_lost_findings(dir, p, out);
+    metadata_lost_findings(dir, p, out);
     empty_log_findings(dir, p, out);
     // A last .log that could not be read (or was refused as too large) has no known end: its
     // own finding says so, and the checkpoints cannot be judged against a guess.

@@ -7,6 +7,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
+use crate::model::units::FilePos;
 use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
@@ -14,10 +15,39 @@ use super::file::problem_finding;
 use super::finding::{EvidenceValue, Finding, FindingClass, Severity};
 use super::location::{at_segment, at_segment_file};
 
+/// `segment.orphan_index` for each index file (`.index`, `.timeindex`, `.txnindex`) without
+/// its `.log`: the broker's load deletes each one (`LogLoader.loadSegmentFiles`, "Found an
+/// orphaned index file"); they are no segment.
+pub fn orphan_index_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>) {
+    for seg in &p.orphan_indexes {
+        let base = seg.base_offset.get();
+        for kind in [
+            SegmentFileKind::Index,
+            SegmentFileKind::TimeIndex,
+            SegmentFileKind::TxnIndex,
+        ] {
+            let (Some(path), Some(file)) = (seg.path(&p.path, kind), seg.files.get(kind)) else {
+                continue;
+            };
+            out.push(
+                Finding::new(
+                    &catalog::SEGMENT_ORPHAN_INDEX,
+                    at_segment_file(dir, p, base, &path, None),
+                    format!(
+                        "{} without its .log: no segment; the broker deletes it on start",
+                        kind.suffix()
+                    ),
+                )
+                .evidence("size", EvidenceValue::Bytes(file.size.get())),
+            );
+        }
+    }
+}
+
 /// Findings about the `.log` of `seg`, judged by whether `recovery` (the partition's recovery
 /// on the next start) recovers it. `prev_next` is the next offset of the previous segment
-/// with batches (updated here). Returns false when the segment has no `.log`, in which case its
-/// indexes are orphans and nothing else about it is checked.
+/// with batches (updated here). Returns false when the segment has no `.log` (never for a
+/// loaded partition's segments: index files without one are its `orphan_indexes`).
 pub fn log_findings(
     dir: &LogDir,
     p: &Partition,
@@ -28,23 +58,10 @@ pub fn log_findings(
 ) -> bool {
     let files = &seg.files;
     let base = seg.base_offset.get();
-    let Some(_) = &files.log else {
-        let any = [
-            SegmentFileKind::Index,
-            SegmentFileKind::TimeIndex,
-            SegmentFileKind::TxnIndex,
-        ]
-        .into_iter()
-        .find_map(|kind| seg.path(&p.path, kind));
-        if let Some(path) = any {
-            out.push(Finding::new(
-                &catalog::SEGMENT_ORPHAN_INDEX,
-                at_segment_file(dir, p, base, &path, None),
-                "index file without its .log; the broker deletes it on start",
-            ));
-        }
+    // The model keeps index files without a `.log` apart ([`orphan_index_findings`]).
+    if files.log.is_none() {
         return false;
-    };
+    }
     let recovered = recovery.recovers(seg);
     let log = match &seg.log {
         Some(Err(e)) => {
@@ -140,12 +157,20 @@ pub fn log_findings(
     }
     if let Some(e) = &log.verify_error {
         if log.walk_error.as_ref() != Some(e) {
+            // The batch's start, where DumpLogSegments and the broker's recovery point (and
+            // recovery truncates); the bad field is evidence.
+            let batch_at = log.verify_failed_batch.map_or(e.offset, FilePos::get);
             out.push(
                 Finding::new(
                     &catalog::LOG_VERIFY_FAILED,
-                    at(Some(e.offset)),
-                    format!("batch fails verification: {}", e.kind),
+                    at(Some(batch_at)),
+                    format!(
+                        "batch at position {batch_at} fails verification: {}",
+                        e.kind
+                    ),
                 )
+                .evidence("batch_position", EvidenceValue::Position(batch_at))
+                .evidence("bad_field_at", EvidenceValue::Position(e.offset))
                 .evidence(
                     "batches_verified_before",
                     EvidenceValue::Count(log.verified_batches.unwrap_or(0)),
@@ -247,10 +272,37 @@ mod tests {
     }
 
     #[test]
-    fn orphan_index_stops_the_segment() {
+    fn each_index_file_without_its_log_is_an_orphan_not_a_segment() {
         let s = Scratch::new();
         std::fs::remove_file(s.path(LOG)).unwrap();
-        let f = findings(&s, ScanDepth::Headers);
-        assert_eq!(codes(&f), ["segment.orphan_index"]);
+        let d = s.load(ScanDepth::Headers);
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.dir_name == "orders-0")
+            .unwrap();
+        assert!(p.segments.iter().all(|s| s.base_offset.get() != 4));
+        assert_eq!(p.segment_count, p.segments.len());
+        let mut out = Vec::new();
+        orphan_index_findings(&d, p, &mut out);
+        assert_eq!(
+            codes(&out),
+            ["segment.orphan_index", "segment.orphan_index"]
+        );
+        let files: Vec<String> = out
+            .iter()
+            .map(|f| f.location.file.as_ref().unwrap().display().to_string())
+            .collect();
+        assert!(
+            files[0].ends_with("00000000000000000004.index"),
+            "{files:?}"
+        );
+        assert!(
+            files[1].ends_with("00000000000000000004.timeindex"),
+            "{files:?}"
+        );
+        assert!(out.iter().all(|f| f.location.segment == Some(4)));
+        // The segments that remain say nothing about it.
+        assert!(findings(&s, ScanDepth::Headers).is_empty());
     }
 }

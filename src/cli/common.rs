@@ -7,16 +7,19 @@ use std::path::PathBuf;
 use crate::checks::finding::{Finding, FindingClass, Severity};
 use crate::checks::inspect::sort_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::checks::unreadable::{dedup_unreadable, unreadable_findings};
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{self, LoadProgress};
+use crate::report::assumptions::write_assumptions;
 use crate::report::human::Zone;
 use crate::report::render_json;
 use crate::report::sanitize::escape;
 use crate::report::table::TableStyle;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::{Envelope, ScanTotals};
 
 use super::progress::Progress;
@@ -115,6 +118,8 @@ pub struct CoordinatorArgs<'a> {
     pub paths: &'a [PathBuf],
     /// The broker's static `server.properties`.
     pub server_properties: Option<&'a PathBuf>,
+    /// `--config-file`.
+    pub config_file: Option<&'a PathBuf>,
     /// `--no-mmap`.
     pub no_mmap: bool,
     /// `--fail-on`.
@@ -139,6 +144,7 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     let cluster = ClusterInputs {
         log_dirs: args.paths.to_vec(),
         server_properties: args.server_properties.cloned().map(FileInput::Path),
+        describe_file: args.config_file.cloned().map(FileInput::Path),
         read_mode: mode,
         ..ClusterInputs::default()
     };
@@ -153,6 +159,9 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     let now = run.evaluated_at_ms;
     let (body, mut findings) = report(&inputs, now);
     findings.extend(target_findings);
+    // Partitions and configs that could not be read are left out of the report: said, exit 3.
+    findings.extend(unreadable_findings(&inputs.dirs, Some(&inputs.view)));
+    dedup_unreadable(&mut findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
     write_document(
@@ -162,6 +171,7 @@ pub fn run_coordinator_command<B: serde::Serialize>(
         body,
         &findings,
         Some(ScanTotals::of(&inputs.dirs)),
+        Some(AssumptionsDoc::of(&inputs.view, &[])),
         outcome,
         out,
         table,
@@ -179,11 +189,12 @@ pub fn write_document<B: serde::Serialize>(
     body: B,
     findings: &[Finding],
     scanned: Option<ScanTotals>,
+    assumptions: Option<AssumptionsDoc>,
     outcome: Outcome,
     out: &mut dyn std::io::Write,
     table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<Outcome> {
-    let doc = Envelope::new(
+    let mut doc = Envelope::new(
         command,
         run.generated_at_ms,
         evaluated_at_ms,
@@ -192,9 +203,11 @@ pub fn write_document<B: serde::Serialize>(
         scanned,
         outcome,
     );
+    doc.assumptions = assumptions;
     let rendered = match run.output.format {
         OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => table(&doc, &run.output.table_style(evaluated_at_ms), out),
+        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
+            .and_then(|()| table(&doc, &run.output.table_style(evaluated_at_ms), out)),
     };
     finish_render(outcome, rendered)
 }

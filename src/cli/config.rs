@@ -4,12 +4,17 @@
 //!
 //! Options → [`ClusterView::build`] → [`config_findings`] → [`ConfigDoc`].
 
+use crate::report::assumptions::write_assumptions;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 
 use crate::checks::config::config_findings;
+use crate::checks::inspect::sort_findings;
+use crate::checks::unreadable::checkpoint_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
+use crate::model::log_dir::RootCheckpoints;
 use crate::report::config_doc::{ConfigBody, KeyFilter};
 use crate::report::config_table::render_config;
 use crate::report::render_json;
@@ -41,7 +46,13 @@ fn inputs(args: &ConfigArgs) -> ClusterInputs {
 /// Run `config`.
 pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let view = ClusterView::build(&inputs(args))?;
-    let findings = config_findings(&view);
+    let mut findings = config_findings(&view);
+    // The configs do not depend on the root checkpoints, but a log dir whose checkpoints cannot
+    // be read is one the broker marks offline: said here as every command says it.
+    for d in &view.log_dirs {
+        findings.extend(checkpoint_findings(d, &RootCheckpoints::read(d)));
+    }
+    sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
     let filter = KeyFilter {
         all_keys: args.all_keys,
@@ -55,12 +66,12 @@ pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         &findings,
         None,
         outcome,
-    );
+    )
+    .with_assumptions(AssumptionsDoc::of(&view, &args.topics));
     let rendered = match run.output.format {
         OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => {
-            render_config(&doc, &run.output.table_style(run.evaluated_at_ms), out)
-        }
+        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
+            .and_then(|()| render_config(&doc, &run.output.table_style(run.evaluated_at_ms), out)),
     };
     finish_render(outcome, rendered)
 }

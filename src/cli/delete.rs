@@ -3,6 +3,11 @@
 //! groups that lose data ([`losses`]) → dry run, refusal (`--fail-if-group-loses-data`) or
 //! journaled apply.
 
+use crate::config::provenance::{AssumedValue, SUPPLY_CONFIGS};
+use crate::plan::PartitionPlan;
+use crate::report::assumptions::write_assumptions;
+use crate::report::wire::assumptions::AssumptionsDoc;
+use crate::rules::retention::Approximation;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,7 +20,7 @@ use crate::actions::journal::{execute, RunOptions};
 use crate::actions::plan::{ActionPlan, PlanSummary};
 use crate::actions::rebuild_index::IndexSizing;
 use crate::actions::signals::defer_interrupts;
-use crate::actions::targets::{resolve, ConfigSource};
+use crate::actions::targets::{refuse_unreadable, resolve, ConfigSource};
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
@@ -23,6 +28,7 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::groups::{losses, replay_partition, GroupState, Loss, TopicPartition};
 use crate::model::log_dir::LogDir;
 use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC};
+use crate::model::problem::FileProblem;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::units::{Offset, TimestampMs};
 use crate::plan::{build_plan, PlanOptions};
@@ -71,9 +77,59 @@ impl From<&Loss> for LossDoc {
     }
 }
 
-/// The group state of every `__consumer_offsets` partition held (first copy of each).
-fn group_state(dirs: &[LogDir], mode: ReadMode) -> GroupState {
+/// A partition `delete` leaves alone because its deletions rest on assumed config values.
+#[derive(Debug, Serialize)]
+struct AssumedRefusal {
+    log_dir: PathBuf,
+    dir: String,
+    topic: String,
+    partition: i32,
+    segments: u64,
+    bytes: u64,
+    assumed_keys: Vec<String>,
+    /// A tiered partition whose upload state is not known: its local deletions wait for
+    /// uploads nobody here can see (no acknowledgement lifts this).
+    upload_state_unknown: bool,
+}
+
+/// Whether `p` is a tiered partition whose local deletions rest on an upload state logclean
+/// did not read (the plan assumes every closed segment uploaded).
+fn upload_state_unknown(p: &PartitionPlan) -> bool {
+    matches!(
+        p.retention.approximation,
+        Some(Approximation::TieredStorage {
+            upload_state_known: false
+        })
+    )
+}
+
+impl AssumedRefusal {
+    fn new(p: &PartitionPlan, assumed: &[AssumedValue], upload_state_unknown: bool) -> Self {
+        let freed = p.freed();
+        AssumedRefusal {
+            log_dir: p.log_dir.clone(),
+            dir: p.dir_name.clone(),
+            topic: p.topic.clone(),
+            partition: p.partition,
+            segments: freed.segments,
+            bytes: freed.bytes.get(),
+            assumed_keys: (assumed.iter())
+                .map(|a| format!("{}={} ({})", a.key, a.value, a.source))
+                .collect(),
+            upload_state_unknown,
+        }
+    }
+
+    fn is(&self, p: &PartitionPlan) -> bool {
+        self.log_dir == p.log_dir && self.dir == p.dir_name
+    }
+}
+
+/// The group state of every `__consumer_offsets` partition held (first copy of each), and the
+/// files that could not be read (the groups they hold are missing from the state).
+fn group_state(dirs: &[LogDir], mode: ReadMode) -> (GroupState, Vec<FileProblem>) {
     let mut state = GroupState::default();
+    let mut unreadable = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for p in dirs.iter().flat_map(|d| &d.partitions) {
         let Some(name) = p
@@ -84,11 +140,12 @@ fn group_state(dirs: &[LogDir], mode: ReadMode) -> GroupState {
             continue;
         };
         if seen.insert(name.partition) {
-            // An unreadable coordinator partition names fewer groups; `groups` reports it.
-            let _ = replay_partition(&mut state, p, name.partition, mode);
+            if let Err(e) = replay_partition(&mut state, p, name.partition, mode) {
+                unreadable.push(e);
+            }
         }
     }
-    state
+    (state, unreadable)
 }
 
 fn canonical(p: &std::path::Path) -> PathBuf {
@@ -104,6 +161,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let config = ConfigSource {
         server_properties: mutate.server_properties.clone(),
         overrides: mutate.overrides.clone(),
+        config_file: mutate.config_file.clone(),
     };
     let refused = |e: ActionError| {
         print_error(&e);
@@ -120,17 +178,26 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let mode = ReadMode::Mmap;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
+    // A wrong target (a parent of log dirs) is refused by `resolve` already.
     let (dirs, _) = pool.install(|| load_targets(&args.paths, &opts, &progress))?;
     let view = ClusterView::build_over(
         &ClusterInputs {
             log_dirs: args.paths.clone(),
             server_properties: mutate.server_properties.clone().map(FileInput::Path),
             overrides: mutate.overrides.clone(),
+            describe_file: mutate.config_file.clone().map(FileInput::Path),
             read_mode: mode,
             ..ClusterInputs::default()
         },
         &dirs,
     )?;
+    // What is deleted is decided from every partition's files and configs: none may be a guess.
+    let unreadable = (dirs.iter().flat_map(LogDir::unreadable))
+        .map(|(_, u)| (u.path, u.message))
+        .chain(view.unreadable());
+    if let Err(e) = refuse_unreadable(unreadable) {
+        return refused(e);
+    }
     let retention = build_plan(
         &view,
         &dirs,
@@ -140,6 +207,21 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             version: KafkaVersion::default(),
         },
     );
+    // A partition whose deletions rest on values logclean did not read is not touched.
+    let assumptions = view.assumptions(&[]);
+    let refused_assumed: Vec<AssumedRefusal> = (retention.partitions.iter())
+        .filter(|p| p.freed().segments > 0)
+        .filter_map(|p| {
+            let assumed = if args.accept_assumed_configs {
+                &[]
+            } else {
+                assumptions.of_topic(&p.topic)
+            };
+            let upload_unknown = upload_state_unknown(p);
+            (!assumed.is_empty() || upload_unknown)
+                .then(|| AssumedRefusal::new(p, assumed, upload_unknown))
+        })
+        .collect();
     let mut docs = Vec::new();
     let mut starts: BTreeMap<TopicPartition, Offset> = BTreeMap::new();
     let mut canonical_dirs: BTreeMap<&std::path::Path, PathBuf> = BTreeMap::new();
@@ -159,6 +241,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             .partitions
             .iter()
             .filter(|p| canonical_dirs.get(p.log_dir.as_path()) == Some(&here))
+            .filter(|p| !refused_assumed.iter().any(|r| r.is(p)))
             .map(|p| (p, sizings.get(p.dir_name.as_str()).copied()))
             .collect();
         let mut plan = ActionPlan {
@@ -183,8 +266,17 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             journal: None,
         });
     }
-    let lost = losses(&group_state(&dirs, mode), &starts);
-    let refuse = args.fail_if_group_loses_data && !lost.is_empty();
+    let (groups, unreadable) = group_state(&dirs, mode);
+    let unreadable = unreadable.iter().filter_map(|p| match p {
+        FileProblem::Io { path, message } => Some((path.as_path(), message.as_str())),
+        FileProblem::Format { .. } => None,
+    });
+    if let Err(e) = refuse_unreadable(unreadable) {
+        return refused(e);
+    }
+    let lost = losses(&groups, &starts);
+    let refuse_losses = args.fail_if_group_loses_data && !lost.is_empty();
+    let refuse = refuse_losses || !refused_assumed.is_empty();
     let executed = mutate.execute && !refuse;
     if executed {
         defer_interrupts();
@@ -218,11 +310,34 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
                 "refused": refuse,
                 "log_dirs": docs,
                 "groups_losing_data": lost.iter().map(LossDoc::from).collect::<Vec<_>>(),
+                "refused_assumed_configs": refused_assumed,
             });
-            let doc = Envelope::new("delete", run.generated_at_ms, now, body, &[], None, outcome);
+            let doc = Envelope::new("delete", run.generated_at_ms, now, body, &[], None, outcome)
+                .with_assumptions(AssumptionsDoc::new(&assumptions));
             render_json(&doc, out)?;
         }
         OutputFormat::Table => {
+            let doc = AssumptionsDoc::new(&assumptions);
+            write_assumptions(Some(&doc), run.output.width, out)?;
+            for r in &refused_assumed {
+                let mut on: Vec<String> = r.assumed_keys.clone();
+                if r.upload_state_unknown {
+                    on.push(
+                        "an upload state not read (tiered: closed segments taken as uploaded)"
+                            .into(),
+                    );
+                }
+                writeln!(
+                    out,
+                    // `dir` is already name_text: escaped, not re-encoded as a path.
+                    "refused: {}/{}: would delete {} segment(s), {} bytes, on assumed {}",
+                    escape_path(&r.log_dir),
+                    escape(&r.dir),
+                    r.segments,
+                    r.bytes,
+                    on.join(", ")
+                )?;
+            }
             for d in &docs {
                 write!(out, "{}", d.plan.render_text(executed))?;
                 for r in d
@@ -250,7 +365,15 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             }
         }
     }
-    if refuse {
+    if !refused_assumed.is_empty() {
+        eprintln!(
+            "logclean: refused: {} partition(s) would delete segments on config values logclean did not \
+             read; nothing changed. {}; or pass --accept-assumed-configs",
+            refused_assumed.len(),
+            SUPPLY_CONFIGS
+        );
+    }
+    if refuse_losses {
         let mut names: Vec<&str> = lost.iter().map(|l| l.group.as_str()).collect();
         names.sort_unstable();
         names.dedup();

@@ -2,6 +2,7 @@
 //! reader's findings) → the shared envelope with the summary → JSON or the table, or the
 //! metrics as a node_exporter textfile (`--format prometheus`).
 
+use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -42,6 +43,11 @@ pub struct DiagnoseArgs {
     /// The broker's static `server.properties` (its log.dirs when no LOG_DIR is given).
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
+    /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
+    /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper
+    /// mode, a missing metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// The instant every rule is evaluated at (results on a saved dir are reproducible).
     #[command(flatten)]
     pub now: NowArg,
@@ -120,6 +126,7 @@ pub fn run(
     let inputs = DiagnoseInputs {
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone(),
+        config_file: args.config_file.clone(),
         now_ms: run.evaluated_at_ms,
         deep: args.deep,
         read_mode: if args.no_mmap {
@@ -157,6 +164,7 @@ pub fn run(
         DiagnoseBody::new(d.summary),
         &d.findings,
         Some(d.scanned),
+        Some(AssumptionsDoc::new(&d.assumptions)),
         outcome,
         out,
         render_diagnose,

@@ -5,6 +5,7 @@ use std::io::Write;
 use crate::checks::file::problem_finding;
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::at_partition;
+use crate::checks::unreadable::{dedup_unreadable, metadata_image_findings};
 use crate::exit_codes::Outcome;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
@@ -78,6 +79,8 @@ pub fn run(
         for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
             if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
                 let image = load_metadata_image(&p.path, read_mode);
+                // A snapshot the load does not read is read here: one it cannot is said.
+                findings.extend(metadata_image_findings(&dir.path, &image));
                 pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
             }
         }
@@ -95,6 +98,7 @@ pub fn run(
             }
         }
     }
+    dedup_unreadable(&mut findings);
     sort_findings(&mut findings);
     let outcome = outcome_of(&findings, args.fail_on);
     let doc = Envelope::new(

@@ -273,6 +273,11 @@ pub struct GroupsArgs {
     /// values not set dynamically).
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
+    /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
+    /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper
+    /// mode, a missing metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// The instant expiry and retention are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
@@ -295,6 +300,11 @@ pub struct TransactionsArgs {
     /// dynamically).
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
+    /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
+    /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper
+    /// mode, a missing metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// The instant transaction ages are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
@@ -329,6 +339,11 @@ pub struct PlanArgs {
     /// The broker's static `server.properties` (check interval, delays, cleaner settings).
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
+    /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
+    /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper
+    /// mode, a missing metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
     /// Whose dynamic configs, leadership and ISR apply. Default: node.id in meta.properties.
     #[arg(long, value_name = "N")]
     pub broker_id: Option<i32>,
@@ -374,6 +389,11 @@ pub struct MutateArgs {
     /// Override a value (repeatable; topic `*` = every topic).
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
     pub overrides: Vec<String>,
+    /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
+    /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper
+    /// mode, a missing metadata log).
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
 }
 
 /// Arguments of `logclean rebuild-index`.
@@ -424,6 +444,11 @@ pub struct DeleteArgs {
     /// below a new log start.
     #[arg(long)]
     pub fail_if_group_loses_data: bool,
+    /// Delete also in partitions whose plan rests on config values logclean did not read
+    /// (Kafka's defaults where server.properties or the topic's overrides were not given);
+    /// without it such partitions are refused (exit 3, nothing changed).
+    #[arg(long)]
+    pub accept_assumed_configs: bool,
     /// Shared options of mutating commands (`--config` and `--server-properties` also set the
     /// configs the plan is made with).
     #[command(flatten)]

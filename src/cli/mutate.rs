@@ -86,6 +86,7 @@ where
     let config = ConfigSource {
         server_properties: mutate.server_properties.clone(),
         overrides: mutate.overrides.clone(),
+        config_file: mutate.config_file.clone(),
     };
     let targets = resolve(paths, &config, !read_only)?;
     let pool = job_pool(mutate.jobs)?;

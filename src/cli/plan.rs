@@ -2,6 +2,8 @@
 //! with `--config`: today and proposed, then [`diff`]) → [`PlanBody`] in the shared envelope →
 //! JSON or the table. The exit code is 1 only when a CI gate trips.
 
+use crate::report::assumptions::write_assumptions;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 
 use crate::exit_codes::Outcome;
@@ -23,6 +25,7 @@ use super::run_config::RunConfig;
 use super::{OutputFormat, PlanArgs};
 use crate::checks::finding::Severity;
 use crate::checks::inspect::sort_findings;
+use crate::checks::unreadable::unreadable_findings;
 
 /// Parse a size: bytes, or a number with `K`/`M`/`G`/`T` (powers of 1000, `B` optional) or
 /// `KiB`/`MiB`/`GiB`/`TiB` (powers of 1024).
@@ -54,7 +57,7 @@ fn inputs(args: &PlanArgs, overrides: Vec<String>, read_mode: ReadMode) -> Clust
         server_properties: args.server_properties.clone().map(FileInput::Path),
         broker_id: args.broker_id,
         overrides,
-        describe_file: None,
+        describe_file: args.config_file.clone().map(FileInput::Path),
         topics: args.topics.clone(),
         read_mode,
     }
@@ -124,8 +127,13 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
         Outcome::Clean
     }
     .merge(outcome_of(&target_findings, Severity::Warning));
+    // What could not be read is planned without (a partition left out, defaults for the
+    // metadata log's configs): said, and the run exits 3.
+    let unreadable = unreadable_findings(&dirs, Some(&view));
+    let outcome = outcome.merge(outcome_of(&unreadable, Severity::Warning));
     let mut findings = plan_findings(&today);
     findings.extend(target_findings);
+    findings.extend(unreadable);
     sort_findings(&mut findings);
     let body = PlanBody::new(
         &today,
@@ -142,11 +150,13 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
         &findings,
         None,
         outcome,
-    );
+    )
+    .with_assumptions(AssumptionsDoc::of(&view, &args.topics));
     let style = run.output.table_style(now);
     let rendered = match run.output.format {
         OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => render_plan(&doc, &style, args.timeline, out),
+        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
+            .and_then(|()| render_plan(&doc, &style, args.timeline, out)),
     };
     finish_render(outcome, rendered)
 }

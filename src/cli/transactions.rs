@@ -24,6 +24,7 @@ pub fn run(
         command: "transactions",
         paths: &args.paths,
         server_properties: args.server_properties.as_ref(),
+        config_file: args.config_file.as_ref(),
         no_mmap: args.no_mmap,
         fail_on: args.fail_on.into(),
     };

@@ -122,6 +122,14 @@ impl DescribeFile {
         })
     }
 
+    /// Whether the file describes any broker (a node or the cluster default): then the
+    /// dynamic broker levels were read from it.
+    pub fn has_broker_entities(&self) -> bool {
+        self.entities
+            .iter()
+            .any(|e| matches!(e.entity, Entity::Broker(_) | Entity::BrokerDefault))
+    }
+
     /// The broker-level values found in the file for `broker_id` (`None`: any broker section),
     /// taken from every entry's synonyms: a topic entry's broker synonyms show the broker keys
     /// behind it, a broker entry's synonyms show every level. Sensitive (`null`) values are

@@ -18,7 +18,9 @@
 
 pub mod defaults;
 pub mod describe_file;
+pub mod internal_topics;
 pub mod log_config;
+pub mod provenance;
 pub mod removed;
 pub mod resolve;
 pub mod sources;
@@ -111,6 +113,10 @@ pub enum ConfigSource {
     DescribeFile,
     /// `DYNAMIC_TOPIC_CONFIG`: the topic's override in the KRaft metadata.
     DynamicTopicConfig,
+    /// What the broker sets when it creates an internal topic ([`internal_topics`]), used when
+    /// the topic's overrides were not read; a real broker reports it as
+    /// `DYNAMIC_TOPIC_CONFIG`.
+    InternalTopicCreation,
     /// `DYNAMIC_BROKER_CONFIG`: dynamic config of the broker (`--broker-id`).
     DynamicBrokerConfig,
     /// `DYNAMIC_DEFAULT_BROKER_CONFIG`: dynamic cluster-wide default.
@@ -122,12 +128,14 @@ pub enum ConfigSource {
 }
 
 impl ConfigSource {
-    /// Kafka's name for the five Kafka levels; `OVERRIDE` and `DESCRIBE_FILE` for logclean's.
+    /// Kafka's name for the five Kafka levels; `OVERRIDE`, `DESCRIBE_FILE` and
+    /// `INTERNAL_TOPIC_CREATION` for logclean's.
     pub fn name(self) -> &'static str {
         match self {
             ConfigSource::Override => "OVERRIDE",
             ConfigSource::DescribeFile => "DESCRIBE_FILE",
             ConfigSource::DynamicTopicConfig => "DYNAMIC_TOPIC_CONFIG",
+            ConfigSource::InternalTopicCreation => "INTERNAL_TOPIC_CREATION",
             ConfigSource::DynamicBrokerConfig => "DYNAMIC_BROKER_CONFIG",
             ConfigSource::DynamicDefaultBrokerConfig => "DYNAMIC_DEFAULT_BROKER_CONFIG",
             ConfigSource::StaticBrokerConfig => "STATIC_BROKER_CONFIG",
@@ -139,7 +147,9 @@ impl ConfigSource {
     pub fn kafka(self) -> Option<KafkaSource> {
         match self {
             ConfigSource::Override | ConfigSource::DescribeFile => None,
-            ConfigSource::DynamicTopicConfig => Some(KafkaSource::DynamicTopicConfig),
+            ConfigSource::DynamicTopicConfig | ConfigSource::InternalTopicCreation => {
+                Some(KafkaSource::DynamicTopicConfig)
+            }
             ConfigSource::DynamicBrokerConfig => Some(KafkaSource::DynamicBrokerConfig),
             ConfigSource::DynamicDefaultBrokerConfig => {
                 Some(KafkaSource::DynamicDefaultBrokerConfig)

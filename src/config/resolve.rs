@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::defaults::{
     self, BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Validator, TOPIC_CONFIGS,
 };
+use super::internal_topics::{self, CreationValue};
 use super::removed::{removed_config, removed_topic_config};
 use super::sources::{ConfigMap, ConfigSources};
 use super::value::{self, Typed};
@@ -315,6 +316,10 @@ fn resolve_key(
             Err(e) => problems.push(e),
         }
     }
+    // An internal topic whose overrides were not read: what its creator sets.
+    if let Some(v) = internal_topic_value(def, topic, sources, problems) {
+        return v;
+    }
     // 2. Broker synonyms: synonym order outside, level order inside.
     let reported = kafka_reported_broker_source(def, sources);
     for syn in def.synonyms {
@@ -351,6 +356,43 @@ fn resolve_key(
         ConfigSource::DefaultConfig,
         ConfigSource::DefaultConfig,
     )
+}
+
+/// The value the creator of internal topic `topic` sets for `def`, when the topic's overrides
+/// were not read ([`super::internal_topics`]); a broker-derived value is the broker key's
+/// effective value.
+fn internal_topic_value(
+    def: &TopicConfigDef,
+    topic: &str,
+    sources: &ConfigSources,
+    problems: &mut Vec<ConfigError>,
+) -> Option<ResolvedValue> {
+    if !sources.topic_overrides_unread(topic) {
+        return None;
+    }
+    let created = internal_topics::creation_config(topic, def.name)?;
+    let (raw, broker_key) = match created.value {
+        CreationValue::Fixed(v) => (v.to_string(), None),
+        CreationValue::Broker(key) => {
+            let bdef = defaults::broker_config(key)?;
+            let v = resolve_broker_key(bdef, sources, problems)
+                .map(|r| r.value)
+                .or_else(|| bdef.default.map(str::to_string))?;
+            (v, Some(key.to_string()))
+        }
+    };
+    match topic_level(def, &raw, ConfigSource::InternalTopicCreation) {
+        Ok(value) => Some(ResolvedValue {
+            value,
+            source: ConfigSource::InternalTopicCreation,
+            synonym_key_used: broker_key,
+            reported_source: ConfigSource::DynamicTopicConfig,
+        }),
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    }
 }
 
 /// Broker synonyms of topic configs that sit in a dynamic source but cannot be set

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::describe_file::DescribeFile;
+use super::provenance::{UnreadLevel, UnreadSource};
 use super::ConfigError;
 use crate::formats::meta_properties::parse_properties;
 
@@ -28,6 +29,10 @@ pub struct ConfigSources {
     pub cli_overrides: BTreeMap<String, ConfigMap>,
     /// A parsed `kafka-configs.sh --describe` output.
     pub describe_file: Option<DescribeFile>,
+    /// The levels the caller could not read, for every topic
+    /// ([`super::provenance`]); while topic overrides are unread, an internal topic takes the
+    /// configs its creator sets ([`super::internal_topics`]).
+    pub unread: Vec<UnreadSource>,
 }
 
 impl ConfigSources {
@@ -44,6 +49,19 @@ impl ConfigSources {
                 .insert(key, value);
         }
         Ok(())
+    }
+
+    /// Whether `topic`'s own overrides are unread: a level-wide [`UnreadLevel::TopicOverrides`]
+    /// that no describe-file entry for the topic makes up for.
+    pub fn topic_overrides_unread(&self, topic: &str) -> bool {
+        self.unread
+            .iter()
+            .any(|u| u.level == UnreadLevel::TopicOverrides)
+            && self
+                .describe_file
+                .as_ref()
+                .and_then(|f| f.topic(topic))
+                .is_none()
     }
 
     /// Fill the broker levels (dynamic per broker, dynamic default, static) from the describe

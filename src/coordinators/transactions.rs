@@ -18,6 +18,7 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::names::{CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC};
 use crate::model::producer_state::{replay_producer_state, replay_txn_state, TxnState};
+use crate::plan::adapter::replica_high_watermark;
 use crate::report::txn_doc::{ReplayedPartition, TxnBody};
 
 use super::{first_live_copies, unreadable};
@@ -58,7 +59,9 @@ pub fn transactions_report(
             |&&(d, p, n)| match replay_producer_state(p, d.clean_shutdown.is_some(), mode) {
                 Ok(ps) if ps.producers > 0 => {
                     let leo = p.log_end_offset().map(|o| o.get());
-                    let hw = p.checkpoints.high_watermark.map(|o| o.get()).or(leo);
+                    // The HW the plan assumes (role from the metadata image), so that both
+                    // say the same of one partition.
+                    let hw = replica_high_watermark(view, d, p).map(|(hw, _)| hw.value.get());
                     Some(Ok(((n.topic.clone(), n.partition), ps, hw, leo)))
                 }
                 Ok(_) => None,

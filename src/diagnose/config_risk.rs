@@ -18,8 +18,10 @@
 //! - `config.file_delete_delay_zero` (info): `file.delete.delay.ms=0`: a deleted segment's files
 //!   go at once, under readers (fetches, the cleaner) that still have them. Suggested 60000.
 //! - `config.cleaner_threads_few` (info): `log.cleaner.threads` ≤ 1 with more than
-//!   [`COMPACTED_PER_THREAD`] (50) compacted partition replicas in these log dirs: the cleaner
-//!   cleans one log at a time, each waits for all the others. Suggested: one thread per 50.
+//!   [`COMPACTED_PER_THREAD`] (50) compacted partition replicas in these log dirs that the
+//!   cleaner has work for (the plan's verdict: it takes them on its next passes): the cleaner
+//!   cleans one log at a time, each waits for all the others. Compacted logs with nothing due
+//!   wait for nothing. Suggested: one thread per 50 due.
 //! - `config.timestamp_after_unlimited` (warning): `message.timestamp.after.max.ms` is
 //!   `Long.MAX_VALUE` (unlimited; Kafka 3.x's default, 1 h since 4.0,
 //!   `ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT`) on a `CreateTime` topic: a
@@ -277,10 +279,16 @@ fn cleaner_threads(view: &ClusterView, plan: &Plan) -> Option<Finding> {
         .iter()
         .filter(|p| p.config.cleanup_policy.compact)
         .count();
-    if threads > 1 || compacted <= COMPACTED_PER_THREAD {
+    // Only logs the cleaner has work for wait for each other: the plan's verdicts say which.
+    let due = plan
+        .partitions
+        .iter()
+        .filter(|p| p.compaction.as_ref().is_some_and(|c| c.will_clean))
+        .count();
+    if threads > 1 || due <= COMPACTED_PER_THREAD {
         return None;
     }
-    let suggested = compacted.div_ceil(COMPACTED_PER_THREAD);
+    let suggested = due.div_ceil(COMPACTED_PER_THREAD);
     let (value, src) = view.broker.get("log.cleaner.threads").map_or_else(
         || (threads.to_string(), "DEFAULT_CONFIG"),
         |v| (v.value.clone(), v.source.name()),
@@ -294,9 +302,9 @@ fn cleaner_threads(view: &ClusterView, plan: &Plan) -> Option<Finding> {
                 ..Location::default()
             },
             format!(
-                "log.cleaner.threads is {threads} for {compacted} compacted partition replicas \
-                 (more than {COMPACTED_PER_THREAD} per thread): the cleaner cleans one log at a \
-                 time, so each waits for all the others"
+                "log.cleaner.threads is {threads} and {due} of {compacted} compacted partition \
+                 replicas are due for cleaning (more than {COMPACTED_PER_THREAD} per thread): \
+                 the cleaner cleans one log at a time, so each waits for all the others"
             ),
         )
         .evidence(
@@ -310,6 +318,7 @@ fn cleaner_threads(view: &ClusterView, plan: &Plan) -> Option<Finding> {
             "compacted_partitions",
             EvidenceValue::Count(compacted as u64),
         )
+        .evidence("logs_due", EvidenceValue::Count(due as u64))
         .fix(format!(
             "set `log.cleaner.threads={suggested}` (server.properties, or `kafka-configs.sh \
              --alter --entity-type brokers --entity-default --add-config \
@@ -464,32 +473,59 @@ mod tests {
             .any(|c| c.0 == "config.timestamp_after_unlimited"));
     }
 
-    #[test]
-    fn cleaner_threads_rule_is_more_than_50_per_thread() {
-        let (view, _, mut plan) = fixture::load("idle-active-segment", CAPTURED);
-        let template = plan.partitions.first().unwrap().clone();
-        plan.partitions.clear();
-        for i in 0..50 {
-            let mut p = template.clone();
-            p.partition = i;
-            p.config.cleanup_policy.compact = true;
-            plan.partitions.push(p);
-        }
-        assert!(!codes(&view, &plan)
-            .iter()
-            .any(|c| c.0 == "config.cleaner_threads_few"));
-        let mut p = plan.partitions.first().unwrap().clone();
-        p.partition = 50;
-        plan.partitions.push(p);
-        let f = config_risk_findings(&view, &plan);
-        let f = f
-            .iter()
+    /// 2026-11-30T13:42:20Z, compacted's capture: compacted-0 (dirty ratio 0.642) is due for
+    /// cleaning, compacted-1 (0.05, under min.cleanable.dirty.ratio 0.5) is not.
+    const COMPACTED_CAPTURED: i64 = 1_796_046_140_000;
+
+    fn threads_few(view: &ClusterView, plan: &Plan) -> Option<Finding> {
+        config_risk_findings(view, plan)
+            .into_iter()
             .find(|f| f.code == "config.cleaner_threads_few")
-            .unwrap();
-        assert!(f.fix.contains("log.cleaner.threads=2"), "{}", f.fix);
-        plan.broker.log_cleaner_threads = 2;
-        assert!(!codes(&view, &plan)
+    }
+
+    fn count(f: &Finding, name: &str) -> Option<u64> {
+        f.evidence
             .iter()
-            .any(|c| c.0 == "config.cleaner_threads_few"));
+            .find(|e| e.name == name)
+            .and_then(|e| match e.value {
+                EvidenceValue::Count(n) => Some(n),
+                _ => None,
+            })
+    }
+
+    #[test]
+    fn cleaner_threads_rule_is_more_than_50_due_logs_per_thread() {
+        let (view, _, mut plan) = fixture::load("compacted", COMPACTED_CAPTURED);
+        let verdict = |name: &str| {
+            let p = plan.partitions.iter().find(|p| p.dir_name == name).unwrap();
+            (p.clone(), p.compaction.as_ref().unwrap().will_clean)
+        };
+        let ((due, due_cleans), (idle, idle_cleans)) =
+            (verdict("compacted-0"), verdict("compacted-1"));
+        assert!(due_cleans && !idle_cleans, "the fixture's verdicts");
+        assert_eq!(plan.broker.log_cleaner_threads, 1);
+        fn copies(template: &PartitionPlan, from: i32, n: i32) -> Vec<PartitionPlan> {
+            (from..from + n)
+                .map(|i| {
+                    let mut p = template.clone();
+                    p.partition = i;
+                    p
+                })
+                .collect()
+        }
+        // 60 compacted logs, none with work for the cleaner: nothing waits (it fired before).
+        plan.partitions = copies(&idle, 0, 60);
+        assert!(threads_few(&view, &plan).is_none());
+        // 50 due: one thread keeps up.
+        plan.partitions.extend(copies(&due, 100, 50));
+        assert!(threads_few(&view, &plan).is_none());
+        plan.partitions.extend(copies(&due, 200, 1));
+        let f = threads_few(&view, &plan).unwrap();
+        assert_eq!(count(&f, "logs_due"), Some(51));
+        assert_eq!(count(&f, "compacted_partitions"), Some(111));
+        assert!(f.fix.contains("log.cleaner.threads=2"), "{}", f.fix);
+        assert!(f.message.contains("51 of 111"), "{}", f.message);
+        plan.broker.log_cleaner_threads = 2;
+        assert!(threads_few(&view, &plan).is_none());
     }
 }

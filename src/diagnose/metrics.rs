@@ -333,6 +333,7 @@ mod tests {
                 log_bytes: 0,
             },
             topics: Vec::new(),
+            assumptions: Default::default(),
         };
         let names: Vec<&str> = diagnose_metrics(&d, 0).iter().map(Gauge::name).collect();
         assert_eq!(names, METRIC_NAMES);

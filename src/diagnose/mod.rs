@@ -1,12 +1,12 @@
 //! `diagnose`: everything logclean knows about log cleanup in some log dirs, from one load.
 //!
-//! [`diagnose`]: the log dirs (named, else `log.dirs` of `server.properties`) →
+//! [`diagnose`]: the log dirs (named, else `log.dirs` of `server.properties`; canonicalized once) →
 //! [`load_targets`] once (data partitions at `Tail`, the coordinators' topics at `Headers`;
 //! `--deep`: everything at `Verify`) → [`ClusterView::build_over`] them once (configs, metadata
 //! image; the partition dirs from the load, not listed again) → the
 //! findings of each existing reader: [`inspect_findings`], [`config_findings`],
 //! [`plan_findings`] and [`active_segment_findings`] of one [`build_plan`] at `now`,
-//! [`groups_report`] and [`transactions_report`] → filtered, deduplicated (code and place),
+//! [`groups_report`] and [`transactions_report`] → filtered, deduplicated (code and canonical place: [`dedup_findings`]),
 //! sorted → [`Diagnosis`] with its [`Summary`].
 
 pub mod active;
@@ -19,16 +19,17 @@ pub mod startup;
 pub mod summary;
 pub mod timestamps;
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::checks::config::config_findings;
 use crate::checks::finding::{Finding, Severity};
 use crate::checks::inspect::{inspect_findings, sort_findings};
+use crate::checks::location::dedup_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::checks::unreadable::dedup_unreadable;
 use crate::coordinators::groups::groups_report;
 use crate::coordinators::transactions::transactions_report;
-use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
+use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{load_targets, LoadProgress};
@@ -48,6 +49,8 @@ pub struct DiagnoseInputs {
     pub log_dirs: Vec<PathBuf>,
     /// The broker's static `server.properties`.
     pub server_properties: Option<PathBuf>,
+    /// A saved `kafka-configs.sh --describe --all` output.
+    pub config_file: Option<PathBuf>,
     /// The instant every time-based rule is evaluated at, ms since the epoch.
     pub now_ms: i64,
     /// Verify every batch and index entry (`--deep`); else headers, index tails, checkpoints.
@@ -107,12 +110,23 @@ pub struct Diagnosis {
     pub scanned: ScanTotals,
     /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
     pub topics: Vec<metrics::TopicBytes>,
+    /// The config values the verdicts on the topics `--topic` keeps rest on without having
+    /// been read.
+    pub assumptions: Assumptions,
 }
 
-/// Keep the first finding of each code at each place.
-fn dedup(findings: &mut Vec<Finding>) {
-    let mut seen = BTreeSet::new();
-    findings.retain(|f| seen.insert((f.code, format!("{:?}", f.location))));
+/// `dirs` canonical, each once (first place kept), so that every reader names a log dir the
+/// same way however it was given (`logs-0`, `./logs-0`, `/srv/kafka/logs-0`, a symlink). What
+/// cannot be canonicalized stays as given: loading it reports why.
+fn canonical_log_dirs(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::with_capacity(dirs.len());
+    for d in dirs {
+        let d = std::fs::canonicalize(&d).unwrap_or(d);
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// Diagnose the log dirs of `inputs`, keeping what `filter` keeps.
@@ -124,10 +138,13 @@ pub fn diagnose(
     let cluster = ClusterInputs {
         log_dirs: inputs.log_dirs.clone(),
         server_properties: inputs.server_properties.clone().map(FileInput::Path),
+        describe_file: inputs.config_file.clone().map(FileInput::Path),
         read_mode: inputs.read_mode,
         ..ClusterInputs::default()
     };
-    let log_dirs = ClusterView::resolve_log_dirs(&cluster).map_err(|e| anyhow::anyhow!(e))?;
+    let log_dirs = canonical_log_dirs(
+        ClusterView::resolve_log_dirs(&cluster).map_err(|e| anyhow::anyhow!(e))?,
+    );
     let opts = if inputs.deep {
         LoadOptions::uniform(ScanDepth::Verify, inputs.read_mode)
     } else {
@@ -163,7 +180,7 @@ pub fn diagnose(
     findings.extend(active_segment_findings(&plan, version));
     findings.extend(compaction::compaction_findings(&plan, &dirs, inputs));
     findings.extend(timestamps::timestamp_findings(&dirs, &plan));
-    let startup = startup::startup_costs(&dirs, &view.broker_config, &mut findings);
+    let startup = startup::startup_costs(&dirs, &view, &mut findings);
     let disk = disk::disk_projections(&plan, &dirs, inputs.disk_space, &mut findings);
     findings.extend(config_risk::config_risk_findings(&view, &plan));
     findings.extend(
@@ -179,12 +196,15 @@ pub fn diagnose(
         .1,
     );
     findings.extend(transactions_report(&dirs, &view, inputs.read_mode, inputs.now_ms).1);
+    // A dir both listed by the load and read by the cluster view is one unreadable input.
+    dedup_unreadable(&mut findings);
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
-    dedup(&mut findings);
+    dedup_findings(&mut findings);
     let summary = Summary::new(&findings, &plan, filter).with_figures(&startup, &disk);
     let topics = metrics::topic_bytes(&plan, filter);
     Ok(Diagnosis {
+        assumptions: view.assumptions(&filter.topics),
         now_ms: inputs.now_ms,
         findings,
         summary,

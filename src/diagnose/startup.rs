@@ -10,12 +10,21 @@
 //!   is deleted instead, KAFKA-6264), `.cleaned` and `.deleted` files (deleted at load, no read);
 //! - the metadata log, which `KafkaMetadataLog` recovers from 0 on every start: reported apart
 //!   (it is the normal cost of every start, read by the raft layer, not the recovery threads),
-//!   and not a reason for the finding.
+//!   and not a reason for the finding; only a dir that holds `__cluster_metadata-0` has one (a
+//!   ZooKeeper-mode dir never does).
+//!
+//! A partition counts when any of its segments is recovered, an empty one too: recovering an
+//! empty segment still truncates and rewrites its indexes (`LogSegment.recover`), and the
+//! partition takes a recovery thread's turn like any other (`LogManager.loadLogs` submits one
+//! job per partition dir).
 //!
 //! The time is an estimate: the bytes over [`RECOVERY_BYTES_PER_SEC`] (the broker's measured
 //! rebuild rate, 45 MB/s per recovery thread, benches/README.md "rebuild-index vs the broker")
 //! times `num.recovery.threads.per.data.dir`, and never less than the largest partition's bytes
-//! at one thread's rate (one partition is recovered by one thread).
+//! at one thread's rate (one partition is recovered by one thread). The thread count is the
+//! configured value when a source sets it; unset, it is the default of the Kafka the dirs come
+//! from ([`recovery_threads`]): 2 since 4.0 (KIP-1030), 1 before, so 1 for ZooKeeper-mode dirs
+//! (ZooKeeper mode ended with 3.9). The evidence says which value was assumed and why.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,9 +33,11 @@ use serde::Serialize;
 
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
-use crate::config::log_config::BrokerCleanupConfig;
+use crate::config::ConfigSource;
+use crate::model::cluster::ClusterView;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
+use crate::model::mode::LogDirMode;
 use crate::model::names::LeftoverKind;
 use crate::model::names::SegmentFileKind;
 use crate::rules::recovery::{recovery_on_next_start, RecoveryCause};
@@ -35,6 +46,54 @@ use crate::rules::recovery::{recovery_on_next_start, RecoveryCause};
 pub const RECOVERY_BYTES_PER_SEC: u64 = 45_000_000;
 /// A startup estimated at this long or longer (10 min) is a warning.
 pub const WARN_STARTUP_MS: i64 = 600_000;
+/// `num.recovery.threads.per.data.dir`'s default since Kafka 4.0 (KIP-1030).
+pub const RECOVERY_THREADS_DEFAULT_4X: i32 = 2;
+/// Its default up to Kafka 3.9, which includes every ZooKeeper-mode broker.
+pub const RECOVERY_THREADS_DEFAULT_3X: i32 = 1;
+
+/// The `num.recovery.threads.per.data.dir` the estimate uses, and why that value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveryThreads {
+    /// The thread count.
+    pub threads: i32,
+    /// Where it comes from, in words (the evidence `recovery_threads_basis`).
+    pub basis: String,
+}
+
+/// The `num.recovery.threads.per.data.dir` of the broker `view` describes: the value a source
+/// sets (server.properties, a dynamic broker config); unset, the default of the Kafka that
+/// wrote the dirs: 1 for ZooKeeper-mode dirs (Kafka 3.9 or older), else 4.x's 2.
+pub fn recovery_threads(view: &ClusterView) -> RecoveryThreads {
+    const KEY: &str = "num.recovery.threads.per.data.dir";
+    let configured = view
+        .broker
+        .get(KEY)
+        .filter(|v| v.source != ConfigSource::DefaultConfig);
+    if let Some(v) = configured {
+        return RecoveryThreads {
+            threads: view.broker_config.num_recovery_threads_per_data_dir,
+            basis: format!("{KEY}={} from {}", v.value, v.source.name()),
+        };
+    }
+    match view.mode {
+        LogDirMode::ZooKeeper => RecoveryThreads {
+            threads: RECOVERY_THREADS_DEFAULT_3X,
+            basis: format!(
+                "{KEY} is not set: Kafka 3.x's default, {RECOVERY_THREADS_DEFAULT_3X}, assumed \
+                 because ZooKeeper-mode dirs come from a Kafka 3.9 or older broker (the default \
+                 is {RECOVERY_THREADS_DEFAULT_4X} only since 4.0, KIP-1030)"
+            ),
+        },
+        LogDirMode::KRaft | LogDirMode::Unknown => RecoveryThreads {
+            threads: view.broker_config.num_recovery_threads_per_data_dir,
+            basis: format!(
+                "{KEY} is not set: Kafka 4.x's default, {}, assumed (KIP-1030; a 3.x broker's \
+                 default is {RECOVERY_THREADS_DEFAULT_3X})",
+                view.broker_config.num_recovery_threads_per_data_dir
+            ),
+        },
+    }
+}
 
 /// One log dir's startup cost (`log_dirs[].startup` in JSON).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -49,13 +108,16 @@ pub struct StartupCost {
     pub locked: bool,
     /// Segments recovered because of the unclean shutdown.
     pub unclean_segments: u64,
-    /// Segments recovered because their `.index` is missing.
+    /// Of those, the segments without an `.index` (recovered either way).
+    pub unclean_missing_index_segments: u64,
+    /// Segments recovered only because their `.index` is missing (before the recovery point's
+    /// floor segment, or after a clean shutdown).
     pub missing_index_segments: u64,
     /// `.swap` logs renamed in and rebuilt.
     pub swap_segments: u64,
     /// Bytes of all these (the recovery threads read them whole).
     pub recover_bytes: u64,
-    /// Partitions with anything to recover.
+    /// Partitions with anything to recover (empty segments too).
     pub partitions: u64,
     /// The largest partition's bytes to recover.
     pub largest_partition_bytes: u64,
@@ -67,8 +129,10 @@ pub struct StartupCost {
     pub metadata_log_segments: u64,
     /// Their bytes.
     pub metadata_log_bytes: u64,
-    /// `num.recovery.threads.per.data.dir`.
+    /// `num.recovery.threads.per.data.dir` (configured, else the default assumed).
     pub recovery_threads: i32,
+    /// Why that value: its source, or which Kafka's default was assumed.
+    pub recovery_threads_basis: String,
     /// The assumed rate per thread, bytes per second.
     pub assumed_bytes_per_sec_per_thread: u64,
     /// The estimated recovery time, ms (see the module docs).
@@ -90,20 +154,22 @@ pub fn estimate_ms(bytes: u64, largest: u64, threads: i32) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
 }
 
-/// The startup cost of `dir` with the broker's `config`.
-pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
+/// The startup cost of `dir` recovered by `threads` threads.
+pub fn startup_cost(dir: &LogDir, threads: &RecoveryThreads) -> StartupCost {
     let recovery = recovery_on_next_start(dir);
     let mut c = StartupCost {
         path: dir.path.clone(),
         clean_shutdown: dir.clean_shutdown.is_some(),
         locked: matches!(dir.lock, LockState::HeldBy { .. }),
-        recovery_threads: config.num_recovery_threads_per_data_dir,
+        recovery_threads: threads.threads,
+        recovery_threads_basis: threads.basis.clone(),
         assumed_bytes_per_sec_per_thread: RECOVERY_BYTES_PER_SEC,
         ..StartupCost::default()
     };
     for (p, r) in dir.partitions.iter().zip(&recovery.partitions) {
         let metadata = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
         let mut bytes = 0u64;
+        let mut recovered = false;
         for s in p.log_segments() {
             match r.cause(s) {
                 Some(RecoveryCause::MetadataLog) => {
@@ -112,11 +178,14 @@ pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
                 }
                 Some(RecoveryCause::UncleanShutdown) => {
                     c.unclean_segments += 1;
+                    c.unclean_missing_index_segments += u64::from(s.files.index.is_none());
                     bytes += s.size().get();
+                    recovered = true;
                 }
                 Some(RecoveryCause::MissingOffsetIndex) => {
                     c.missing_index_segments += 1;
                     bytes += s.size().get();
+                    recovered = true;
                 }
                 None => {}
             }
@@ -147,8 +216,9 @@ pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
             }
             c.swap_segments += swaps.len() as u64;
             bytes += swaps.values().sum::<u64>();
+            recovered |= !swaps.is_empty();
         }
-        c.partitions += u64::from(bytes > 0);
+        c.partitions += u64::from(recovered);
         c.recover_bytes += bytes;
         c.largest_partition_bytes = c.largest_partition_bytes.max(bytes);
     }
@@ -160,13 +230,15 @@ pub fn startup_cost(dir: &LogDir, config: &BrokerCleanupConfig) -> StartupCost {
     c
 }
 
-/// The startup cost of every dir, with their findings added to `findings`.
+/// The startup cost of every dir of the broker `view` describes, with their findings added to
+/// `findings`.
 pub fn startup_costs(
     dirs: &[LogDir],
-    config: &BrokerCleanupConfig,
+    view: &ClusterView,
     findings: &mut Vec<Finding>,
 ) -> Vec<StartupCost> {
-    let costs: Vec<StartupCost> = dirs.iter().map(|d| startup_cost(d, config)).collect();
+    let threads = recovery_threads(view);
+    let costs: Vec<StartupCost> = dirs.iter().map(|d| startup_cost(d, &threads)).collect();
     findings.extend(startup_findings(&costs));
     costs
 }
@@ -179,6 +251,35 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
         return None;
     }
     let secs = c.estimated_ms as f64 / 1000.0;
+    let mut parts = Vec::new();
+    if c.unclean_segments > 0 {
+        parts.push(format!(
+            "{} from the recovery point on{}",
+            c.unclean_segments,
+            match c.unclean_missing_index_segments {
+                0 => String::new(),
+                n if n == c.unclean_segments => ", none with an .index".to_string(),
+                n => format!(", {n} of them without .index"),
+            }
+        ));
+    }
+    if c.missing_index_segments > 0 {
+        parts.push(format!(
+            "{} because their .index is missing",
+            c.missing_index_segments
+        ));
+    }
+    if c.swap_segments > 0 {
+        parts.push(format!("{} .swap renamed in", c.swap_segments));
+    }
+    let metadata_log = if c.metadata_log_segments > 0 {
+        format!(
+            "; plus this dir's metadata log, {} B, as on every start",
+            c.metadata_log_bytes
+        )
+    } else {
+        String::new()
+    };
     let why = if c.clean_shutdown {
         "after a clean shutdown"
     } else if c.locked {
@@ -200,16 +301,13 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
             },
             format!(
                 "{why} the next start recovers {segments} segment(s), {} B in {} partition(s) \
-                 ({} from the recovery point, {} without .index, {} .swap): about {secs:.1} s \
-                 at an assumed 45 MB/s per thread × {} thread(s) (estimate); plus the metadata \
-                 log, {} B, as on every start",
+                 ({}): about {secs:.1} s at an assumed 45 MB/s per thread × {} thread(s) \
+                 (estimate; {}){metadata_log}",
                 c.recover_bytes,
                 c.partitions,
-                c.unclean_segments,
-                c.missing_index_segments,
-                c.swap_segments,
+                parts.join("; "),
                 c.recovery_threads,
-                c.metadata_log_bytes
+                c.recovery_threads_basis,
             ),
         )
         .with_severity(severity)
@@ -217,6 +315,10 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
         .evidence("bytes", EvidenceValue::Bytes(c.recover_bytes))
         .evidence("partitions", EvidenceValue::Count(c.partitions))
         .evidence("unclean_segments", EvidenceValue::Count(c.unclean_segments))
+        .evidence(
+            "unclean_missing_index_segments",
+            EvidenceValue::Count(c.unclean_missing_index_segments),
+        )
         .evidence(
             "missing_index_segments",
             EvidenceValue::Count(c.missing_index_segments),
@@ -234,6 +336,10 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
         .evidence(
             "recovery_threads",
             EvidenceValue::Int(i64::from(c.recovery_threads)),
+        )
+        .evidence(
+            "recovery_threads_basis",
+            EvidenceValue::Text(c.recovery_threads_basis.clone()),
         )
         .evidence(
             "assumed_bytes_per_sec_per_thread",

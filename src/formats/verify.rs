@@ -197,7 +197,8 @@ pub struct SegmentVerification {
     pub last_valid_offset: Option<i64>,
     /// How the walk ended, when it ended without an error.
     pub end: Option<WalkEnd>,
-    /// The first error, with its absolute byte position.
+    /// The first error, with the absolute byte position of the offending field; the batch
+    /// holding it starts at `valid_end` (batches are contiguous).
     pub error: Option<FormatError>,
 }
 

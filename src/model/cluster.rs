@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::config::describe_file::parse_describe_file;
+use crate::config::provenance::{
+    assumed_values, AssumedValue, UnreadLevel, UnreadSource, WhyUnread,
+};
 use crate::config::resolve::{resolve_broker, resolve_topic};
 use crate::config::sources::{from_metadata_maps, parse_server_properties};
 use crate::config::{
@@ -133,6 +136,8 @@ pub enum FileRole {
     PartitionMetadata,
     /// An entry of a log dir that could not be listed.
     DirEntry,
+    /// A `__cluster_metadata-0` dir that could not be looked up.
+    MetadataLog,
 }
 
 impl FileRole {
@@ -142,6 +147,7 @@ impl FileRole {
             FileRole::MetaProperties => "meta.properties",
             FileRole::PartitionMetadata => "partition.metadata",
             FileRole::DirEntry => "dir entry",
+            FileRole::MetadataLog => "metadata log dir",
         }
     }
 }
@@ -258,6 +264,8 @@ pub struct TopicView {
     pub resolved: EffectiveConfig,
     /// The cleanup-relevant configs, typed.
     pub log_config: LogConfig,
+    /// The deciding values a source logclean did not read could override.
+    pub assumed: Vec<AssumedValue>,
 }
 
 /// One log dir as its `meta.properties` and the metadata log describe it.
@@ -273,6 +281,25 @@ pub struct LogDirInfo {
     pub node_id: Option<i32>,
     /// `directory.id`.
     pub directory_id: Option<Uuid>,
+}
+
+/// What a view's verdicts assume ([`ClusterView::assumptions`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Assumptions {
+    /// Source levels not read, and why.
+    pub unread: Vec<UnreadSource>,
+    /// Per topic (by name), its deciding values an unread level could override; topics with
+    /// none are left out.
+    pub topics: Vec<(String, Vec<AssumedValue>)>,
+}
+
+impl Assumptions {
+    /// The assumed values of `topic` (empty when none).
+    pub fn of_topic(&self, topic: &str) -> &[AssumedValue] {
+        (self.topics.iter())
+            .find(|(t, _)| t == topic)
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
 }
 
 /// The joined view. Build it with [`ClusterView::build`].
@@ -305,13 +332,33 @@ pub struct ClusterView {
 }
 
 /// The `__cluster_metadata-0` dir: under `metadata.log.dir` if set, else in one of the log dirs.
-fn find_metadata_dir(log_dirs: &[PathBuf], metadata_log_dir: Option<&str>) -> Option<PathBuf> {
+/// A candidate that cannot be looked up (other than absent) is a problem, not taken for absent:
+/// a view built without it would show defaults in place of the topic overrides.
+fn find_metadata_dir(
+    log_dirs: &[PathBuf],
+    metadata_log_dir: Option<&str>,
+    problems: &mut Vec<ClusterProblem>,
+) -> Option<PathBuf> {
     let name = format!("{METADATA_TOPIC}-0");
-    metadata_log_dir
-        .map(|d| Path::new(d).join(&name))
+    let candidates = metadata_log_dir
+        .map(PathBuf::from)
         .into_iter()
-        .chain(log_dirs.iter().map(|d| d.join(&name)))
-        .find(|p| p.is_dir())
+        .chain(log_dirs.iter().cloned());
+    for parent in candidates {
+        let path = parent.join(&name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => return Some(path),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => problems.push(ClusterProblem::File {
+                log_dir: parent,
+                partition: None,
+                role: FileRole::MetadataLog,
+                problem: FileProblem::io(&path, &e),
+            }),
+        }
+    }
+    None
 }
 
 /// Each log dir's parsed `meta.properties` (`None`: missing or unusable); unreadable or corrupt
@@ -687,6 +734,81 @@ fn static_sources(inputs: &ClusterInputs) -> Result<(ConfigSources, Vec<PathBuf>
     Ok((sources, log_dirs))
 }
 
+/// The levels no topic's values could be read from: topic overrides and dynamic broker configs
+/// without a metadata log replayed whole (unless a describe file gives the broker levels),
+/// `server.properties` when not given (nor its values in a describe file).
+fn unread_sources(
+    sources: &ConfigSources,
+    metadata_log: bool,
+    mode: LogDirMode,
+    image: &MetadataImage,
+) -> Vec<UnreadSource> {
+    let mut unread = Vec::new();
+    let metadata_why = if !metadata_log {
+        Some(if mode == LogDirMode::ZooKeeper {
+            WhyUnread::ZooKeeperMode
+        } else {
+            WhyUnread::MetadataLogMissing
+        })
+    } else if !image.problems.is_empty() {
+        Some(WhyUnread::MetadataLogIncomplete)
+    } else {
+        None
+    };
+    if let Some(why) = metadata_why {
+        unread.push(UnreadSource {
+            level: UnreadLevel::TopicOverrides,
+            why,
+        });
+        let described_brokers = sources
+            .describe_file
+            .as_ref()
+            .is_some_and(|f| f.has_broker_entities());
+        if !described_brokers {
+            unread.push(UnreadSource {
+                level: UnreadLevel::DynamicBrokerConfigs,
+                why,
+            });
+        }
+    }
+    if sources.static_props.is_none() {
+        unread.push(UnreadSource {
+            level: UnreadLevel::ServerProperties,
+            why: WhyUnread::NotGiven,
+        });
+    }
+    unread
+}
+
+/// The unread levels that concern `topic`: the view-wide ones (topic overrides only when no
+/// describe-file entry gives them), and its overrides when a metadata image read whole does not
+/// name it.
+fn topic_unread(sources: &ConfigSources, image: &MetadataImage, topic: &str) -> Vec<UnreadSource> {
+    let overrides_unread = sources.topic_overrides_unread(topic);
+    let mut out: Vec<UnreadSource> = (sources.unread.iter())
+        .filter(|u| u.level != UnreadLevel::TopicOverrides || overrides_unread)
+        .copied()
+        .collect();
+    let view_wide = sources
+        .unread
+        .iter()
+        .any(|u| u.level == UnreadLevel::TopicOverrides);
+    let described = sources
+        .describe_file
+        .as_ref()
+        .is_some_and(|f| f.topic(topic).is_some());
+    if !view_wide && !described && !image.topics.contains_key(topic) {
+        out.insert(
+            0,
+            UnreadSource {
+                level: UnreadLevel::TopicOverrides,
+                why: WhyUnread::NotInMetadataImage,
+            },
+        );
+    }
+    out
+}
+
 /// Where the view finds the partition dirs of its log dirs.
 enum PartitionSource<'a> {
     /// Listed and their `partition.metadata` read here.
@@ -731,7 +853,8 @@ impl ClusterView {
             .as_ref()
             .and_then(|p| p.get("metadata.log.dir"))
             .cloned();
-        let metadata_dir = find_metadata_dir(&log_dirs, static_metadata_dir.as_deref());
+        let metadata_dir =
+            find_metadata_dir(&log_dirs, static_metadata_dir.as_deref(), &mut problems);
         let log_dir_info = log_dir_info(metas, metadata_dir.as_deref());
         let mode = overall_mode(&log_dir_info);
         problems.extend(cluster_id_mismatch(&log_dir_info));
@@ -770,6 +893,8 @@ impl ClusterView {
             sources.describe_file = Some(parsed);
             sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
         }
+
+        sources.unread = unread_sources(&sources, metadata_dir.is_some(), mode, &image);
 
         let (ids, held_dirs) = match partitions {
             PartitionSource::Listed => partition_ids(&log_dirs, &mut problems),
@@ -849,7 +974,9 @@ impl ClusterView {
                 error: e.clone(),
             }));
             let image_topic = image.topics.get(&name);
+            let assumed = assumed_values(&resolved, &topic_unread(&sources, &image, &name));
             let view = TopicView {
+                assumed,
                 topic_id: image_topic.map(|t| t.topic_id),
                 partition_count: image_topic.map(|t| t.partitions.len()),
                 dirs: dirs_by_topic.remove(&name).unwrap_or_default(),
@@ -883,6 +1010,50 @@ impl ClusterView {
             partition_topics,
             problems,
         })
+    }
+
+    /// What the verdicts on `topics` (all when empty) assume: the levels not read and each
+    /// topic's deciding values they could override.
+    pub fn assumptions(&self, topics: &[String]) -> Assumptions {
+        let mut unread = self.sources.unread.clone();
+        let mut assumed = Vec::new();
+        for t in self.topics.values() {
+            if !topics.is_empty() && !topics.contains(&t.name) {
+                continue;
+            }
+            for u in t.assumed.iter().flat_map(|a| &a.unread) {
+                if !unread.contains(u) {
+                    unread.push(*u);
+                }
+            }
+            if !t.assumed.is_empty() {
+                assumed.push((t.name.clone(), t.assumed.clone()));
+            }
+        }
+        Assumptions {
+            unread,
+            topics: assumed,
+        }
+    }
+
+    /// Every input the view could not read, as (path, OS error): a log dir entry,
+    /// `meta.properties`, `partition.metadata`, the metadata log's dir, segments or snapshots.
+    /// A view with any is incomplete, whatever it resolved: its configs may be defaults in place
+    /// of what the broker uses.
+    pub fn unreadable(&self) -> Vec<(&Path, &str)> {
+        self.problems
+            .iter()
+            .filter_map(|p| match p {
+                ClusterProblem::File {
+                    problem: FileProblem::Io { path, message },
+                    ..
+                } => Some((path.as_path(), message.as_str())),
+                ClusterProblem::Metadata(m) if m.unreadable => {
+                    Some((m.path.as_path(), m.message.as_str()))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The resolved topic whose id the partition dir `dir_name` in `log_dir` carries.
@@ -1194,6 +1365,28 @@ mod tests {
             assert_eq!(v.mode, LogDirMode::KRaft, "{what}");
             assert_eq!(v.log_dir_info[0].mode.meta_version, None, "{what}");
         }
+    }
+
+    /// `metadata.log.dir` that cannot be looked up (a file on its path: ENOTDIR, even for root)
+    /// is not taken for absent: it is an unreadable input.
+    #[test]
+    fn a_metadata_log_that_cannot_be_read_is_unreadable() {
+        let (_tmp, dir) = copy_of_kraft_fixture();
+        let v = ClusterView::build(&inputs(&dir)).unwrap();
+        assert!(v.unreadable().is_empty(), "{:?}", v.problems);
+        let mut i = inputs(&dir);
+        let through_a_file = dir.join("meta.properties").join("x");
+        i.server_properties = Some(FileInput::Bytes {
+            name: "props".into(),
+            bytes: format!("metadata.log.dir={}\n", through_a_file.display()).into_bytes(),
+        });
+        let v = ClusterView::build(&i).unwrap();
+        let expected = through_a_file.join("__cluster_metadata-0");
+        assert!(
+            v.unreadable().iter().any(|(p, _)| *p == expected),
+            "{:?}",
+            v.problems
+        );
     }
 
     #[test]

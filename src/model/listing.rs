@@ -695,11 +695,16 @@ fn list_streaming(
     Ok(out)
 }
 
-/// A root file by name, as the listing classifies it: present when its name leads (links
-/// followed) to a regular file.
+/// A root file by name: present when its name leads (links followed) to a regular file or a
+/// dir.
 pub(crate) fn root_file(dir: &Path, name: &str) -> Option<FileInfo> {
     let path = dir.join(name);
-    let meta = fs::metadata(&path).ok().filter(fs::Metadata::is_file)?;
+    // A dir in its place is returned too: reading it fails (EISDIR) as the broker's read does,
+    // instead of taking the file for absent. (An entry that cannot be stat'ed is the listing's
+    // problem; a FIFO or device is never read.)
+    let meta = fs::metadata(&path)
+        .ok()
+        .filter(|m| m.is_file() || m.is_dir())?;
     Some(FileInfo::of(path, &Meta::of(&meta)))
 }
 

@@ -18,7 +18,7 @@ use super::listing::{list_log_dir_streaming, root_file, LogDirListing, Partition
 use super::lock::{probe_lock, LockState};
 use super::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
 use super::partition::{load_partition, parse_small, Partition, PartitionCheckpoints};
-use super::problem::Parsed;
+use super::problem::{Parsed, Unreadable};
 use super::segment::LoadOptions;
 use super::units::Offset;
 
@@ -39,6 +39,41 @@ pub struct RootCheckpoints {
 }
 
 impl RootCheckpoints {
+    /// Read the four files of log dir `path` by name (an absent one is `None`).
+    pub fn read(path: &Path) -> RootCheckpoints {
+        let checkpoint = |name: &str| {
+            root_file(path, name).map(|mut f| parse_small(&mut f, parse_offset_checkpoint))
+        };
+        RootCheckpoints {
+            recovery_point: checkpoint("recovery-point-offset-checkpoint"),
+            log_start_offset: checkpoint("log-start-offset-checkpoint"),
+            replication_offset: checkpoint("replication-offset-checkpoint"),
+            cleaner_offset: checkpoint("cleaner-offset-checkpoint"),
+        }
+    }
+
+    /// The files that could not be read.
+    pub fn unreadable(&self) -> Vec<Unreadable<'_>> {
+        [
+            Unreadable::of(
+                "recovery-point-offset-checkpoint",
+                self.recovery_point.as_ref(),
+            ),
+            Unreadable::of(
+                "log-start-offset-checkpoint",
+                self.log_start_offset.as_ref(),
+            ),
+            Unreadable::of(
+                "replication-offset-checkpoint",
+                self.replication_offset.as_ref(),
+            ),
+            Unreadable::of("cleaner-offset-checkpoint", self.cleaner_offset.as_ref()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// Every partition's entries, indexed once by (topic, partition): one lookup per partition
     /// instead of a scan of each file (which made loading quadratic in the partition count).
     /// When a file names a partition twice, its first entry counts, as a scan would find it.
@@ -84,6 +119,26 @@ pub struct LogDir {
     pub partitions: Vec<Partition>,
     /// The `.lock` when the dir was loaded: held by a running broker, or not.
     pub lock: LockState,
+}
+
+impl LogDir {
+    /// Every input of the log dir that could not be read, with the partition holding it (`None`:
+    /// the root): root entries (a partition dir that cannot be listed is one), `meta.properties`,
+    /// the four root checkpoints, and each partition's ([`Partition::unreadable`]).
+    pub fn unreadable(&self) -> Vec<(Option<&Partition>, Unreadable<'_>)> {
+        let entries = self.listing.io_problems.iter().map(|io| Unreadable {
+            what: "entry",
+            path: &io.path,
+            message: &io.message,
+        });
+        let meta = Unreadable::of("meta.properties", self.meta.as_ref());
+        let root = (entries.chain(meta).chain(self.checkpoints.unreadable())).map(|u| (None, u));
+        let partitions = self
+            .partitions
+            .iter()
+            .flat_map(|p| p.unreadable().into_iter().map(move |u| (Some(p), u)));
+        root.chain(partitions).collect()
+    }
 }
 
 /// What part of a log dir to load.
@@ -151,15 +206,7 @@ pub fn load_log_dir(
     };
     // Partitions need the root checkpoints before they load, and the listing reaches them
     // only in name order: they are read by name first (as the listing classifies them).
-    let checkpoint = |name: &str| {
-        root_file(path, name).map(|mut f| parse_small(&mut f, parse_offset_checkpoint))
-    };
-    let checkpoints = RootCheckpoints {
-        recovery_point: checkpoint("recovery-point-offset-checkpoint"),
-        log_start_offset: checkpoint("log-start-offset-checkpoint"),
-        replication_offset: checkpoint("replication-offset-checkpoint"),
-        cleaner_offset: checkpoint("cleaner-offset-checkpoint"),
-    };
+    let checkpoints = RootCheckpoints::read(path);
     let by_partition = checkpoints.index();
     // Partitions load while the walk lists the next ones: each listing moves into its loaded
     // partition, and at most a few listings wait at once (their memory is reused by the next

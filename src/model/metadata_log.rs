@@ -91,6 +91,9 @@ pub struct MetadataProblem {
     pub message: String,
     /// The parse error behind the problem, if it is one.
     pub error: Option<FormatError>,
+    /// The file or dir could not be read (the OS refused or failed the read; `message` holds
+    /// its error): an operational error, not a broken log.
+    pub unreadable: bool,
 }
 
 /// The metadata image rebuilt from snapshot and log.
@@ -172,12 +175,12 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
     let listing = match list_partition_dir(dir) {
         Ok(l) => l,
         Err(e) => {
-            r.problem(dir, None, None, format!("cannot list directory: {e}"), None);
+            r.io_problem(dir, None, format!("cannot list directory: {e}"));
             return r.image;
         }
     };
     for p in &listing.io_problems {
-        r.problem(&p.path, None, None, p.message.clone(), None);
+        r.io_problem(&p.path, None, p.message.clone());
     }
 
     // Snapshots, newest first (by end offset, then epoch).
@@ -259,7 +262,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
         let bytes = match read_file(path, read_mode) {
             Ok(b) => b,
             Err(e) => {
-                r.problem(path, None, next, format!("cannot read segment: {e}"), None);
+                r.io_problem(path, next, format!("cannot read segment: {e}"));
                 break;
             }
         };
@@ -409,10 +412,14 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
             offset,
             message: format!("snapshot not usable: {message}"),
             error,
+            unreadable: false,
         })
     };
-    let bytes = read_file(path, read_mode)
-        .map_err(|e| problem(None, None, format!("cannot read: {e}"), None))?;
+    let bytes = read_file(path, read_mode).map_err(|e| {
+        let mut p = problem(None, None, format!("cannot read: {e}"), None);
+        p.unreadable = true;
+        p
+    })?;
     let mut walker = ShallowWalker::new(&bytes);
     let mut out = Vec::new();
     let mut first_control: Option<ControlKind> = None;
@@ -554,6 +561,19 @@ impl Replay {
             offset,
             message,
             error,
+            unreadable: false,
+        });
+    }
+
+    /// A file or dir that could not be read (`message` names the OS error).
+    fn io_problem(&mut self, path: &Path, offset: Option<i64>, message: String) {
+        self.image.problems.push(MetadataProblem {
+            path: path.to_path_buf(),
+            byte_offset: None,
+            offset,
+            message,
+            error: None,
+            unreadable: true,
         });
     }
 

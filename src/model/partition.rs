@@ -11,7 +11,7 @@ use crate::formats::producer_snapshot::{parse_producer_snapshot_unverified, Prod
 
 use super::listing::{FileInfo, PartitionEntry, PartitionListing};
 use super::names::PartitionDirName;
-use super::problem::{FileProblem, Parsed};
+use super::problem::{FileProblem, Parsed, Unreadable};
 use super::segment::{load_segment, LoadOptions, ScanDepth, Segment};
 use super::units::{Bytes, Offset};
 
@@ -56,8 +56,13 @@ pub struct Partition {
     pub listing: PartitionListing,
     /// Segments found on disk (`segments` may hold fewer when one segment was selected).
     pub segment_count: usize,
-    /// Segments, ascending by base offset.
+    /// Segments, ascending by base offset: each has a `.log` (what the broker loads).
     pub segments: Vec<Segment>,
+    /// Index files without a `.log` (`.index`, `.timeindex`, `.txnindex`), by base offset,
+    /// read as a segment's indexes are. They are no segment: the broker's load deletes each
+    /// of them (`LogLoader.loadSegmentFiles`, "Found an orphaned index file"), so they are
+    /// never counted as segments, and are reported as orphans.
+    pub orphan_indexes: Vec<Segment>,
     /// Producer-state snapshots, ascending. At depth `Tail` only those the broker's load
     /// reads (`ProducerStateManager.loadFromSnapshot`): the newest at or below the log end,
     /// then each older one while the newer fail to parse or their CRC; at the other depths
@@ -74,8 +79,35 @@ pub struct Partition {
 }
 
 impl Partition {
+    /// Every input of the partition dir that could not be read: entries it lists, its
+    /// `partition.metadata` and `leader-epoch-checkpoint`, segment files and producer snapshots.
+    pub fn unreadable(&self) -> Vec<Unreadable<'_>> {
+        let entries = self.listing.io_problems.iter().map(|io| Unreadable {
+            what: "entry",
+            path: &io.path,
+            message: &io.message,
+        });
+        let files = [
+            Unreadable::of("partition.metadata", self.metadata.as_ref()),
+            Unreadable::of("leader-epoch-checkpoint", self.leader_epochs.as_ref()),
+        ];
+        let segments = self.segments.iter().flat_map(|s| {
+            [
+                Unreadable::of("segment", s.log.as_ref()),
+                Unreadable::of("offset index", s.index.as_ref()),
+                Unreadable::of("time index", s.time_index.as_ref()),
+                Unreadable::of("transaction index", s.txn_index.as_deref()),
+            ]
+        });
+        let snapshots =
+            (self.snapshots.iter()).map(|s| Unreadable::of("producer snapshot", Some(&s.parsed)));
+        entries
+            .chain(files.into_iter().chain(segments).chain(snapshots).flatten())
+            .collect()
+    }
+
     /// Segments with a `.log`: what the broker loads (index files without one are orphans it
-    /// deletes first, `LogLoader.loadSegmentFiles`).
+    /// deletes first, `LogLoader.loadSegmentFiles`, kept apart in `orphan_indexes`).
     pub fn log_segments(&self) -> impl Iterator<Item = &Segment> + '_ {
         self.segments.iter().filter(|s| s.files.log.is_some())
     }
@@ -125,8 +157,9 @@ pub fn load_partition(
     let PartitionEntry { name, mut listing } = entry;
     let opts = &opts.for_partition(name.as_ref());
     let segment_files = std::mem::take(&mut listing.segments);
-    let segment_count = segment_files.len();
-    // The active segment is the last one with a `.log`; orphan index files do not count.
+    // Index files without a `.log` are no segment (the broker deletes them on load): they
+    // are neither counted nor active.
+    let segment_count = segment_files.values().filter(|f| f.log.is_some()).count();
     let active_base = segment_files
         .values()
         .filter(|f| f.log.is_some())
@@ -138,15 +171,19 @@ pub fn load_partition(
     } else {
         segment_count
     });
-    segments.extend(
-        segment_files
-            .into_values()
-            .filter(|files| only_segment.is_none_or(|b| b == files.base_offset))
-            .map(|files| {
-                let active = Some(files.base_offset) == active_base;
-                load_segment(files, active, opts)
-            }),
-    );
+    let mut orphan_indexes = Vec::new();
+    // One pass over the map, which frees its nodes as it goes.
+    for files in segment_files.into_values() {
+        if only_segment.is_some_and(|b| b != files.base_offset) {
+            continue;
+        }
+        if files.log.is_some() {
+            let active = Some(files.base_offset) == active_base;
+            segments.push(load_segment(files, active, opts));
+        } else {
+            orphan_indexes.push(load_segment(files, false, opts));
+        }
+    }
     let snapshot_files = std::mem::take(&mut listing.snapshots);
     let metadata = listing
         .partition_metadata
@@ -167,6 +204,7 @@ pub fn load_partition(
         listing,
         segment_count,
         segments,
+        orphan_indexes,
         snapshots: Vec::new(),
         metadata,
         leader_epochs,

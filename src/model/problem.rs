@@ -61,3 +61,29 @@ impl FileProblem {
 
 /// A parsed file, or why it could not be parsed.
 pub type Parsed<T> = Result<T, FileProblem>;
+
+/// An input that could not be read: what it is, where, and the OS error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreadable<'a> {
+    /// What the input is (`meta.properties`, `recovery-point-offset-checkpoint`, `entry` for a
+    /// dir entry, ...).
+    pub what: &'static str,
+    /// The file or dir.
+    pub path: &'a Path,
+    /// The OS error.
+    pub message: &'a str,
+}
+
+impl<'a> Unreadable<'a> {
+    /// `problem` of the input `what`, when it is an I/O error.
+    pub fn of<T>(what: &'static str, parsed: Option<&'a Parsed<T>>) -> Option<Unreadable<'a>> {
+        match parsed? {
+            Err(FileProblem::Io { path, message }) => Some(Unreadable {
+                what,
+                path,
+                message,
+            }),
+            _ => None,
+        }
+    }
+}

@@ -30,11 +30,35 @@ use super::problem::{FileProblem, Parsed};
 use super::units::{Bytes, FilePos, Offset, TimestampMs};
 
 /// How much of each segment to read.
+///
+/// The depth contract, shared by every command: the checks are the same functions at every
+/// depth and in every command (`inspect` reads at `Headers`, or `Verify` with `--verify`;
+/// `diagnose` reads data partitions at `Tail` and the coordinators' topics at `Headers`, or all
+/// at `Verify` with `--deep`), and a check judges only what its depth read. So the same depth
+/// gives the same findings from the same files in `inspect` and `diagnose`, and a deeper depth
+/// finds everything a shallower one does, plus what lies in the parts only it reads:
+///
+/// - batches: at `Tail` the first batch and those from the last offset-index entry to the end
+///   (Kafka's `readNextOffset`); where that walk starts at or before the end of the first
+///   batch (a segment whose index has no entry past it), or falls back to the start, every
+///   header is read ([`LogSummary::every_batch_read`]) and the batch checks are `Headers`'
+///   (`timeindex.disagrees_with_log` compares the last time-index entry with the largest
+///   batch timestamp). Otherwise a batch header error, or a batch timestamp above the last
+///   time-index entry, in the unread middle is found only at `Headers`; one in the batches read
+///   is found at both (the time index's last entry below a timestamp read, or past the last
+///   batch, is `timeindex.disagrees_with_log` at `Tail` too).
+/// - offset and time indexes: at `Tail` slot 0 and the last 8 KiB (whole when that cannot tell
+///   the valid prefix and zero tail), so entries out of order before the tail are found at
+///   `Headers`; entries are checked against the log at `Verify` only.
+/// - producer snapshots: at `Tail` only those the broker's load reads (the newest at or below
+///   the log end, older ones while the newer fail); a damaged older one is found at `Headers`.
+/// - CRCs and records: `Verify` only (`log.verify_failed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub enum ScanDepth {
-    /// First batch, index tails, batches after the last index entry. Of an offset or time
-    /// index, slot 0 and the last 8 KiB (whole when that cannot tell its valid prefix and zero
-    /// tail), so entries out of order before its tail are found at `Headers`.
+    /// First batch, index tails, batches after the last index entry (every batch when the
+    /// index has no entry past the first). Of an offset or time index, slot 0 and the last
+    /// 8 KiB (whole when that cannot tell its valid prefix and zero tail), so entries out of
+    /// order before its tail are found at `Headers`.
     Tail,
     /// Every batch header.
     #[default]
@@ -162,14 +186,24 @@ pub struct LogSummary {
     /// Largest batch max timestamp among the batches read (all of them at depth `Headers`; the
     /// first and those after the last offset-index entry at depth `Tail`).
     pub max_timestamp_seen: Option<TimestampMs>,
+    /// Whether every batch header was read: always at depth `Headers` and up; at `Tail` when
+    /// the walk from the last offset-index entry started at or before the end of the first
+    /// batch (a segment whose index has no entry past it), or fell back to a walk from the
+    /// start. When true, `last_batch`, `max_timestamp_seen` and `valid_end` are those of a
+    /// `Headers` walk, and so are the checks that use them ([`ScanDepth`]).
+    pub every_batch_read: bool,
     /// Where the last good batch ends.
     pub valid_end: FilePos,
     /// How the walk ended, if it ended without error.
     pub end: Option<WalkEnd>,
     /// The first structural error of the walk (Kafka's recovery would truncate at its offset).
     pub walk_error: Option<Box<FormatError>>,
-    /// The first error of the deep verification (depth `Verify`).
+    /// The first error of the deep verification (depth `Verify`); its offset is the bad field's.
     pub verify_error: Option<Box<FormatError>>,
+    /// Where the batch holding `verify_error` starts: the position `DumpLogSegments` and the
+    /// broker's recovery ("found invalid messages at position N") name, and where recovery
+    /// truncates.
+    pub verify_failed_batch: Option<FilePos>,
     /// Batches that passed deep verification (depth `Verify`).
     pub verified_batches: Option<u64>,
 }
@@ -728,6 +762,7 @@ impl LogWalk {
         match ShallowWalker::new(bytes).next() {
             Some(Ok(first)) => {
                 self.summary.first_batch = Some(BatchBrief::from(&first));
+                self.summary.valid_end = FilePos(first.end());
                 true
             }
             Some(Err(e)) => {
@@ -828,10 +863,12 @@ fn load_log(
             next_offset: Offset(base),
             stats: None,
             max_timestamp_seen: None,
+            every_batch_read: true,
             valid_end: FilePos(0),
             end: None,
             walk_error: None,
             verify_error: None,
+            verify_failed_batch: None,
             verified_batches: None,
         },
         positions: Vec::new(),
@@ -865,7 +902,8 @@ fn load_log(
     match opts.depth {
         ScanDepth::Tail => {
             // The first batch, then from the last valid index entry to the end, as Kafka's
-            // readNextOffset does; from the start when the entry does not lead to a clean walk.
+            // readNextOffset does; from the start when the entry does not lead to a clean walk
+            // over at least one batch.
             let start = index
                 .map(|i| i.last_valid_entry().position)
                 .and_then(|p| u64::try_from(p).ok())
@@ -873,12 +911,18 @@ fn load_log(
             let first_ok = walk_from(&mut walk, 0, true, None)?;
             if first_ok && walk.summary.first_batch.is_some() {
                 // Only the first batch is kept from the first walk (as `first` does).
+                let first_end = walk.summary.valid_end.get();
                 walk.positions.clear();
                 walk.summary.last_batch = None;
                 walk.summary.max_timestamp_seen = None;
-                if !walk_from(&mut walk, start, false, None)? && start != 0 {
+                walk.summary.every_batch_read = start <= first_end;
+                // A walk from the entry that reads no batch (it points at a cut or zeroed
+                // batch) cannot tell the last batch: the walk from the start does.
+                let clean = walk_from(&mut walk, start, false, None)?;
+                if (!clean || walk.summary.last_batch.is_none()) && start != 0 {
                     walk.positions.clear();
                     walk.summary.walk_error = None;
+                    walk.summary.every_batch_read = true;
                     walk_from(&mut walk, 0, false, None)?;
                 }
             }
@@ -906,6 +950,8 @@ fn load_log(
                 ..VerifyOptions::default()
             },
         );
+        // Batches are contiguous: the first failing one starts where the last good one ends.
+        summary.verify_failed_batch = v.error.is_some().then_some(FilePos(v.valid_end));
         summary.verify_error = v.error.map(Box::new);
         summary.verified_batches = Some(v.valid_batches);
     }
@@ -1132,10 +1178,12 @@ mod tests {
                 next_offset: Offset(0),
                 stats: None,
                 max_timestamp_seen: None,
+                every_batch_read: true,
                 valid_end: FilePos(0),
                 end: None,
                 walk_error: None,
                 verify_error: None,
+                verify_failed_batch: None,
                 verified_batches: None,
             },
             positions: Vec::new(),

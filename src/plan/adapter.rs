@@ -19,7 +19,7 @@ use crate::model::segment::Segment;
 use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::rules::compaction::CleanerSegmentFacts;
 use crate::rules::facts::{MaxTimestampSource, SegmentFacts, TimestampSource};
-use crate::rules::high_watermark::{HwFacts, ReplicaRole};
+use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark, HwFacts, ReplicaRole};
 use crate::rules::recovery::{partition_recovery, PartitionRecovery};
 use crate::rules::retention::{LogState, TieredFacts};
 
@@ -231,6 +231,55 @@ pub fn topic_of(view: &ClusterView, log_dir: &Path, p: &Partition) -> Option<Str
     )
 }
 
+/// The HW facts of replica `p` of `topic`'s `partition` (its role from the metadata image),
+/// and where the role came from.
+fn hw_facts(
+    view: &ClusterView,
+    topic: &str,
+    partition: i32,
+    p: &Partition,
+    log_start: Offset,
+    log_end: Offset,
+) -> (HwFacts, &'static str) {
+    let min_isr = view
+        .topics
+        .get(topic)
+        .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(1);
+    let (role, role_source) = role(view, topic, partition, min_isr);
+    let facts = HwFacts {
+        checkpoint: p.checkpoints.high_watermark,
+        log_start_offset: log_start,
+        log_end_offset: log_end,
+        role,
+    };
+    (facts, role_source)
+}
+
+/// The HW the plan assumes for live replica `p` of `dir` (the same rule for every reader of
+/// it), and where its role came from; `None` where [`replica_facts`] has none.
+pub fn replica_high_watermark(
+    view: &ClusterView,
+    dir: &LogDir,
+    p: &Partition,
+) -> Option<(HighWatermark, &'static str)> {
+    let name = p.name.as_ref()?;
+    if name.state != PartitionDirState::Live || name.is_metadata_log() {
+        return None;
+    }
+    let topic = topic_of(view, &dir.path, p)?;
+    let (facts, role_source) = hw_facts(
+        view,
+        &topic,
+        name.partition,
+        p,
+        p.log_start_offset()?,
+        p.log_end_offset()?,
+    );
+    Some((assumed_high_watermark(&facts), role_source))
+}
+
 /// The facts of a live partition replica; `None` for the metadata log, set-aside dirs
 /// (`-delete`, `-future`, `-stray`) and partitions not loaded whole.
 pub fn replica_facts(
@@ -248,13 +297,7 @@ pub fn replica_facts(
     let log_end = p.log_end_offset()?;
     let segs: Vec<&Segment> = p.log_segments().collect();
     let recovery = partition_recovery(dir.clean_shutdown.is_some(), p);
-    let min_isr = view
-        .topics
-        .get(&topic)
-        .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
-        .and_then(|n| u32::try_from(n).ok())
-        .unwrap_or(1);
-    let (role, role_source) = role(view, &topic, name.partition, min_isr);
+    let (hw, role_source) = hw_facts(view, &topic, name.partition, p, log_start, log_end);
     let system_enabled = view
         .broker
         .get("remote.log.storage.system.enable")
@@ -275,12 +318,7 @@ pub fn replica_facts(
         recovered: segs.iter().map(|s| recovery.recovers(s)).collect(),
         log_start_offset: log_start,
         log_end_offset: log_end,
-        hw: HwFacts {
-            checkpoint: p.checkpoints.high_watermark,
-            log_start_offset: log_start,
-            log_end_offset: log_end,
-            role,
-        },
+        hw,
         role_source,
         cleaner_checkpoint: p.checkpoints.cleaner_offset,
         first_unstable_offset: first_unstable(p),

@@ -4,7 +4,7 @@ use crate::checks::catalog;
 use crate::checks::finding::{Evidence, EvidenceValue, Finding};
 use crate::rules::retention::{RetainReason, Verdict};
 
-use super::explain::{retain_reason, segment_name, utc};
+use super::explain::{high_watermark, retain_reason, segment_name, utc};
 use super::{Blocker, PartitionPlan, Plan};
 
 fn ev(name: &'static str, value: EvidenceValue) -> Evidence {
@@ -20,21 +20,34 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
     let policy = p.config.cleanup_policy.to_string();
     let why = retain_reason(&reason, p.log_end_offset, &policy);
     let bytes: u64 = kept.iter().map(|s| s.size.get()).sum();
-    Some(
-        Finding::new(
-            &catalog::PLAN_RETAINS_EXPIRED,
-            p.location(Some(first.base_offset.get())),
-            format!(
-                "{} expired segment(s), {bytes} B, stay on disk: {}",
-                kept.len(),
-                why.text
-            ),
+    // A verdict on a HW nobody wrote down says so.
+    let hw_assumed =
+        matches!(reason, RetainReason::HwBelowUpperBound { .. }) && p.high_watermark.is_assumed();
+    let assumed = if hw_assumed {
+        format!(
+            " ({}; the real HW may differ)",
+            high_watermark(&p.high_watermark, p.role_source).text
         )
-        .evidence("segments", EvidenceValue::Count(kept.len() as u64))
-        .evidence("bytes", EvidenceValue::Bytes(bytes))
-        .evidence("reason", EvidenceValue::Text(why.kind.to_string()))
-        .with_evidence(why.evidence),
+    } else {
+        String::new()
+    };
+    let mut f = Finding::new(
+        &catalog::PLAN_RETAINS_EXPIRED,
+        p.location(Some(first.base_offset.get())),
+        format!(
+            "{} expired segment(s), {bytes} B, stay on disk: {}{assumed}",
+            kept.len(),
+            why.text
+        ),
     )
+    .evidence("segments", EvidenceValue::Count(kept.len() as u64))
+    .evidence("bytes", EvidenceValue::Bytes(bytes))
+    .evidence("reason", EvidenceValue::Text(why.kind.to_string()))
+    .with_evidence(why.evidence);
+    if hw_assumed {
+        f = f.evidence("high_watermark_assumed", EvidenceValue::Flag(true));
+    }
+    Some(f)
 }
 
 fn future_blocks(p: &PartitionPlan) -> Option<Finding> {

@@ -1,6 +1,7 @@
 //! Reports: serialise-only wire types and small renderers (table for people, JSON for tools);
 //! terminal escaping of names and values read from disk; fitting tables to the terminal width.
 
+pub mod assumptions;
 pub mod config_doc;
 pub mod config_table;
 pub mod groups_doc;

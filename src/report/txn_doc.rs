@@ -49,7 +49,8 @@ pub struct TxnPartitionDoc {
     pub producers: usize,
     /// The first offset of the oldest open transaction.
     pub first_unstable_offset: Option<i64>,
-    /// The high watermark (checkpoint, else the log end).
+    /// The high watermark the plan assumes (`plan`'s `high_watermark`: the checkpoint, or the
+    /// log end for a sole leader in its ISR, by the metadata image's role).
     pub high_watermark: Option<i64>,
     /// min(first unstable offset, high watermark): where read_committed consumers stop.
     pub last_stable_offset: Option<i64>,

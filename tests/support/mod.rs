@@ -72,3 +72,38 @@ pub fn logclean_capped(cap_bytes: u64, unprivileged: bool) -> Command {
     c.args(args);
     c
 }
+
+/// A ZooKeeper-mode copy of the real log dir `src` (a fixture's `logs-N`), as a Kafka 3.x
+/// ZooKeeper-mode broker leaves one: in a temp dir (readable, see
+/// [`scratch::copy_dir_readable`]), without `__cluster_metadata-0` (only KRaft has a metadata
+/// log) and with `meta.properties` rewritten as a v0 file (`version=0`, `broker.id` and
+/// `cluster.id` taken from the original, the layout `MetaProperties` writes, see
+/// `src/formats/meta_properties.rs`). Partition dirs, their `partition.metadata` (3.x
+/// ZooKeeper brokers write it too, KIP-516) and the checkpoints are kept as they are. Returns
+/// the temp dir (dropping it deletes the copy) and the copied log dir, named as `src` is.
+pub fn zookeeper_mode_copy(src: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(src.file_name().unwrap());
+    scratch::copy_dir_readable(src, &dir);
+    let metadata = dir.join("__cluster_metadata-0");
+    if metadata.exists() {
+        std::fs::remove_dir_all(&metadata).unwrap();
+    }
+    let meta = std::fs::read_to_string(src.join("meta.properties")).unwrap();
+    let value = |key: &str| {
+        meta.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no {key} in {}", src.display()))
+            .to_string()
+    };
+    let (cluster_id, node_id) = (value("cluster.id"), value("node.id"));
+    std::fs::write(
+        dir.join("meta.properties"),
+        format!(
+            "#\n#Mon Nov 30 13:32:22 UTC 2026\ncluster.id={cluster_id}\nversion=0\nbroker.id={node_id}\n"
+        ),
+    )
+    .unwrap();
+    (tmp, dir)
+}

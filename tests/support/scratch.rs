@@ -45,6 +45,34 @@ pub fn copy_dir_readable(from: &Path, to: &Path) {
     }
 }
 
+/// Copy partition `topic-from` of log dir `logs` to `topic-to`, with its entries in the log
+/// dir's checkpoints (high watermark, recovery point, cleaner offset) copied too.
+pub fn clone_partition(logs: &Path, topic: &str, from: i32, to: i32) {
+    copy_dir_readable(
+        &logs.join(format!("{topic}-{from}")),
+        &logs.join(format!("{topic}-{to}")),
+    );
+    for name in [
+        "replication-offset-checkpoint",
+        "recovery-point-offset-checkpoint",
+        "cleaner-offset-checkpoint",
+        "log-start-offset-checkpoint",
+    ] {
+        let path = logs.join(name);
+        let text = fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let prefix = format!("{topic} {from} ");
+        let Some(offset) = lines.iter().find_map(|l| l.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let entry = format!("{topic} {to} {offset}");
+        lines.push(entry);
+        let count = lines.len() - 2;
+        lines[1] = count.to_string();
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+    }
+}
+
 /// The exit code of a run (`None`: killed by a signal).
 pub fn code(o: &Output) -> Option<i32> {
     o.status.code()
@@ -64,6 +92,8 @@ pub struct Copy {
     _tmp: tempfile::TempDir,
     /// The copied log dir.
     pub log_dir: PathBuf,
+    /// The fixture's `server.properties` (the broker's static config).
+    pub props: String,
 }
 
 impl Copy {
@@ -74,6 +104,10 @@ impl Copy {
         Copy {
             _tmp: tmp,
             log_dir: dest,
+            props: fixture(fixture_name)
+                .join("server.properties")
+                .to_string_lossy()
+                .into_owned(),
         }
     }
 

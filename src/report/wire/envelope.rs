@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::checks::finding::{Finding, Severity};
 use crate::exit_codes::Outcome;
 
+use super::assumptions::AssumptionsDoc;
 use super::findings::FindingDoc;
 
 /// Version of the JSON schema; bumped on any incompatible change (2: envelope with
@@ -27,6 +28,10 @@ pub struct Envelope<B> {
     pub generated_at_ms: i64,
     /// The "now" the rules were evaluated at (retention ages etc.), ms since the epoch.
     pub evaluated_at_ms: i64,
+    /// The deciding config values logclean did not read (commands that resolve topic configs;
+    /// empty lists when nothing is assumed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assumptions: Option<AssumptionsDoc>,
     /// The command's own keys, flattened into the document.
     #[serde(flatten)]
     pub body: B,
@@ -81,6 +86,12 @@ impl SummaryDoc {
 }
 
 impl<B> Envelope<B> {
+    /// The same document, saying what it assumed.
+    pub fn with_assumptions(mut self, assumptions: AssumptionsDoc) -> Self {
+        self.assumptions = Some(assumptions);
+        self
+    }
+
     /// The document of `command`: `body`, `findings` and their summary. The clock is the
     /// caller's (read once per run): `generated_at_ms` is when, `evaluated_at_ms` the "now" the
     /// rules used.
@@ -99,6 +110,7 @@ impl<B> Envelope<B> {
             schema_version: SCHEMA_VERSION,
             generated_at_ms,
             evaluated_at_ms,
+            assumptions: None,
             body,
             findings: FindingDoc::all(findings),
             summary: SummaryDoc::new(scanned, findings, outcome),

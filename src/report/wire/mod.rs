@@ -18,6 +18,7 @@ use crate::rules::facts::TimestampSource;
 use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
 use std::collections::BTreeMap;
 
+pub mod assumptions;
 pub mod envelope;
 pub mod findings;
 
