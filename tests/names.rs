@@ -210,6 +210,8 @@ fn mutating_commands_act_on_the_other_partitions_and_leave_the_named_dirs_alone(
     let dir = s.log_dir.as_os_str();
     let (dir_text, dir_table) = shown(&s.log_dir);
     let before = tree(&s.log_dir);
+    // The broker's own config (with the metadata log's topic configs: nothing assumed).
+    let props = fixture("basic-delete").join("server.properties");
     let skipped = [
         format!("{OSC_SHOWN}: skipped (never acted on)"),
         format!("{NOT_UTF8_SHOWN}: skipped (never acted on)"),
@@ -270,7 +272,14 @@ fn mutating_commands_act_on_the_other_partitions_and_leave_the_named_dirs_alone(
     }
 
     // delete: orders-0 loses its segments, the two renamed dirs are refused by name.
-    let o = run(&[os("delete"), dir, os("--at"), os(LATER)]);
+    let o = run(&[
+        os("delete"),
+        dir,
+        os("--at"),
+        os(LATER),
+        os("--server-properties"),
+        props.as_os_str(),
+    ]);
     assert_eq!(
         o.status.code(),
         Some(1),
@@ -290,6 +299,8 @@ fn mutating_commands_act_on_the_other_partitions_and_leave_the_named_dirs_alone(
             "{table}"
         );
     }
+    // Without the broker's config, every deletion rests on assumed values: refused as a whole,
+    // in a complete document naming the log dir as text.
     let o = run(&[
         os("--format"),
         os("json"),
@@ -297,6 +308,29 @@ fn mutating_commands_act_on_the_other_partitions_and_leave_the_named_dirs_alone(
         dir,
         os("--at"),
         os(LATER),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (doc, _) = json("delete without configs", &o);
+    let refused = doc["refused_assumed_configs"].as_array().unwrap();
+    assert!(!refused.is_empty(), "{doc:#}");
+    assert!(
+        refused.iter().all(|r| r["log_dir"] == dir_text.as_str()),
+        "{refused:#?}"
+    );
+    let o = run(&[
+        os("--format"),
+        os("json"),
+        os("delete"),
+        dir,
+        os("--at"),
+        os(LATER),
+        os("--server-properties"),
+        props.as_os_str(),
     ]);
     assert_eq!(o.status.code(), Some(1));
     let (doc, _) = json("delete", &o);
@@ -317,7 +351,15 @@ fn mutating_commands_act_on_the_other_partitions_and_leave_the_named_dirs_alone(
 
     // Applied and undone through a journal whose paths are not UTF-8; the renamed dirs are
     // never touched.
-    let o = run(&[os("delete"), dir, os("--at"), os(LATER), os("--execute")]);
+    let o = run(&[
+        os("delete"),
+        dir,
+        os("--at"),
+        os(LATER),
+        os("--server-properties"),
+        props.as_os_str(),
+        os("--execute"),
+    ]);
     assert_eq!(
         o.status.code(),
         Some(1),

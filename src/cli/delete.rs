@@ -80,6 +80,7 @@ impl From<&Loss> for LossDoc {
 /// A partition `delete` leaves alone because its deletions rest on assumed config values.
 #[derive(Debug, Serialize)]
 struct AssumedRefusal {
+    #[serde(with = "crate::model::names::path_serde")]
     log_dir: PathBuf,
     dir: String,
     topic: String,
