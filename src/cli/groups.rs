@@ -23,7 +23,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         command: "groups",
         paths: &args.paths,
         server_properties: args.server_properties.as_ref(),
-        no_mmap: args.no_mmap,
+        mmap: args.mmap,
         fail_on: args.fail_on.into(),
     };
     let report = |inputs: &CoordinatorInputs, now| {

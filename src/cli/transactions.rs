@@ -24,7 +24,7 @@ pub fn run(
         command: "transactions",
         paths: &args.paths,
         server_properties: args.server_properties.as_ref(),
-        no_mmap: args.no_mmap,
+        mmap: args.mmap,
         fail_on: args.fail_on.into(),
     };
     let report = |i: &CoordinatorInputs, now| transactions_report(&i.dirs, &i.view, i.mode, now);
