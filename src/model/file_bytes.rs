@@ -581,6 +581,21 @@ mod tests {
     }
 
     #[test]
+    fn next_data_skips_a_sparse_tail_and_stays_in_data() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&[1u8; 4096]).unwrap();
+        f.as_file().set_len(64 << 20).unwrap();
+        let p = PositionedFile::open(f.path()).unwrap();
+        // In data: where it is asked. In the hole (or past the end): the length, where only a
+        // file system that cannot tell would say the position itself.
+        assert_eq!(p.next_data(0), 0);
+        assert_eq!(p.next_data(100), 100);
+        assert!([1 << 20, 64 << 20].contains(&p.next_data(1 << 20)));
+        assert_eq!(p.next_data(64 << 20), 64 << 20);
+        assert_eq!(p.next_data(u64::MAX), 64 << 20);
+    }
+
+    #[test]
     fn positioned_open_refuses_a_fifo_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("00000000000000000000.log");
