@@ -312,6 +312,10 @@ fn a_sparse_log_of_2_gib_is_a_zero_filled_tail_found_without_reading_the_hole() 
     // The largest segment Kafka writes (`Integer.MAX_VALUE` bytes): its data, then a hole.
     let len = TWO_GIB - 1;
     sparse(&log, len);
+    // The metadata log every command replays, the same way.
+    let metadata = c.path("__cluster_metadata-0/00000000000000000000.log");
+    let metadata_data = fs::metadata(&metadata).unwrap().len();
+    sparse(&metadata, len);
     let dir = c.log_dir.to_str().unwrap();
     // Reading the 2 GiB of zeros took 5-20 s of CPU; following the hole takes a few ms. A run
     // over one second of CPU is killed (SIGXCPU: "ended by a signal"), and the wall time is
@@ -324,9 +328,19 @@ fn a_sparse_log_of_2_gib_is_a_zero_filled_tail_found_without_reading_the_hole() 
         out
     };
     let zero_tail = |doc: &Value| {
-        let f = findings(doc, "log.zero_filled_tail");
+        // `diagnose` replays the metadata log (read up to the hole) and says where it ends.
+        if doc["command"] == "diagnose" {
+            let m = findings(doc, "metadata.problem");
+            assert_eq!(m.len(), 1, "{doc:#}");
+            assert_eq!(m[0]["location"]["byte_offset"], metadata_data, "{doc:#}");
+            let zeros = format!("{} zero bytes at the end", len - metadata_data);
+            assert!(m[0]["message"].as_str().unwrap().contains(&zeros), "{m:#?}");
+        }
+        let f: Vec<&Value> = findings(doc, "log.zero_filled_tail")
+            .into_iter()
+            .filter(|f| file_of(f).ends_with("orders-0/00000000000000000032.log"))
+            .collect();
         assert_eq!(f.len(), 1, "{doc:#}");
-        assert!(file_of(f[0]).ends_with("00000000000000000032.log"));
         assert_eq!(f[0]["location"]["byte_offset"], data, "{doc:#}");
         assert_eq!(f[0]["evidence"][0]["value"], len - data, "{doc:#}");
         (
@@ -345,7 +359,7 @@ fn a_sparse_log_of_2_gib_is_a_zero_filled_tail_found_without_reading_the_hole() 
             "{fix}"
         );
     }
-    for cmd in ["plan", "groups", "transactions"] {
+    for cmd in ["plan", "groups", "transactions", "config"] {
         timed(&[cmd, dir]);
     }
     // Without the marker the broker's recovery truncates it to the valid bytes on its start.

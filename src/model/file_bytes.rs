@@ -113,6 +113,40 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
     Ok(FileBytes::Owned(buf))
 }
 
+/// A file read whole up to where its data ends ([`read_file_data`]).
+#[derive(Debug)]
+pub struct DataBytes {
+    /// The bytes before the hole (all of the file when it has none, or when mapped).
+    pub bytes: FileBytes,
+    /// Bytes of the hole that runs to the end of the file, not read: they read as zeros.
+    pub hole: u64,
+}
+
+/// [`read_file`], except that a hole running to the end of the file (a sparse `.log`'s
+/// unwritten tail, found by `lseek(SEEK_HOLE/SEEK_DATA)`) is not read but counted: a 2 GiB
+/// sparse segment costs its data, not 2 GiB of zeros. For readers that stop at the first
+/// zero-filled batch header anyway (replays, dumps), where the zeros after the data can add
+/// nothing but their length. Mapped (`Mmap`) files are mapped whole, their hole included.
+pub fn read_file_data(path: &Path, mode: ReadMode) -> io::Result<DataBytes> {
+    if mode == ReadMode::Buffered {
+        let file = PositionedFile::open(path)?;
+        if file.len() > OWNED_READ_CAP {
+            return Err(TooLarge::error(file.len(), OWNED_READ_CAP));
+        }
+        let data_end = file.data_end();
+        let bytes = file.read_range(0, data_end)?;
+        let hole = file.len().saturating_sub(data_end);
+        return Ok(DataBytes {
+            bytes: FileBytes::Owned(bytes),
+            hole,
+        });
+    }
+    Ok(DataBytes {
+        bytes: read_file(path, mode)?,
+        hole: 0,
+    })
+}
+
 /// The most [`read_file`] reads into memory: Kafka's largest segment (`Integer.MAX_VALUE`
 /// bytes, `FileRecords`); a larger file is refused as [`TooLarge`].
 pub const OWNED_READ_CAP: u64 = i32::MAX as u64;
@@ -593,6 +627,21 @@ mod tests {
         assert!([1 << 20, 64 << 20].contains(&p.next_data(1 << 20)));
         assert_eq!(p.next_data(64 << 20), 64 << 20);
         assert_eq!(p.next_data(u64::MAX), 64 << 20);
+    }
+
+    #[test]
+    fn a_sparse_tail_is_counted_not_read() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&[1u8; 4096]).unwrap();
+        f.as_file().set_len(64 << 20).unwrap();
+        let d = read_file_data(f.path(), ReadMode::Buffered).unwrap();
+        // The data extent (whole blocks), then the hole; a file system that cannot tell has
+        // everything read.
+        assert_eq!(d.bytes.len() as u64 + d.hole, 64 << 20);
+        assert!(d.bytes.len() >= 4096 && d.bytes.iter().take(4096).all(|&b| b == 1));
+        assert!(d.bytes.iter().skip(4096).all(|&b| b == 0));
+        let whole = read_file(f.path(), ReadMode::Buffered).unwrap();
+        assert_eq!(&whole[..d.bytes.len()], &d.bytes[..]);
     }
 
     #[test]
