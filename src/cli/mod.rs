@@ -212,8 +212,13 @@ pub struct InspectArgs {
     /// With --records: stop after this many records per partition (0: no limit).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_records: usize,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -248,8 +253,13 @@ pub struct ConfigArgs {
     /// Every topic config, not only those that decide rolling, retention and compaction.
     #[arg(long)]
     pub all_keys: bool,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -281,8 +291,13 @@ pub struct GroupsArgs {
     /// The instant expiry and retention are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -308,8 +323,13 @@ pub struct TransactionsArgs {
     /// The instant transaction ages are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -356,8 +376,13 @@ pub struct PlanArgs {
     /// Exit 1 when a segment past retention.ms stays on disk.
     #[arg(long)]
     pub fail_if_retains_expired: bool,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
 }
 
