@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
+use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::{classify_target, Target};
 use crate::model::names::{parse_partition_dir_name, PartitionDirState};
@@ -83,7 +83,7 @@ pub fn resolve(
             }
         }
     }
-    let mut out = Vec::new();
+    let mut checked_dirs = Vec::new();
     for (dir, mut parts) in by_dir {
         let checked = if lock {
             check_log_dir(&dir)?
@@ -103,13 +103,28 @@ pub fn resolve(
                 parts.entry(name).or_insert(None);
             }
         }
-        let view = ClusterView::build(&ClusterInputs {
-            log_dirs: vec![checked.path.clone()],
-            server_properties: config.server_properties.clone().map(FileInput::Path),
-            overrides: config.overrides.clone(),
-            read_mode: ReadMode::Buffered,
-            ..ClusterInputs::default()
-        });
+        checked_dirs.push((checked, parts, notes));
+    }
+    // One view of all the log dirs: the metadata log in one of them gives the topic configs of
+    // all, and a `--config` topic is looked for in all of them.
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: checked_dirs
+            .iter()
+            .map(|(c, _, _)| c.path.clone())
+            .collect(),
+        server_properties: config.server_properties.clone().map(FileInput::Path),
+        overrides: config.overrides.clone(),
+        read_mode: ReadMode::Buffered,
+        ..ClusterInputs::default()
+    });
+    // A `--config` Kafka would refuse is refused here, before anything is planned: acting under
+    // Kafka's defaults instead would be acting on a guess.
+    let view = match view {
+        Err(ClusterError::Override(e)) => return Err(ActionError::Config(e)),
+        v => v,
+    };
+    let mut out = Vec::new();
+    for (checked, parts, mut notes) in checked_dirs {
         if let Err(e) = &view {
             notes.push(format!("configs not resolved ({e}): Kafka defaults used"));
         }
