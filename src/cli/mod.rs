@@ -249,6 +249,10 @@ pub struct ConfigArgs {
     #[arg(long, value_name = "N")]
     pub broker_id: Option<i32>,
     /// Override a value, as a proposed change would (repeatable; topic `*` = every topic).
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all` from a live cluster, used as a source.
@@ -333,6 +337,10 @@ pub struct PlanArgs {
     pub after: Option<i64>,
     /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
     /// difference to today's.
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Only these topics (repeatable).
@@ -384,6 +392,10 @@ pub struct MutateArgs {
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
     /// Override a value (repeatable; topic `*` = every topic).
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
 }
