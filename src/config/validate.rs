@@ -150,29 +150,33 @@ pub fn closest_name<'a>(
         .map(|(_, c)| c)
 }
 
-/// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
+/// Optimal string alignment distance (Levenshtein plus adjacent transpositions), row by row.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let w = b.len() + 1;
-    // Rows i-2, i-1 and i of the (a.len()+1) × (b.len()+1) table.
-    let mut prev2 = vec![0; w];
-    let mut prev: Vec<usize> = (0..w).collect();
-    let mut cur = vec![0; w];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..w {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(prev2[j - 2] + 1);
+    // Rows i-2 and i-1 of the (|a|+1) × (|b|+1) table.
+    let mut prev2: Vec<usize> = Vec::new();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut last_a: Option<char> = None;
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, &cb) in b.iter().enumerate() {
+            let at = |row: &[usize], k: usize| row.get(k).copied().unwrap_or(usize::MAX);
+            let left = cur.last().copied().unwrap_or(usize::MAX);
+            let mut d = at(&prev, j + 1)
+                .saturating_add(1)
+                .min(left.saturating_add(1))
+                .min(at(&prev, j).saturating_add(usize::from(ca != cb)));
+            let swapped = j > 0 && last_a == Some(cb) && b.get(j - 1) == Some(&ca);
+            if swapped {
+                d = d.min(at(&prev2, j - 1).saturating_add(1));
             }
-            cur[j] = d;
+            cur.push(d);
         }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+        prev2 = std::mem::replace(&mut prev, cur);
+        last_a = Some(ca);
     }
-    prev[b.len()]
+    prev.last().copied().unwrap_or(0)
 }
 
 /// What [`cross_check`] needs besides the topic's effective config.
@@ -344,10 +348,8 @@ pub fn validate_overrides(
             v.source != super::ConfigSource::DefaultConfig || sources.static_props.is_some()
         })
         .and_then(|v| v.as_bool());
-    let before = ConfigSources {
-        cli_overrides: Default::default(),
-        ..sources.clone()
-    };
+    // The sources without `--config` (Kafka's `existingConfigs`), made only if needed.
+    let mut before: Option<ConfigSources> = None;
     let every = sources.cli_overrides.contains_key("*");
     let topics: Vec<&String> = if every {
         known.iter().collect()
@@ -362,11 +364,16 @@ pub fn validate_overrides(
                 .get(*t)
                 .is_some_and(|m| m.contains_key("remote.storage.enable"))
         });
-        let was = sets_remote
-            && resolve_topic(&before, topic)
+        let was = sets_remote && {
+            let before = before.get_or_insert_with(|| ConfigSources {
+                cli_overrides: Default::default(),
+                ..sources.clone()
+            });
+            resolve_topic(before, topic)
                 .get("remote.storage.enable")
                 .and_then(|v| v.as_bool())
-                .unwrap_or(false);
+                .unwrap_or(false)
+        };
         let ctx = CrossCheckContext {
             remote_storage_system_enabled: system,
             was_remote_storage_enabled: was,
@@ -704,8 +711,10 @@ mod tests {
             "{e}"
         );
         // The broker's tiered-storage switch, when server.properties gives it.
-        let mut tiered = ConfigSources::default();
-        tiered.static_props = Some(map(&[]));
+        let mut tiered = ConfigSources {
+            static_props: Some(map(&[])),
+            ..Default::default()
+        };
         tiered
             .add_cli_overrides(["orders:remote.storage.enable=true"])
             .unwrap();

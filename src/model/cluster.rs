@@ -699,7 +699,9 @@ enum PartitionSource<'a> {
 impl ClusterView {
     /// Read everything `inputs` names and join it. Fails only when an input named explicitly
     /// cannot be used (no log dirs, an unlistable log dir, an unreadable or malformed
-    /// `server.properties`, `--config` or describe file); everything else is a problem.
+    /// `server.properties`, `--config` or describe file; a `--config` Kafka would refuse or for
+    /// a topic none of the inputs knows, see [`validate_overrides`]); everything else is a
+    /// problem.
     pub fn build(inputs: &ClusterInputs) -> Result<ClusterView, ClusterError> {
         ClusterView::build_with(inputs, PartitionSource::Listed)
     }
