@@ -428,10 +428,13 @@ cases! {
         |d| edit(&d.join("server.properties"), |b| b.extend_from_slice(b"log.segment.bytes=1gb\n")),
         healthy "kraft-metadata";
     config_removed_key: "config.removed_key", "warning", exit 1,
-        "kraft-metadata" ["config", "logs-0", "--config", "kt-alpha:message.timestamp.difference.max.ms=1000"],
-        "none: --config sets message.timestamp.difference.max.ms, removed in Kafka 4.0 (KIP-937)",
-        |_| {},
-        healthy "kraft-metadata" ["config", "logs-0", "--config", "kt-alpha:message.timestamp.before.max.ms=1000"];
+        "kraft-metadata" ["config", "--server-properties", "server.properties", "logs-0"],
+        "server.properties: log.message.timestamp.difference.max.ms=1000 appended (removed in \
+         Kafka 4.0, KIP-937)",
+        |d| edit(&d.join("server.properties"), |b| {
+            b.extend_from_slice(b"log.message.timestamp.difference.max.ms=1000\n")
+        }),
+        healthy "kraft-metadata";
     config_zookeeper_mode: "config.zookeeper_mode", "info", exit 0,
         "basic-delete" ["config", "logs-0"],
         "re-labelled as a ZooKeeper-mode (3.x) dir: meta.properties version=0 + broker.id, no \

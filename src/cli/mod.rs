@@ -225,6 +225,18 @@ pub struct InspectArgs {
     pub fail_on: FailOn,
 }
 
+/// A `--config TOPIC:KEY=VALUE`, checked before anything runs: a topic config of Kafka 4.4.0, a
+/// value of its type that passes its validator (no units: `7d` is refused with its value in
+/// ms). Whether the topic exists and Kafka's cross-checks need the log dirs, and come when the
+/// configs are resolved.
+fn parse_config_arg(arg: &str) -> Result<String, String> {
+    match crate::config::parse_config_override(arg) {
+        Ok(_) => Ok(arg.to_string()),
+        Err(crate::config::ConfigError::BadOverride { reason, .. }) => Err(reason),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Arguments of `logclean config`.
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
@@ -242,7 +254,11 @@ pub struct ConfigArgs {
     #[arg(long, value_name = "N")]
     pub broker_id: Option<i32>,
     /// Override a value, as a proposed change would (repeatable; topic `*` = every topic).
-    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all` from a live cluster, used as a source.
     #[arg(long, value_name = "FILE")]
@@ -351,7 +367,11 @@ pub struct PlanArgs {
     pub after: Option<i64>,
     /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
     /// difference to today's.
-    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Only these topics (repeatable).
     #[arg(long = "topic", value_name = "TOPIC")]
@@ -412,7 +432,11 @@ pub struct MutateArgs {
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
     /// Override a value (repeatable; topic `*` = every topic).
-    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
     /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper
