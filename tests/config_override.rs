@@ -213,7 +213,19 @@ fn a_valid_override_still_works() {
     // delete: the override changes what is deleted (7 days keeps more than the topic's 6 hours),
     // and is applied.
     let before = tree(&copy.log_dir);
-    let o = logclean(&["delete", s(&copy.log_dir), "--at", at, "--execute"], None);
+    let props = copy.props.as_str();
+    let o = logclean(
+        &[
+            "delete",
+            s(&copy.log_dir),
+            "--server-properties",
+            props,
+            "--at",
+            at,
+            "--execute",
+        ],
+        None,
+    );
     assert_eq!(code(&o), Some(0), "{}", text(&o));
     let today = removed_files(&before, &copy.log_dir);
     let copy = Copy::new("basic-delete", "logs-0");
@@ -222,6 +234,8 @@ fn a_valid_override_still_works() {
         &[
             "delete",
             s(&copy.log_dir),
+            "--server-properties",
+            copy.props.as_str(),
             "--at",
             at,
             "--config",
