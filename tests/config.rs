@@ -619,13 +619,23 @@ fn invalid_values_are_named_and_skipped() {
     assert!(e.problems.iter().any(|p| matches!(p,
         ConfigError::UnknownTopicConfig { key, .. } if key == "no.such.config")));
 
-    // A bad --config is refused when parsed, and a bad value falls through with a problem.
+    // A bad --config is refused when parsed (its shape, its key, its value); a bad value put in
+    // the map directly still falls through with a problem, as any other source's.
     let mut s = ConfigSources::default();
-    assert!(matches!(
-        s.add_cli_overrides(["t-retention.ms=1"]),
-        Err(ConfigError::BadOverride { .. })
-    ));
-    s.add_cli_overrides(["t:segment.ms=abc"]).unwrap();
+    for bad in ["t-retention.ms=1", "t:segment.ms=abc", "t:segment.ms=0"] {
+        assert!(
+            matches!(
+                s.add_cli_overrides([bad]),
+                Err(ConfigError::BadOverride { .. })
+            ),
+            "{bad}"
+        );
+    }
+    assert!(s.cli_overrides.is_empty());
+    s.cli_overrides
+        .entry("t".into())
+        .or_default()
+        .insert("segment.ms".into(), "abc".into());
     let e = resolve_topic(&s, "t");
     assert_eq!(e.values["segment.ms"].source, ConfigSource::DefaultConfig);
     assert!(matches!(&e.problems[0],
@@ -810,12 +820,25 @@ fn removed_keys_are_named_with_their_replacement() {
         None,
     );
     sources.static_props = Some(map(&[("log.message.timestamp.difference.max.ms", "60000")]));
+    // --config refuses them (Kafka 4.x's `LogConfig.validateNames` does), so only a map filled
+    // directly carries them at the OVERRIDE level.
+    for arg in [
+        "t:message.format.version=2.8",
+        "*:message.downconversion.enable=true",
+    ] {
+        let e = sources.add_cli_overrides([arg]).unwrap_err().to_string();
+        assert!(e.contains("was removed in Kafka 4.0"), "{e}");
+    }
     sources
-        .add_cli_overrides([
-            "t:message.format.version=2.8",
-            "*:message.downconversion.enable=true",
-        ])
-        .unwrap();
+        .cli_overrides
+        .entry("t".into())
+        .or_default()
+        .insert("message.format.version".into(), "2.8".into());
+    sources
+        .cli_overrides
+        .entry("*".into())
+        .or_default()
+        .insert("message.downconversion.enable".into(), "true".into());
     sources.describe_file = Some(
         parse_describe_file(
             "All configs for topic t are:\n  \

@@ -1097,14 +1097,14 @@ fn prometheus_is_refused_by_the_other_commands() {
 
 /// Issue 20: one finding per topic for a per-topic fact, one finding for one fact. Every topic
 /// of the compression fixture gets the removed `message.format.version` as its own override (as
-/// a 3.x cluster's topic overrides carry it), plus one `*` override for all: `config` reports one
-/// `config.removed_key` per topic (at that topic) and one for `*`, and the diagnose merge keeps
-/// them all (it kept 1 of the 7 before: they shared one place, the first log dir).
+/// a 3.x cluster's describe output carries it), plus one removed broker key: `config` reports one
+/// `config.removed_key` per topic (at that topic) and one at broker level, and the diagnose merge
+/// keeps them all (it kept 1 of the 7 before: they shared one place, the first log dir).
 #[test]
 fn per_topic_findings_survive_the_merge_one_per_topic() {
     use logclean::checks::config::config_findings;
     use logclean::checks::location::dedup_findings;
-    use logclean::model::cluster::{ClusterInputs, ClusterView};
+    use logclean::model::cluster::{ClusterInputs, ClusterView, FileInput};
 
     let log_dir = fixtures().join("compression/logs-0");
     let mut topics: Vec<String> = fs::read_dir(&log_dir)
@@ -1120,14 +1120,27 @@ fn per_topic_findings_survive_the_merge_one_per_topic() {
     topics.sort();
     topics.dedup();
     assert_eq!(topics.len(), 6, "{topics:?}");
-    let mut overrides: Vec<String> = topics
+    // A 3.x cluster's describe output: each topic's own override of the removed key; and a
+    // removed broker key in server.properties (reported once, at no topic).
+    let described: String = topics
         .iter()
-        .map(|t| format!("{t}:message.format.version=2.8"))
+        .map(|t| {
+            format!(
+                "Dynamic configs for topic {t} are:\n  message.format.version=2.8 \
+                 sensitive=false synonyms={{DYNAMIC_TOPIC_CONFIG:message.format.version=2.8}}\n"
+            )
+        })
         .collect();
-    overrides.push("*:message.timestamp.difference.max.ms=60000".to_string());
     let view = ClusterView::build(&ClusterInputs {
         log_dirs: vec![log_dir],
-        overrides,
+        describe_file: Some(FileInput::Bytes {
+            name: "describe".into(),
+            bytes: described.into_bytes(),
+        }),
+        server_properties: Some(FileInput::Bytes {
+            name: "server.properties".into(),
+            bytes: b"log.message.timestamp.difference.max.ms=60000\n".to_vec(),
+        }),
         ..ClusterInputs::default()
     })
     .unwrap();

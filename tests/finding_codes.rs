@@ -428,10 +428,13 @@ cases! {
         |d| edit(&d.join("server.properties"), |b| b.extend_from_slice(b"log.segment.bytes=1gb\n")),
         healthy "kraft-metadata";
     config_removed_key: "config.removed_key", "warning", exit 1,
-        "kraft-metadata" ["config", "logs-0", "--config", "kt-alpha:message.timestamp.difference.max.ms=1000"],
-        "none: --config sets message.timestamp.difference.max.ms, removed in Kafka 4.0 (KIP-937)",
-        |_| {},
-        healthy "kraft-metadata" ["config", "logs-0", "--config", "kt-alpha:message.timestamp.before.max.ms=1000"];
+        "kraft-metadata" ["config", "--server-properties", "server.properties", "logs-0"],
+        "server.properties: log.message.timestamp.difference.max.ms=1000 appended (removed in \
+         Kafka 4.0, KIP-937)",
+        |d| edit(&d.join("server.properties"), |b| {
+            b.extend_from_slice(b"log.message.timestamp.difference.max.ms=1000\n")
+        }),
+        healthy "kraft-metadata";
     config_zookeeper_mode: "config.zookeeper_mode", "info", exit 0,
         "basic-delete" ["config", "logs-0"],
         "re-labelled as a ZooKeeper-mode (3.x) dir: meta.properties version=0 + broker.id, no \
@@ -1093,18 +1096,18 @@ fn tail_findings_are_warnings_where_the_broker_recovers() {
     }
 }
 
-/// `--no-mmap` (read(2) instead of maps) gives the same codes, severities and exit code for
-/// every case but `log.too_large`, whose 2 GiB file a buffered read would take into memory.
+/// `--mmap` (maps instead of read(2), the default) gives the same codes, severities and exit
+/// code for every case but `log.too_large`, whose 2 GiB file a buffered read refuses.
 #[test]
-fn buffered_reads_give_the_same_findings() {
+fn mapped_reads_give_the_same_findings() {
     let mut failures = Vec::new();
     for c in CASES.iter().filter(|c| c.code != "log.too_large") {
         let (_tmp, root) = copy_fixture(c.fixture);
         (c.damage)(&root);
-        let mapped = run(&root, c.args, c.unprivileged);
+        let buffered = run(&root, c.args, c.unprivileged);
         let mut args = c.args.to_vec();
-        args.insert(1, "--no-mmap");
-        let buffered = run(&root, &args, c.unprivileged);
+        args.insert(1, "--mmap");
+        let mapped = run(&root, &args, c.unprivileged);
         let sorted = |r: &Run| {
             let mut f = r.findings.clone();
             f.sort();

@@ -303,3 +303,97 @@ fn names_that_are_not_utf8_are_carried_losslessly_in_a_complete_document() {
     assert!(table.contains("ord\\xe9rs-5"), "{table}");
     assert!(table.contains("notes-\\xff\\xfe"), "{table}");
 }
+
+#[test]
+fn a_sparse_log_of_2_gib_is_a_zero_filled_tail_found_without_reading_the_hole() {
+    let c = Copy::new();
+    let log = c.path("orders-0/00000000000000000032.log");
+    let data = fs::metadata(&log).unwrap().len();
+    // The largest segment Kafka writes (`Integer.MAX_VALUE` bytes): its data, then a hole.
+    let len = TWO_GIB - 1;
+    sparse(&log, len);
+    // The metadata log every command replays, the same way.
+    let metadata = c.path("__cluster_metadata-0/00000000000000000000.log");
+    let metadata_data = fs::metadata(&metadata).unwrap().len();
+    sparse(&metadata, len);
+    let dir = c.log_dir.to_str().unwrap();
+    // Reading the 2 GiB of zeros took 5-20 s of CPU; following the hole takes a few ms. A run
+    // over one second of CPU is killed (SIGXCPU: "ended by a signal"), and the wall time is
+    // bounded too (loosely: the machine may be busy).
+    let timed = |args: &[&str]| {
+        let started = std::time::Instant::now();
+        let out = run_cpu_capped(1, args);
+        let took = started.elapsed();
+        assert!(took.as_secs_f64() < 5.0, "{args:?} took {took:?}");
+        out
+    };
+    let zero_tail = |doc: &Value| {
+        // `diagnose` replays the metadata log (read up to the hole) and says where it ends.
+        if doc["command"] == "diagnose" {
+            let m = findings(doc, "metadata.problem");
+            assert_eq!(m.len(), 1, "{doc:#}");
+            assert_eq!(m[0]["location"]["byte_offset"], metadata_data, "{doc:#}");
+            let zeros = format!("{} zero bytes at the end", len - metadata_data);
+            assert!(m[0]["message"].as_str().unwrap().contains(&zeros), "{m:#?}");
+        }
+        let f: Vec<&Value> = findings(doc, "log.zero_filled_tail")
+            .into_iter()
+            .filter(|f| file_of(f).ends_with("orders-0/00000000000000000032.log"))
+            .collect();
+        assert_eq!(f.len(), 1, "{doc:#}");
+        assert_eq!(f[0]["location"]["byte_offset"], data, "{doc:#}");
+        assert_eq!(f[0]["evidence"][0]["value"], len - data, "{doc:#}");
+        (
+            f[0]["severity"].clone(),
+            f[0]["fix"].as_str().unwrap().to_string(),
+        )
+    };
+    // After a clean shutdown the broker does not recover the segment: an error, to truncate.
+    for cmd in ["diagnose", "inspect"] {
+        let (code, doc) = timed(&[cmd, dir]);
+        assert_eq!(code, 2, "{cmd}: {doc:#}");
+        let (severity, fix) = zero_tail(&doc);
+        assert_eq!(severity, "error", "{cmd}: {doc:#}");
+        assert!(
+            fix.contains(&format!("truncate it to {data} bytes")),
+            "{fix}"
+        );
+    }
+    for cmd in ["plan", "groups", "transactions", "config"] {
+        timed(&[cmd, dir]);
+    }
+    // Without the marker the broker's recovery truncates it to the valid bytes on its start.
+    fs::remove_file(c.path(".kafka_cleanshutdown")).unwrap();
+    let (_, doc) = timed(&["diagnose", dir]);
+    let (severity, fix) = zero_tail(&doc);
+    assert_eq!(severity, "warning", "{doc:#}");
+    assert!(
+        fix.contains(&format!("truncates the segment to {data} bytes")),
+        "{fix}"
+    );
+}
+
+/// [`run`] (1 GiB of address space, as root) with at most `secs` seconds of CPU time.
+fn run_cpu_capped(secs: u64, args: &[&str]) -> (i32, Value) {
+    if !support::prlimit_available() {
+        return run(1 << 30, false, args);
+    }
+    let out = std::process::Command::new("prlimit")
+        .arg(format!("--cpu={secs}"))
+        .arg(format!("--as={}", 1u64 << 30))
+        .arg(env!("CARGO_BIN_EXE_logclean"))
+        .args(["--format", "json", "--no-progress"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("{args:?} ended by a signal: {}; {stderr}", out.status));
+    assert_ne!(code, 101, "{args:?} panicked: {stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}); stderr {stderr}"));
+    assert_eq!(doc["summary"]["exit_code"], code, "{doc:#}");
+    (code, doc)
+}

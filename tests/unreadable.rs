@@ -79,7 +79,13 @@ const COMMANDS: &[Command] = &[
         name: "delete",
         fixture: "basic-delete",
         partition: "orders-2",
-        args: &["--at", "2100000000000", "--execute"],
+        // The defaults are accepted: only the damage may refuse the run here.
+        args: &[
+            "--at",
+            "2100000000000",
+            "--accept-assumed-configs",
+            "--execute",
+        ],
         mutating: true,
     },
     Command {

@@ -37,6 +37,10 @@ pub enum ActionError {
     /// pending journal). Nothing was changed by this run.
     #[error("refused: {0}")]
     Refused(String),
+    /// A `--config` override Kafka would refuse (a bad value, an unknown key or topic, a
+    /// combination `LogConfig.validate` rejects). Nothing was read-then-changed.
+    #[error(transparent)]
+    Config(crate::config::ConfigError),
     /// A filesystem call failed.
     #[error("{path}: {source}")]
     Io {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
+use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::{classify_target, RootCheckpoints, Target};
 use crate::model::names::{name_text, parse_partition_dir_name, path_text, PartitionDirState};
@@ -86,7 +86,7 @@ pub fn resolve(
             }
         }
     }
-    let mut out = Vec::new();
+    let mut checked_dirs = Vec::new();
     for (dir, mut parts) in by_dir {
         let checked = if lock {
             check_log_dir(&dir)?
@@ -106,28 +106,41 @@ pub fn resolve(
                 parts.entry(name).or_insert(None);
             }
         }
-        let view = ClusterView::build(&ClusterInputs {
-            log_dirs: vec![checked.path.clone()],
-            server_properties: config.server_properties.clone().map(FileInput::Path),
-            overrides: config.overrides.clone(),
-            describe_file: config.config_file.clone().map(FileInput::Path),
-            read_mode: ReadMode::Buffered,
-            ..ClusterInputs::default()
-        })
-        .map_err(|e| {
-            ActionError::Refused(format!(
+        checked_dirs.push((checked, parts, notes));
+    }
+    // One view of all the log dirs: the metadata log in one of them gives the topic configs of
+    // all, and a `--config` topic is looked for in all of them.
+    let view = ClusterView::build(&ClusterInputs {
+        log_dirs: checked_dirs
+            .iter()
+            .map(|(c, _, _)| c.path.clone())
+            .collect(),
+        server_properties: config.server_properties.clone().map(FileInput::Path),
+        overrides: config.overrides.clone(),
+        describe_file: config.config_file.clone().map(FileInput::Path),
+        read_mode: ReadMode::Buffered,
+        ..ClusterInputs::default()
+    });
+    // A `--config` Kafka would refuse, or configs that cannot be resolved, are refused here,
+    // before anything is planned: acting under Kafka's defaults instead would be acting on a
+    // guess.
+    let view = match view {
+        Err(ClusterError::Override(e)) => return Err(ActionError::Config(e)),
+        Err(e) => {
+            return Err(ActionError::Refused(format!(
                 "configs not resolved: {}; nothing changed",
                 error_chain(&e)
-            ))
-        })?;
-        // Nothing is changed on a guess: configs that may be defaults in place of the topic's
-        // (metadata log), a partition dir or checkpoint that could not be read.
+            )))
+        }
+        Ok(v) => v,
+    };
+    // Nothing is changed on a guess: configs that may be defaults in place of the topic's
+    // (metadata log), a partition dir or checkpoint that could not be read.
+    refuse_unreadable(view.unreadable())?;
+    let mut out = Vec::new();
+    for (checked, parts, notes) in checked_dirs {
         let checkpoints = RootCheckpoints::read(&checked.path);
-        refuse_unreadable(
-            view.unreadable()
-                .into_iter()
-                .chain((checkpoints.unreadable().into_iter()).map(|u| (u.path, u.message))),
-        )?;
+        refuse_unreadable((checkpoints.unreadable().into_iter()).map(|u| (u.path, u.message)))?;
         let partitions = parts
             .into_iter()
             .map(|(name, segments)| {

@@ -203,7 +203,7 @@ kinds! {
         "a broken metadata log (truncated batch, CRC, unknown record version): the image stops there and says up to which offset it is complete (`config`)",
         "read later changes from a live cluster: `kafka-configs.sh --describe --all`, then --config-file";
     CONFIG_INVALID_VALUE = "config.invalid_value", Condition, Warning,
-        "a value that fails its type or range, naming key, value and source; the next source is used (`config`)",
+        "a value the broker's files or `--config-file` give that fails its type or range, naming key, value and source; the next source is used, as the broker does (a `--config` value is refused instead, exit 3) (`config`)",
         "correct the value with `kafka-configs.sh --alter` (or in server.properties)";
     CONFIG_UNKNOWN_KEY = "config.unknown_key", Condition, Warning,
         "an unknown topic config (`config`)",

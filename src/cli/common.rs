@@ -101,7 +101,7 @@ pub fn load_targets(
 /// What `groups` and `transactions` read: the cluster view of the named dirs and the dirs
 /// themselves (data partitions at the tail, the coordinators' topics at headers).
 pub struct CoordinatorInputs {
-    /// How large files were read (`--no-mmap`).
+    /// How large files were read (`--mmap`).
     pub mode: ReadMode,
     /// Configs and the metadata image.
     pub view: ClusterView,
@@ -120,8 +120,8 @@ pub struct CoordinatorArgs<'a> {
     pub server_properties: Option<&'a PathBuf>,
     /// `--config-file`.
     pub config_file: Option<&'a PathBuf>,
-    /// `--no-mmap`.
-    pub no_mmap: bool,
+    /// `--mmap`.
+    pub mmap: bool,
     /// `--fail-on`.
     pub fail_on: Severity,
 }
@@ -136,11 +136,7 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     report: impl FnOnce(&CoordinatorInputs, i64) -> (B, Vec<Finding>),
     table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<Outcome> {
-    let mode = if args.no_mmap {
-        ReadMode::Buffered
-    } else {
-        ReadMode::Mmap
-    };
+    let mode = ReadMode::from_mmap_flag(args.mmap);
     let cluster = ClusterInputs {
         log_dirs: args.paths.to_vec(),
         server_properties: args.server_properties.cloned().map(FileInput::Path),

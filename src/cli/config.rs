@@ -35,11 +35,7 @@ fn inputs(args: &ConfigArgs) -> ClusterInputs {
         overrides: args.overrides.clone(),
         describe_file: args.config_file.clone().map(FileInput::Path),
         topics: args.topics.clone(),
-        read_mode: if args.no_mmap {
-            ReadMode::Buffered
-        } else {
-            ReadMode::Mmap
-        },
+        read_mode: ReadMode::from_mmap_flag(args.mmap),
     }
 }
 

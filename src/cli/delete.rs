@@ -176,7 +176,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         Ok(p) => p,
         Err(e) => return refused(e),
     };
-    let mode = ReadMode::Mmap;
+    let mode = ReadMode::Buffered;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
     // A wrong target (a parent of log dirs) is refused by `resolve` already.

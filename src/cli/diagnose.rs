@@ -64,8 +64,13 @@ pub struct DiagnoseArgs {
     /// Only findings at or above this severity.
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub min_severity: Option<MinSeverity>,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -129,11 +134,7 @@ pub fn run(
         config_file: args.config_file.clone(),
         now_ms: run.evaluated_at_ms,
         deep: args.deep,
-        read_mode: if args.no_mmap {
-            ReadMode::Buffered
-        } else {
-            ReadMode::Mmap
-        },
+        read_mode: ReadMode::from_mmap_flag(args.mmap),
         cleaner_rate_bytes_per_sec: args.cleaner_rate.map(|r| r * MIB),
         disk_space: args.disk_space,
     };

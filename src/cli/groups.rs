@@ -24,7 +24,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         paths: &args.paths,
         server_properties: args.server_properties.as_ref(),
         config_file: args.config_file.as_ref(),
-        no_mmap: args.no_mmap,
+        mmap: args.mmap,
         fail_on: args.fail_on.into(),
     };
     let report = |inputs: &CoordinatorInputs, now| {

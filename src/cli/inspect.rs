@@ -59,11 +59,7 @@ pub fn run(
     } else {
         ScanDepth::Headers
     };
-    let read_mode = if args.no_mmap {
-        ReadMode::Buffered
-    } else {
-        ReadMode::Mmap
-    };
+    let read_mode = ReadMode::from_mmap_flag(args.mmap);
     let opts = LoadOptions::uniform(depth, read_mode);
     let progress = Progress::new(output.progress, "reading partitions");
     let (dirs, not_log_dirs) = load_targets(&args.paths, &opts, &progress)?;

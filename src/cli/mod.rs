@@ -212,12 +212,29 @@ pub struct InspectArgs {
     /// With --records: stop after this many records per partition (0: no limit).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_records: usize,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
+}
+
+/// A `--config TOPIC:KEY=VALUE`, checked before anything runs: a topic config of Kafka 4.4.0, a
+/// value of its type that passes its validator (no units: `7d` is refused with its value in
+/// ms). Whether the topic exists and Kafka's cross-checks need the log dirs, and come when the
+/// configs are resolved.
+fn parse_config_arg(arg: &str) -> Result<String, String> {
+    match crate::config::parse_config_override(arg) {
+        Ok(_) => Ok(arg.to_string()),
+        Err(crate::config::ConfigError::BadOverride { reason, .. }) => Err(reason),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Arguments of `logclean config`.
@@ -237,7 +254,11 @@ pub struct ConfigArgs {
     #[arg(long, value_name = "N")]
     pub broker_id: Option<i32>,
     /// Override a value, as a proposed change would (repeatable; topic `*` = every topic).
-    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all` from a live cluster, used as a source.
     #[arg(long, value_name = "FILE")]
@@ -248,8 +269,13 @@ pub struct ConfigArgs {
     /// Every topic config, not only those that decide rolling, retention and compaction.
     #[arg(long)]
     pub all_keys: bool,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -281,8 +307,13 @@ pub struct GroupsArgs {
     /// The instant expiry and retention are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -308,8 +339,13 @@ pub struct TransactionsArgs {
     /// The instant transaction ages are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
@@ -331,7 +367,11 @@ pub struct PlanArgs {
     pub after: Option<i64>,
     /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
     /// difference to today's.
-    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Only these topics (repeatable).
     #[arg(long = "topic", value_name = "TOPIC")]
@@ -356,8 +396,13 @@ pub struct PlanArgs {
     /// Exit 1 when a segment past retention.ms stays on disk.
     #[arg(long)]
     pub fail_if_retains_expired: bool,
-    /// Read files with read(2) instead of memory maps.
-    #[arg(long)]
+    /// Memory-map large files for deep verification instead of reading them. Risky: a file
+    /// another process truncates while it is mapped (a copy being synced, a broker without
+    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
+    #[arg(long, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
+    #[arg(long, hide = true, overrides_with = "mmap")]
     pub no_mmap: bool,
 }
 
@@ -387,7 +432,11 @@ pub struct MutateArgs {
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
     /// Override a value (repeatable; topic `*` = every topic).
-    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE")]
+    ///
+    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
+    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
+    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from
     /// the live cluster: the topics' real configs where the dirs do not hold them (ZooKeeper

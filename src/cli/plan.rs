@@ -90,11 +90,7 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let now = args
         .at
         .unwrap_or_else(|| run.generated_at_ms.saturating_add(args.after.unwrap_or(0)));
-    let read_mode = if args.no_mmap {
-        ReadMode::Buffered
-    } else {
-        ReadMode::Mmap
-    };
+    let read_mode = ReadMode::from_mmap_flag(args.mmap);
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, read_mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
     // A wrong target (a parent of log dirs, ...) is a finding of the plan too.

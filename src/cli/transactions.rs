@@ -25,7 +25,7 @@ pub fn run(
         paths: &args.paths,
         server_properties: args.server_properties.as_ref(),
         config_file: args.config_file.as_ref(),
-        no_mmap: args.no_mmap,
+        mmap: args.mmap,
         fail_on: args.fail_on.into(),
     };
     let report = |i: &CoordinatorInputs, now| transactions_report(&i.dirs, &i.view, i.mode, now);

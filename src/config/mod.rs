@@ -12,6 +12,8 @@
 //! * [`log_config`]: the resolved values the cleanup rules read, typed ([`LogConfig`],
 //!   [`BrokerCleanupConfig`]).
 //! * [`removed`]: keys Kafka removed (4.0), with their replacements.
+//! * [`validate`]: `--config` checked as Kafka 4.4.0 checks an `alterConfigs` (names, values,
+//!   `LogConfig`'s cross-checks) and against the topics that exist.
 //!
 //! Spec: `kafka-cleanup-rules.md` §E; where it and a real 4.4.0 broker disagree the broker
 //! wins (see the module docs of [`resolve`]).
@@ -24,6 +26,7 @@ pub mod provenance;
 pub mod removed;
 pub mod resolve;
 pub mod sources;
+pub mod validate;
 pub mod value;
 
 use std::fmt;
@@ -182,6 +185,7 @@ impl fmt::Display for ConfigSource {
 
 /// A configuration problem. Resolution never stops on one: a bad value is skipped (the next
 /// source is used, as the broker ignores an invalid dynamic value) and the problem is recorded.
+/// A bad `--config` is refused before resolution ([`validate`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
@@ -238,6 +242,24 @@ pub enum ConfigError {
         /// The argument.
         arg: String,
         /// What is wrong.
+        reason: String,
+    },
+    /// A `--config` for a topic that none of the inputs knows.
+    #[error("bad --config: no topic `{topic}` in the metadata log, the log dirs or the describe file{}",
+        .suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownOverrideTopic {
+        /// The topic as given.
+        topic: String,
+        /// A known topic whose name is a likely typo of it.
+        suggestion: Option<String>,
+    },
+    /// A `--config` that leaves a topic's effective config in a state Kafka 4.4.0 refuses
+    /// (`LogConfig.validate`'s cross-checks).
+    #[error("bad --config for topic `{topic}`: {reason}")]
+    RefusedOverride {
+        /// The topic.
+        topic: String,
+        /// What Kafka refuses, with the values and their sources.
         reason: String,
     },
     /// A malformed describe-file line.

@@ -36,17 +36,26 @@ pub struct ConfigSources {
 }
 
 impl ConfigSources {
-    /// Add `--config` arguments (each `TOPIC:KEY=VALUE`).
+    /// Add `--config` arguments (each `TOPIC:KEY=VALUE`), each checked by
+    /// [`parse_config_override`]; the same topic and key given twice with different values is
+    /// refused (which one was meant?).
     pub fn add_cli_overrides<'a>(
         &mut self,
         args: impl IntoIterator<Item = &'a str>,
     ) -> Result<(), ConfigError> {
         for arg in args {
             let (topic, key, value) = parse_config_override(arg)?;
-            self.cli_overrides
-                .entry(topic)
-                .or_default()
-                .insert(key, value);
+            let keys = self.cli_overrides.entry(topic).or_default();
+            if let Some(earlier) = keys.get(&key).filter(|v| v.trim() != value.trim()) {
+                return Err(ConfigError::BadOverride {
+                    arg: arg.into(),
+                    reason: format!(
+                        "`{key}` is already given as `{}` for this topic",
+                        earlier.trim()
+                    ),
+                });
+            }
+            keys.insert(key, value);
         }
         Ok(())
     }
@@ -113,7 +122,9 @@ pub fn parse_server_properties(bytes: &[u8]) -> Result<ConfigMap, ConfigError> {
 }
 
 /// Parse one `--config TOPIC:KEY=VALUE` (the topic ends at the first `:`, which no topic name
-/// contains; the key at the first `=`). Returns `(topic, key, value)`.
+/// contains; the key at the first `=`) and check key and value as Kafka 4.4.0 does
+/// ([`super::validate::check_override`]: a topic config, of its type, passing its validator; a
+/// key Kafka removed is refused with its replacement). Returns `(topic, key, value)`.
 pub fn parse_config_override(arg: &str) -> Result<(String, String, String), ConfigError> {
     let err = |reason: &str| ConfigError::BadOverride {
         arg: arg.into(),
@@ -132,12 +143,7 @@ pub fn parse_config_override(arg: &str) -> Result<(String, String, String), Conf
     if key.is_empty() {
         return Err(err("empty key"));
     }
-    // A removed key is taken, to be named as removed (with its replacement) when resolving.
-    if super::defaults::topic_config(key).is_none()
-        && super::removed::removed_topic_config(key).is_none()
-    {
-        return Err(err(&format!("`{key}` is not a Kafka 4.4.0 topic config")));
-    }
+    super::validate::check_override(key, value).map_err(|reason| err(&reason))?;
     Ok((topic.to_string(), key.to_string(), value.to_string()))
 }
 
@@ -158,6 +164,25 @@ mod tests {
         assert!(parse_config_override("orders=retention.ms").is_err());
         assert!(parse_config_override(":retention.ms=1").is_err());
         assert!(parse_config_override("t:retention.hours=1").is_err());
+        let e = parse_config_override("orders:retention.ms=7d").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bad --config `orders:retention.ms=7d`: `7d` is not a long; 7 days is 604800000 \
+             (`retention.ms` takes milliseconds)"
+        );
+        assert!(parse_config_override("t:message.format.version=2.8").is_err());
+    }
+
+    #[test]
+    fn one_value_per_topic_and_key() {
+        let mut s = ConfigSources::default();
+        s.add_cli_overrides(["t:retention.ms=1", "t:retention.ms= 1", "*:retention.ms=2"])
+            .unwrap();
+        let e = s.add_cli_overrides(["t:retention.ms=3"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bad --config `t:retention.ms=3`: `retention.ms` is already given as `1` for this topic"
+        );
     }
 
     #[test]

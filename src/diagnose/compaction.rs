@@ -33,7 +33,7 @@ use crate::formats::batch::parse_batch_header;
 use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::record::{for_each_record, RecordRef};
 use crate::formats::walk::ShallowWalker;
-use crate::model::file_bytes::{read_file, ReadMode};
+use crate::model::file_bytes::{read_file_data, ReadMode};
 use crate::model::log_dir::LogDir;
 use crate::model::names::{SegmentFileKind, CONSUMER_OFFSETS_TOPIC};
 use crate::model::partition::Partition;
@@ -96,7 +96,8 @@ pub fn scan_records(
         let Some(path) = seg.path(&part.path, SegmentFileKind::Log) else {
             continue;
         };
-        let bytes = read_file(&path, mode).ok()?;
+        // A sparse tail is not read: the walk stops at its first zero header.
+        let bytes = read_file_data(&path, mode).ok()?.bytes;
         for item in ShallowWalker::new(&bytes) {
             let Ok(b) = item else { break };
             if b.is_control {

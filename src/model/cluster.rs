@@ -18,6 +18,7 @@ use crate::config::provenance::{
 };
 use crate::config::resolve::{resolve_broker, resolve_topic};
 use crate::config::sources::{from_metadata_maps, parse_server_properties};
+use crate::config::validate::validate_overrides;
 use crate::config::{
     BrokerCleanupConfig, BrokerEffectiveConfig, ConfigError, ConfigSources, EffectiveConfig,
     LogConfig,
@@ -122,9 +123,9 @@ pub enum ClusterError {
         #[source]
         source: ConfigError,
     },
-    /// A malformed `--config` override.
-    #[error("in --config")]
-    Override(#[source] ConfigError),
+    /// A `--config` override Kafka would refuse, or for a topic that does not exist.
+    #[error(transparent)]
+    Override(ConfigError),
 }
 
 /// Which file a [`ClusterProblem::File`] is about.
@@ -820,7 +821,9 @@ enum PartitionSource<'a> {
 impl ClusterView {
     /// Read everything `inputs` names and join it. Fails only when an input named explicitly
     /// cannot be used (no log dirs, an unlistable log dir, an unreadable or malformed
-    /// `server.properties`, `--config` or describe file); everything else is a problem.
+    /// `server.properties`, `--config` or describe file; a `--config` Kafka would refuse or for
+    /// a topic none of the inputs knows, see [`validate_overrides`]); everything else is a
+    /// problem.
     pub fn build(inputs: &ClusterInputs) -> Result<ClusterView, ClusterError> {
         ClusterView::build_with(inputs, PartitionSource::Listed)
     }
@@ -912,6 +915,18 @@ impl ClusterView {
                 (topic.to_string(), name.partition)
             })
             .collect();
+        // A `--config` names a topic that exists, and leaves configs Kafka would accept.
+        let known: BTreeSet<String> = (image.topics.keys().cloned())
+            .chain(present.iter().map(|(t, _)| t.clone()))
+            .chain(
+                sources
+                    .describe_file
+                    .iter()
+                    .flat_map(|f| f.topics())
+                    .map(str::to_string),
+            )
+            .collect();
+        validate_overrides(&sources, &known).map_err(ClusterError::Override)?;
         // Dirs whose ids the image should know: those of the metadata log's cluster.
         let same_cluster_dirs: Vec<&Path> = log_dir_info
             .iter()

@@ -6,10 +6,12 @@
 //! - [`PositionedFile`]: positioned reads (`pread`) of the byte ranges a shallow scan needs
 //!   (headers, index files, the tail after the last index entry). A file that a running broker
 //!   truncates or deletes meanwhile yields a short read or an error, never a signal.
-//! - [`read_file`]: the whole file, memory-mapped when large and the caller allows it (deep
-//!   verification of every batch, where mapping pays), else read into memory. A mapped file
-//!   truncated by another process makes the next access to a lost page a SIGBUS, so it maps
-//!   only files of a log dir whose `.lock` no live process holds ([`super::lock`]).
+//! - [`read_file`]: the whole file, read into memory with positioned reads ([`ReadMode::Buffered`],
+//!   the default of every command) or, only when asked for (`--mmap`, [`ReadMode::Mmap`]),
+//!   memory-mapped when large. A mapped file truncated by another process makes the next access
+//!   to a lost page a SIGBUS that kills the process with nothing printed; a live broker's `.lock`
+//!   is honoured ([`super::lock`]), but a copy being rsynced or a broker on a file system without
+//!   POSIX locks holds none, so nothing maps unless the user opts in.
 //!
 //! Small text files are read whole, up to a cap.
 
@@ -28,17 +30,30 @@ use super::lock::{probe_lock, LockState};
 const MAP_THRESHOLD: u64 = 64 * 1024;
 
 /// Whether large files may be memory-mapped. Shallow scans (`Tail`, `Headers`) never map: they
-/// use positioned reads of the ranges they need. Deep verification maps large files in `Mmap`
-/// mode, except in a log dir whose `.lock` a live process holds (a running broker may truncate
-/// a segment under the map); there, and always in `Buffered` mode (`--no-mmap`), it reads each
-/// file into memory instead.
+/// use positioned reads of the ranges they need. By default nothing is mapped: whole files
+/// (deep verification, `--records`, the metadata log, producer snapshots) are read into memory
+/// with positioned reads, so a file truncated under the reader reads short and is reported as
+/// such. `Mmap` (`--mmap`) maps large files instead, except in a log dir whose `.lock` a live
+/// process holds; a file truncated while mapped then kills the process (SIGBUS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadMode {
-    /// Memory-map large files for deep verification (the default; fast, O(pages touched)).
-    #[default]
+    /// Memory-map large files for deep verification (opt-in: `--mmap`; SIGBUS if another
+    /// process truncates a mapped file).
     Mmap,
-    /// Never map (for file systems where mapping is unsafe or unsupported).
+    /// Never map: read files with positioned reads (the default; `--no-mmap` says it again).
+    #[default]
     Buffered,
+}
+
+impl ReadMode {
+    /// The mode for a command's `--mmap` flag.
+    pub fn from_mmap_flag(mmap: bool) -> Self {
+        if mmap {
+            ReadMode::Mmap
+        } else {
+            ReadMode::Buffered
+        }
+    }
 }
 
 /// The bytes of one file, mapped or owned.
@@ -96,6 +111,40 @@ pub fn read_file(path: &Path, mode: ReadMode) -> io::Result<FileBytes> {
         return Err(TooLarge::error(buf.len() as u64, OWNED_READ_CAP));
     }
     Ok(FileBytes::Owned(buf))
+}
+
+/// A file read whole up to where its data ends ([`read_file_data`]).
+#[derive(Debug)]
+pub struct DataBytes {
+    /// The bytes before the hole (all of the file when it has none, or when mapped).
+    pub bytes: FileBytes,
+    /// Bytes of the hole that runs to the end of the file, not read: they read as zeros.
+    pub hole: u64,
+}
+
+/// [`read_file`], except that a hole running to the end of the file (a sparse `.log`'s
+/// unwritten tail, found by `lseek(SEEK_HOLE/SEEK_DATA)`) is not read but counted: a 2 GiB
+/// sparse segment costs its data, not 2 GiB of zeros. For readers that stop at the first
+/// zero-filled batch header anyway (replays, dumps), where the zeros after the data can add
+/// nothing but their length. Mapped (`Mmap`) files are mapped whole, their hole included.
+pub fn read_file_data(path: &Path, mode: ReadMode) -> io::Result<DataBytes> {
+    if mode == ReadMode::Buffered {
+        let file = PositionedFile::open(path)?;
+        if file.len() > OWNED_READ_CAP {
+            return Err(TooLarge::error(file.len(), OWNED_READ_CAP));
+        }
+        let data_end = file.data_end();
+        let bytes = file.read_range(0, data_end)?;
+        let hole = file.len().saturating_sub(data_end);
+        return Ok(DataBytes {
+            bytes: FileBytes::Owned(bytes),
+            hole,
+        });
+    }
+    Ok(DataBytes {
+        bytes: read_file(path, mode)?,
+        hole: 0,
+    })
 }
 
 /// The most [`read_file`] reads into memory: Kafka's largest segment (`Integer.MAX_VALUE`
@@ -265,6 +314,24 @@ impl PositionedFile {
         len
     }
 
+    /// Where the next data at or after `from` starts (`lseek(SEEK_DATA)`): the length when only
+    /// a hole follows (a sparse file's unwritten tail, which reads as zeros), `from` itself when
+    /// it is in data or the file system cannot tell. No read.
+    pub fn next_data(&self, from: u64) -> u64 {
+        use nix::unistd::{lseek, Whence};
+        if from >= self.len {
+            return self.len;
+        }
+        let Ok(at) = i64::try_from(from) else {
+            return from;
+        };
+        match lseek(&self.file, at, Whence::SeekData) {
+            Err(nix::errno::Errno::ENXIO) => self.len,
+            Ok(data) => u64::try_from(data).map_or(from, |d| d.clamp(from, self.len)),
+            Err(_) => from,
+        }
+    }
+
     /// File length when it was opened (or listed: [`Self::open_listed`]).
     pub fn len(&self) -> u64 {
         self.len
@@ -415,9 +482,9 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 #[allow(unsafe_code)]
 fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only and private to this process. The one hazard is another
-    // process truncating the file while it is mapped (SIGBUS): only deep verification maps,
-    // never in a log dir whose `.lock` a live process holds, and `--no-mmap` avoids maps
-    // altogether.
+    // process truncating the file while it is mapped (SIGBUS): files are mapped only when the
+    // user asked for it (`--mmap`, whose documentation states that risk), never in a log dir
+    // whose `.lock` a live process holds.
     unsafe { memmap2::Mmap::map(file) }
 }
 
@@ -545,6 +612,36 @@ mod tests {
         // A file truncated under the reader gives a short read, not a signal.
         f.as_file().set_len(4).unwrap();
         assert_eq!(p.read_range(2, 8).unwrap(), b"23");
+    }
+
+    #[test]
+    fn next_data_skips_a_sparse_tail_and_stays_in_data() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&[1u8; 4096]).unwrap();
+        f.as_file().set_len(64 << 20).unwrap();
+        let p = PositionedFile::open(f.path()).unwrap();
+        // In data: where it is asked. In the hole (or past the end): the length, where only a
+        // file system that cannot tell would say the position itself.
+        assert_eq!(p.next_data(0), 0);
+        assert_eq!(p.next_data(100), 100);
+        assert!([1 << 20, 64 << 20].contains(&p.next_data(1 << 20)));
+        assert_eq!(p.next_data(64 << 20), 64 << 20);
+        assert_eq!(p.next_data(u64::MAX), 64 << 20);
+    }
+
+    #[test]
+    fn a_sparse_tail_is_counted_not_read() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&[1u8; 4096]).unwrap();
+        f.as_file().set_len(64 << 20).unwrap();
+        let d = read_file_data(f.path(), ReadMode::Buffered).unwrap();
+        // The data extent (whole blocks), then the hole; a file system that cannot tell has
+        // everything read.
+        assert_eq!(d.bytes.len() as u64 + d.hole, 64 << 20);
+        assert!(d.bytes.len() >= 4096 && d.bytes.iter().take(4096).all(|&b| b == 1));
+        assert!(d.bytes.iter().skip(4096).all(|&b| b == 0));
+        let whole = read_file(f.path(), ReadMode::Buffered).unwrap();
+        assert_eq!(&whole[..d.bytes.len()], &d.bytes[..]);
     }
 
     #[test]

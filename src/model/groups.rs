@@ -16,7 +16,7 @@ use crate::formats::group_record::{decode_group_record, record_type as rt, Group
 use crate::formats::record::for_each_record;
 use crate::formats::walk::ShallowWalker;
 
-use super::file_bytes::{read_file, ReadMode};
+use super::file_bytes::{read_file_data, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
@@ -388,9 +388,10 @@ pub fn replay_partition(
         let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
             continue;
         };
-        let bytes = read_file(&path, read_mode).map_err(|e| FileProblem::io(&path, &e))?;
-        replay.state.bytes += bytes.len() as u64;
-        replay_bytes(&mut replay, &bytes, log_start);
+        // A sparse tail is counted, not read: the replay stops at its first zero header.
+        let data = read_file_data(&path, read_mode).map_err(|e| FileProblem::io(&path, &e))?;
+        replay.state.bytes += data.bytes.len() as u64 + data.hole;
+        replay_bytes(&mut replay, &data.bytes, log_start);
     }
     Ok(())
 }

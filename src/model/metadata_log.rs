@@ -30,7 +30,7 @@ use crate::formats::verify::verify_crc;
 use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
 use crate::formats::{ErrorKind, FormatError};
 
-use super::file_bytes::{read_file, ReadMode};
+use super::file_bytes::{read_file, read_file_data, ReadMode};
 use super::listing::list_partition_dir;
 
 /// One partition in the image.
@@ -259,8 +259,11 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 continue;
             }
         }
-        let bytes = match read_file(path, read_mode) {
-            Ok(b) => b,
+        // A sparse tail is not read: the walk ends at the data's end, and the hole is added to
+        // the zeros it ends with (a batch cut by the hole is incomplete here; the broker reads
+        // it as a batch of zeros failing its CRC: the replay stops at it either way).
+        let (bytes, hole) = match read_file_data(path, read_mode) {
+            Ok(d) => (d.bytes, d.hole),
             Err(e) => {
                 r.io_problem(path, next, format!("cannot read segment: {e}"));
                 break;
@@ -316,7 +319,19 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 }
             }
         }
-        match walker.end() {
+        let end = match (walker.end().cloned(), hole) {
+            (end, 0) => end,
+            (Some(WalkEnd::Clean), len) => Some(WalkEnd::ZeroFilled {
+                position: bytes.len() as u64,
+                len,
+            }),
+            (Some(WalkEnd::ZeroFilled { position, len }), hole) => Some(WalkEnd::ZeroFilled {
+                position,
+                len: len.saturating_add(hole),
+            }),
+            (end, _) => end,
+        };
+        match &end {
             Some(WalkEnd::Clean) | None => {}
             Some(WalkEnd::PartialBatch {
                 position,

@@ -8,7 +8,7 @@ use crate::formats::control::ControlKind;
 use crate::formats::record::{for_each_record, RecordRef};
 use crate::formats::walk::ShallowWalker;
 
-use super::file_bytes::{read_file, ReadMode};
+use super::file_bytes::{read_file_data, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
@@ -96,7 +96,7 @@ fn control_name(kind: ControlKind) -> String {
 
 /// Dump the batches and records of `p`, at most `max_records` records (0: no limit). Segments
 /// are read whole (records need their bytes), mapped only in `Mmap` mode and only when no live
-/// process holds the log dir's `.lock` ([`read_file`]).
+/// process holds the log dir's `.lock` ([`read_file_data`]; a sparse tail is not read).
 pub fn dump_partition(
     p: &Partition,
     read_mode: ReadMode,
@@ -113,7 +113,10 @@ pub fn dump_partition(
         let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
             continue;
         };
-        let bytes = read_file(&path, read_mode).map_err(|e| FileProblem::io(&path, &e))?;
+        // A sparse tail is not read: the dump stops at its first zero header.
+        let bytes = read_file_data(&path, read_mode)
+            .map_err(|e| FileProblem::io(&path, &e))?
+            .bytes;
         for item in ShallowWalker::new(&bytes) {
             if budget == 0 {
                 return Ok(out);

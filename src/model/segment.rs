@@ -783,10 +783,16 @@ const ZERO_SIZE_THEN_DATA: [u8; 19] = {
     b
 };
 
-/// Whether every byte of `file` from `from` to its end is zero (read in chunks).
+/// Whether every byte of `file` from `from` to its end is zero. Holes are skipped unread
+/// (`SEEK_DATA`): a sparse tail of any size costs a few syscalls, not a read of its zeros; only
+/// data extents are read, in chunks.
 fn zeros_to_end(file: &PositionedFile, from: u64, chunk: u64) -> io::Result<bool> {
     let mut at = from;
     while at < file.len() {
+        at = file.next_data(at);
+        if at >= file.len() {
+            break;
+        }
         let chunk = file.read_range(at, chunk)?;
         if chunk.is_empty() {
             break;
