@@ -1,5 +1,5 @@
 //! Where findings are: log dir, partition dir (with its topic and partition number when the
-//! name parses), segment, file and byte; and [`CanonicalLocation`], the one form of a place that
+//! name parses), segment, file and byte; and the one form of a place ([`Location::canonical`]) that
 //! findings of different readers are deduplicated on ([`dedup_findings`]).
 
 use std::collections::BTreeSet;
@@ -61,31 +61,6 @@ pub fn at_segment_file(
     }
 }
 
-/// A finding's place in one form, whichever reader built its [`Location`]: the log dir made
-/// absolute (a log dir named `logs-0` and `/srv/logs-0` is one place), the topic and partition
-/// (from the partition dir's name when the reader gave only the dir), then the most specific
-/// thing it is about: the file, made absolute, and the byte in it; else the partition dir name
-/// and the segment. The consumer group stays part of the place (two groups are two findings).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CanonicalLocation {
-    /// The log dir, absolute.
-    pub log_dir: PathBuf,
-    /// The topic.
-    pub topic: Option<String>,
-    /// The partition number.
-    pub partition: Option<i32>,
-    /// The partition dir name, when the finding is about no file (a file's path holds it).
-    pub dir: Option<String>,
-    /// The segment's base offset, when the finding is about no file (a file's name holds it).
-    pub segment: Option<i64>,
-    /// The file, absolute.
-    pub file: Option<PathBuf>,
-    /// The byte in that file.
-    pub byte_offset: Option<u64>,
-    /// The consumer group.
-    pub group: Option<String>,
-}
-
 /// `path` made absolute against the working directory, without touching the filesystem (`.`
 /// components dropped); as it is when the working directory is unknown.
 fn absolute(path: &Path) -> PathBuf {
@@ -93,8 +68,12 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 impl Location {
-    /// This place in its one canonical form (see [`CanonicalLocation`]).
-    pub fn canonical(&self) -> CanonicalLocation {
+    /// This place in its one form, whichever reader built it: the log dir made absolute (a log
+    /// dir named `logs-0` and `/srv/logs-0` is one place), the topic and partition (from the
+    /// partition dir's name when the reader gave only the dir), then the most specific thing it
+    /// is about: the file, made absolute, and the byte in it; else the partition dir name and
+    /// the segment. The consumer group stays part of the place (two groups are two findings).
+    pub fn canonical(&self) -> Location {
         let log_dir = absolute(&self.log_dir);
         let parsed = self.dir.as_deref().and_then(parse_partition_dir_name);
         let topic = (self.topic.clone()).or_else(|| parsed.as_ref().map(|n| n.topic.clone()));
@@ -115,7 +94,7 @@ impl Location {
             Some(_) => (None, None),
             None => (self.dir.clone(), self.segment),
         };
-        CanonicalLocation {
+        Location {
             log_dir,
             topic,
             partition,
