@@ -24,22 +24,6 @@ fn json(args: &[&str]) -> (Option<i32>, Value) {
     (code(&o), doc)
 }
 
-/// `c`'s log dir as a ZooKeeper-mode (3.x) broker leaves it: no `__cluster_metadata-0`, and a
-/// v0 `meta.properties` with `broker.id`.
-fn to_zookeeper_mode(c: &Copy) {
-    let meta = fs::read_to_string(c.p("meta.properties")).unwrap();
-    let cluster = meta
-        .lines()
-        .find_map(|l| l.strip_prefix("cluster.id="))
-        .unwrap();
-    fs::remove_dir_all(c.p("__cluster_metadata-0")).unwrap();
-    fs::write(
-        c.p("meta.properties"),
-        format!("#\nversion=0\nbroker.id=1\ncluster.id={cluster}\n"),
-    )
-    .unwrap();
-}
-
 /// The broker's own `describeConfigs` answer for every topic of `fixture` (its manifest), as
 /// `kafka-configs.sh --describe --all --entity-type topics` prints it.
 fn describe_file(fixture_name: &str, dir: &Path) -> PathBuf {
@@ -91,7 +75,7 @@ fn refused(doc: &Value) -> Vec<&str> {
 #[test]
 fn zookeeper_mode_keeps_internal_topics_compacted_and_says_what_it_assumed() {
     let c = Copy::new("consumer-groups", "logs-0");
-    to_zookeeper_mode(&c);
+    support::to_zookeeper_mode(&c.log_dir);
     let (code, plan) = json(&["--format", "json", "plan", s(&c.log_dir), "--at", ALL_GONE]);
     assert_eq!(code, Some(0), "{plan:#}");
     // Kafka creates both compacted: retention never deletes them, however old.
@@ -152,7 +136,7 @@ fn zookeeper_mode_keeps_internal_topics_compacted_and_says_what_it_assumed() {
 #[test]
 fn delete_refuses_what_rests_on_assumed_configs_until_the_real_ones_are_given() {
     let c = Copy::new("consumer-groups", "logs-0");
-    to_zookeeper_mode(&c);
+    support::to_zookeeper_mode(&c.log_dir);
     let before = tree(&c.log_dir);
     let props = c.props.as_str();
     let base = [
@@ -212,7 +196,7 @@ fn delete_refuses_what_rests_on_assumed_configs_until_the_real_ones_are_given() 
 #[test]
 fn an_acknowledgement_lets_delete_act_on_defaults() {
     let c = Copy::new("consumer-groups", "logs-0");
-    to_zookeeper_mode(&c);
+    support::to_zookeeper_mode(&c.log_dir);
     let (code, doc) = json(&[
         "--format",
         "json",
@@ -298,7 +282,7 @@ fn transactions_and_plan_assume_one_hw_per_partition() {
 #[test]
 fn expired_segments_kept_by_an_assumed_hw_say_it_is_assumed() {
     let c = Copy::new("basic-delete", "logs-0");
-    to_zookeeper_mode(&c);
+    support::to_zookeeper_mode(&c.log_dir);
     let rp = c.p("replication-offset-checkpoint");
     let lowered: String = (fs::read_to_string(&rp).unwrap().lines())
         .map(|l| match l.strip_prefix("orders 0 ") {

@@ -85,16 +85,23 @@ pub fn zookeeper_mode_copy(src: &std::path::Path) -> (tempfile::TempDir, PathBuf
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join(src.file_name().unwrap());
     scratch::copy_dir_readable(src, &dir);
+    to_zookeeper_mode(&dir);
+    (tmp, dir)
+}
+
+/// [`zookeeper_mode_copy`]'s relabelling, in place: `dir` (a copy of a KRaft log dir) loses its
+/// `__cluster_metadata-0` and gets a v0 `meta.properties` with its own ids.
+pub fn to_zookeeper_mode(dir: &std::path::Path) {
     let metadata = dir.join("__cluster_metadata-0");
     if metadata.exists() {
         std::fs::remove_dir_all(&metadata).unwrap();
     }
-    let meta = std::fs::read_to_string(src.join("meta.properties")).unwrap();
+    let meta = std::fs::read_to_string(dir.join("meta.properties")).unwrap();
     let value = |key: &str| {
         meta.lines()
             .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
             .map(str::trim)
-            .unwrap_or_else(|| panic!("no {key} in {}", src.display()))
+            .unwrap_or_else(|| panic!("no {key} in {}", dir.display()))
             .to_string()
     };
     let (cluster_id, node_id) = (value("cluster.id"), value("node.id"));
@@ -105,5 +112,4 @@ pub fn zookeeper_mode_copy(src: &std::path::Path) -> (tempfile::TempDir, PathBuf
         ),
     )
     .unwrap();
-    (tmp, dir)
 }
