@@ -161,6 +161,19 @@ impl ActionPlan {
     /// steps were done ("wrote") or only planned ("would write"). Every line goes through
     /// [`escape`]: paths, notes and reasons quote names read from disk.
     pub fn render_text(&self, executed: bool) -> String {
+        self.render_text_ending(
+            executed,
+            "nothing changed (dry run); run again with --execute to apply",
+        )
+    }
+
+    /// [`Self::render_text`] of a run that was refused: nothing changed, and `--execute` would
+    /// not change that (the refusal says what would).
+    pub fn render_refused_text(&self) -> String {
+        self.render_text_ending(false, "nothing changed (refused, see below)")
+    }
+
+    fn render_text_ending(&self, executed: bool, not_executed: &str) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{} in {}", self.command, escape_path(&self.log_dir));
         for n in &self.notes {
@@ -224,10 +237,7 @@ impl ActionPlan {
             s.bytes_freed
         );
         if !executed {
-            let _ = writeln!(
-                out,
-                "nothing changed (dry run); run again with --execute to apply"
-            );
+            let _ = writeln!(out, "{not_executed}");
         }
         out
     }

@@ -6,6 +6,7 @@
 use crate::config::provenance::{AssumedValue, SUPPLY_CONFIGS};
 use crate::plan::PartitionPlan;
 use crate::report::assumptions::write_assumptions;
+use crate::report::terminal::{fit_atoms, words};
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::rules::retention::Approximation;
 use std::collections::BTreeMap;
@@ -320,27 +321,13 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         OutputFormat::Table => {
             let doc = AssumptionsDoc::new(&assumptions);
             write_assumptions(Some(&doc), run.output.width, out)?;
-            for r in &refused_assumed {
-                let mut on: Vec<String> = r.assumed_keys.clone();
-                if r.upload_state_unknown {
-                    on.push(
-                        "an upload state not read (tiered: closed segments taken as uploaded)"
-                            .into(),
-                    );
-                }
-                writeln!(
-                    out,
-                    // `dir` is already name_text: escaped, not re-encoded as a path.
-                    "refused: {}/{}: would delete {} segment(s), {} bytes, on assumed {}",
-                    escape_path(&r.log_dir),
-                    escape(&r.dir),
-                    r.segments,
-                    r.bytes,
-                    on.join(", ")
-                )?;
-            }
             for d in &docs {
-                write!(out, "{}", d.plan.render_text(executed))?;
+                let text = if refuse {
+                    d.plan.render_refused_text()
+                } else {
+                    d.plan.render_text(executed)
+                };
+                write!(out, "{text}")?;
                 for r in d
                     .partitions
                     .iter()
@@ -350,6 +337,27 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
                 }
                 if let Some(j) = &d.journal {
                     writeln!(out, "journal: {}", escape_path(j))?;
+                }
+            }
+            for r in &refused_assumed {
+                let mut on: Vec<String> = r.assumed_keys.clone();
+                if r.upload_state_unknown {
+                    on.push(
+                        "an upload state not read (tiered: closed segments taken as uploaded)"
+                            .into(),
+                    );
+                }
+                // `dir` is already name_text: escaped, not re-encoded as a path.
+                let line = format!(
+                    "refused: {}/{}: would delete {} segment(s), {} bytes, on assumed {}",
+                    escape_path(&r.log_dir),
+                    escape(&r.dir),
+                    r.segments,
+                    r.bytes,
+                    on.join(", ")
+                );
+                for l in fit_atoms(&words(&line), run.output.width, " ", "", "    ") {
+                    writeln!(out, "{l}")?;
                 }
             }
             for l in &lost {
