@@ -579,15 +579,18 @@ fn finding_on<'a>(doc: &'a Value, code: &str, dir: &str) -> Option<&'a Value> {
 #[test]
 fn compact_only_topics_never_expire_by_time() {
     let (_tmp, root) = copy_fixture("compacted");
-    // Ten years on, the idle active segments of the compact-only topic hold records far older
-    // than retention.ms (7 d): no time pass runs for them, so nothing waits on a roll.
+    // Ten years on, the compact-only topic's segments hold records far older than
+    // retention.ms (7 d): no time pass runs for them, so none is kept "although expired" and
+    // nothing waits on a roll.
     let (_, doc) = json(&root, &args(&root, "2036-12-01T00:00:00Z", &[]));
     for dir in ["compacted-0", "compacted-1"] {
-        assert!(
-            finding_on(&doc, "segment.active_not_rolling", dir).is_none(),
-            "{dir}: {:#}",
-            doc["findings"]
-        );
+        for code in ["plan.retains_expired", "segment.active_not_rolling"] {
+            assert!(
+                finding_on(&doc, code, dir).is_none(),
+                "{dir}: {:#}",
+                doc["findings"]
+            );
+        }
     }
     // Before the records were written they are all in the future: compact,delete can expire
     // them by time, compact-only cannot.
