@@ -567,6 +567,57 @@ fn future_timestamps_say_how_far_ahead() {
     assert_eq!(evidence(c, "suggested"), "3600000");
 }
 
+/// The finding `code` on partition dir `dir`, if any.
+fn finding_on<'a>(doc: &'a Value, code: &str, dir: &str) -> Option<&'a Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code && f["location"]["dir"] == dir)
+}
+
+#[test]
+fn compact_only_topics_never_expire_by_time() {
+    let (_tmp, root) = copy_fixture("compacted");
+    // Ten years on, the compact-only topic's segments hold records far older than
+    // retention.ms (7 d): no time pass runs for them, so none is kept "although expired" and
+    // nothing waits on a roll.
+    let (_, doc) = json(&root, &args(&root, "2036-12-01T00:00:00Z", &[]));
+    for dir in ["compacted-0", "compacted-1"] {
+        for code in ["plan.retains_expired", "segment.active_not_rolling"] {
+            assert!(
+                finding_on(&doc, code, dir).is_none(),
+                "{dir}: {:#}",
+                doc["findings"]
+            );
+        }
+    }
+    // Before the records were written they are all in the future: compact,delete can expire
+    // them by time, compact-only cannot.
+    let (_, doc) = json(&root, &args(&root, "2026-06-01T00:00:00Z", &[]));
+    let cd = finding_on(&doc, "partition.future_timestamps", "compact-delete-0").unwrap();
+    assert!(cd["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "expires_at"));
+    for dir in ["compacted-0", "compacted-1"] {
+        let f = finding_on(&doc, "partition.future_timestamps", dir).unwrap();
+        assert!(
+            f["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|e| e["name"] != "expires_at"),
+            "{f:#}"
+        );
+        assert!(f["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("never by time (cleanup.policy compact)"));
+    }
+}
+
 #[test]
 fn filters_narrow_findings_and_summary() {
     let (_tmp, root) = copy_fixture("open-txn-compacted");

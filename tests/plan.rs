@@ -261,6 +261,23 @@ fn delete_records_segments_below_the_log_start_go_in_the_log_start_pass() {
 }
 
 #[test]
+fn compact_only_segments_never_expire_by_time() {
+    // Ten years on every record is far past retention.ms (7 d), but a compact-only policy runs
+    // no time pass: nothing is retained-expired, every segment waits on the policy.
+    let at = captured_at("compacted") + 10 * 365 * 24 * HOUR;
+    let (_, doc) = plan_at("compacted", at, &[]);
+    for p in [0, 1] {
+        let part = partition(&doc, "compacted", p);
+        assert_eq!(part["cleanup_policy"], "compact");
+        assert_eq!(part["retention_ms"], 604_800_000);
+        for s in part["segments"].as_array().unwrap() {
+            assert_eq!(s["retained_expired"], false, "compacted-{p}: {s:#}");
+            assert_eq!(s["reason"]["kind"], "policy_without_delete", "{s:#}");
+        }
+    }
+}
+
+#[test]
 fn compacted_cleaner_view_and_first_pick() {
     let at = captured_at("compacted");
     let (_, doc) = plan_at("compacted", at, &[]);

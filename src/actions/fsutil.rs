@@ -5,7 +5,8 @@
 //! in the **same directory**, `sync_all` it, copy the old file's permission bits, rename it over
 //! the target, then fsync the directory (`File::open(dir)?.sync_all()`; opened read-only).
 //! Truncation is `set_len` followed by `sync_all` on that handle. Removal and renames fsync the
-//! directories they change.
+//! directories they change. Each recipe is written once over the system calls it makes (the
+//! private `Calls` seam), so a test can record them and check the order.
 //!
 //! # Failpoints
 //!
@@ -112,37 +113,98 @@ pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".tmp") && name.contains(".logclean-")
 }
 
+/// The system calls the durable recipes are made of. [`Os`] makes them; the tests record them
+/// to check each recipe's order (a directory is synced after every rename or removal in it).
+trait Calls {
+    /// Create or truncate `path`, write `bytes`, sync it.
+    fn write_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+    /// Give `to` the permission bits of `from`, if `from` exists.
+    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// `rename(2)`.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// `unlink(2)`.
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
+    /// fsync a directory.
+    fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+}
+
+/// The real system calls.
+struct Os;
+
+impl Calls for Os {
+    fn write_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        f.write_all(bytes)?;
+        f.flush()?;
+        f.sync_all()
+    }
+
+    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+        match fs::metadata(from) {
+            Ok(old) => fs::set_permissions(to, old.permissions()),
+            Err(_) => Ok(()),
+        }
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::rename(from, to)
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
+
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        sync_dir(dir)
+    }
+}
+
+/// Replace `path` durably: temp file in its dir, synced, permissions copied, renamed over
+/// `path`, the dir synced.
+fn write_atomic_with(sys: &impl Calls, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    let tmp = temp_path(path);
+    count_mutation();
+    let result = sys
+        .write_synced(&tmp, bytes)
+        .and_then(|()| sys.copy_permissions(path, &tmp));
+    if let Err(e) = result {
+        let _ = sys.remove_file(&tmp);
+        return Err(e);
+    }
+    failpoint("fsutil::after_temp_sync");
+    count_mutation();
+    if let Err(e) = sys.rename(&tmp, path) {
+        let _ = sys.remove_file(&tmp);
+        return Err(e);
+    }
+    failpoint("fsutil::after_rename_before_dirsync");
+    sys.sync_dir(&dir)
+}
+
+/// Rename `from` to `to`, then sync both dirs.
+fn rename_with(sys: &impl Calls, from: &Path, to: &Path) -> io::Result<()> {
+    count_mutation();
+    sys.rename(from, to)?;
+    failpoint("fsutil::after_rename_before_dirsync");
+    sys.sync_dir(&parent_dir(to))?;
+    sys.sync_dir(&parent_dir(from))
+}
+
+/// Remove `path`, then sync its dir.
+fn remove_with(sys: &impl Calls, path: &Path) -> io::Result<()> {
+    count_mutation();
+    sys.remove_file(path)?;
+    sys.sync_dir(&parent_dir(path))
+}
+
 impl Fs for RealFs {
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        let dir = parent_dir(path);
-        let tmp = temp_path(path);
-        count_mutation();
-        let result = (|| {
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&tmp)?;
-            f.write_all(bytes)?;
-            f.flush()?;
-            f.sync_all()?;
-            if let Ok(old) = fs::metadata(path) {
-                fs::set_permissions(&tmp, old.permissions())?;
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-        failpoint("fsutil::after_temp_sync");
-        count_mutation();
-        if let Err(e) = fs::rename(&tmp, path) {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-        failpoint("fsutil::after_rename_before_dirsync");
-        sync_dir(&dir)
+        write_atomic_with(&Os, path, bytes)
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
@@ -162,17 +224,11 @@ impl Fs for RealFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        count_mutation();
-        fs::rename(from, to)?;
-        failpoint("fsutil::after_rename_before_dirsync");
-        sync_dir(&parent_dir(to))?;
-        sync_dir(&parent_dir(from))
+        rename_with(&Os, from, to)
     }
 
     fn remove(&self, path: &Path) -> io::Result<()> {
-        count_mutation();
-        fs::remove_file(path)?;
-        sync_dir(&parent_dir(path))
+        remove_with(&Os, path)
     }
 
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
@@ -220,6 +276,96 @@ mod tests {
         assert!(is_temp_name(
             &temp_path(&p).file_name().unwrap().to_string_lossy()
         ));
+    }
+
+    /// [`Os`], recording each call and its path(s), relative to `root`.
+    struct Recorder {
+        root: PathBuf,
+        calls: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl Recorder {
+        fn new(root: &Path) -> Recorder {
+            Recorder {
+                root: root.to_path_buf(),
+                calls: std::sync::Mutex::new(Vec::new()),
+            }
+        }
+
+        fn log(&self, call: &str, paths: &[&Path]) {
+            let names: Vec<String> = paths
+                .iter()
+                .map(|p| {
+                    let name = p.file_name().unwrap_or_default().to_string_lossy();
+                    let rel = p.strip_prefix(&self.root).unwrap_or(p);
+                    let rel = rel.to_string_lossy();
+                    if is_temp_name(&name) {
+                        rel.replace(&*name, "<tmp>")
+                    } else if rel.is_empty() {
+                        ".".to_string()
+                    } else {
+                        rel.into_owned()
+                    }
+                })
+                .collect();
+            self.calls
+                .lock()
+                .unwrap()
+                .push(format!("{call} {}", names.join(" ")));
+        }
+
+        fn take(&self) -> Vec<String> {
+            std::mem::take(&mut *self.calls.lock().unwrap())
+        }
+    }
+
+    impl Calls for Recorder {
+        fn write_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            self.log("write_synced", &[path]);
+            Os.write_synced(path, bytes)
+        }
+        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.log("copy_permissions", &[from, to]);
+            Os.copy_permissions(from, to)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.log("rename", &[from, to]);
+            Os.rename(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            self.log("remove_file", &[path]);
+            Os.remove_file(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+            self.log("sync_dir", &[dir]);
+            Os.sync_dir(dir)
+        }
+    }
+
+    #[test]
+    fn the_dir_is_synced_after_every_rename_and_removal() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let sub = root.join("sub");
+        fs::create_dir(&sub).unwrap();
+        let sys = Recorder::new(root);
+        let p = sub.join("f");
+        write_atomic_with(&sys, &p, b"bytes").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"bytes");
+        assert_eq!(
+            sys.take(),
+            [
+                "write_synced sub/<tmp>",
+                "copy_permissions sub/f sub/<tmp>",
+                "rename sub/<tmp> sub/f",
+                "sync_dir sub",
+            ]
+        );
+        rename_with(&sys, &p, &root.join("g")).unwrap();
+        assert_eq!(sys.take(), ["rename sub/f g", "sync_dir .", "sync_dir sub"]);
+        remove_with(&sys, &root.join("g")).unwrap();
+        assert_eq!(sys.take(), ["remove_file g", "sync_dir ."]);
+        assert_eq!(fs::read_dir(root).unwrap().count(), 1);
     }
 
     #[test]

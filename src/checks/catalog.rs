@@ -282,7 +282,7 @@ kinds! {
         "raise `log.cleaner.threads` (dynamic: `kafka-configs.sh --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=N`; each thread gets `log.cleaner.dedupe.buffer.size` / threads) or `log.cleaner.io.max.bytes.per.second` when it throttles";
     // diagnose: timestamps, startup cost, disk projection, config risk (src/diagnose/{timestamps,startup,disk,config_risk}.rs)
     PARTITION_FUTURE_TIMESTAMPS = "partition.future_timestamps", Condition, Warning,
-        "segments whose timestamps are more than 1 h ahead of now: the worst, how far ahead and when it can expire (timestamp + `retention.ms`); until then time retention of that segment and every newer one waits (`diagnose`; the plan's blocking segment is `plan.future_timestamp_blocks`)",
+        "segments whose timestamps are more than 1 h ahead of now: the worst, how far ahead and when it can expire (timestamp + the time limit retention applies: `retention.ms`, `local.retention.ms` on tiered topics, never without a time pass such as compact-only); until then time retention of that segment and every newer one waits (`diagnose`; the plan's blocking segment is `plan.future_timestamp_blocks`)",
         "fix the producers' clocks and set `message.timestamp.after.max.ms=3600000` on the topic; to free the space now, `kafka-delete-records.sh` past the segment";
     PARTITION_TIMESTAMP_UNIT_SUSPECT = "partition.timestamp_unit_suspect", Condition, Warning,
         "record timestamps that look like seconds (below 1e11, before 1973: retention deletes the segment as soon as it rolls) or microseconds/nanoseconds (above 1e14: it never expires) instead of milliseconds (`diagnose`)",

@@ -413,30 +413,6 @@ impl LogConfig {
     pub fn from_effective(eff: &EffectiveConfig) -> LogConfig {
         LogConfig::from_values(&eff.values)
     }
-
-    /// Whether the tiered local limits apply (remote storage on and copy not disabled; spec
-    /// §B4 passes 2 and 3).
-    pub fn tiered_copy_enabled(&self) -> bool {
-        self.remote_storage_enable && !self.remote_log_copy_disable
-    }
-
-    /// The size limit the local retention pass uses.
-    pub fn local_size_limit(&self) -> Limit {
-        if self.tiered_copy_enabled() {
-            self.local_retention_bytes.effective(self.retention_bytes)
-        } else {
-            self.retention_bytes
-        }
-    }
-
-    /// The time limit the local retention pass uses.
-    pub fn local_time_limit(&self) -> Limit {
-        if self.tiered_copy_enabled() {
-            self.local_retention_ms.effective(self.retention_ms)
-        } else {
-            self.retention_ms
-        }
-    }
 }
 
 /// The broker-only configs that decide when and how cleanup runs, typed.
@@ -647,8 +623,6 @@ mod tests {
         assert_eq!(c.message_timestamp_type, TimestampType::LogAppendTime);
         assert_eq!(c.min_cleanable_dirty_ratio, 0.25);
         assert_eq!(c.segment_ms, 7_200_000);
-        // Not tiered: the local pass uses the totals.
-        assert_eq!(c.local_size_limit(), Limit::Unlimited);
         let b = BrokerCleanupConfig::from_effective(&resolve_broker(&s));
         assert!(!b.log_cleaner_enable);
         assert_eq!(b.log_dirs, ["/a", "/b"]);
@@ -668,9 +642,8 @@ mod tests {
                 compact: false
             }
         );
-        assert!(c.tiered_copy_enabled());
+        assert!(c.remote_storage_enable);
         assert_eq!(c.local_retention_bytes, LocalLimit::SameAsTotal);
-        assert_eq!(c.local_size_limit(), Limit::Max(5000));
     }
 
     #[test]

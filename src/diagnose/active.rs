@@ -9,7 +9,7 @@ use crate::model::units::{Bytes, TimestampMs};
 use crate::plan::explain::{segment_name, utc};
 use crate::plan::{PartitionPlan, Plan};
 use crate::report::human::age;
-use crate::rules::retention::Verdict;
+use crate::rules::retention::{self, Verdict};
 use crate::rules::roll::{
     max_segment_ms, project_roll, ActiveSegmentFacts, ProjectedReason, RollProjection, WriteRate,
 };
@@ -47,17 +47,14 @@ fn reason_name(r: ProjectedReason) -> &'static str {
 }
 
 fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Finding> {
-    if !p.config.cleanup_policy.delete {
-        return None;
-    }
-    let retention_ms = p.config.retention_ms.max()?;
+    let retention_ms = p.time_retention_ms()?;
+    let key = retention::time_limit_key(&p.config, &p.tiered);
     let active = p.segments.last()?;
     if matches!(active.verdict, Verdict::Delete { .. }) || active.size.get() == 0 {
         return None;
     }
     let first = active.first_timestamp.filter(|t| t.get() >= 0)?;
-    let cutoff = now.get().saturating_sub(retention_ms);
-    if first.get() >= cutoff {
+    if !p.expired_by_time(first, now) {
         return None;
     }
     let largest = active.largest_timestamp.0;
@@ -100,7 +97,7 @@ fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Fin
         return None;
     }
     let message = format!(
-        "active segment {name} holds records from {} ({}), older than retention.ms {retention_ms}; \
+        "active segment {name} holds records from {} ({}), older than {key} {retention_ms}; \
          retention cannot delete it before it rolls: {when}",
         utc(first),
         age(first.get(), now.get()),

@@ -30,6 +30,7 @@ use crate::model::units::TimestampMs;
 use crate::plan::explain::{segment_name, utc};
 use crate::plan::{PartitionPlan, Plan};
 use crate::report::human::age;
+use crate::rules::retention::{self, Pass};
 
 /// How far ahead of `now` a timestamp may be before it is reported (1 h).
 pub const FUTURE_TOLERANCE_MS: i64 = 3_600_000;
@@ -85,14 +86,22 @@ fn future(p: &PartitionPlan, part: &Partition, now: i64) -> Option<Finding> {
     let (first, _) = *ahead.first()?;
     let (worst_seg, worst) = ahead.iter().copied().max_by_key(|(_, t)| *t)?;
     let ahead_ms = worst.saturating_sub(now);
-    let retention = p.config.retention_ms.max();
+    let retention = p.time_retention_ms();
     let expires = retention.map(|r| worst.saturating_add(r));
+    let never = if retention::passes(&p.config, &p.tiered, p.version).contains(&Pass::Time) {
+        format!(
+            "never by time ({} -1)",
+            retention::time_limit_key(&p.config, &p.tiered)
+        )
+    } else {
+        format!("never by time (cleanup.policy {})", p.config.cleanup_policy)
+    };
     let newer = part
         .log_segments()
         .filter(|s| s.base_offset.get() > first)
         .count();
     let when = expires.map_or_else(
-        || "never by time (retention.ms -1)".to_string(),
+        || never,
         |e| format!("from {} ({})", utc(TimestampMs(e)), age(e, now)),
     );
     let mut f = Finding::new(

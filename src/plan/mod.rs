@@ -43,7 +43,7 @@ use crate::rules::compaction::{
 use crate::rules::facts::{SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark};
 use crate::rules::retention::{
-    self, Pass, RetainReason, RetentionInput, RetentionOutcome, Verdict,
+    self, Pass, RetainReason, RetentionInput, RetentionOutcome, TieredFacts, Verdict,
 };
 use crate::rules::timing::{deletion_timeline, Bound, BrokerClock};
 use crate::rules::KafkaVersion;
@@ -239,9 +239,25 @@ pub struct PartitionPlan {
     pub notes: Vec<Note>,
     /// What the next start does first.
     pub startup: Vec<StartupAction>,
+    /// The tiered-storage context retention was evaluated with.
+    pub tiered: TieredFacts,
+    /// The Kafka version whose rules the plan follows.
+    pub version: KafkaVersion,
 }
 
 impl PartitionPlan {
+    /// The limit time retention compares largest timestamps with (rules:
+    /// [`retention::time_retention_ms`]); `None` when no time pass runs or it is unlimited.
+    pub fn time_retention_ms(&self) -> Option<i64> {
+        retention::time_retention_ms(&self.config, &self.tiered, self.version)
+    }
+
+    /// Whether a segment whose largest timestamp is `ts` is past time retention at `now`
+    /// (rules: [`retention::expired_by_time`]).
+    pub fn expired_by_time(&self, ts: TimestampMs, now: TimestampMs) -> bool {
+        retention::expired_by_time(&self.config, &self.tiered, self.version, ts, now)
+    }
+
     /// Where a finding about this partition (or one of its segments) is.
     pub fn location(&self, segment: Option<i64>) -> crate::checks::finding::Location {
         crate::checks::finding::Location {
@@ -357,9 +373,9 @@ fn segment_plans(
     config: &LogConfig,
     broker: &BrokerCleanupConfig,
     clock: BrokerClock,
-    now: TimestampMs,
+    opts: &PlanOptions,
 ) -> Vec<SegmentPlan> {
-    let retention_ms = config.retention_ms.max();
+    let (now, version) = (opts.now, opts.version);
     let mut plans = Vec::with_capacity(f.segments.len());
     for (group, v) in layout.iter().zip(&outcome.segments) {
         let eligible_at = match v.verdict {
@@ -368,10 +384,8 @@ fn segment_plans(
         };
         let timeline =
             eligible_at.and_then(|e| deletion_timeline(e.max(now), clock, broker, config));
-        let ts = v.largest_timestamp.0;
-        let expired = config.cleanup_policy.delete
-            && retention_ms
-                .is_some_and(|r| ts.get().saturating_add(r).saturating_add(1) <= now.get());
+        let expired =
+            retention::expired_by_time(config, &f.tiered, version, v.largest_timestamp.0, now);
         for i in group.members.clone() {
             let Some(s) = f.segments.get(i) else {
                 continue;
@@ -505,6 +519,7 @@ fn notes(
     segments: &[SegmentPlan],
     config: &LogConfig,
     now: TimestampMs,
+    version: KafkaVersion,
 ) -> Vec<Note> {
     let mut notes = Vec::new();
     if segments
@@ -520,11 +535,9 @@ fn notes(
         let due = base + DurationMs(config.segment_ms.max(0));
         // It matters where a roll would change what goes: the active segment is never cleaned
         // nor uploaded, and its records past retention stay until its newest one expires.
-        let oldest_expired = config.cleanup_policy.delete
-            && config.retention_ms.max().is_some_and(|r| {
-                plan.first_timestamp
-                    .is_some_and(|t| t.get().saturating_add(r) < now.get())
-            });
+        let oldest_expired = plan
+            .first_timestamp
+            .is_some_and(|t| retention::expired_by_time(config, &f.tiered, version, t, now));
         let matters =
             config.cleanup_policy.compact || config.remote_storage_enable || oldest_expired;
         if !active.is_empty()
@@ -628,9 +641,16 @@ fn clean_before_retention(
         &p.config,
         broker,
         pending.clock,
-        opts.now,
+        opts,
     );
-    p.notes = notes(f, &retention, &p.segments, &p.config, opts.now);
+    p.notes = notes(
+        f,
+        &retention,
+        &p.segments,
+        &p.config,
+        opts.now,
+        opts.version,
+    );
     p.notes.push(Note::CleanedBeforeRetention {
         merged,
         groups,
@@ -659,9 +679,9 @@ fn plan_replica(
     let hw = assumed_high_watermark(&f.hw);
     let layout = layout_as_is(&f.segments);
     let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
-    let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, now);
+    let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, opts);
     let compaction = compaction_plan(&f, &hw, &config, broker, now);
-    let notes = notes(&f, &retention, &segments, &config, now);
+    let notes = notes(&f, &retention, &segments, &config, now, opts.version);
     let plan = PartitionPlan {
         log_dir: dir.path.clone(),
         dir_name: p.dir_name.clone(),
@@ -676,6 +696,8 @@ fn plan_replica(
         compaction,
         notes,
         startup: f.startup.clone(),
+        tiered: f.tiered,
+        version: opts.version,
         config,
     };
     Some((plan, Pending { facts: f, clock }))

@@ -176,6 +176,10 @@ pub struct PartitionPlanDoc {
     pub retention_ms: Option<i64>,
     /// `retention.bytes` per replica (`null`: unlimited).
     pub retention_bytes: Option<i64>,
+    /// The limit time retention applies (rules: `retention::time_retention_ms`): `None` when no
+    /// time pass runs or it is unlimited. Drawn by the timeline; not part of the wire form.
+    #[serde(skip)]
+    pub time_retention_ms: Option<i64>,
     /// `retention_task` or `cleaner_threads`.
     pub runner: &'static str,
     /// The passes that run, in order.
@@ -245,6 +249,7 @@ impl PartitionPlanDoc {
             cleanup_policy: p.config.cleanup_policy.to_string(),
             retention_ms: p.config.retention_ms.max(),
             retention_bytes: p.config.retention_bytes.max(),
+            time_retention_ms: p.time_retention_ms(),
             runner: match p.retention.runner {
                 Runner::RetentionTask => "retention_task",
                 Runner::CleanerThreads => "cleaner_threads",

@@ -144,7 +144,8 @@ fn partition_header(p: &PartitionPlanDoc) -> Vec<String> {
 
 /// The `--timeline` axis of one partition: each segment from its oldest to its newest record
 /// time, `=` deleted, `-` kept, `#` the segment the others are kept behind; `C` marks the
-/// retention cut-off (the instant minus `retention.ms`), `N` the evaluation instant, `>` a
+/// retention cut-off (the instant minus the time limit the rules apply: `retention.ms`, or
+/// `local.retention.ms` where the tiered local limits apply), `N` the evaluation instant, `>` a
 /// newest record past the axis (a future timestamp).
 pub fn timeline(p: &PartitionPlanDoc, retention_ms: Option<i64>, now: i64, width: usize) -> String {
     let label_w = p
@@ -278,10 +279,9 @@ fn write_partition(
             out,
             "  timeline (oldest to newest record time; C cut-off, N now):"
         )?;
-        let retention = p
-            .retention_ms
-            .filter(|_| p.cleanup_policy.contains("delete"));
-        out.write_all(timeline(p, retention, style.evaluated_at_ms, style.width).as_bytes())?;
+        out.write_all(
+            timeline(p, p.time_retention_ms, style.evaluated_at_ms, style.width).as_bytes(),
+        )?;
     }
     writeln!(out)
 }

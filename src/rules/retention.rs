@@ -28,7 +28,10 @@ use super::facts::{SegmentFacts, TimestampSource};
 use super::high_watermark::HighWatermark;
 use super::KafkaVersion;
 
-pub use policy::{delete_records_allowed, passes, remote_log_enabled, runner};
+pub use policy::{
+    delete_records_allowed, expired_by_time, passes, remote_log_enabled, runner, time_limit_key,
+    time_retention_ms,
+};
 use policy::{expires_at, size_limit, skip_reason, time_limit};
 use scan::Scan;
 

@@ -83,6 +83,50 @@ pub(super) fn expires_at(ts: TimestampMs, retention_ms: i64) -> TimestampMs {
     ts + DurationMs(retention_ms) + DurationMs(1)
 }
 
+/// The time predicate of `deleteRetentionMsBreachedSegments`: `now - ts > retention`.
+pub(super) fn older_than(ts: TimestampMs, now: TimestampMs, retention_ms: i64) -> bool {
+    (now - ts).get() > retention_ms
+}
+
+/// The limit the time pass compares a segment's largest timestamp with: `retention.ms`, or
+/// `local.retention.ms` where the local limits apply (`UnifiedLog.localRetentionMs`). `None`
+/// when no time pass runs for the policy (compact without delete, the empty policy except
+/// tiered on 4.2+; spec §B2, Errata 6) or the limit is `-1`.
+pub fn time_retention_ms(
+    config: &LogConfig,
+    tiered: &TieredFacts,
+    version: KafkaVersion,
+) -> Option<i64> {
+    if !passes(config, tiered, version).contains(&Pass::Time) {
+        return None;
+    }
+    time_limit(config, tiered).max()
+}
+
+/// The config key whose value [`time_retention_ms`] is: `local.retention.ms` where the local
+/// limits apply, else `retention.ms` (for messages).
+pub fn time_limit_key(config: &LogConfig, tiered: &TieredFacts) -> &'static str {
+    if copy_enabled(config, tiered) {
+        "local.retention.ms"
+    } else {
+        "retention.ms"
+    }
+}
+
+/// Whether a segment whose largest timestamp is `ts` is past time retention at `now` under
+/// `config`: the one answer to "older than retention" (the time pass's predicate, with the
+/// policy and the tiered local limit applied as [`time_retention_ms`] does). It says nothing
+/// of the gates that can still keep the segment (HW, active segment, upload, skipped log).
+pub fn expired_by_time(
+    config: &LogConfig,
+    tiered: &TieredFacts,
+    version: KafkaVersion,
+    ts: TimestampMs,
+    now: TimestampMs,
+) -> bool {
+    time_retention_ms(config, tiered, version).is_some_and(|m| older_than(ts, now, m))
+}
+
 /// Why the whole log is skipped, if it is (spec §B7 steps 1–2, §C1, §C3, Errata 16).
 pub(super) fn skip_reason(input: &RetentionInput<'_>, runner: Runner) -> Option<RetainReason> {
     let b = input.broker;

@@ -6,7 +6,9 @@
 use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::rules::facts::SegmentFacts;
 
-use super::policy::{copy_enabled, expires_at, remote_log_enabled, size_limit, time_limit};
+use super::policy::{
+    copy_enabled, expires_at, older_than, remote_log_enabled, size_limit, time_limit,
+};
 use super::{Pass, RetainReason, RetentionInput};
 
 /// The mutable state the passes share (spec §B5: each pass sees what the previous one left).
@@ -117,7 +119,7 @@ impl<'a> Scan<'a> {
                     .unwrap_or(i64::MAX);
                 let (ts, _) = s.largest_timestamp();
                 let at = expires_at(ts, m);
-                if (now - ts).get() > m {
+                if older_than(ts, now, m) {
                     Ok(at)
                 } else if ts > now {
                     Err(RetainReason::FutureTimestamp { ts, expires_at: at })

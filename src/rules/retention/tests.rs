@@ -653,6 +653,83 @@ fn time_predicate_is_strict() {
     );
 }
 
+/// `expired_by_time` at `NOW` for a segment whose largest timestamp is `ts`.
+fn expired(c: &Case, ts: i64) -> bool {
+    expired_by_time(
+        &c.config,
+        &c.tiered,
+        c.version,
+        TimestampMs(ts),
+        TimestampMs(NOW),
+    )
+}
+
+#[test]
+fn expired_by_time_is_the_time_pass_predicate() {
+    let c = Case::new(&[], cfg(7 * DAY, -1));
+    assert!(!expired(&c, NOW - 7 * DAY));
+    assert!(expired(&c, NOW - 7 * DAY - 1));
+    assert!(!expired(&c, NOW + DAY));
+    assert_eq!(
+        time_retention_ms(&c.config, &c.tiered, c.version),
+        Some(7 * DAY)
+    );
+    // Unlimited: nothing expires by time.
+    let c = Case::new(&[], cfg(-1, -1));
+    assert!(!expired(&c, 0));
+}
+
+#[test]
+fn compact_only_topics_never_expire_by_time() {
+    let mut c = Case::new(&[], cfg(DAY, -1));
+    c.config.cleanup_policy = CleanupPolicy::COMPACT;
+    assert!(!expired(&c, 0));
+    assert!(!expired(&c, old()));
+    assert_eq!(time_retention_ms(&c.config, &c.tiered, c.version), None);
+    // With delete it does: the cleaner threads run the time pass too.
+    c.config.cleanup_policy = CleanupPolicy::COMPACT_DELETE;
+    assert!(expired(&c, old()));
+    // The empty policy runs no time pass unless tiered copy is on (Errata 6).
+    c.config.cleanup_policy = CleanupPolicy {
+        delete: false,
+        compact: false,
+    };
+    assert!(!expired(&c, old()));
+    c.config.remote_storage_enable = true;
+    c.tiered.system_enabled = true;
+    assert!(expired(&c, old()));
+}
+
+#[test]
+fn expired_by_time_uses_the_local_limit_where_the_time_pass_does() {
+    let mut c = Case::new(&[], cfg(60 * DAY, -1));
+    c.config.remote_storage_enable = true;
+    c.config.local_retention_ms = crate::config::LocalLimit::Max(7 * DAY);
+    // Without the broker gate the totals apply.
+    assert!(!expired(&c, old()));
+    assert_eq!(time_limit_key(&c.config, &c.tiered), "retention.ms");
+    c.tiered.system_enabled = true;
+    assert!(expired(&c, old()));
+    assert_eq!(
+        time_retention_ms(&c.config, &c.tiered, c.version),
+        Some(7 * DAY)
+    );
+    assert_eq!(time_limit_key(&c.config, &c.tiered), "local.retention.ms");
+    // Copy disabled, internal or compacted topics: the totals again.
+    c.config.remote_log_copy_disable = true;
+    assert!(!expired(&c, old()));
+    c.config.remote_log_copy_disable = false;
+    c.tiered.internal_topic = true;
+    assert!(!expired(&c, old()));
+    // The rule and the time pass agree.
+    c.tiered.internal_topic = false;
+    c.segments = vec![seg(0, 10, 100, old()), seg(10, 20, 100, fresh())];
+    c.leo = 20;
+    c.hw = 20;
+    assert_eq!(deleted_by(&c.run()), [T, None]);
+    assert!(!expired(&c, fresh()));
+}
+
 #[test]
 fn no_segments_is_no_verdicts() {
     let mut c = Case::new(&[], cfg(7 * DAY, 0));
