@@ -68,6 +68,9 @@ struct Args {
     /// Commit rounds per group.
     #[arg(long, default_value_t = 3)]
     commit_rounds: u32,
+    /// Target .log bytes per __consumer_offsets segment (0: one segment per partition).
+    #[arg(long, default_value_t = 0)]
+    offsets_segment_bytes: u64,
     /// JSON file {"topic": "base64 topic id"}.
     #[arg(long)]
     topic_ids: Option<PathBuf>,
@@ -145,6 +148,7 @@ fn spec(a: &Args) -> Result<GenSpec, String> {
         groups: a.groups,
         offsets_partitions: a.offsets_partitions.max(1),
         commit_rounds: a.commit_rounds.max(1),
+        offsets_segment_bytes: a.offsets_segment_bytes,
         topic_ids,
         end_ms,
         span_ms: a.span_ms,

@@ -115,6 +115,9 @@ pub struct GenSpec {
     pub offsets_partitions: u32,
     /// Commit rounds per group (each round commits every data partition it consumes).
     pub commit_rounds: u32,
+    /// Target `.log` size of a `__consumer_offsets` segment (0: each partition is one segment,
+    /// as a coordinator's log between cleanings of a small cluster).
+    pub offsets_segment_bytes: u64,
     /// Topic ids by name; topics without one get a deterministic id from their name.
     pub topic_ids: BTreeMap<String, Uuid>,
     /// Last record timestamp (epoch ms).
@@ -150,6 +153,7 @@ impl Default for GenSpec {
             groups: 0,
             offsets_partitions: 50,
             commit_rounds: 3,
+            offsets_segment_bytes: 0,
             topic_ids: BTreeMap::new(),
             end_ms: 1_795_000_000_000,
             span_ms: 86_400_000,
@@ -807,6 +811,8 @@ pub fn generate(dir: &Path, spec: &GenSpec) -> Summary {
             };
             let no_producers = GenSpec {
                 producers: 0,
+                segments: u32::MAX,
+                segment_bytes: spec.offsets_segment_bytes,
                 ..spec.clone()
             };
             let out = write_partition(
@@ -816,7 +822,7 @@ pub fn generate(dir: &Path, spec: &GenSpec) -> Summary {
                 p as u32,
                 id,
                 &no_producers,
-                false,
+                spec.offsets_segment_bytes > 0,
                 &mut src,
                 0,
             );

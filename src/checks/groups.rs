@@ -114,8 +114,14 @@ pub fn group_findings(
             e.1 = e.1.max(at_ms);
         }
     }
+    // The first group of each name, as a scan of `body.groups` would find it: one look-up per
+    // expiring group instead of a walk over every group.
+    let mut by_name: BTreeMap<&str, _> = BTreeMap::new();
+    for g in &body.groups {
+        by_name.entry(g.group.as_str()).or_insert(g);
+    }
     for (group, (n, at_ms)) in expiring {
-        let Some(g) = body.groups.iter().find(|g| g.group == group) else {
+        let Some(g) = by_name.get(group) else {
             continue;
         };
         out.push(

@@ -850,16 +850,24 @@ pub struct Change {
 /// The segments whose delete/retain verdict differs from `today` to `proposed`.
 pub fn diff(today: &Plan, proposed: &Plan) -> Vec<Change> {
     let mut changes = Vec::new();
+    // Look-ups by key, keeping the first of equal keys as a scan would: linear in partitions
+    // and segments, not quadratic.
+    let mut today_parts: BTreeMap<(&PathBuf, &str), &PartitionPlan> = BTreeMap::new();
+    for t in &today.partitions {
+        today_parts
+            .entry((&t.log_dir, t.dir_name.as_str()))
+            .or_insert(t);
+    }
     for p in &proposed.partitions {
-        let Some(t) = today
-            .partitions
-            .iter()
-            .find(|t| t.log_dir == p.log_dir && t.dir_name == p.dir_name)
-        else {
+        let Some(t) = today_parts.get(&(&p.log_dir, p.dir_name.as_str())) else {
             continue;
         };
+        let mut today_segs: BTreeMap<Offset, _> = BTreeMap::new();
+        for b in &t.segments {
+            today_segs.entry(b.base_offset).or_insert(b);
+        }
         for s in &p.segments {
-            let Some(b) = t.segments.iter().find(|b| b.base_offset == s.base_offset) else {
+            let Some(b) = today_segs.get(&s.base_offset) else {
                 continue;
             };
             let (before, after) = (Short::of(&b.verdict), Short::of(&s.verdict));

@@ -3,6 +3,9 @@
 //! library can change without breaking consumers. Documented in README.md ("plan JSON").
 //! The field names listed there are what the conformance harness compares with the broker.
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
 use serde::Serialize;
 
 use crate::model::names::path_text;
@@ -499,30 +502,40 @@ impl PlanBody {
         proposed: Option<(&Plan, &[String], &[Change])>,
         gates: GatesDoc,
     ) -> Self {
-        let what_if = proposed.map(|(p, config, changes)| WhatIfDoc {
-            config: config.to_vec(),
-            partitions: p.partitions.iter().map(PartitionPlanDoc::new).collect(),
-            totals: TotalsDoc::new(&p.totals),
-            changes: changes
-                .iter()
-                .filter_map(|c| {
-                    let part = p.partitions.iter().find(|x| {
-                        x.log_dir == c.log_dir && x.topic == c.topic && x.partition == c.partition
-                    })?;
-                    Some(ChangeDoc {
-                        log_dir: path_text(&c.log_dir),
-                        topic: c.topic.clone(),
-                        partition: c.partition,
-                        base_offset: c.base_offset.get(),
-                        size_bytes: c.size.get(),
-                        before: ShortDoc::new(c.before, part),
-                        after: ShortDoc::new(c.after, part),
+        let what_if = proposed.map(|(p, config, changes)| {
+            // The first partition of each key, as a scan would find it, in one map.
+            let mut parts: BTreeMap<(&Path, &str, i32), &PartitionPlan> = BTreeMap::new();
+            for x in &p.partitions {
+                parts
+                    .entry((x.log_dir.as_path(), x.topic.as_str(), x.partition))
+                    .or_insert(x);
+            }
+            WhatIfDoc {
+                config: config.to_vec(),
+                partitions: p.partitions.iter().map(PartitionPlanDoc::new).collect(),
+                totals: TotalsDoc::new(&p.totals),
+                changes: changes
+                    .iter()
+                    .filter_map(|c| {
+                        let part =
+                            *parts.get(&(c.log_dir.as_path(), c.topic.as_str(), c.partition))?;
+                        Some(ChangeDoc {
+                            log_dir: path_text(&c.log_dir),
+                            topic: c.topic.clone(),
+                            partition: c.partition,
+                            base_offset: c.base_offset.get(),
+                            size_bytes: c.size.get(),
+                            before: ShortDoc::new(c.before, part),
+                            after: ShortDoc::new(c.after, part),
+                        })
                     })
-                })
-                .collect(),
-            bytes_freed_delta: i64::try_from(p.totals.all.bytes.get())
-                .unwrap_or(i64::MAX)
-                .saturating_sub(i64::try_from(today.totals.all.bytes.get()).unwrap_or(i64::MAX)),
+                    .collect(),
+                bytes_freed_delta: i64::try_from(p.totals.all.bytes.get())
+                    .unwrap_or(i64::MAX)
+                    .saturating_sub(
+                        i64::try_from(today.totals.all.bytes.get()).unwrap_or(i64::MAX),
+                    ),
+            }
         });
         PlanBody {
             partitions: today.partitions.iter().map(PartitionPlanDoc::new).collect(),

@@ -274,25 +274,32 @@ fn primary(
     }
 }
 
-/// When a kept segment `i` will be deleted by the time pass if it waits only for time: every
-/// live segment up to it passes the HW gate, is not an empty last one, is tiered-eligible, and
-/// fails only the time predicate.
-fn time_eligible_at(scan: &Scan<'_>, i: usize, time_ms: Option<i64>) -> Option<TimestampMs> {
-    let m = time_ms?;
+/// For each segment `i`, when it will be deleted by the time pass if it waits only for time:
+/// every live segment up to it passes the HW gate, is not an empty last one, is
+/// tiered-eligible, and fails only the time predicate. One walk over the segments, carrying the
+/// running maximum (a segment before the first live one gets the empty range's `i64::MIN`).
+fn time_eligible_ats(scan: &Scan<'_>, time_ms: Option<i64>) -> Vec<Option<TimestampMs>> {
     let n = scan.input.segments.len();
-    let mut at = TimestampMs(i64::MIN);
-    for j in scan.first..=i {
-        let s = scan.seg(j)?;
-        let upper = scan.upper_bound(j);
-        if scan.input.high_watermark.value < upper
-            || (j + 1 == n && s.is_empty())
-            || !scan.tiered_eligible(j, upper)
-        {
-            return None;
+    let Some(m) = time_ms else {
+        return vec![None; n];
+    };
+    let mut out = Vec::with_capacity(n);
+    let mut at = Some(TimestampMs(i64::MIN));
+    for (j, s) in scan.input.segments.iter().enumerate() {
+        if j < scan.first {
+            out.push(Some(TimestampMs(i64::MIN)));
+            continue;
         }
-        at = at.max(expires_at(s.largest_timestamp().0, m));
+        let upper = scan.upper_bound(j);
+        at = at.filter(|_| {
+            scan.input.high_watermark.value >= upper
+                && !(j + 1 == n && s.is_empty())
+                && scan.tiered_eligible(j, upper)
+        });
+        at = at.map(|a| a.max(expires_at(s.largest_timestamp().0, m)));
+        out.push(at);
     }
-    Some(at)
+    out
 }
 
 /// A segment blocked behind one kept only for the policy (or unlimited retention) is kept for
@@ -340,6 +347,7 @@ pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
         Pass::Time => time_ms.is_some(),
         Pass::LogStartOffset => false,
     });
+    let time_eligible_ats = time_eligible_ats(&scan, time_ms);
     let mut segments: Vec<SegmentVerdict> = input
         .segments
         .iter()
@@ -354,7 +362,7 @@ pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
                     Verdict::Retain {
                         reason: primary(&pass_reasons, policy, has_limit_pass),
                     },
-                    time_eligible_at(&scan, i, time_ms),
+                    time_eligible_ats.get(i).copied().flatten(),
                 ),
             };
             SegmentVerdict {

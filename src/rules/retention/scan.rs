@@ -11,6 +11,20 @@ use super::policy::{
 };
 use super::{Pass, RetainReason, RetentionInput};
 
+/// `out[i]` = the sum of the sizes of `segments[i..]`, with one extra 0 at the end. The sums
+/// saturate, as `Bytes`' `Sum` does; saturating sums of non-negative terms are order-independent,
+/// so each equals the forward sum over the same segments.
+fn suffix_sums(segments: &[SegmentFacts]) -> Vec<Bytes> {
+    let mut out = vec![Bytes(0); segments.len() + 1];
+    for (i, s) in segments.iter().enumerate().rev() {
+        let after = out.get(i + 1).copied().unwrap_or(Bytes(0));
+        if let Some(o) = out.get_mut(i) {
+            *o = s.size.plus(after);
+        }
+    }
+    out
+}
+
 /// The mutable state the passes share (spec §B5: each pass sees what the previous one left).
 pub(super) struct Scan<'a> {
     pub(super) input: &'a RetentionInput<'a>,
@@ -24,6 +38,9 @@ pub(super) struct Scan<'a> {
     pub(super) rolled_for_upload: bool,
     pub(super) deleted: Vec<Option<(Pass, TimestampMs)>>,
     pub(super) reasons: Vec<Vec<(Pass, RetainReason)>>,
+    /// `suffix_bytes[i]`: the bytes of segments `i..`, so each pass's size figures cost one
+    /// look-up rather than a walk over the newer segments (linear in segments, not quadratic).
+    suffix_bytes: Vec<Bytes>,
 }
 
 impl<'a> Scan<'a> {
@@ -46,6 +63,7 @@ impl<'a> Scan<'a> {
             rolled_for_upload: false,
             deleted: vec![None; n],
             reasons: vec![Vec::new(); n],
+            suffix_bytes: suffix_sums(input.segments),
         }
     }
 
@@ -133,17 +151,17 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The bytes of segments `i..` (0 past the end).
+    fn bytes_from(&self, i: usize) -> Bytes {
+        self.suffix_bytes.get(i).copied().unwrap_or(Bytes(0))
+    }
+
     fn live_bytes(&self) -> Bytes {
-        self.input
-            .segments
-            .iter()
-            .skip(self.first)
-            .map(|s| s.size)
-            .sum()
+        self.bytes_from(self.first)
     }
 
     fn bytes_after(&self, i: usize) -> Bytes {
-        self.input.segments.iter().skip(i + 1).map(|s| s.size).sum()
+        self.bytes_from(i.saturating_add(1))
     }
 
     fn retain_all_live(&mut self, pass: Pass, reason: RetainReason) {

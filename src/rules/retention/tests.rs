@@ -798,6 +798,42 @@ mod properties {
             }
         }
 
+        /// The per-segment figures, computed in one walk, equal their definitions recomputed
+        /// segment by segment: the bytes after a segment kept within size, and the instant a
+        /// kept segment waiting only for time is deleted.
+        #[test]
+        fn size_and_time_figures_equal_their_definitions(c in arb_case()) {
+            let o = c.run();
+            let n = c.segments.len();
+            let first_kept = o.segments.iter()
+                .position(|v| matches!(v.verdict, Verdict::Retain { .. }))
+                .unwrap_or(n);
+            for (i, v) in o.segments.iter().enumerate() {
+                let after: u64 = c.segments[i + 1..].iter().map(|s| s.size.get()).sum();
+                for (_, r) in &v.pass_reasons {
+                    if let RetainReason::WithinSize { remaining_if_deleted, .. } = r {
+                        prop_assert_eq!(remaining_if_deleted.get(), after);
+                    }
+                }
+                if !matches!(v.verdict, Verdict::Retain { .. }) {
+                    continue;
+                }
+                let expect = c.config.retention_ms.max().and_then(|m| {
+                    let mut at = TimestampMs(i64::MIN);
+                    for j in first_kept..=i {
+                        let s = &c.segments[j];
+                        let upper = c.segments.get(j + 1).map_or(c.leo, |x| x.base_offset.get());
+                        if c.hw < upper || (j + 1 == n && s.is_empty()) {
+                            return None;
+                        }
+                        at = at.max(policy::expires_at(s.largest_timestamp().0, m));
+                    }
+                    Some(at)
+                });
+                prop_assert_eq!(v.time_eligible_at, expect, "segment {}", i);
+            }
+        }
+
         #[test]
         fn nothing_above_the_hw_is_ever_deleted(c in arb_case()) {
             let o = c.run();
