@@ -58,6 +58,12 @@ fn run(cap: u64, unprivileged: bool, args: &[&str]) -> (i32, Value) {
         .args(args)
         .output()
         .unwrap();
+    checked(args, &out)
+}
+
+/// The exit code and document of a finished run of `args`: no signal, no panic, one complete
+/// JSON document whose summary carries the exit code.
+fn checked(args: &[&str], out: &std::process::Output) -> (i32, Value) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out
         .status
@@ -386,14 +392,5 @@ fn run_cpu_capped(secs: u64, args: &[&str]) -> (i32, Value) {
         .args(args)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let code = out
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("{args:?} ended by a signal: {}; {stderr}", out.status));
-    assert_ne!(code, 101, "{args:?} panicked: {stderr}");
-    let doc: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: not one JSON document ({e}); stderr {stderr}"));
-    assert_eq!(doc["summary"]["exit_code"], code, "{doc:#}");
-    (code, doc)
+    checked(args, &out)
 }
