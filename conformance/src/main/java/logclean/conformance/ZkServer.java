@@ -64,7 +64,7 @@ public final class ZkServer implements AutoCloseable {
             "tickTime=2000",
             "maxClientCnxns=0",
             "admin.enableServer=false",
-            "4lw.commands.whitelist=ruok",
+            "4lw.commands.whitelist=srvr",
             ""), StandardCharsets.UTF_8);
         List<String> cmd = javaCmd("org.apache.zookeeper.server.ZooKeeperServerMain");
         cmd.add(cfg.toString());
@@ -74,7 +74,10 @@ public final class ZkServer implements AutoCloseable {
         awaitReady(Duration.ofSeconds(60));
     }
 
-    /** Until the server answers the four-letter word {@code ruok} with {@code imok}. */
+    /**
+     * Until the server answers the four-letter word {@code srvr} with its stats ({@code ruok} answers
+     * {@code imok} as soon as the port is open, before the database is loaded and requests are served).
+     */
     void awaitReady(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -83,10 +86,11 @@ public final class ZkServer implements AutoCloseable {
             }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
+                s.setSoTimeout(5000);
+                s.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
                 s.getOutputStream().flush();
-                byte[] b = s.getInputStream().readNBytes(4);
-                if ("imok".equals(new String(b, StandardCharsets.US_ASCII))) {
+                String r = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                if (r.startsWith("Zookeeper version:") && r.contains("Mode: standalone")) {
                     return;
                 }
             } catch (IOException e) {
@@ -107,15 +111,23 @@ public final class ZkServer implements AutoCloseable {
         List<String> cmd = javaCmd("org.apache.zookeeper.ZooKeeperMain");
         cmd.addAll(List.of("-server", connect(), "create", path, data));
         Path out = work.resolve("zk-create.out");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile())).start();
-        Broker.CHILDREN.add(p);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("zookeeper create " + path + " timed out");
-        }
-        if (p.exitValue() != 0) {
-            throw new IllegalStateException("zookeeper create " + path + " failed:\n" + Files.readString(out));
+        // A loaded machine can lose the CLI's connection: retry; a node an earlier attempt created is fine.
+        for (int attempt = 1; ; attempt++) {
+            Files.deleteIfExists(out);
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Broker.CHILDREN.add(p);
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("zookeeper create " + path + " timed out");
+            }
+            String o = Files.readString(out);
+            if (p.exitValue() == 0 || attempt > 1 && o.contains("Node already exists")) {
+                return;
+            }
+            if (attempt >= 4) {
+                throw new IllegalStateException("zookeeper create " + path + " failed:\n" + o);
+            }
+            Thread.sleep(1000);
         }
     }
 
