@@ -35,11 +35,11 @@ use crate::model::names::path_text;
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
-use crate::model::producer_state::ProducerState;
 use super::rebuild_index::{
     list_segments, recover_stream, replay, state_before, IndexSizing, LogStream, Next, SegmentFiles,
 };
 use super::ActionError;
+use crate::model::producer_state::ProducerState;
 
 /// What roll does to one partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

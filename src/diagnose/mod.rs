@@ -23,12 +23,12 @@ use std::path::PathBuf;
 
 use crate::checks::config::config_findings;
 use crate::checks::finding::{Finding, Severity};
+use crate::checks::groups::check_groups;
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::dedup_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
-use crate::checks::unreadable::dedup_unreadable;
-use crate::checks::groups::check_groups;
 use crate::checks::transactions::check_transactions;
+use crate::checks::unreadable::dedup_unreadable;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};

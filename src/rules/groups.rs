@@ -380,11 +380,19 @@ mod tests {
         let n = o.loses_data_next_pass().unwrap();
         assert_eq!((n.skipped, n.reset_to(), n.by_ms), (20, Some(30), 361_000));
 
-        facts.topic_partitions.insert(CONSUMER_OFFSETS_TOPIC.into(), 50);
+        facts
+            .topic_partitions
+            .insert(CONSUMER_OFFSETS_TOPIC.into(), 50);
         facts.now_ms = 60_999;
         let v = assess(&state, &facts);
-        assert_eq!(v.groups[0].expected_partition, coordinator_partition("g", 50));
-        assert_eq!(v.groups[0].in_wrong_partition(), coordinator_partition("g", 50) != Some(3));
+        assert_eq!(
+            v.groups[0].expected_partition,
+            coordinator_partition("g", 50)
+        );
+        assert_eq!(
+            v.groups[0].in_wrong_partition(),
+            coordinator_partition("g", 50) != Some(3)
+        );
         assert!(!v.offsets[0].expired);
 
         facts.topic = Some("other".into());

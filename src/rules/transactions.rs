@@ -174,7 +174,7 @@ pub fn assess(partitions: &[PartitionFacts], facts: &TxnFacts<'_>) -> TxnVerdict
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::txn_state_record::{TxnStatus, TxnStateValue, TxnTopicPartitions};
+    use crate::formats::txn_state_record::{TxnStateValue, TxnStatus, TxnTopicPartitions};
 
     fn open(producer_id: i64, first_offset: i64, last_timestamp_ms: i64) -> OpenTxn {
         OpenTxn {
@@ -231,17 +231,32 @@ mod tests {
         let max = 900_000;
         // Tracked as ongoing over this partition: only open long, past its own timeout.
         let tracked = coordinator(7, TxnStatus::Ongoing, Some(("t", 0)));
-        assert_eq!(classify(&t, &tp, &tracked, false, max, 60_001).0, TxnVerdict::OpenLong);
-        assert_eq!(classify(&t, &tp, &tracked, false, max, 60_000).0, TxnVerdict::Open);
-        assert_eq!(classify(&t, &tp, &tracked, false, max, max + 1).0, TxnVerdict::OpenLong);
+        assert_eq!(
+            classify(&t, &tp, &tracked, false, max, 60_001).0,
+            TxnVerdict::OpenLong
+        );
+        assert_eq!(
+            classify(&t, &tp, &tracked, false, max, 60_000).0,
+            TxnVerdict::Open
+        );
+        assert_eq!(
+            classify(&t, &tp, &tracked, false, max, max + 1).0,
+            TxnVerdict::OpenLong
+        );
         // Ongoing over another partition: hanging once past the max timeout, named.
         let elsewhere = coordinator(7, TxnStatus::Ongoing, Some(("u", 0)));
         let (v, id) = classify(&t, &tp, &elsewhere, false, max, max + 1);
         assert_eq!((v, id), (TxnVerdict::Hanging, Some("tx")));
         // Unknown to the coordinator: hanging only when every state partition was read.
         let empty = TxnState::default();
-        assert_eq!(classify(&t, &tp, &empty, false, max, max + 1).0, TxnVerdict::OpenLong);
-        assert_eq!(classify(&t, &tp, &empty, true, max, max + 1).0, TxnVerdict::Hanging);
+        assert_eq!(
+            classify(&t, &tp, &empty, false, max, max + 1).0,
+            TxnVerdict::OpenLong
+        );
+        assert_eq!(
+            classify(&t, &tp, &empty, true, max, max + 1).0,
+            TxnVerdict::Hanging
+        );
     }
 
     #[test]
@@ -273,7 +288,10 @@ mod tests {
             }]
         );
         assert_eq!(v.open.len(), 2);
-        assert!(v.open.iter().all(|o| o.verdict == TxnVerdict::Hanging && o.age_ms == 101));
+        assert!(v
+            .open
+            .iter()
+            .all(|o| o.verdict == TxnVerdict::Hanging && o.age_ms == 101));
         assert_eq!(
             v.open[1].abort_command.as_deref(),
             Some("kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic t --partition 3 --start-offset 20")
