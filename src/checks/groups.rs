@@ -162,7 +162,6 @@ pub fn group_findings(
             ),
         );
     }
-    let mut expiring: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
     for r in &verdicts.offsets {
         let loc = || at(dirs, &r.tp.0, r.tp.1, Some(&r.group));
         if let Some(start) = r.behind_log_start() {
@@ -196,6 +195,19 @@ pub fn group_findings(
                 .evidence("pass_by", E::TimestampMs(n.by_ms)),
             );
         }
+    }
+    out.extend(expiry_findings(facts, verdicts, dirs));
+    out
+}
+
+/// One `group.offsets_expire` per group with expired offsets: how many, and the latest due.
+fn expiry_findings(
+    facts: &GroupFacts,
+    verdicts: &GroupVerdicts,
+    dirs: &DirsByPartition,
+) -> Vec<Finding> {
+    let mut expiring: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
+    for r in &verdicts.offsets {
         if let Some(at_ms) = r.expires_at_ms.filter(|_| r.expired) {
             let e = expiring.entry(r.group.as_str()).or_insert((0, at_ms));
             e.0 += 1;
@@ -208,6 +220,7 @@ pub fn group_findings(
     for g in &verdicts.groups {
         by_name.entry(g.group.as_str()).or_insert(g);
     }
+    let mut out = Vec::new();
     for (group, (n, at_ms)) in expiring {
         let Some(g) = by_name.get(group) else {
             continue;
@@ -215,7 +228,7 @@ pub fn group_findings(
         out.push(
             Finding::new(
                 &catalog::GROUP_OFFSETS_EXPIRE,
-                at(dirs, OFFSETS, g.coordinator_partition, Some(group)),
+                at(dirs, CONSUMER_OFFSETS_TOPIC, g.coordinator_partition, Some(group)),
                 format!(
                     "{n} committed offsets of empty group `{group}` are past offsets.retention.minutes ({}): the next expiry check deletes them",
                     facts.offsets_retention_minutes

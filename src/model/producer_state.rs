@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 
 use crate::formats::batch::BatchInfo;
 use crate::formats::control::ControlKind;
-use crate::formats::producer_snapshot::ProducerEntry;
+use crate::formats::producer_snapshot::{ProducerEntry, ProducerSnapshot};
 use crate::formats::record::for_each_record;
 use crate::formats::txn_index::AbortedTxn;
 use crate::formats::walk::ShallowWalker;
@@ -221,6 +221,20 @@ impl ProducerState {
     }
 }
 
+/// The newest producer snapshot of `p` the broker's load starts from: at or below the log end,
+/// not below `log_start`, with a good CRC.
+fn newest_snapshot(p: &Partition, log_start: i64) -> Option<(i64, &ProducerSnapshot)> {
+    let log_end = p.log_end_offset().map_or(i64::MAX, |o| o.get());
+    p.snapshots
+        .iter()
+        .filter(|s| s.offset <= log_end && s.offset >= log_start)
+        .filter_map(|s| {
+            let parsed = s.parsed.as_ref().ok();
+            Some((s.offset, parsed.filter(|x| x.crc_ok())?))
+        })
+        .max_by_key(|(o, _)| *o)
+}
+
 /// Replay the producer state of `p`, a partition of a log dir whose last shutdown was clean
 /// when `clean_shutdown` (its `.kafka_cleanshutdown` is there; see the module docs).
 pub fn replay_producer_state(
@@ -232,18 +246,8 @@ pub fn replay_producer_state(
         return Ok(ProducerReplay::default());
     }
     let log_start = p.log_start_offset().map_or(0, |o| o.get());
-    let log_end = p.log_end_offset().map_or(i64::MAX, |o| o.get());
-    let snapshot = p
-        .snapshots
-        .iter()
-        .filter(|s| s.offset <= log_end && s.offset >= log_start)
-        .filter_map(|s| {
-            let parsed = s.parsed.as_ref().ok();
-            Some((s.offset, parsed.filter(|x| x.crc_ok())?))
-        })
-        .max_by_key(|(o, _)| *o);
     let mut out = ProducerReplay::default();
-    let (mut state, from) = match snapshot {
+    let (mut state, from) = match newest_snapshot(p, log_start) {
         Some((offset, snap)) => {
             out.snapshot_offset = Some(offset);
             (ProducerState::from_snapshot(&snap.entries), offset)
