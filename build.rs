@@ -104,5 +104,8 @@ fn from_vcs_info(root: &Path) -> Option<String> {
         .collect();
     let short = hash.get(..12)?;
     let dirty = text.contains("\"dirty\": true") || text.contains("\"dirty\":true");
-    Some(format!("commit {short}{}", if dirty { "-dirty" } else { "" }))
+    Some(format!(
+        "commit {short}{}",
+        if dirty { "-dirty" } else { "" }
+    ))
 }

@@ -11,7 +11,11 @@ fn run(arg: &str) -> String {
         .arg(arg)
         .output()
         .unwrap();
-    assert!(out.status.success(), "logclean {arg} exited {:?}", out.status);
+    assert!(
+        out.status.success(),
+        "logclean {arg} exited {:?}",
+        out.status
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
