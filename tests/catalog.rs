@@ -1,5 +1,7 @@
-//! The README's "Finding codes" table and the finding catalog (`checks::catalog`) agree: the
-//! same codes both ways, each with the same class, default severity and meaning.
+//! docs/findings.md's table and the finding catalog (`checks::catalog`) agree: the same codes
+//! both ways, each with the same class, default severity and meaning, and the table is the one
+//! `catalog::markdown_table` renders. `LOGCLEAN_UPDATE_DOCS=1 cargo test --test catalog` rewrites
+//! the table from the catalog.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
@@ -7,17 +9,33 @@ use std::collections::BTreeMap;
 
 use logclean::checks::catalog::{self, ALL};
 
-/// Rows of the table under `### Finding codes`: code → (class, severity, meaning).
-fn readme_rows() -> BTreeMap<String, (String, String, String)> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme
-        .split("### Finding codes")
-        .nth(1)
-        .expect("README has a Finding codes section");
-    let section = section.split("\n#").next().unwrap();
+const FINDINGS_DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/findings.md");
+
+/// The lines of docs/findings.md before the table, the table, and the lines after it.
+fn split_doc(doc: &str) -> (String, String, String) {
+    let lines: Vec<&str> = doc.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("| code | class |"))
+        .expect("docs/findings.md has the finding table");
+    let len = lines[start..]
+        .iter()
+        .take_while(|l| l.starts_with('|'))
+        .count();
+    let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    (
+        join(&lines[..start]),
+        join(&lines[start..start + len]),
+        join(&lines[start + len..]),
+    )
+}
+
+/// Rows of the finding table of docs/findings.md: code → (class, severity, meaning).
+fn doc_rows() -> BTreeMap<String, (String, String, String)> {
+    let doc = std::fs::read_to_string(FINDINGS_DOC).unwrap();
+    let (_, table, _) = split_doc(&doc);
     let mut rows = BTreeMap::new();
-    for line in section.lines().filter(|l| l.starts_with("| `")) {
+    for line in table.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
         assert_eq!(
             cells.len(),
@@ -35,12 +53,27 @@ fn readme_rows() -> BTreeMap<String, (String, String, String)> {
 }
 
 #[test]
-fn readme_finding_table_equals_the_catalog() {
-    let rows = readme_rows();
+fn findings_doc_table_is_the_rendered_catalog() {
+    let doc = std::fs::read_to_string(FINDINGS_DOC).unwrap();
+    let (before, table, after) = split_doc(&doc);
+    let rendered = catalog::markdown_table();
+    if std::env::var_os("LOGCLEAN_UPDATE_DOCS").is_some() {
+        std::fs::write(FINDINGS_DOC, format!("{before}{rendered}{after}")).unwrap();
+        return;
+    }
+    assert!(
+        table == rendered,
+        "docs/findings.md's table is not the catalog's: run LOGCLEAN_UPDATE_DOCS=1 cargo test --test catalog"
+    );
+}
+
+#[test]
+fn findings_doc_table_equals_the_catalog() {
+    let rows = doc_rows();
     for k in ALL {
         let row = rows.get(k.code).unwrap_or_else(|| {
             panic!(
-                "{} missing from the README; rows:\n{}",
+                "{} missing from docs/findings.md; rows:\n{}",
                 k.code,
                 catalog::markdown_table()
             )
@@ -52,7 +85,7 @@ fn readme_finding_table_equals_the_catalog() {
     for code in rows.keys() {
         assert!(
             catalog::by_code(code).is_some(),
-            "README lists {code}, the catalog does not"
+            "docs/findings.md lists {code}, the catalog does not"
         );
     }
     assert_eq!(rows.len(), ALL.len());

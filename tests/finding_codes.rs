@@ -5,7 +5,7 @@
 //! The one table is [`CASES`] (built by `cases!`): code, severity, exit code, the fixture and
 //! command, the damage in words and as a function, and the healthy fixture. Each row becomes its
 //! own test in `fires::`; `no_code_fires_on_its_healthy_fixture` checks every row's healthy side;
-//! `readme_and_table_name_the_same_codes` keeps the table and README.md's finding table in step,
+//! `docs_and_table_name_the_same_codes` keeps the table and docs/findings.md's finding table in step,
 //! so a new code without a firing test breaks the build.
 //!
 //! Only `findings[].code`, `findings[].severity` and the exit code are read, so the tests survive
@@ -1051,14 +1051,15 @@ fn undamaged_fixtures_show_only_their_real_conditions() {
     }
 }
 
-/// README.md's finding table and [`CASES`] name the same codes, each once.
+/// docs/findings.md's finding table and [`CASES`] name the same codes, each once.
 #[test]
-fn readme_and_table_name_the_same_codes() {
-    let readme =
-        fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let table: String = readme
+fn docs_and_table_name_the_same_codes() {
+    let doc =
+        fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/findings.md"))
+            .unwrap();
+    let table: String = doc
         .lines()
-        .skip_while(|l| !l.starts_with("### Finding codes"))
+        .skip_while(|l| !l.starts_with("# Finding codes"))
         .skip(1)
         .take_while(|l| !l.starts_with('#'))
         .filter(|l| l.starts_with("| `"))
@@ -1067,7 +1068,7 @@ fn readme_and_table_name_the_same_codes() {
     let documented: BTreeSet<&str> = table.split('`').skip(1).step_by(2).collect();
     assert!(
         documented.len() >= 40,
-        "README table not found or shrunk: {documented:?}"
+        "docs/findings.md table not found or shrunk: {documented:?}"
     );
     let tested: BTreeSet<&str> = CASES.iter().map(|c| c.code).collect();
     assert_eq!(tested.len(), CASES.len(), "a code appears twice in CASES");
@@ -1075,7 +1076,7 @@ fn readme_and_table_name_the_same_codes() {
     let undocumented: Vec<_> = tested.difference(&documented).collect();
     assert!(
         untested.is_empty() && undocumented.is_empty(),
-        "in README but not in CASES: {untested:?}; in CASES but not in README: {undocumented:?}"
+        "in docs/findings.md but not in CASES: {untested:?}; in CASES but not in docs/findings.md: {undocumented:?}"
     );
 }
 

@@ -14,7 +14,9 @@ fn render(cmd: clap::Command) -> Vec<u8> {
 }
 
 fn pages() -> Vec<(String, Vec<u8>)> {
-    let root = logclean::cli::command();
+    // `--version` names the commit built from (build.rs); the committed pages carry the version
+    // alone, as `-V` prints it, so they do not change with every commit.
+    let root = logclean::cli::command().long_version(None::<&str>);
     let mut pages = vec![("logclean.1".to_string(), render(root.clone()))];
     for sub in root.get_subcommands() {
         // clap_mangen titles a page with the command's name: give subcommands `logclean-<verb>`.

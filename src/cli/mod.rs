@@ -30,6 +30,9 @@ pub mod transactions;
 #[command(
     name = "logclean",
     version,
+    // `--version`: the version and the commit built from (build.rs); `-V` and the man pages
+    // keep the version alone.
+    long_version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("LOGCLEAN_BUILD_COMMIT"), ")"),
     about = "Offline diagnosis of Apache Kafka log cleanup, from the log dir files themselves",
     long_about = "logclean reads Kafka log dirs (segments, indexes, checkpoints, producer snapshots) \
         without a running broker and reports what it finds, using the broker's own rules.\n\n\

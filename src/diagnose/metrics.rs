@@ -3,8 +3,8 @@
 //! the next retention pass frees, scan totals, the instant evaluated at and the exit code.
 //!
 //! Memory is bounded by topics × log dirs, never segments: [`topic_bytes`] folds the plan's
-//! partitions into one row per topic and log dir. The metric names are [`METRIC_NAMES`] (the
-//! README lists each; a test checks it).
+//! partitions into one row per topic and log dir. The metric names are [`METRIC_NAMES`]
+//! (docs/metrics.md lists each; a test checks it).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -337,11 +337,11 @@ mod tests {
         };
         let names: Vec<&str> = diagnose_metrics(&d, 0).iter().map(Gauge::name).collect();
         assert_eq!(names, METRIC_NAMES);
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../docs/metrics.md");
         for n in METRIC_NAMES {
             assert!(
                 readme.contains(&format!("`{n}`")),
-                "README does not list `{n}`"
+                "docs/metrics.md does not list `{n}`"
             );
         }
     }
