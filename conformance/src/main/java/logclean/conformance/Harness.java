@@ -126,6 +126,9 @@ public final class Harness {
                 dirNames.add(dn);
                 copyTree(broker.logDirs().get(i), out.resolve(dn));
             }
+            if (broker.remoteStorageDir() != null && Files.isDirectory(broker.remoteStorageDir())) {
+                copyTree(broker.remoteStorageDir(), out.resolve(broker.remoteStorageName()));
+            }
             List<String> mods = new ArrayList<>();
             if (!"1".equals(System.getenv("CONFORMANCE_KEEP_METADATA_PREALLOCATION"))) {
                 mods.addAll(trimMetadataIndexes(out.resolve(dirNames.get(0)).resolve("__cluster_metadata-0"),
@@ -463,6 +466,9 @@ public final class Harness {
             if (m.has(k)) {
                 captured.set(k, m.get(k));
             }
+        }
+        if (ctx.tiered.size() > 0) {
+            captured.set("tiered", ctx.tiered);
         }
         ArrayNode steps = captured.putArray("steps");
         ctx.steps.forEach(steps::add);
