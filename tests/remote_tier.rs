@@ -74,10 +74,15 @@ fn metadata_partition_count(m: &Value) -> u32 {
 /// The broker's ListOffsets at the scenario's last snapshot of the partition.
 fn last_snapshot<'a>(m: &'a Value, tp: &str) -> &'a Value {
     let p = m["tiered"]["partitions"][tp].as_object().unwrap();
-    ["after_local_retention", "after_retention", "after_remote_retention", "at_capture"]
-        .iter()
-        .find_map(|k| p.get(*k))
-        .unwrap()
+    [
+        "after_local_retention",
+        "after_retention",
+        "after_remote_retention",
+        "at_capture",
+    ]
+    .iter()
+    .find_map(|k| p.get(*k))
+    .unwrap()
 }
 
 #[test]
@@ -102,7 +107,10 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
         let part = tier.partition(id, p).unwrap();
         assert_eq!(part.topic, topic);
         for seg in part.segments.values() {
-            assert_eq!(seg.last_record.0, mp as i32, "{s}: {tp} records outside partition {mp}");
+            assert_eq!(
+                seg.last_record.0, mp as i32,
+                "{s}: {tp} records outside partition {mp}"
+            );
         }
         for (k, read) in &tier.metadata_partitions {
             let records: u64 = read.records_by_type.iter().sum();
@@ -129,7 +137,10 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
                 )
             })
             .collect();
-        assert_eq!(got, want, "{s}: COPY_SEGMENT_FINISHED segments vs the RSM's files");
+        assert_eq!(
+            got, want,
+            "{s}: COPY_SEGMENT_FINISHED segments vs the RSM's files"
+        );
         for (x, r) in finished.iter().zip(rsm) {
             assert_eq!(
                 x.segment_id.to_base64(),
@@ -198,9 +209,7 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
         if deletes > 0 {
             // Remote retention raised the log start to the first remaining remote segment, or
             // past the highest uploaded offset when none remains (tiered-copy-disabled).
-            let after_remote = part
-                .remote_log_start()
-                .or(expect.map(|h| h + 1));
+            let after_remote = part.remote_log_start().or(expect.map(|h| h + 1));
             assert_eq!(
                 after_remote,
                 snap["earliest"].as_i64(),
@@ -210,7 +219,10 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
         match s.as_str() {
             "tiered-stalled" => {
                 let c = part.unfinished_copies()[0];
-                assert!(c.copy_started_ms > m["base_time_ms"].as_i64().unwrap(), "{s}");
+                assert!(
+                    c.copy_started_ms > m["base_time_ms"].as_i64().unwrap(),
+                    "{s}"
+                );
                 assert_eq!(c.state_since_ms, c.copy_started_ms, "{s}");
             }
             "tiered-remote-retention" | "tiered-copy-disabled" => assert!(deletes > 0, "{s}"),
@@ -249,9 +261,9 @@ fn an_unreadable_metadata_segment_is_a_problem_not_a_silent_gap() {
     let Some(Holding::Replayed(mp)) = tier.holding(id, p, 5) else {
         panic!("not replayed")
     };
-    let log = tmp
-        .path()
-        .join(format!("logs-0/__remote_log_metadata-{mp}/00000000000000000000.log"));
+    let log = tmp.path().join(format!(
+        "logs-0/__remote_log_metadata-{mp}/00000000000000000000.log"
+    ));
     // A second batch whose length runs past the end of the file.
     let mut bytes = std::fs::read(&log).unwrap();
     let first_len = u32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize + 12;

@@ -662,7 +662,12 @@ mod tests {
     fn every_type_round_trips() {
         for r in samples() {
             let b = encode(&r);
-            assert_eq!(decode_remote_log_metadata(&b).unwrap(), r, "{}", r.type_name());
+            assert_eq!(
+                decode_remote_log_metadata(&b).unwrap(),
+                r,
+                "{}",
+                r.type_name()
+            );
         }
     }
 
@@ -792,13 +797,23 @@ mod tests {
         let mut scenarios: Vec<_> = std::fs::read_dir(&root)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("tiered-"))
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("tiered-")
+            })
             .collect();
         scenarios.sort();
         assert!(!scenarios.is_empty(), "no tiered-* fixture under {root:?}");
         for s in scenarios {
             for logs in std::fs::read_dir(&s).unwrap().map(|e| e.unwrap().path()) {
-                if !logs.file_name().unwrap().to_string_lossy().starts_with("logs-") {
+                if !logs
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("logs-")
+                {
                     continue;
                 }
                 for pd in std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()) {
@@ -833,7 +848,9 @@ mod tests {
     #[test]
     fn real_broker_records_round_trip() {
         let counts = fixture_records();
-        eprintln!("round-tripped per apiKey (segment, update, partition delete, snapshot): {counts:?}");
+        eprintln!(
+            "round-tripped per apiKey (segment, update, partition delete, snapshot): {counts:?}"
+        );
         // Kafka 4.4 writes segment and update records; deletes appear in the retention scenarios.
         assert!(counts[0] > 0 && counts[1] > 0, "{counts:?}");
     }

@@ -84,8 +84,11 @@ pub struct PartitionTier {
 impl PartitionTier {
     /// Segments in `state`, ascending by start offset.
     pub fn in_state(&self, state: SegmentState) -> Vec<&RemoteSegment> {
-        let mut v: Vec<&RemoteSegment> =
-            self.segments.values().filter(|s| s.state == state).collect();
+        let mut v: Vec<&RemoteSegment> = self
+            .segments
+            .values()
+            .filter(|s| s.state == state)
+            .collect();
         v.sort_by_key(|s| (s.start_offset, s.end_offset));
         v
     }
@@ -386,7 +389,7 @@ fn replay_segment_bytes(tier: &mut RemoteTier, mp: i32, path: &Path, bytes: &[u8
         read.bytes += bytes.len() as u64;
     }
     let mut walker = ShallowWalker::new(bytes);
-    while let Some(item) = walker.next() {
+    for item in walker.by_ref() {
         let b = match item {
             Ok(b) => b,
             Err(e) => {
@@ -399,30 +402,31 @@ fn replay_segment_bytes(tier: &mut RemoteTier, mp: i32, path: &Path, bytes: &[u8
         }
         let mut decoded = Vec::new();
         let walked = for_each_record(bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
-            decoded.push((
-                r.offset,
-                r.value.map(decode_remote_log_metadata),
-            ));
+            decoded.push((r.offset, r.value.map(decode_remote_log_metadata)));
             Ok(())
         });
         for (offset, value) in decoded {
             match value {
                 Some(Ok(record)) => {
                     if let Some(read) = tier.metadata_partitions.get_mut(&mp) {
-                        if let Some(n) = read.records_by_type.get_mut(usize::from(record.api_key())) {
+                        if let Some(n) = read.records_by_type.get_mut(usize::from(record.api_key()))
+                        {
                             *n += 1;
                         }
                     }
                     tier.apply(mp, offset, &record);
                 }
-                Some(Err(e)) => tier.problems.push(problem(Some(offset), format!("record: {e}"))),
+                Some(Err(e)) => tier
+                    .problems
+                    .push(problem(Some(offset), format!("record: {e}"))),
                 None => tier
                     .problems
                     .push(problem(Some(offset), "record: null value".to_string())),
             }
         }
         if let Err(e) = walked {
-            tier.problems.push(problem(Some(b.base_offset), format!("batch: {e}")));
+            tier.problems
+                .push(problem(Some(b.base_offset), format!("batch: {e}")));
             return;
         }
     }
