@@ -138,6 +138,11 @@ for name, p in files():
             if not attrs & 0x27:  # uncompressed data batches only (not control)
                 for value in record_values(section, count):
                     put("metadata_record", value)
+    if "__remote_log_metadata-" in p and name.endswith(".log"):
+        for attrs, base, delta, bts, mts, count, section in v2_batches(data):
+            if not attrs & 0x27:  # uncompressed data batches only (not control)
+                for value in record_values(section, count):
+                    put("remote_log_metadata", value)
     target = next((t for topic, t in COORDINATOR_TOPICS.items() if f"{topic}-" in p), None)
     if target and name.endswith(".log"):
         for attrs, base, delta, bts, mts, count, section in v2_batches(data):

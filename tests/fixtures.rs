@@ -130,12 +130,27 @@ fn figures_match_what_the_broker_reported() {
                 p["log_end_offset"].as_i64(),
                 "{what}: log end offset"
             );
-            if clean {
+            // A tiered partition's log start is the total one (remote included): the
+            // checkpoint holds it and it normally lies below the first local segment, which
+            // `log_start_offset` (the non-tiered rule: raised to the first base) does not model
+            // yet (issue 19, a later phase). Its checkpoint entry must equal the broker's.
+            let tiered = m["topics"].as_array().unwrap().iter().any(|t| {
+                t["name"] == topic && t["configs"]["remote.storage.enable"]["value"] == "true"
+            });
+            if clean && tiered {
+                assert_eq!(
+                    ours.checkpoints.log_start_offset.map(Offset::get),
+                    p["log_start_offset"].as_i64(),
+                    "{what}: tiered log start offset (checkpoint)"
+                );
+            } else if clean {
                 assert_eq!(
                     ours.log_start_offset().map(Offset::get),
                     p["log_start_offset"].as_i64(),
                     "{what}: log start offset"
                 );
+            }
+            if clean {
                 assert_eq!(
                     ours.checkpoints.high_watermark.map(Offset::get),
                     p["high_watermark"].as_i64(),

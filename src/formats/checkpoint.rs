@@ -568,6 +568,14 @@ mod fixture_tests {
             .into_iter()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
+            // `tiered-*/remote-storage/` is the conformance harness's RemoteStorageManager store
+            // (copies of uploaded segments under `<offset>-<segment id>.<kind>` names), not a log
+            // dir: tests/remote_tier.rs checks it against the metadata records.
+            .filter(|e| {
+                !e.path()
+                    .components()
+                    .any(|c| c.as_os_str() == "remote-storage")
+            })
             .collect();
         if files.is_empty() {
             eprintln!("no files under fixtures/ yet; skipping");

@@ -23,6 +23,9 @@ pub mod walk;
 // KRaft metadata records.
 pub mod metadata_record;
 
+// Tiered storage: `__remote_log_metadata` records.
+pub mod remote_log_metadata;
+
 // Coordinator records: `__consumer_offsets` and `__transaction_state`.
 pub mod group_record;
 pub(crate) mod message_wire;

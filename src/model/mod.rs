@@ -17,6 +17,7 @@ pub mod partition;
 pub mod problem;
 pub mod producer_state;
 pub mod records;
+pub mod remote_tier;
 pub mod segment;
 pub mod targets;
 pub mod txn_state;

@@ -147,6 +147,24 @@ public final class Broker implements AutoCloseable {
         config.put("log.dirs", String.join(",", logDirs.stream().map(Path::toString).toList()));
         config.putAll(defaults(dist));
         config.putAll(overrides);
+        // Tiered scenarios: the harness's RemoteStorageManager (LocalRsm) keeps its files in a dir named relative
+        // to the work dir (next to logs-N), copied into the fixture under the same name.
+        String rsm = config.get(LocalRsm.DIR_CONFIG);
+        if (rsm != null) {
+            remoteStorageName = rsm;
+            config.put(LocalRsm.DIR_CONFIG, work.resolve(rsm).toAbsolutePath().toString());
+        }
+    }
+
+    /** The RemoteStorageManager's dir (relative name, absolute path), or null when tiered storage is off. */
+    private String remoteStorageName;
+
+    public String remoteStorageName() {
+        return remoteStorageName;
+    }
+
+    public Path remoteStorageDir() {
+        return remoteStorageName == null ? null : work.resolve(remoteStorageName).toAbsolutePath();
     }
 
     static int freePort() {
@@ -182,6 +200,9 @@ public final class Broker implements AutoCloseable {
             names.add("logs-" + i);
         }
         rel.put("log.dirs", String.join(",", names));
+        if (remoteStorageName != null) {
+            rel.put(LocalRsm.DIR_CONFIG, remoteStorageName);
+        }
         return rel;
     }
 

@@ -56,6 +56,8 @@ public final class Ctx {
     com.fasterxml.jackson.databind.node.ArrayNode findHanging;
     final Map<String, KafkaProducer<String, String>> producers = new LinkedHashMap<>();
     final ObjectMapper json;
+    /** Tiered-storage facts a tiered scenario records (manifest key "tiered"; absent when empty). */
+    final ObjectNode tiered;
     final List<Process> children = new ArrayList<>();
 
     Ctx(String scenario, Broker broker, Admin admin, long base, ObjectMapper json) {
@@ -65,6 +67,7 @@ public final class Ctx {
         this.base = base;
         this.json = json;
         this.dynamicBrokerConfigs = json.createObjectNode();
+        this.tiered = json.createObjectNode();
     }
 
     /** Absolute timestamp for an offset relative to the scenario base time. */

@@ -145,6 +145,9 @@ public final class Harness {
             if (dist.zk()) {
                 copyTree(broker.zk().dataDir(), out.resolve("zookeeper"));
             }
+            if (broker.remoteStorageDir() != null && Files.isDirectory(broker.remoteStorageDir())) {
+                copyTree(broker.remoteStorageDir(), out.resolve(broker.remoteStorageName()));
+            }
             List<String> mods = new ArrayList<>();
             if (!"1".equals(System.getenv("CONFORMANCE_KEEP_METADATA_PREALLOCATION"))) {
                 mods.addAll(trimMetadataIndexes(out.resolve(dirNames.get(0)).resolve("__cluster_metadata-0"),
@@ -518,6 +521,9 @@ public final class Harness {
             if (m.has(k)) {
                 captured.set(k, m.get(k));
             }
+        }
+        if (ctx.tiered.size() > 0) {
+            captured.set("tiered", ctx.tiered);
         }
         ArrayNode steps = captured.putArray("steps");
         ctx.steps.forEach(steps::add);

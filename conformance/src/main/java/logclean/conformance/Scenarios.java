@@ -58,6 +58,7 @@ public final class Scenarios {
             "metadata.log.max.snapshot.interval.ms", "3000",
             "metadata.log.max.record.bytes.between.snapshots", "4096"), false, Scenarios::kraftMetadata));
         ALL.put("big-index", new Scenario(1, cfg(), false, Scenarios::bigIndex));
+        TieredScenarios.register(ALL);
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,555 @@
+//! The remote tier (KIP-405) as `__remote_log_metadata` records it: per user partition, its
+//! remote segments by state, replayed from the metadata partitions found in the given log dirs.
+//! Facts only; what they mean for local deletion is for the rules and the plan.
+//!
+//! Kafka's topic-based metadata manager (`TopicBasedRemoteLogMetadataManager`,
+//! `RemotePartitionMetadataStore`, `RemoteLogMetadataCache`, 4.4 `storage/.../metadata/storage/`)
+//! consumes each metadata partition in offset order and keeps per user partition the latest
+//! state of each segment id: a `RemoteLogSegmentMetadataRecord` (COPY_SEGMENT_STARTED) adds a
+//! segment, an update record moves it to COPY_SEGMENT_FINISHED, DELETE_SEGMENT_STARTED or
+//! DELETE_SEGMENT_FINISHED (after which the cache drops it), a `RemotePartitionDeleteMetadataRecord`
+//! tracks the deletion of the whole partition. This replay keeps the same per-segment state and
+//! also remembers finished deletes and when each state was reached, so a later reader can say
+//! "copy started at T and never finished".
+//!
+//! Which metadata partition holds a user partition: [`metadata_partition`] (from its topic id in
+//! `partition.metadata` and the metadata topic's partition count, which an offline reader takes
+//! from the cluster metadata log; 50 by default). [`RemoteTier::holding`] says whether that
+//! partition was among the given dirs, so a caller can say "unknown" instead of guessing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
+use crate::formats::partition_metadata::Uuid;
+use crate::formats::record::for_each_record;
+use crate::formats::remote_log_metadata::{
+    decode_remote_log_metadata, metadata_partition, PartitionDeleteState, RemoteLogMetadataRecord,
+    SegmentLeaderEpoch, SegmentState, REMOTE_LOG_METADATA_TOPIC,
+};
+use crate::formats::walk::{ShallowWalker, WalkEnd};
+
+use super::file_bytes::{read_file_data, ReadMode};
+use super::log_dir::LogDir;
+use super::names::{PartitionDirState, SegmentFileKind};
+use super::partition::Partition;
+
+/// One remote segment of a user partition, as the last record about it left it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteSegment {
+    /// The remote segment's id.
+    pub segment_id: Uuid,
+    /// First offset.
+    pub start_offset: i64,
+    /// Last offset (inclusive).
+    pub end_offset: i64,
+    /// Bytes of its `.log`.
+    pub size_bytes: i32,
+    /// Largest record timestamp.
+    pub max_timestamp_ms: i64,
+    /// Leader epoch → start offset of the records in it.
+    pub leader_epochs: Vec<SegmentLeaderEpoch>,
+    /// Whether its transaction index is empty (`None`: not recorded).
+    pub txn_index_empty: Option<bool>,
+    /// Its current state.
+    pub state: SegmentState,
+    /// Whether it ever reached COPY_SEGMENT_FINISHED (it counts toward the highest offset in
+    /// remote storage even once deleted, as in Kafka's cache).
+    pub copy_finished: bool,
+    /// The broker that wrote the latest event.
+    pub broker_id: i32,
+    /// Event time of the COPY_SEGMENT_STARTED record (when the copy began).
+    pub copy_started_ms: i64,
+    /// Event time of the latest record (when `state` was reached).
+    pub state_since_ms: i64,
+    /// Metadata partition and offset of the latest record.
+    pub last_record: (i32, i64),
+}
+
+/// The remote tier of one user partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionTier {
+    /// Topic name (as the records give it).
+    pub topic: String,
+    /// Topic id.
+    pub topic_id: Uuid,
+    /// Partition number.
+    pub partition: i32,
+    /// Every segment ever recorded, by segment id (finished deletes included).
+    pub segments: BTreeMap<Uuid, RemoteSegment>,
+    /// The latest partition-deletion state and its event time.
+    pub partition_delete: Option<(PartitionDeleteState, i64)>,
+}
+
+impl PartitionTier {
+    /// Segments in `state`, ascending by start offset.
+    pub fn in_state(&self, state: SegmentState) -> Vec<&RemoteSegment> {
+        let mut v: Vec<&RemoteSegment> = self
+            .segments
+            .values()
+            .filter(|s| s.state == state)
+            .collect();
+        v.sort_by_key(|s| (s.start_offset, s.end_offset));
+        v
+    }
+
+    /// Copies started and never finished (COPY_SEGMENT_STARTED), with `copy_started_ms`.
+    pub fn unfinished_copies(&self) -> Vec<&RemoteSegment> {
+        self.in_state(SegmentState::CopyStarted)
+    }
+
+    /// Deletes in flight (DELETE_SEGMENT_STARTED).
+    pub fn deletes_in_flight(&self) -> Vec<&RemoteSegment> {
+        self.in_state(SegmentState::DeleteStarted)
+    }
+
+    /// Bytes in remote storage as remote retention counts them: COPY_SEGMENT_FINISHED and
+    /// DELETE_SEGMENT_STARTED segments (`RemoteLogManager` `RLMExpirationTask`, KAFKA-17062).
+    pub fn remote_size(&self) -> i64 {
+        self.segments
+            .values()
+            .filter(|s| {
+                matches!(
+                    s.state,
+                    SegmentState::CopyFinished | SegmentState::DeleteStarted
+                )
+            })
+            .map(|s| i64::from(s.size_bytes))
+            .sum()
+    }
+
+    /// The remote log start: the lowest start offset of a readable (COPY_SEGMENT_FINISHED)
+    /// segment; `None` when there is none.
+    pub fn remote_log_start(&self) -> Option<i64> {
+        self.segments
+            .values()
+            .filter(|s| s.state == SegmentState::CopyFinished)
+            .map(|s| s.start_offset)
+            .min()
+    }
+
+    /// The highest offset in remote storage as Kafka's metadata cache keeps it: per leader epoch,
+    /// the largest end offset of that epoch's records in a segment that reached
+    /// COPY_SEGMENT_FINISHED (`RemoteLogLeaderEpochState.highestLogOffset`, only ever raised:
+    /// deleting the segment later does not lower it). `None` when nothing was uploaded (−1).
+    ///
+    /// Without `lineage`: the largest over all epochs. With `lineage` (the partition's
+    /// `leader-epoch-checkpoint` entries, ascending, and its log end offset), as the leader
+    /// computes it (`RemoteLogManager.findHighestRemoteOffset`): walking the local epochs from
+    /// the newest down, the first epoch with a value gives the answer, capped below the start of
+    /// the next local epoch; epochs not on the lineage (a former leader's divergent tail) do not
+    /// count.
+    pub fn highest_offset_in_remote_storage(
+        &self,
+        lineage: Option<(&[(i32, i64)], i64)>,
+    ) -> Option<i64> {
+        let per_epoch = self.highest_offset_per_epoch();
+        let Some((epochs, log_end)) = lineage else {
+            return per_epoch.values().copied().max();
+        };
+        let mut next_start = log_end;
+        for &(epoch, start) in epochs.iter().rev() {
+            if let Some(&h) = per_epoch.get(&epoch) {
+                return Some(h.min(next_start.saturating_sub(1)));
+            }
+            next_start = start;
+        }
+        None
+    }
+
+    /// Per leader epoch, the largest end offset of its records in segments that reached
+    /// COPY_SEGMENT_FINISHED (an epoch's records in a segment end where the segment's next
+    /// epoch starts, the last one at the segment's end offset).
+    pub fn highest_offset_per_epoch(&self) -> BTreeMap<i32, i64> {
+        let mut out = BTreeMap::new();
+        for s in self.segments.values().filter(|s| s.copy_finished) {
+            let ends = s
+                .leader_epochs
+                .iter()
+                .skip(1)
+                .map(|e| e.offset.saturating_sub(1))
+                .chain(std::iter::once(s.end_offset));
+            for (e, end) in s.leader_epochs.iter().zip(ends) {
+                let h = out.entry(e.leader_epoch).or_insert(end);
+                *h = (*h).max(end);
+            }
+        }
+        out
+    }
+}
+
+/// A metadata-partition input that could not be read or decoded (reported, never skipped
+/// silently).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TierProblem {
+    /// The file.
+    pub path: PathBuf,
+    /// The `__remote_log_metadata` partition.
+    pub metadata_partition: i32,
+    /// The record's offset, when the problem is one record.
+    pub offset: Option<i64>,
+    /// What is wrong.
+    pub error: String,
+}
+
+/// What was read of one `__remote_log_metadata` partition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataPartitionRead {
+    /// Its dir.
+    pub path: PathBuf,
+    /// Records decoded, by apiKey (0 segment, 1 update, 2 partition delete, 3 snapshot).
+    pub records_by_type: [u64; 4],
+    /// Bytes of `.log` read.
+    pub bytes: u64,
+}
+
+/// Whether the metadata partition of a user partition was among the given dirs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holding {
+    /// It was replayed: the model's facts for the user partition are complete.
+    Replayed(u32),
+    /// It is not in the given dirs: the upload state is unknown.
+    NotGiven(u32),
+}
+
+/// The remote tier of every user partition found in the replayed metadata partitions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteTier {
+    /// Per user partition (topic id, partition).
+    pub partitions: BTreeMap<(Uuid, i32), PartitionTier>,
+    /// The metadata partitions replayed, by number.
+    pub metadata_partitions: BTreeMap<i32, MetadataPartitionRead>,
+    /// Inputs that could not be read or records that did not decode.
+    pub problems: Vec<TierProblem>,
+}
+
+impl RemoteTier {
+    /// The tier of user partition (`topic_id`, `partition`), if any record names it.
+    pub fn partition(&self, topic_id: Uuid, partition: i32) -> Option<&PartitionTier> {
+        self.partitions.get(&(topic_id, partition))
+    }
+
+    /// Whether the metadata partition holding (`topic_id`, `partition`) was replayed, given the
+    /// metadata topic's partition count; `None` when the count is 0.
+    pub fn holding(&self, topic_id: Uuid, partition: i32, num_partitions: u32) -> Option<Holding> {
+        let n = metadata_partition(topic_id, partition, num_partitions)?;
+        let replayed = i32::try_from(n)
+            .ok()
+            .is_some_and(|n| self.metadata_partitions.contains_key(&n));
+        Some(if replayed {
+            Holding::Replayed(n)
+        } else {
+            Holding::NotGiven(n)
+        })
+    }
+
+    /// Apply one record of metadata partition `mp` at `offset`, as the metadata manager's cache
+    /// does (an update for a segment never added is a problem, as Kafka logs and drops it).
+    pub fn apply(&mut self, mp: i32, offset: i64, record: &RemoteLogMetadataRecord) {
+        match record {
+            RemoteLogMetadataRecord::Segment(s) => {
+                let tp = &s.topic_id_partition;
+                let f = &s.fields;
+                let tier = self
+                    .partitions
+                    .entry((tp.topic_id, tp.partition))
+                    .or_insert_with(|| PartitionTier {
+                        topic: tp.topic.clone(),
+                        topic_id: tp.topic_id,
+                        partition: tp.partition,
+                        segments: BTreeMap::new(),
+                        partition_delete: None,
+                    });
+                tier.segments.insert(
+                    s.segment_id,
+                    RemoteSegment {
+                        segment_id: s.segment_id,
+                        start_offset: f.start_offset,
+                        end_offset: f.end_offset,
+                        size_bytes: f.segment_size_in_bytes,
+                        max_timestamp_ms: f.max_timestamp_ms,
+                        leader_epochs: f.segment_leader_epochs.clone(),
+                        txn_index_empty: f.txn_index_empty,
+                        state: f.state,
+                        copy_finished: f.state != SegmentState::CopyStarted,
+                        broker_id: f.broker_id,
+                        copy_started_ms: f.event_timestamp_ms,
+                        state_since_ms: f.event_timestamp_ms,
+                        last_record: (mp, offset),
+                    },
+                );
+            }
+            RemoteLogMetadataRecord::SegmentUpdate(u) => {
+                let tp = &u.topic_id_partition;
+                let seg = self
+                    .partitions
+                    .get_mut(&(tp.topic_id, tp.partition))
+                    .and_then(|t| t.segments.get_mut(&u.segment_id));
+                match seg {
+                    Some(seg) => {
+                        seg.state = u.state;
+                        seg.copy_finished |= u.state != SegmentState::CopyStarted;
+                        seg.broker_id = u.broker_id;
+                        seg.state_since_ms = u.event_timestamp_ms;
+                        seg.last_record = (mp, offset);
+                    }
+                    None => self.problems.push(TierProblem {
+                        path: self
+                            .metadata_partitions
+                            .get(&mp)
+                            .map(|r| r.path.clone())
+                            .unwrap_or_default(),
+                        metadata_partition: mp,
+                        offset: Some(offset),
+                        error: format!(
+                            "{} for segment {} of {}-{} that no earlier record adds",
+                            u.state.name(),
+                            u.segment_id.to_base64(),
+                            tp.topic,
+                            tp.partition
+                        ),
+                    }),
+                }
+            }
+            RemoteLogMetadataRecord::PartitionDelete(d) => {
+                let tp = &d.topic_id_partition;
+                let tier = self
+                    .partitions
+                    .entry((tp.topic_id, tp.partition))
+                    .or_insert_with(|| PartitionTier {
+                        topic: tp.topic.clone(),
+                        topic_id: tp.topic_id,
+                        partition: tp.partition,
+                        segments: BTreeMap::new(),
+                        partition_delete: None,
+                    });
+                tier.partition_delete = Some((d.state, d.event_timestamp_ms));
+            }
+            // Snapshot records belong to the 3.6-3.7 `remote_log_snapshot` files, not to the
+            // topic (no partition to attribute them to): counted, not applied.
+            RemoteLogMetadataRecord::Snapshot(_) => {}
+        }
+    }
+}
+
+/// Replay every live `__remote_log_metadata-N` partition of `dirs` (each number once: the first
+/// dir holding it).
+pub fn replay_remote_tier(dirs: &[LogDir], mode: ReadMode) -> RemoteTier {
+    let mut tier = RemoteTier::default();
+    for p in dirs.iter().flat_map(|d| &d.partitions) {
+        let Some(name) = &p.name else { continue };
+        if name.topic != REMOTE_LOG_METADATA_TOPIC
+            || name.state != PartitionDirState::Live
+            || tier.metadata_partitions.contains_key(&name.partition)
+        {
+            continue;
+        }
+        replay_metadata_partition(&mut tier, p, name.partition, mode);
+    }
+    tier
+}
+
+/// Replay one metadata partition's `.log` files from its log start offset. A file that cannot
+/// be read, a batch that does not parse (the replay of that file stops there) and a record that
+/// does not decode are each a [`TierProblem`].
+pub fn replay_metadata_partition(tier: &mut RemoteTier, p: &Partition, mp: i32, mode: ReadMode) {
+    tier.metadata_partitions.insert(
+        mp,
+        MetadataPartitionRead {
+            path: p.path.clone(),
+            ..MetadataPartitionRead::default()
+        },
+    );
+    let log_start = p.log_start_offset().map_or(i64::MIN, |o| o.get());
+    for seg in p.log_segments() {
+        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
+            continue;
+        };
+        match read_file_data(&path, mode) {
+            Ok(data) => replay_segment_bytes(tier, mp, &path, &data.bytes, log_start),
+            Err(e) => tier.problems.push(TierProblem {
+                path,
+                metadata_partition: mp,
+                offset: None,
+                error: format!("cannot read: {e}"),
+            }),
+        }
+    }
+}
+
+/// The records of one segment's bytes, in order, batches wholly below `log_start` skipped.
+fn replay_segment_bytes(tier: &mut RemoteTier, mp: i32, path: &Path, bytes: &[u8], log_start: i64) {
+    let problem = |offset, error| TierProblem {
+        path: path.to_path_buf(),
+        metadata_partition: mp,
+        offset,
+        error,
+    };
+    if let Some(read) = tier.metadata_partitions.get_mut(&mp) {
+        read.bytes += bytes.len() as u64;
+    }
+    let mut walker = ShallowWalker::new(bytes);
+    for item in walker.by_ref() {
+        let b = match item {
+            Ok(b) => b,
+            Err(e) => {
+                tier.problems.push(problem(None, format!("batch: {e}")));
+                return;
+            }
+        };
+        if b.last_offset < log_start || b.is_control {
+            continue;
+        }
+        let mut decoded = Vec::new();
+        let walked = for_each_record(bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+            decoded.push((r.offset, r.value.map(decode_remote_log_metadata)));
+            Ok(())
+        });
+        for (offset, value) in decoded {
+            match value {
+                Some(Ok(record)) => {
+                    if let Some(read) = tier.metadata_partitions.get_mut(&mp) {
+                        if let Some(n) = read.records_by_type.get_mut(usize::from(record.api_key()))
+                        {
+                            *n += 1;
+                        }
+                    }
+                    tier.apply(mp, offset, &record);
+                }
+                Some(Err(e)) => tier
+                    .problems
+                    .push(problem(Some(offset), format!("record: {e}"))),
+                None => tier
+                    .problems
+                    .push(problem(Some(offset), "record: null value".to_string())),
+            }
+        }
+        if let Err(e) = walked {
+            tier.problems
+                .push(problem(Some(b.base_offset), format!("batch: {e}")));
+            return;
+        }
+    }
+    // A partial batch or a zero-filled tail: what follows the last complete batch is not read
+    // (Kafka's recovery truncates it), which may hide records.
+    if let Some(end) = walker.end().filter(|e| !matches!(e, WalkEnd::Clean)) {
+        tier.problems.push(problem(
+            None,
+            format!(
+                "{} bytes after the last complete batch (byte {}) not replayed: {end:?}",
+                (bytes.len() as u64).saturating_sub(walker.valid_end()),
+                walker.valid_end()
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a panic is the failure report
+mod tests {
+    use super::*;
+    use crate::formats::remote_log_metadata::{
+        SegmentFields, SegmentRecord, SegmentUpdateRecord, TopicIdPartition,
+    };
+
+    fn tip() -> TopicIdPartition {
+        TopicIdPartition {
+            topic: "t".into(),
+            topic_id: Uuid([7; 16]),
+            partition: 0,
+        }
+    }
+
+    fn add(tier: &mut RemoteTier, id: u8, start: i64, end: i64, epochs: &[(i32, i64)]) {
+        tier.apply(
+            0,
+            i64::from(id) * 2,
+            &RemoteLogMetadataRecord::Segment(SegmentRecord {
+                topic_id_partition: tip(),
+                segment_id: Uuid([id; 16]),
+                fields: SegmentFields {
+                    start_offset: start,
+                    end_offset: end,
+                    broker_id: 1,
+                    max_timestamp_ms: 0,
+                    event_timestamp_ms: 100,
+                    segment_leader_epochs: epochs
+                        .iter()
+                        .map(|&(leader_epoch, offset)| SegmentLeaderEpoch {
+                            leader_epoch,
+                            offset,
+                        })
+                        .collect(),
+                    segment_size_in_bytes: 10,
+                    custom_metadata_len: None,
+                    state: SegmentState::CopyStarted,
+                    txn_index_empty: None,
+                },
+            }),
+        );
+    }
+
+    fn update(tier: &mut RemoteTier, id: u8, state: SegmentState) {
+        tier.apply(
+            0,
+            i64::from(id) * 2 + 1,
+            &RemoteLogMetadataRecord::SegmentUpdate(SegmentUpdateRecord {
+                topic_id_partition: tip(),
+                segment_id: Uuid([id; 16]),
+                broker_id: 1,
+                event_timestamp_ms: 200,
+                custom_metadata_len: None,
+                state,
+            }),
+        );
+    }
+
+    #[test]
+    fn highest_offset_follows_the_lineage_and_never_drops() {
+        let mut tier = RemoteTier::default();
+        // Epoch 0: 0..=9 and 10..=19 (epoch 1 from 15); epoch 2 (a divergent leader): 20..=29.
+        add(&mut tier, 1, 0, 9, &[(0, 0)]);
+        add(&mut tier, 2, 10, 19, &[(0, 10), (1, 15)]);
+        add(&mut tier, 3, 20, 29, &[(2, 20)]);
+        let p = tier.partition(Uuid([7; 16]), 0).unwrap();
+        assert_eq!(p.highest_offset_in_remote_storage(None), None);
+        assert_eq!(p.unfinished_copies().len(), 3);
+        for id in 1..=3 {
+            update(&mut tier, id, SegmentState::CopyFinished);
+        }
+        let p = tier.partition(Uuid([7; 16]), 0).unwrap();
+        assert_eq!(
+            p.highest_offset_per_epoch(),
+            BTreeMap::from([(0, 14), (1, 19), (2, 29)])
+        );
+        assert_eq!(p.highest_offset_in_remote_storage(None), Some(29));
+        // The local lineage has epochs 0 and 1 (then 3 from 25): epoch 2 is not on it.
+        let lineage = [(0, 0), (1, 15), (3, 25)];
+        assert_eq!(
+            p.highest_offset_in_remote_storage(Some((&lineage, 40))),
+            Some(19)
+        );
+        // Epoch 1 capped below the next local epoch's start.
+        let lineage = [(0, 0), (1, 15), (3, 18)];
+        assert_eq!(
+            p.highest_offset_in_remote_storage(Some((&lineage, 40))),
+            Some(17)
+        );
+        assert_eq!(p.remote_size(), 30);
+        assert_eq!(p.remote_log_start(), Some(0));
+        // Deleting a segment does not lower the highest offset (Kafka's cache keeps it).
+        update(&mut tier, 3, SegmentState::DeleteStarted);
+        let p = tier.partition(Uuid([7; 16]), 0).unwrap();
+        assert_eq!(p.deletes_in_flight().len(), 1);
+        assert_eq!(p.remote_size(), 30);
+        update(&mut tier, 3, SegmentState::DeleteFinished);
+        let p = tier.partition(Uuid([7; 16]), 0).unwrap();
+        assert_eq!(p.highest_offset_in_remote_storage(None), Some(29));
+        assert_eq!(p.remote_size(), 20);
+        assert!(tier.problems.is_empty());
+        // An update for a segment no record added is a problem.
+        update(&mut tier, 9, SegmentState::CopyFinished);
+        assert_eq!(tier.problems.len(), 1);
+        assert_eq!(tier.problems[0].offset, Some(19));
+    }
+}
