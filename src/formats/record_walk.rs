@@ -126,6 +126,12 @@ impl<'a> Batch<'a> {
         for_each_record(self.file, &self.info, self.max_decompressed, f)
     }
 
+    /// Check the batch's CRC ([`verify_crc`]), for a caller that checks only some batches
+    /// (a walk [`RecordWalk::checking_crc`] checks every one before yielding it).
+    pub fn verify_crc(&self) -> FormatResult<()> {
+        verify_crc(self.file, &self.info)
+    }
+
     /// The batch's bytes.
     pub fn bytes(&self) -> FormatResult<&'a [u8]> {
         self.info.bytes(self.file)

@@ -18,16 +18,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::control::ControlKind;
 use crate::formats::metadata_record::{
     decode_frame, decode_metadata_record, resource_type, MetadataRecord, PartitionChangeRecord,
     PartitionRecord,
 };
 use crate::formats::partition_metadata::Uuid;
-use crate::formats::record::for_each_record;
-use crate::formats::verify::verify_crc;
-use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
+use crate::formats::record_walk::{Batch, RecordWalk, StopReason};
 use crate::formats::{ErrorKind, FormatError};
 
 use super::file_bytes::{read_file, read_file_data, ReadMode};
@@ -269,15 +266,9 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 break;
             }
         };
-        let mut walker = ShallowWalker::new(&bytes);
-        for item in walker.by_ref() {
-            let info = match item {
-                Ok(info) => info,
-                Err(e) => {
-                    r.format_problem(path, next, "unreadable batch", e);
-                    break 'segments;
-                }
-            };
+        let mut walk = RecordWalk::new(&bytes);
+        while let Some(batch) = walk.next() {
+            let info = &batch.info;
             let expected = next.unwrap_or(info.base_offset);
             if info.last_offset < expected {
                 continue;
@@ -295,7 +286,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 );
                 break 'segments;
             }
-            if let Err(e) = verify_crc(&bytes, &info) {
+            if let Err(e) = batch.verify_crc() {
                 r.format_problem(path, Some(info.base_offset), "corrupt batch", e);
                 break 'segments;
             }
@@ -306,7 +297,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 next = info.last_offset.checked_add(1);
                 continue;
             }
-            match decode_batch(&bytes, &info, expected) {
+            match decode_batch(&batch, expected) {
                 Ok(records) => {
                     for (offset, kv, record) in records {
                         r.apply(path, Some(info.position), offset, kv, record);
@@ -319,28 +310,30 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 }
             }
         }
-        let end = match (walker.end().cloned(), hole) {
-            (end, 0) => end,
-            (Some(WalkEnd::Clean), len) => Some(WalkEnd::ZeroFilled {
-                position: bytes.len() as u64,
-                len,
-            }),
-            (Some(WalkEnd::ZeroFilled { position, len }), hole) => Some(WalkEnd::ZeroFilled {
-                position,
-                len: len.saturating_add(hole),
-            }),
-            (end, _) => end,
+        // The walk stopped by itself (the checks above end the replay at once).
+        let Some(stop) = walk.into_stop() else {
+            break;
         };
-        match &end {
-            Some(WalkEnd::Clean) | None => {}
-            Some(WalkEnd::PartialBatch {
-                position,
-                declared_size,
-                available,
-            }) => {
+        let zeros = match (stop.reason, hole) {
+            (StopReason::BadBatch(e) | StopReason::BadCrc(e) | StopReason::Decode(e), _) => {
+                r.format_problem(path, next, "unreadable batch", e);
+                break;
+            }
+            (StopReason::End | StopReason::Cap, 0) => None,
+            (StopReason::End | StopReason::Cap, len) => Some((bytes.len() as u64, len)),
+            (StopReason::ZeroFilled { len }, hole) => {
+                Some((stop.position, len.saturating_add(hole)))
+            }
+            (
+                StopReason::TornTail {
+                    declared_size,
+                    available,
+                },
+                _,
+            ) => {
                 r.problem(
                     path,
-                    Some(*position),
+                    Some(stop.position),
                     next,
                     format!(
                         "incomplete batch at the end of the segment ({available} of \
@@ -350,16 +343,16 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 );
                 break;
             }
-            Some(WalkEnd::ZeroFilled { position, len }) => {
-                r.problem(
-                    path,
-                    Some(*position),
-                    next,
-                    format!("{len} zero bytes at the end of the segment"),
-                    None,
-                );
-                break;
-            }
+        };
+        if let Some((position, len)) = zeros {
+            r.problem(
+                path,
+                Some(position),
+                next,
+                format!("{len} zero bytes at the end of the segment"),
+                None,
+            );
+            break;
         }
     }
     r.finish()
@@ -370,16 +363,14 @@ type Decoded = (i64, (u16, u16), MetadataRecord);
 
 /// Decode the data records of `info` with offsets at or above `from`; on failure, the offset of
 /// the record (or the batch base offset) and the error, rebased to the file.
-fn decode_batch(
-    file: &[u8],
-    info: &BatchInfo,
-    from: i64,
-) -> Result<Vec<Decoded>, (i64, FormatError)> {
+fn decode_batch(batch: &Batch<'_>, from: i64) -> Result<Vec<Decoded>, (i64, FormatError)> {
+    let info = &batch.info;
     let mut out = Vec::new();
     // The record whose value failed to decode; a framing error inside the batch is reported at
     // the batch's base offset.
     let mut failed_at = None;
-    for_each_record(file, info, DEFAULT_MAX_DECOMPRESSED, |rec| {
+    batch
+        .for_each_record(|rec| {
         if rec.offset < from {
             return Ok(());
         }
@@ -435,46 +426,34 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
         p.unreadable = true;
         p
     })?;
-    let mut walker = ShallowWalker::new(&bytes);
+    let mut walk = RecordWalk::new(&bytes).checking_crc();
     let mut out = Vec::new();
     let mut first_control: Option<ControlKind> = None;
     let mut last_control: Option<ControlKind> = None;
-    for (batch_index, item) in walker.by_ref().enumerate() {
-        let info = item.map_err(|e| {
-            problem(
-                Some(e.offset),
-                None,
-                format!("unreadable batch: {}", e.kind),
-                Some(e),
-            )
-        })?;
-        verify_crc(&bytes, &info).map_err(|e| {
-            problem(
-                Some(e.offset),
-                Some(info.base_offset),
-                format!("corrupt batch: {}", e.kind),
-                Some(e),
-            )
-        })?;
+    let mut batch_index = 0usize;
+    while let Some(batch) = walk.next() {
+        let info = &batch.info;
         let first_batch = batch_index == 0;
+        batch_index += 1;
         last_control = None;
         if info.is_control {
-            for_each_record(&bytes, &info, DEFAULT_MAX_DECOMPRESSED, |rec| {
-                let kind = rec.control.map(|c| c.kind);
-                if first_batch && first_control.is_none() {
-                    first_control = kind;
-                }
-                last_control = kind;
-                Ok(())
-            })
-            .map_err(|e| {
-                problem(
-                    Some(e.offset),
-                    Some(info.base_offset),
-                    format!("corrupt control batch: {}", e.kind),
-                    Some(e),
-                )
-            })?;
+            batch
+                .for_each_record(|rec| {
+                    let kind = rec.control.map(|c| c.kind);
+                    if first_batch && first_control.is_none() {
+                        first_control = kind;
+                    }
+                    last_control = kind;
+                    Ok(())
+                })
+                .map_err(|e| {
+                    problem(
+                        Some(e.offset),
+                        Some(info.base_offset),
+                        format!("corrupt control batch: {}", e.kind),
+                        Some(e),
+                    )
+                })?;
             continue;
         }
         if first_batch {
@@ -485,7 +464,7 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
                 None,
             ));
         }
-        let records = decode_batch(&bytes, &info, i64::MIN).map_err(|(offset, e)| {
+        let records = decode_batch(&batch, i64::MIN).map_err(|(offset, e)| {
             problem(
                 Some(e.offset),
                 Some(offset),
@@ -495,17 +474,35 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
         })?;
         out.extend(records);
     }
-    match walker.end() {
-        Some(WalkEnd::Clean) => {}
-        Some(WalkEnd::PartialBatch { position, .. } | WalkEnd::ZeroFilled { position, .. }) => {
+    let valid_end = walk.valid_end();
+    match walk.into_stop().map(|s| (s.position, s.base_offset, s.reason)) {
+        Some((_, _, StopReason::End)) => {}
+        Some((_, _, StopReason::BadBatch(e))) => {
             return Err(problem(
-                Some(*position),
+                Some(e.offset),
+                None,
+                format!("unreadable batch: {}", e.kind),
+                Some(e),
+            ))
+        }
+        Some((_, base_offset, StopReason::BadCrc(e))) => {
+            return Err(problem(
+                Some(e.offset),
+                base_offset,
+                format!("corrupt batch: {}", e.kind),
+                Some(e),
+            ))
+        }
+        Some((position, _, StopReason::TornTail { .. } | StopReason::ZeroFilled { .. })) => {
+            return Err(problem(
+                Some(position),
                 None,
                 "truncated (incomplete batch at the end)".into(),
                 None,
             ))
         }
-        None => {
+        // Nothing here ends the walk for a decode error or a cap.
+        Some((_, _, StopReason::Decode(_) | StopReason::Cap)) | None => {
             return Err(problem(None, None, "walk did not finish".into(), None));
         }
     }
@@ -519,7 +516,7 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
     }
     if last_control != Some(ControlKind::SnapshotFooter) {
         return Err(problem(
-            Some(walker.valid_end()),
+            Some(valid_end),
             None,
             "does not end with a snapshot footer (truncated?)".into(),
             None,
@@ -859,6 +856,7 @@ mod tests {
     use crate::formats::partition_metadata::parse_partition_metadata;
     use crate::formats::record::encode::{encode_batch, BatchSpec};
     use crate::formats::record::Record;
+    use crate::formats::walk::{BatchInfo, ShallowWalker};
     use std::fs;
 
     fn fixtures() -> PathBuf {

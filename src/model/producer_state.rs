@@ -12,15 +12,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
-use crate::formats::record::for_each_record;
+use crate::formats::record_walk::{RecordWalk, StopReason};
 use crate::formats::txn_state_record::{decode_txn_state_record, TxnStateRecord, TxnStateValue};
-use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
+use super::records::SegmentStop;
 
 /// One open transaction on a data partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +49,9 @@ pub struct ProducerState {
     pub producers: usize,
     /// Open transactions, by first offset.
     pub open: Vec<OpenTxn>,
+    /// Segments whose replay stopped before their end (a walk error, a torn or zero tail: the
+    /// segment checks' findings).
+    pub stops: Vec<SegmentStop>,
 }
 
 impl ProducerState {
@@ -124,8 +126,9 @@ pub fn replay_producer_state(
             continue;
         }
         let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
-        for item in ShallowWalker::new(&bytes) {
-            let Ok(b) = item else { break };
+        let mut walk = RecordWalk::new(&bytes);
+        while let Some(batch) = walk.next() {
+            let b = &batch.info;
             if b.last_offset < from {
                 // Before the snapshot: only the first batches of open transactions are read.
                 if let Some(x) = producers.get_mut(&b.producer_id) {
@@ -152,7 +155,7 @@ pub fn replay_producer_state(
             if b.is_control {
                 let mut marker = false;
                 // A control batch of a producer is a transaction marker (COMMIT or ABORT).
-                let _ = for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+                let _ = batch.for_each_record(|r| {
                     marker |= r.control.is_some();
                     Ok(())
                 });
@@ -167,6 +170,8 @@ pub fn replay_producer_state(
                 x.txn_first_ts = Some(b.first_timestamp);
             }
         }
+        out.stops
+            .extend(SegmentStop::short_of_end(&path, walk.into_stop()));
     }
     out.producers = producers.len();
     out.open = producers
@@ -195,6 +200,9 @@ pub struct TxnState {
     pub partitions: BTreeSet<i32>,
     /// Records that do not decode: (partition, offset, error).
     pub bad_records: Vec<(i32, i64, String)>,
+    /// Segments whose replay stopped before their end, by partition: at a batch that does not
+    /// decode (also a bad record), or at a walk error, torn or zero tail.
+    pub stops: Vec<(i32, SegmentStop)>,
 }
 
 impl TxnState {
@@ -221,12 +229,13 @@ pub fn replay_txn_state(
             continue;
         };
         let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
-        for item in ShallowWalker::new(&bytes) {
-            let Ok(b) = item else { break };
+        let mut walk = RecordWalk::new(&bytes);
+        while let Some(batch) = walk.next() {
+            let b = &batch.info;
             if b.last_offset < log_start || b.is_control {
                 continue;
             }
-            let result = for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+            let result = batch.for_each_record(|r| {
                 let Some(key) = r.key else {
                     state
                         .bad_records
@@ -255,9 +264,11 @@ pub fn replay_txn_state(
                 state
                     .bad_records
                     .push((partition, b.base_offset, e.to_string()));
-                break;
+                walk.stop_at(b, StopReason::Decode(e));
             }
         }
+        let stop = SegmentStop::short_of_end(&path, walk.into_stop());
+        state.stops.extend(stop.map(|s| (partition, s)));
     }
     Ok(())
 }
