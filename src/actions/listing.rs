@@ -32,7 +32,10 @@ fn listing(partition_dir: &Path) -> Result<PartitionListing, ActionError> {
     let listing =
         list_partition_dir(partition_dir).map_err(|e| ActionError::io(partition_dir, e))?;
     if let Some(p) = listing.io_problems.first() {
-        return Err(ActionError::io(&p.path, io::Error::other(p.message.clone())));
+        return Err(ActionError::io(
+            &p.path,
+            io::Error::other(p.message.clone()),
+        ));
     }
     Ok(listing)
 }
@@ -92,12 +95,14 @@ mod tests {
                 log: dir.join(format!("{base:020}.log")),
             })
         );
-        assert_eq!(segments[1].with(".index"), dir.join("00000000000000000042.index"));
+        assert_eq!(
+            segments[1].with(".index"),
+            dir.join("00000000000000000042.index")
+        );
         let snapshots: Vec<i64> = list_snapshots(&dir).unwrap().iter().map(|s| s.0).collect();
         assert_eq!(snapshots, [3, 42]);
         // A dangling link named like a segment file: both listings refuse.
-        std::os::unix::fs::symlink("/nonexistent/x", dir.join("00000000000000000070.log"))
-            .unwrap();
+        std::os::unix::fs::symlink("/nonexistent/x", dir.join("00000000000000000070.log")).unwrap();
         assert!(matches!(list_segments(&dir), Err(ActionError::Io { .. })));
         assert!(matches!(list_snapshots(&dir), Err(ActionError::Io { .. })));
         assert!(list_segments(&tmp.path().join("missing-0")).is_err());

@@ -691,4 +691,72 @@ mod tests {
         assert_eq!(l.len(), 1);
         assert_eq!((l[0].committed, l[0].reset_to, l[0].skipped), (10, 48, 38));
     }
+
+    /// A copy of `fixtures/consumer-groups/logs-0` with partition 0's log replaced by
+    /// `damage` of its bytes; the replay of partition 0 in it.
+    fn replay_damaged(damage: impl Fn(&mut Vec<u8>)) -> (GroupState, std::path::PathBuf) {
+        use crate::model::log_dir::{load_log_dir, Selection};
+        use crate::model::segment::LoadOptions;
+        let tmp = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/consumer-groups/logs-0");
+        for e in walkdir::WalkDir::new(&src) {
+            let e = e.unwrap();
+            let to = tmp.path().join(e.path().strip_prefix(&src).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(e.path(), &to).unwrap();
+            }
+        }
+        let log = tmp
+            .path()
+            .join("__consumer_offsets-0/00000000000000000000.log");
+        let mut bytes = std::fs::read(&log).unwrap();
+        damage(&mut bytes);
+        std::fs::write(&log, &bytes).unwrap();
+        let d = load_log_dir(
+            tmp.path(),
+            &Selection::default(),
+            &LoadOptions::default(),
+            &|| {},
+        )
+        .unwrap();
+        let p = d
+            .partitions
+            .iter()
+            .find(|p| p.path.ends_with("__consumer_offsets-0"))
+            .unwrap();
+        let mut state = GroupState::default();
+        replay_partition(&mut state, p, 0, ReadMode::Buffered).unwrap();
+        (state, log)
+    }
+
+    #[test]
+    fn a_replay_keeps_where_and_why_a_segment_stopped() {
+        use crate::formats::walk::ShallowWalker;
+        let (whole, _) = replay_damaged(|_| {});
+        assert!(whole.stops.is_empty() && whole.bad_records.is_empty());
+        assert!(!whole.groups.is_empty());
+        // A torn tail: the replay keeps the batches before it and says where it stopped.
+        let (torn, log) = replay_damaged(|b| b.truncate(b.len() - 10));
+        assert_eq!(torn.stops.len(), 1, "{:?}", torn.stops);
+        let (partition, stop) = &torn.stops[0];
+        assert_eq!((*partition, &stop.path), (0, &log));
+        assert!(matches!(
+            stop.stop.reason,
+            StopReason::TornTail { available, declared_size } if available + 10 == declared_size
+        ));
+        // A bad size field in the second batch: a walk error at its start, no bad record.
+        let (bad, _) = replay_damaged(|b| {
+            let second = ShallowWalker::new(b).next().unwrap().unwrap().end() as usize;
+            b[second + 8..second + 12].copy_from_slice(&5i32.to_be_bytes());
+        });
+        assert_eq!(bad.stops.len(), 1, "{:?}", bad.stops);
+        let (_, stop) = &bad.stops[0];
+        assert!(matches!(stop.stop.reason, StopReason::BadBatch(_)));
+        assert!(stop.stop.base_offset.is_some());
+        assert!(bad.bad_records.is_empty());
+        assert!(bad.records < whole.records);
+    }
 }

@@ -371,40 +371,40 @@ fn decode_batch(batch: &Batch<'_>, from: i64) -> Result<Vec<Decoded>, (i64, Form
     let mut failed_at = None;
     batch
         .for_each_record(|rec| {
-        if rec.offset < from {
-            return Ok(());
-        }
-        let decoded = rec
-            .value
-            .ok_or_else(|| {
-                FormatError::new(
-                    ErrorKind::InvalidField {
-                        field: "value",
-                        reason: "metadata record with a null value".into(),
-                    },
-                    0,
-                )
-            })
-            .and_then(|value| {
-                let frame = decode_frame(value)?;
-                Ok((frame, decode_metadata_record(value)?))
-            });
-        match decoded {
-            Ok((frame, record)) => {
-                out.push((rec.offset, (frame.api_key, frame.version), record));
-                Ok(())
+            if rec.offset < from {
+                return Ok(());
             }
-            Err(e) => {
-                failed_at = Some(rec.offset);
-                // Value-relative positions mean nothing in the file: point at the batch.
-                Err(FormatError {
-                    offset: info.position,
-                    ..e
+            let decoded = rec
+                .value
+                .ok_or_else(|| {
+                    FormatError::new(
+                        ErrorKind::InvalidField {
+                            field: "value",
+                            reason: "metadata record with a null value".into(),
+                        },
+                        0,
+                    )
                 })
+                .and_then(|value| {
+                    let frame = decode_frame(value)?;
+                    Ok((frame, decode_metadata_record(value)?))
+                });
+            match decoded {
+                Ok((frame, record)) => {
+                    out.push((rec.offset, (frame.api_key, frame.version), record));
+                    Ok(())
+                }
+                Err(e) => {
+                    failed_at = Some(rec.offset);
+                    // Value-relative positions mean nothing in the file: point at the batch.
+                    Err(FormatError {
+                        offset: info.position,
+                        ..e
+                    })
+                }
             }
-        }
-    })
-    .map_err(|e| (failed_at.unwrap_or(info.base_offset), e))?;
+        })
+        .map_err(|e| (failed_at.unwrap_or(info.base_offset), e))?;
     Ok(out)
 }
 
@@ -475,7 +475,10 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
         out.extend(records);
     }
     let valid_end = walk.valid_end();
-    match walk.into_stop().map(|s| (s.position, s.base_offset, s.reason)) {
+    match walk
+        .into_stop()
+        .map(|s| (s.position, s.base_offset, s.reason))
+    {
         Some((_, _, StopReason::End)) => {}
         Some((_, _, StopReason::BadBatch(e))) => {
             return Err(problem(
