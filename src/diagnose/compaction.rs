@@ -102,7 +102,7 @@ pub fn scan_records(
         // A sparse tail is not read: the walk stops at its first zero header.
         let bytes = read_file_data(&path, mode).ok()?.bytes;
         let mut walk = RecordWalk::new(&bytes);
-        while let Some(batch) = walk.next() {
+        for batch in walk.by_ref() {
             let b = &batch.info;
             if b.is_control {
                 continue;

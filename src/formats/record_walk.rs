@@ -407,7 +407,7 @@ mod tests {
                 walk = walk.checking_crc();
             }
             let mut prev = 0;
-            while let Some(b) = walk.next() {
+            for b in walk.by_ref() {
                 proptest::prop_assert!(b.info.position >= prev);
                 prev = b.info.end();
                 let _ = b.for_each_record(|_| Ok(()));

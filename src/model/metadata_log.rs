@@ -267,7 +267,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
             }
         };
         let mut walk = RecordWalk::new(&bytes);
-        while let Some(batch) = walk.next() {
+        for batch in walk.by_ref() {
             let info = &batch.info;
             let expected = next.unwrap_or(info.base_offset);
             if info.last_offset < expected {
@@ -430,11 +430,9 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
     let mut out = Vec::new();
     let mut first_control: Option<ControlKind> = None;
     let mut last_control: Option<ControlKind> = None;
-    let mut batch_index = 0usize;
-    while let Some(batch) = walk.next() {
+    for (batch_index, batch) in walk.by_ref().enumerate() {
         let info = &batch.info;
         let first_batch = batch_index == 0;
-        batch_index += 1;
         last_control = None;
         if info.is_control {
             batch

@@ -127,7 +127,7 @@ pub fn replay_producer_state(
         }
         let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
         let mut walk = RecordWalk::new(&bytes);
-        while let Some(batch) = walk.next() {
+        for batch in walk.by_ref() {
             let b = &batch.info;
             if b.last_offset < from {
                 // Before the snapshot: only the first batches of open transactions are read.
