@@ -1,12 +1,14 @@
 //! Arbitrary bytes as a `.log` segment: shallow walk, per-batch CRC/deep checks, record decode,
-//! and `verify_segment` with every option combination. Must never panic.
+//! `verify_segment` with every option combination, and the record walk (`RecordWalk`), which must
+//! yield the shallow walk's batches and stop where and why it does. Must never panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use logclean::formats::batch::parse_batch_header;
 use logclean::formats::legacy::{parse_legacy_header, parse_legacy_message};
 use logclean::formats::record::{decode_records, for_each_record};
+use logclean::formats::record_walk::{RecordWalk, StopReason};
 use logclean::formats::verify::{verify_batch_with_limit, verify_crc, verify_segment, VerifyOptions};
-use logclean::formats::walk::ShallowWalker;
+use logclean::formats::walk::{ShallowWalker, WalkEnd};
 
 /// Decompression cap (small, so that bombs stay cheap).
 const CAP: usize = 1 << 20;
@@ -56,6 +58,48 @@ fuzz_target!(|data: &[u8]| {
                 assert!(v.valid_end <= len);
                 assert!(v.error.is_none() || v.end.is_none());
             }
+        }
+    }
+
+    // The record walk: the shallow walk's batches, then one stop where and why it ended; with
+    // CRCs checked, the batches before the first bad CRC and a stop there.
+    let shallow: Vec<_> = ShallowWalker::new(data).collect();
+    for check_crc in [false, true] {
+        let mut walk = RecordWalk::new(data).max_decompressed(CAP);
+        if check_crc {
+            walk = walk.checking_crc();
+        }
+        let mut n = 0usize;
+        while let Some(b) = walk.next() {
+            assert_eq!(Some(&Ok(b.info.clone())), shallow.get(n), "record walk batch {n}");
+            n += 1;
+            let _ = b.for_each_record(|_| Ok(()));
+        }
+        let stop = walk.stop().expect("a finished walk has a stop").clone();
+        assert!(walk.next().is_none());
+        assert!(stop.position <= len);
+        match (&stop.reason, shallow.get(n)) {
+            (StopReason::BadCrc(_), Some(Ok(info))) => {
+                assert!(check_crc && verify_crc(data, info).is_err());
+                assert_eq!((stop.position, stop.base_offset), (info.position, Some(info.base_offset)));
+            }
+            (StopReason::BadBatch(e), Some(Err(shallow_e))) => assert_eq!(e, shallow_e),
+            (reason, None) => {
+                let mut w = ShallowWalker::new(data);
+                w.by_ref().for_each(drop);
+                let end = w.end().cloned().expect("the shallow walk ended cleanly");
+                match (reason, end) {
+                    (StopReason::End, WalkEnd::Clean) => assert_eq!(stop.position, len),
+                    (StopReason::TornTail { declared_size, available }, WalkEnd::PartialBatch {
+                        position, declared_size: d, available: a
+                    }) => assert_eq!((stop.position, *declared_size, *available), (position, d, a)),
+                    (StopReason::ZeroFilled { len: l }, WalkEnd::ZeroFilled { position, len: z }) => {
+                        assert_eq!((stop.position, *l), (position, z))
+                    }
+                    (r, e) => panic!("record walk stopped for {r:?}, shallow walk ended {e:?}"),
+                }
+            }
+            (r, s) => panic!("record walk stopped for {r:?} at shallow item {s:?}"),
         }
     }
 

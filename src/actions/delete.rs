@@ -45,6 +45,7 @@ use crate::plan::PartitionPlan;
 use crate::rules::retention::Verdict;
 
 use super::guard::{check_partition_name, FileStamp};
+use super::listing::list_snapshots;
 use super::plan::{ActionPlan, Step};
 use super::rebuild_index::IndexSizing;
 use super::roll::plan_roll;
@@ -160,13 +161,6 @@ fn illegal_name(p: &PartitionPlan) -> Option<String> {
         .map(|e| e.to_string())
 }
 
-fn snapshot_offset(name: &str) -> Option<i64> {
-    let stem = name.strip_suffix(".snapshot")?;
-    (stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| stem.parse().ok())
-        .flatten()
-}
-
 /// Plan the deletions of one partition (its plan `p`, its dir `dir`) into `plan`. When the plan
 /// deletes the active segment too, the partition is first rolled with `sizing` (as the broker
 /// rolls before it deletes every segment, `UnifiedLog.deleteSegments`), through
@@ -243,16 +237,8 @@ pub fn plan_partition(
         report.segments.push(base);
         report.log_bytes = report.log_bytes.saturating_add(s.size.get());
     }
-    let mut snapshots: Vec<(i64, PathBuf)> = fs::read_dir(dir)
-        .map_err(|e| ActionError::io(dir, e))?
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let o = snapshot_offset(e.file_name().to_str()?)?;
-            (o < new_start).then(|| (o, e.path()))
-        })
-        .collect();
-    snapshots.sort();
-    for (o, path) in snapshots {
+    let snapshots = list_snapshots(dir)?;
+    for (o, path) in snapshots.into_iter().filter(|(o, _)| *o < new_start) {
         quarantine(
             plan,
             path,
@@ -442,16 +428,6 @@ mod tests {
         assert_eq!(truncate_epochs_from_start(&entries, 30), [e(5, 30)]);
         assert_eq!(truncate_epochs_from_start(&entries, 0), entries);
         assert_eq!(truncate_epochs_from_start(&[e(3, 40)], 28), [e(3, 40)]);
-    }
-
-    #[test]
-    fn snapshot_names() {
-        assert_eq!(snapshot_offset("00000000000000000032.snapshot"), Some(32));
-        assert_eq!(
-            snapshot_offset("00000000000000000032.snapshot.deleted"),
-            None
-        );
-        assert_eq!(snapshot_offset("32.snapshot"), None);
     }
 
     #[test]

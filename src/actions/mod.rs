@@ -22,6 +22,7 @@ pub mod delete;
 pub mod fsutil;
 pub mod guard;
 pub mod journal;
+pub mod listing;
 pub mod plan;
 pub mod quarantine;
 pub mod rebuild_index;

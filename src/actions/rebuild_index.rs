@@ -49,9 +49,10 @@ use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
 use crate::formats::txn_index::{encode_txn_index, AbortedTxn};
 use crate::formats::verify::verify_crc;
 use crate::formats::walk::WalkEnd;
-use crate::model::names::{parse_segment_file_name, path_text, SegmentFileKind};
+use crate::model::names::path_text;
 
 use super::guard::FileStamp;
+pub use super::listing::{list_segments, list_snapshots, SegmentFiles};
 use super::plan::{ActionPlan, Step};
 use super::ActionError;
 use crate::model::producer_state::ProducerState;
@@ -343,61 +344,6 @@ pub fn recover_stream(
     Ok(out)
 }
 
-/// A segment's files.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SegmentFiles {
-    /// Base offset.
-    pub base: i64,
-    /// The `.log`.
-    pub log: PathBuf,
-}
-
-impl SegmentFiles {
-    /// A sibling file with another suffix.
-    pub fn with(&self, suffix: &str) -> PathBuf {
-        self.log
-            .with_file_name(format!("{:020}{suffix}", self.base))
-    }
-}
-
-/// The live segments (`.log` files) of a partition dir, by base offset.
-pub fn list_segments(partition_dir: &Path) -> Result<Vec<SegmentFiles>, ActionError> {
-    let entries = fs::read_dir(partition_dir).map_err(|e| ActionError::io(partition_dir, e))?;
-    let mut out: Vec<SegmentFiles> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let parsed = parse_segment_file_name(&name)?;
-            (parsed.kind == SegmentFileKind::Log && parsed.leftover.is_none()).then(|| {
-                SegmentFiles {
-                    base: parsed.offset,
-                    log: e.path(),
-                }
-            })
-        })
-        .collect();
-    out.sort_by_key(|s| s.base);
-    Ok(out)
-}
-
-/// The valid producer snapshots of a partition dir, by offset.
-pub fn list_snapshots(partition_dir: &Path) -> Vec<(i64, PathBuf)> {
-    let Ok(entries) = fs::read_dir(partition_dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(i64, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let parsed = parse_segment_file_name(&name)?;
-            (parsed.kind == SegmentFileKind::Snapshot && parsed.leftover.is_none())
-                .then(|| (parsed.offset, e.path()))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 /// The producer state at `offset` and the segment index to replay from: the latest valid
 /// snapshot at or below `offset` (else empty state from the first segment), as the broker's
 /// `loadProducerState` starts.
@@ -405,8 +351,8 @@ pub fn state_before(
     partition_dir: &Path,
     segments: &[SegmentFiles],
     offset: i64,
-) -> (ProducerState, i64) {
-    for (at, path) in list_snapshots(partition_dir).into_iter().rev() {
+) -> Result<(ProducerState, i64), ActionError> {
+    for (at, path) in list_snapshots(partition_dir)?.into_iter().rev() {
         if at > offset {
             continue;
         }
@@ -414,13 +360,13 @@ pub fn state_before(
             .ok()
             .and_then(|b| crate::formats::producer_snapshot::parse_producer_snapshot(&b).ok());
         if let Some(s) = parsed {
-            return (ProducerState::from_snapshot(&s.entries), at);
+            return Ok((ProducerState::from_snapshot(&s.entries), at));
         }
     }
-    (
+    Ok((
         ProducerState::default(),
         segments.first().map_or(offset, |s| s.base),
-    )
+    ))
 }
 
 /// Replay batches with offsets in `[from, to)` of the segments into `state`, one segment at a
@@ -739,7 +685,7 @@ fn plan_truncation(
         ),
     });
     let removed: HashSet<i64> = later.iter().map(|s| s.base).collect();
-    for (at, snap) in list_snapshots(partition_dir) {
+    for (at, snap) in list_snapshots(partition_dir)? {
         if at > new_end || removed.contains(&at) {
             let len = fs::metadata(&snap).map_or(0, |m| m.len());
             plan.stamps.push(FileStamp::of(&snap));
@@ -793,7 +739,7 @@ pub fn plan_partition(
         return Ok(Vec::new());
     };
     let first_base = segments.get(first).map_or(0, |s| s.base);
-    let (mut state, snapshot_at) = state_before(partition_dir, &segments, first_base);
+    let (mut state, snapshot_at) = state_before(partition_dir, &segments, first_base)?;
     replay(&segments, &mut state, snapshot_at, first_base)?;
     let mut reports = Vec::new();
     for (k, seg) in segments.iter().enumerate().skip(first) {

@@ -232,7 +232,7 @@ pub fn plan_roll(
             path_text(&snapshot)
         ));
     } else {
-        let (mut state, from) = state_before(partition_dir, &segments, next);
+        let (mut state, from) = state_before(partition_dir, &segments, next)?;
         replay(&segments, &mut state, from, next)?;
         write_step(
             plan,

@@ -85,7 +85,9 @@ pub fn run(
         for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
             for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
                 match dump_partition(p, read_mode, args.max_records, args.max_value_bytes) {
-                    Ok(b) => pdoc.batches = Some(b),
+                    // Where a segment's walk stopped short (`d.stops`) is already a segment
+                    // finding (walk error, torn or zero tail) or the record limit: not repeated.
+                    Ok(d) => pdoc.batches = Some(d.batches),
                     // Unreadable, or refused for its size ("too large"), never read whole.
                     Err(e) => {
                         findings.push(problem_finding(at_partition(dir, p), "records", &e, ""))

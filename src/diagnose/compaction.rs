@@ -30,13 +30,13 @@ use humansize::{format_size, BINARY};
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Severity};
 use crate::formats::batch::parse_batch_header;
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
-use crate::formats::record::{for_each_record, RecordRef};
-use crate::formats::walk::ShallowWalker;
+use crate::formats::record::RecordRef;
+use crate::formats::record_walk::RecordWalk;
 use crate::model::file_bytes::{read_file_data, ReadMode};
 use crate::model::log_dir::LogDir;
 use crate::model::names::{SegmentFileKind, CONSUMER_OFFSETS_TOPIC};
 use crate::model::partition::Partition;
+use crate::model::records::SegmentStop;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::plan::explain::{blocker, utc};
 use crate::plan::{Blocker, CompactionPlan, PartitionPlan, Plan};
@@ -72,6 +72,9 @@ pub struct DeepFacts {
     pub first_tombstone_offset: Option<i64>,
     /// The latest horizon among their batches.
     pub latest_horizon: Option<i64>,
+    /// Segments whose records were read only up to a walk error, a torn or zero tail (the
+    /// segment checks' findings): the counts above cover the batches before it.
+    pub stops: Vec<SegmentStop>,
 }
 
 fn key_hash(key: &[u8]) -> u64 {
@@ -98,13 +101,14 @@ pub fn scan_records(
         };
         // A sparse tail is not read: the walk stops at its first zero header.
         let bytes = read_file_data(&path, mode).ok()?.bytes;
-        for item in ShallowWalker::new(&bytes) {
-            let Ok(b) = item else { break };
+        let mut walk = RecordWalk::new(&bytes);
+        for batch in walk.by_ref() {
+            let b = &batch.info;
             if b.is_control {
                 continue;
             }
-            let horizon = b
-                .bytes(&bytes)
+            let horizon = batch
+                .bytes()
                 .ok()
                 .and_then(|slice| parse_batch_header(slice).ok())
                 .and_then(|h| h.delete_horizon())
@@ -114,7 +118,7 @@ pub fn scan_records(
                 continue;
             }
             // A batch that does not decode is inspect's finding; its records are not counted.
-            let _ = for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r: RecordRef<'_>| {
+            let _ = batch.for_each_record(|r: RecordRef<'_>| {
                 let Some(key) = r.key else { return Ok(()) };
                 if dirty && (from.get()..to.get()).contains(&r.offset) && !capped {
                     keys.insert(key_hash(key));
@@ -128,6 +132,9 @@ pub fn scan_records(
                 Ok(())
             });
         }
+        facts
+            .stops
+            .extend(SegmentStop::short_of_end(&path, walk.into_stop()));
     }
     facts.distinct_keys = (!capped).then_some(keys.len() as u64);
     Some(facts)

@@ -17,6 +17,7 @@ pub mod compression;
 pub mod control;
 pub mod legacy;
 pub mod record;
+pub mod record_walk;
 pub mod verify;
 pub mod walk;
 

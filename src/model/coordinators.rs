@@ -137,6 +137,7 @@ fn replay_offsets_partitions<'d>(
             state.groups.extend(one.groups);
             state.deleted.extend(one.deleted);
             state.bad_records.extend(one.bad_records);
+            state.stops.extend(one.stops);
             state.partitions.extend(one.partitions);
             state.records += one.records;
             state.bytes += one.bytes;

@@ -8,16 +8,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::control::ControlKind;
 use crate::formats::group_record::{decode_group_record, record_type as rt, GroupKey, GroupValue};
-use crate::formats::record::for_each_record;
-use crate::formats::walk::ShallowWalker;
+use crate::formats::record_walk::{RecordWalk, StopReason, WalkStop};
 
 use super::file_bytes::{read_file_data, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
+use super::records::SegmentStop;
 
 /// A topic partition of a data topic.
 pub type TopicPartition = (String, i32);
@@ -154,6 +153,10 @@ pub struct GroupState {
     pub deleted: BTreeSet<String>,
     /// Records that do not decode (skipped, as the coordinator would fail the load).
     pub bad_records: Vec<BadRecord>,
+    /// Segments whose replay stopped before their end, by partition: at a batch that does not
+    /// decode (also a bad record), or at a walk error, torn or zero tail (the segment checks'
+    /// findings; not repeated as group findings).
+    pub stops: Vec<(i32, SegmentStop)>,
     /// `__consumer_offsets` partitions replayed.
     pub partitions: BTreeSet<i32>,
     /// Records replayed.
@@ -398,23 +401,31 @@ pub fn replay_partition(
         // A sparse tail is counted, not read: the replay stops at its first zero header.
         let data = read_file_data(&path, read_mode).map_err(|e| FileProblem::io(&path, &e))?;
         replay.state.bytes += data.bytes.len() as u64 + data.hole;
-        replay_bytes(&mut replay, &data.bytes, log_start);
+        let stop = replay_bytes(&mut replay, &data.bytes, log_start);
+        let stop = SegmentStop::short_of_end(&path, stop);
+        replay.state.stops.extend(stop.map(|s| (partition, s)));
     }
     Ok(())
 }
 
-/// Replay the batches of one segment's bytes, skipping batches wholly below `log_start`.
-pub fn replay_bytes(replay: &mut PartitionReplay<'_>, bytes: &[u8], log_start: i64) {
-    for item in ShallowWalker::new(bytes) {
-        let Ok(b) = item else { return };
-        if b.last_offset < log_start {
+/// Replay the batches of one segment's bytes, skipping batches wholly below `log_start`, to
+/// the first batch that does not parse or decode; returns where and why the walk stopped.
+pub fn replay_bytes(
+    replay: &mut PartitionReplay<'_>,
+    bytes: &[u8],
+    log_start: i64,
+) -> Option<WalkStop> {
+    let mut walk = RecordWalk::new(bytes);
+    while let Some(b) = walk.next() {
+        let info = &b.info;
+        if info.last_offset < log_start {
             continue;
         }
-        let result = for_each_record(bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+        let result = b.for_each_record(|r| {
             replay.apply(&CoordinatorRecord {
                 offset: r.offset,
-                producer_id: b.producer_id,
-                transactional: b.is_transactional,
+                producer_id: info.producer_id,
+                transactional: info.is_transactional,
                 control: r.control.map(|c| c.kind),
                 key: r.key,
                 value: r.value,
@@ -422,10 +433,11 @@ pub fn replay_bytes(replay: &mut PartitionReplay<'_>, bytes: &[u8], log_start: i
             Ok(())
         });
         if let Err(e) = result {
-            replay.bad(b.base_offset, e.to_string());
-            return;
+            replay.bad(info.base_offset, e.to_string());
+            walk.stop_at(info, StopReason::Decode(e));
         }
     }
+    walk.into_stop()
 }
 
 #[cfg(test)]

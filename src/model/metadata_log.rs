@@ -18,16 +18,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::control::ControlKind;
 use crate::formats::metadata_record::{
     decode_frame, decode_metadata_record, resource_type, MetadataRecord, PartitionChangeRecord,
     PartitionRecord,
 };
 use crate::formats::partition_metadata::Uuid;
-use crate::formats::record::for_each_record;
-use crate::formats::verify::verify_crc;
-use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
+use crate::formats::record_walk::{Batch, RecordWalk, StopReason};
 use crate::formats::{ErrorKind, FormatError};
 
 use super::file_bytes::{read_file, read_file_data, ReadMode};
@@ -269,15 +266,9 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 break;
             }
         };
-        let mut walker = ShallowWalker::new(&bytes);
-        for item in walker.by_ref() {
-            let info = match item {
-                Ok(info) => info,
-                Err(e) => {
-                    r.format_problem(path, next, "unreadable batch", e);
-                    break 'segments;
-                }
-            };
+        let mut walk = RecordWalk::new(&bytes);
+        for batch in walk.by_ref() {
+            let info = &batch.info;
             let expected = next.unwrap_or(info.base_offset);
             if info.last_offset < expected {
                 continue;
@@ -295,7 +286,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 );
                 break 'segments;
             }
-            if let Err(e) = verify_crc(&bytes, &info) {
+            if let Err(e) = batch.verify_crc() {
                 r.format_problem(path, Some(info.base_offset), "corrupt batch", e);
                 break 'segments;
             }
@@ -306,7 +297,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 next = info.last_offset.checked_add(1);
                 continue;
             }
-            match decode_batch(&bytes, &info, expected) {
+            match decode_batch(&batch, expected) {
                 Ok(records) => {
                     for (offset, kv, record) in records {
                         r.apply(path, Some(info.position), offset, kv, record);
@@ -319,28 +310,30 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 }
             }
         }
-        let end = match (walker.end().cloned(), hole) {
-            (end, 0) => end,
-            (Some(WalkEnd::Clean), len) => Some(WalkEnd::ZeroFilled {
-                position: bytes.len() as u64,
-                len,
-            }),
-            (Some(WalkEnd::ZeroFilled { position, len }), hole) => Some(WalkEnd::ZeroFilled {
-                position,
-                len: len.saturating_add(hole),
-            }),
-            (end, _) => end,
+        // The walk stopped by itself (the checks above end the replay at once).
+        let Some(stop) = walk.into_stop() else {
+            break;
         };
-        match &end {
-            Some(WalkEnd::Clean) | None => {}
-            Some(WalkEnd::PartialBatch {
-                position,
-                declared_size,
-                available,
-            }) => {
+        let zeros = match (stop.reason, hole) {
+            (StopReason::BadBatch(e) | StopReason::BadCrc(e) | StopReason::Decode(e), _) => {
+                r.format_problem(path, next, "unreadable batch", e);
+                break;
+            }
+            (StopReason::End | StopReason::Cap, 0) => None,
+            (StopReason::End | StopReason::Cap, len) => Some((bytes.len() as u64, len)),
+            (StopReason::ZeroFilled { len }, hole) => {
+                Some((stop.position, len.saturating_add(hole)))
+            }
+            (
+                StopReason::TornTail {
+                    declared_size,
+                    available,
+                },
+                _,
+            ) => {
                 r.problem(
                     path,
-                    Some(*position),
+                    Some(stop.position),
                     next,
                     format!(
                         "incomplete batch at the end of the segment ({available} of \
@@ -350,16 +343,16 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 );
                 break;
             }
-            Some(WalkEnd::ZeroFilled { position, len }) => {
-                r.problem(
-                    path,
-                    Some(*position),
-                    next,
-                    format!("{len} zero bytes at the end of the segment"),
-                    None,
-                );
-                break;
-            }
+        };
+        if let Some((position, len)) = zeros {
+            r.problem(
+                path,
+                Some(position),
+                next,
+                format!("{len} zero bytes at the end of the segment"),
+                None,
+            );
+            break;
         }
     }
     r.finish()
@@ -370,50 +363,48 @@ type Decoded = (i64, (u16, u16), MetadataRecord);
 
 /// Decode the data records of `info` with offsets at or above `from`; on failure, the offset of
 /// the record (or the batch base offset) and the error, rebased to the file.
-fn decode_batch(
-    file: &[u8],
-    info: &BatchInfo,
-    from: i64,
-) -> Result<Vec<Decoded>, (i64, FormatError)> {
+fn decode_batch(batch: &Batch<'_>, from: i64) -> Result<Vec<Decoded>, (i64, FormatError)> {
+    let info = &batch.info;
     let mut out = Vec::new();
     // The record whose value failed to decode; a framing error inside the batch is reported at
     // the batch's base offset.
     let mut failed_at = None;
-    for_each_record(file, info, DEFAULT_MAX_DECOMPRESSED, |rec| {
-        if rec.offset < from {
-            return Ok(());
-        }
-        let decoded = rec
-            .value
-            .ok_or_else(|| {
-                FormatError::new(
-                    ErrorKind::InvalidField {
-                        field: "value",
-                        reason: "metadata record with a null value".into(),
-                    },
-                    0,
-                )
-            })
-            .and_then(|value| {
-                let frame = decode_frame(value)?;
-                Ok((frame, decode_metadata_record(value)?))
-            });
-        match decoded {
-            Ok((frame, record)) => {
-                out.push((rec.offset, (frame.api_key, frame.version), record));
-                Ok(())
+    batch
+        .for_each_record(|rec| {
+            if rec.offset < from {
+                return Ok(());
             }
-            Err(e) => {
-                failed_at = Some(rec.offset);
-                // Value-relative positions mean nothing in the file: point at the batch.
-                Err(FormatError {
-                    offset: info.position,
-                    ..e
+            let decoded = rec
+                .value
+                .ok_or_else(|| {
+                    FormatError::new(
+                        ErrorKind::InvalidField {
+                            field: "value",
+                            reason: "metadata record with a null value".into(),
+                        },
+                        0,
+                    )
                 })
+                .and_then(|value| {
+                    let frame = decode_frame(value)?;
+                    Ok((frame, decode_metadata_record(value)?))
+                });
+            match decoded {
+                Ok((frame, record)) => {
+                    out.push((rec.offset, (frame.api_key, frame.version), record));
+                    Ok(())
+                }
+                Err(e) => {
+                    failed_at = Some(rec.offset);
+                    // Value-relative positions mean nothing in the file: point at the batch.
+                    Err(FormatError {
+                        offset: info.position,
+                        ..e
+                    })
+                }
             }
-        }
-    })
-    .map_err(|e| (failed_at.unwrap_or(info.base_offset), e))?;
+        })
+        .map_err(|e| (failed_at.unwrap_or(info.base_offset), e))?;
     Ok(out)
 }
 
@@ -435,46 +426,32 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
         p.unreadable = true;
         p
     })?;
-    let mut walker = ShallowWalker::new(&bytes);
+    let mut walk = RecordWalk::new(&bytes).checking_crc();
     let mut out = Vec::new();
     let mut first_control: Option<ControlKind> = None;
     let mut last_control: Option<ControlKind> = None;
-    for (batch_index, item) in walker.by_ref().enumerate() {
-        let info = item.map_err(|e| {
-            problem(
-                Some(e.offset),
-                None,
-                format!("unreadable batch: {}", e.kind),
-                Some(e),
-            )
-        })?;
-        verify_crc(&bytes, &info).map_err(|e| {
-            problem(
-                Some(e.offset),
-                Some(info.base_offset),
-                format!("corrupt batch: {}", e.kind),
-                Some(e),
-            )
-        })?;
+    for (batch_index, batch) in walk.by_ref().enumerate() {
+        let info = &batch.info;
         let first_batch = batch_index == 0;
         last_control = None;
         if info.is_control {
-            for_each_record(&bytes, &info, DEFAULT_MAX_DECOMPRESSED, |rec| {
-                let kind = rec.control.map(|c| c.kind);
-                if first_batch && first_control.is_none() {
-                    first_control = kind;
-                }
-                last_control = kind;
-                Ok(())
-            })
-            .map_err(|e| {
-                problem(
-                    Some(e.offset),
-                    Some(info.base_offset),
-                    format!("corrupt control batch: {}", e.kind),
-                    Some(e),
-                )
-            })?;
+            batch
+                .for_each_record(|rec| {
+                    let kind = rec.control.map(|c| c.kind);
+                    if first_batch && first_control.is_none() {
+                        first_control = kind;
+                    }
+                    last_control = kind;
+                    Ok(())
+                })
+                .map_err(|e| {
+                    problem(
+                        Some(e.offset),
+                        Some(info.base_offset),
+                        format!("corrupt control batch: {}", e.kind),
+                        Some(e),
+                    )
+                })?;
             continue;
         }
         if first_batch {
@@ -485,7 +462,7 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
                 None,
             ));
         }
-        let records = decode_batch(&bytes, &info, i64::MIN).map_err(|(offset, e)| {
+        let records = decode_batch(&batch, i64::MIN).map_err(|(offset, e)| {
             problem(
                 Some(e.offset),
                 Some(offset),
@@ -495,17 +472,38 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
         })?;
         out.extend(records);
     }
-    match walker.end() {
-        Some(WalkEnd::Clean) => {}
-        Some(WalkEnd::PartialBatch { position, .. } | WalkEnd::ZeroFilled { position, .. }) => {
+    let valid_end = walk.valid_end();
+    match walk
+        .into_stop()
+        .map(|s| (s.position, s.base_offset, s.reason))
+    {
+        Some((_, _, StopReason::End)) => {}
+        Some((_, _, StopReason::BadBatch(e))) => {
             return Err(problem(
-                Some(*position),
+                Some(e.offset),
+                None,
+                format!("unreadable batch: {}", e.kind),
+                Some(e),
+            ))
+        }
+        Some((_, base_offset, StopReason::BadCrc(e))) => {
+            return Err(problem(
+                Some(e.offset),
+                base_offset,
+                format!("corrupt batch: {}", e.kind),
+                Some(e),
+            ))
+        }
+        Some((position, _, StopReason::TornTail { .. } | StopReason::ZeroFilled { .. })) => {
+            return Err(problem(
+                Some(position),
                 None,
                 "truncated (incomplete batch at the end)".into(),
                 None,
             ))
         }
-        None => {
+        // Nothing here ends the walk for a decode error or a cap.
+        Some((_, _, StopReason::Decode(_) | StopReason::Cap)) | None => {
             return Err(problem(None, None, "walk did not finish".into(), None));
         }
     }
@@ -519,7 +517,7 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
     }
     if last_control != Some(ControlKind::SnapshotFooter) {
         return Err(problem(
-            Some(walker.valid_end()),
+            Some(valid_end),
             None,
             "does not end with a snapshot footer (truncated?)".into(),
             None,
@@ -859,6 +857,7 @@ mod tests {
     use crate::formats::partition_metadata::parse_partition_metadata;
     use crate::formats::record::encode::{encode_batch, BatchSpec};
     use crate::formats::record::Record;
+    use crate::formats::walk::{BatchInfo, ShallowWalker};
     use std::fs;
 
     fn fixtures() -> PathBuf {

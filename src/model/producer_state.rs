@@ -32,13 +32,14 @@ use crate::formats::batch::BatchInfo;
 use crate::formats::control::ControlKind;
 use crate::formats::producer_snapshot::{ProducerEntry, ProducerSnapshot};
 use crate::formats::record::for_each_record;
+use crate::formats::record_walk::RecordWalk;
 use crate::formats::txn_index::AbortedTxn;
-use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
+use super::records::SegmentStop;
 
 /// One open transaction on a data partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +70,9 @@ pub struct ProducerReplay {
     pub producers: usize,
     /// Open transactions, by first offset.
     pub open: Vec<OpenTxn>,
+    /// Segments whose replay stopped before their end (a walk error, a torn or zero tail: the
+    /// segment checks' findings).
+    pub stops: Vec<SegmentStop>,
 }
 
 impl ProducerReplay {
@@ -271,8 +275,9 @@ pub fn replay_producer_state(
             continue;
         }
         let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
-        for item in ShallowWalker::new(&bytes) {
-            let Ok(b) = item else { break };
+        let mut walk = RecordWalk::new(&bytes);
+        for batch in walk.by_ref() {
+            let b = &batch.info;
             let open = |s: &ProducerState| {
                 (s.producers.get(&b.producer_id)).and_then(ProducerEntry::open_txn_first_offset)
             };
@@ -284,7 +289,7 @@ pub fn replay_producer_state(
                 continue;
             }
             out.batches_replayed += 1;
-            state.apply(&bytes, &b);
+            state.apply(&bytes, b);
             if b.producer_id < 0 {
                 continue;
             }
@@ -298,6 +303,8 @@ pub fn replay_producer_state(
                 _ => {}
             }
         }
+        out.stops
+            .extend(SegmentStop::short_of_end(&path, walk.into_stop()));
     }
     out.producers = state.producers.len();
     out.open = (state.producers.values())

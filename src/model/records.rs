@@ -1,17 +1,50 @@
 //! Batches and records of a partition for `inspect --records`: a structured dump whose keys,
-//! values and headers are shown safely (printable text or hex, truncated).
+//! values and headers are shown safely (printable text or hex, truncated); and
+//! [`SegmentStop`], where a record walk ([`RecordWalk`]) of one segment stopped short of its
+//! end, for every replay that walks records.
+
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
+use crate::formats::batch::BatchInfo;
 use crate::formats::control::ControlKind;
-use crate::formats::record::{for_each_record, RecordRef};
-use crate::formats::walk::ShallowWalker;
+use crate::formats::record::RecordRef;
+use crate::formats::record_walk::{RecordWalk, StopReason, WalkStop};
 
 use super::file_bytes::{read_file_data, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
+
+/// Where and why the record walk of one segment's `.log` stopped before its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentStop {
+    /// The `.log` file.
+    pub path: PathBuf,
+    /// Where (file position, batch base offset) and why.
+    pub stop: WalkStop,
+}
+
+impl SegmentStop {
+    /// The stop of a finished walk of `path`, unless the walk read every batch to the end.
+    pub fn short_of_end(path: &Path, stop: Option<WalkStop>) -> Option<SegmentStop> {
+        stop.filter(|s| !s.reason.is_end()).map(|stop| SegmentStop {
+            path: path.to_path_buf(),
+            stop,
+        })
+    }
+}
+
+/// The dump of one partition's records.
+#[derive(Debug, Clone, Default)]
+pub struct RecordsDump {
+    /// The batches read, in log order.
+    pub batches: Vec<BatchDump>,
+    /// Segments whose walk stopped before their end: a walk error, a torn or zero tail (which
+    /// the segment checks report), or the record limit.
+    pub stops: Vec<SegmentStop>,
+}
 
 /// One batch in the dump.
 #[derive(Debug, Clone, Serialize)]
@@ -102,8 +135,8 @@ pub fn dump_partition(
     read_mode: ReadMode,
     max_records: usize,
     max_value_bytes: usize,
-) -> Result<Vec<BatchDump>, FileProblem> {
-    let mut out = Vec::new();
+) -> Result<RecordsDump, FileProblem> {
+    let mut out = RecordsDump::default();
     let mut budget = if max_records == 0 {
         usize::MAX
     } else {
@@ -117,62 +150,83 @@ pub fn dump_partition(
         let bytes = read_file_data(&path, read_mode)
             .map_err(|e| FileProblem::io(&path, &e))?
             .bytes;
-        for item in ShallowWalker::new(&bytes) {
+        let mut walk = RecordWalk::new(&bytes);
+        while let Some(b) = walk.next() {
             if budget == 0 {
+                walk.stop_at(&b.info, StopReason::Cap);
+                out.stops
+                    .extend(SegmentStop::short_of_end(&path, walk.into_stop()));
                 return Ok(out);
             }
-            let Ok(b) = item else { break };
-            let mut dump = BatchDump {
-                segment: seg.base_offset.get(),
-                position: b.position,
-                size: b.size,
-                magic: b.magic,
-                base_offset: b.base_offset,
-                last_offset: b.last_offset,
-                max_timestamp_ms: b.max_timestamp,
-                compression: b.compression.to_string(),
-                transactional: b.is_transactional,
-                control: b.is_control,
-                producer_id: b.producer_id,
-                records: Vec::new(),
-                error: None,
-            };
-            let result =
-                for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r: RecordRef<'_>| {
-                    if budget == 0 {
-                        return Ok(());
-                    }
-                    budget -= 1;
-                    dump.records.push(RecordDump {
-                        offset: r.offset,
-                        timestamp_ms: r.timestamp,
-                        key: r.key.map(|k| show_bytes(k, max_value_bytes)),
-                        value: r.value.map(|v| show_bytes(v, max_value_bytes)),
-                        headers: r
-                            .headers
-                            .iter()
-                            .map(|(k, v)| {
-                                format!(
-                                    "{}={}",
-                                    show_bytes(k, max_value_bytes),
-                                    v.map_or("null".to_string(), |v| show_bytes(
-                                        v,
-                                        max_value_bytes
-                                    ))
-                                )
-                            })
-                            .collect(),
-                        control: r.control.map(|c| control_name(c.kind)),
-                    });
-                    Ok(())
-                });
+            let mut dump = batch_dump(seg.base_offset.get(), &b.info);
+            let result = b.for_each_record(|r: RecordRef<'_>| {
+                if budget == 0 {
+                    return Ok(());
+                }
+                budget -= 1;
+                dump.records.push(record_dump(&r, max_value_bytes));
+                Ok(())
+            });
+            // A batch that does not decode is shown with its error; the dump goes on.
             if let Err(e) = result {
                 dump.error = Some(e.to_string());
             }
-            out.push(dump);
+            out.batches.push(dump);
+        }
+        let stop = walk.into_stop();
+        // At the limit, a walk error ends the dump (as it always has); any other end reads the
+        // next segment, whose first batch ends it.
+        let done = budget == 0
+            && stop
+                .as_ref()
+                .is_some_and(|s| matches!(s.reason, StopReason::BadBatch(_)));
+        out.stops.extend(SegmentStop::short_of_end(&path, stop));
+        if done {
+            return Ok(out);
         }
     }
     Ok(out)
+}
+
+/// A batch's header fields, with no records yet.
+fn batch_dump(segment: i64, b: &BatchInfo) -> BatchDump {
+    BatchDump {
+        segment,
+        position: b.position,
+        size: b.size,
+        magic: b.magic,
+        base_offset: b.base_offset,
+        last_offset: b.last_offset,
+        max_timestamp_ms: b.max_timestamp,
+        compression: b.compression.to_string(),
+        transactional: b.is_transactional,
+        control: b.is_control,
+        producer_id: b.producer_id,
+        records: Vec::new(),
+        error: None,
+    }
+}
+
+/// A record shown safely.
+fn record_dump(r: &RecordRef<'_>, max_value_bytes: usize) -> RecordDump {
+    RecordDump {
+        offset: r.offset,
+        timestamp_ms: r.timestamp,
+        key: r.key.map(|k| show_bytes(k, max_value_bytes)),
+        value: r.value.map(|v| show_bytes(v, max_value_bytes)),
+        headers: r
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{}={}",
+                    show_bytes(k, max_value_bytes),
+                    v.map_or("null".to_string(), |v| show_bytes(v, max_value_bytes))
+                )
+            })
+            .collect(),
+        control: r.control.map(|c| control_name(c.kind)),
+    }
 }
 
 #[cfg(test)]

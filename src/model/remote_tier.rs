@@ -20,14 +20,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::partition_metadata::Uuid;
-use crate::formats::record::for_each_record;
+use crate::formats::record_walk::{RecordWalk, StopReason};
 use crate::formats::remote_log_metadata::{
     decode_remote_log_metadata, metadata_partition, PartitionDeleteState, RemoteLogMetadataRecord,
     SegmentLeaderEpoch, SegmentState, REMOTE_LOG_METADATA_TOPIC,
 };
-use crate::formats::walk::{ShallowWalker, WalkEnd};
 
 use super::file_bytes::{read_file_data, ReadMode};
 use super::log_dir::LogDir;
@@ -388,20 +386,14 @@ fn replay_segment_bytes(tier: &mut RemoteTier, mp: i32, path: &Path, bytes: &[u8
     if let Some(read) = tier.metadata_partitions.get_mut(&mp) {
         read.bytes += bytes.len() as u64;
     }
-    let mut walker = ShallowWalker::new(bytes);
-    for item in walker.by_ref() {
-        let b = match item {
-            Ok(b) => b,
-            Err(e) => {
-                tier.problems.push(problem(None, format!("batch: {e}")));
-                return;
-            }
-        };
+    let mut walk = RecordWalk::new(bytes);
+    while let Some(batch) = walk.next() {
+        let b = &batch.info;
         if b.last_offset < log_start || b.is_control {
             continue;
         }
         let mut decoded = Vec::new();
-        let walked = for_each_record(bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+        let walked = batch.for_each_record(|r| {
             decoded.push((r.offset, r.value.map(decode_remote_log_metadata)));
             Ok(())
         });
@@ -425,20 +417,19 @@ fn replay_segment_bytes(tier: &mut RemoteTier, mp: i32, path: &Path, bytes: &[u8
             }
         }
         if let Err(e) = walked {
-            tier.problems
-                .push(problem(Some(b.base_offset), format!("batch: {e}")));
-            return;
+            walk.stop_at(b, StopReason::Decode(e));
         }
     }
-    // A partial batch or a zero-filled tail: what follows the last complete batch is not read
-    // (Kafka's recovery truncates it), which may hide records.
-    if let Some(end) = walker.end().filter(|e| !matches!(e, WalkEnd::Clean)) {
+    // A bad batch, a partial batch or a zero-filled tail: what follows is not read (Kafka's
+    // recovery truncates a torn tail), which may hide records.
+    if let Some(stop) = walk.into_stop().filter(|s| !s.reason.is_end()) {
         tier.problems.push(problem(
-            None,
+            stop.base_offset,
             format!(
-                "{} bytes after the last complete batch (byte {}) not replayed: {end:?}",
-                (bytes.len() as u64).saturating_sub(walker.valid_end()),
-                walker.valid_end()
+                "replay stopped at byte {} of {}: {}",
+                stop.position,
+                bytes.len(),
+                stop.reason
             ),
         ));
     }

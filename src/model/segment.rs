@@ -208,6 +208,34 @@ pub struct LogSummary {
     pub verified_batches: Option<u64>,
 }
 
+/// How the walk of a `.log`'s batch headers ended, as reports name it (a model fact, so that
+/// `report/` does not read [`WalkEnd`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogEnd {
+    /// The last batch ends at the end of the file.
+    Clean,
+    /// A trailing incomplete batch.
+    PartialBatch,
+    /// A zero-filled tail.
+    ZeroFilled,
+    /// A structural error stopped the walk.
+    Corrupt,
+}
+
+impl LogSummary {
+    /// How the walk ended: [`LogEnd::Corrupt`] when it stopped at an error.
+    pub fn log_end(&self) -> LogEnd {
+        if self.walk_error.is_some() {
+            return LogEnd::Corrupt;
+        }
+        match &self.end {
+            Some(WalkEnd::PartialBatch { .. }) => LogEnd::PartialBatch,
+            Some(WalkEnd::ZeroFilled { .. }) => LogEnd::ZeroFilled,
+            Some(WalkEnd::Clean) | None => LogEnd::Clean,
+        }
+    }
+}
+
 /// An offset-index entry that disagrees with the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexLogMismatch {

@@ -7,15 +7,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
-use crate::formats::record::for_each_record;
+use crate::formats::record_walk::{RecordWalk, StopReason};
 use crate::formats::txn_state_record::{decode_txn_state_record, TxnStateRecord, TxnStateValue};
-use crate::formats::walk::ShallowWalker;
 
 use super::file_bytes::{read_file, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
+use super::records::SegmentStop;
 
 /// The transaction coordinator's state of every replayed `__transaction_state` partition.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +25,9 @@ pub struct TxnState {
     pub partitions: BTreeSet<i32>,
     /// Records that do not decode: (partition, offset, error).
     pub bad_records: Vec<(i32, i64, String)>,
+    /// Segments whose replay stopped before their end, by partition: at a batch that does not
+    /// decode (also a bad record), or at a walk error, torn or zero tail.
+    pub stops: Vec<(i32, SegmentStop)>,
 }
 
 impl TxnState {
@@ -52,12 +54,13 @@ pub fn replay_txn_state(
             continue;
         };
         let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
-        for item in ShallowWalker::new(&bytes) {
-            let Ok(b) = item else { break };
+        let mut walk = RecordWalk::new(&bytes);
+        while let Some(batch) = walk.next() {
+            let b = &batch.info;
             if b.last_offset < log_start || b.is_control {
                 continue;
             }
-            let result = for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+            let result = batch.for_each_record(|r| {
                 let Some(key) = r.key else {
                     state
                         .bad_records
@@ -86,9 +89,11 @@ pub fn replay_txn_state(
                 state
                     .bad_records
                     .push((partition, b.base_offset, e.to_string()));
-                break;
+                walk.stop_at(b, StopReason::Decode(e));
             }
         }
+        let stop = SegmentStop::short_of_end(&path, walk.into_stop());
+        state.stops.extend(stop.map(|s| (partition, s)));
     }
     Ok(())
 }

@@ -5,14 +5,13 @@
 
 use serde::Serialize;
 
-use crate::formats::walk::WalkEnd;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::metadata_log::{metadata_version_name, parse_snapshot_name, MetadataImage};
 use crate::model::mode::{LogDirMode, ModeEvidence};
 use crate::model::names::{path_text, PartitionDirState};
 use crate::model::partition::Partition;
-use crate::model::segment::{IndexShape, Segment};
+use crate::model::segment::{IndexShape, LogEnd, LogSummary, Segment};
 use crate::model::units::Offset;
 use crate::rules::facts::TimestampSource;
 use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
@@ -428,14 +427,12 @@ impl SegmentDoc {
         let largest = recovery.largest_timestamp(s).ok();
         let log = s.log_summary();
         let stats = log.and_then(|l| l.stats.as_ref());
-        let log_end = match log {
+        let log_end = match log.map(LogSummary::log_end) {
             None => "unread",
-            Some(l) if l.walk_error.is_some() => "corrupt",
-            Some(l) => match &l.end {
-                Some(WalkEnd::PartialBatch { .. }) => "partial_batch",
-                Some(WalkEnd::ZeroFilled { .. }) => "zero_filled",
-                _ => "clean",
-            },
+            Some(LogEnd::Corrupt) => "corrupt",
+            Some(LogEnd::PartialBatch) => "partial_batch",
+            Some(LogEnd::ZeroFilled) => "zero_filled",
+            Some(LogEnd::Clean) => "clean",
         };
         SegmentDoc {
             base_offset: s.base_offset.get(),
