@@ -4,12 +4,14 @@
 //! - [`guard`]: is this a log dir (meta.properties), is its `.lock` free, does a write stay
 //!   inside it, did a file change since planning.
 //! - [`fsutil`]: the one durable-write helper and the filesystem seam, with failpoints.
-//! - [`plan`]: typed steps, their dry-run rendering and their (idempotent) apply and undo.
+//! - [`plan`]: typed steps and their (idempotent) apply and undo (`report::mutation` renders
+//!   them).
 //! - [`journal`]: records each step before it is taken, so that `resume` finishes and `undo`
 //!   rolls back an interrupted run; [`quarantine`] is where replaced and removed files go.
 //! - Commands that build plans: [`rebuild_index`], [`roll`], [`delete`] (a retention plan's
 //!   deletions: [`plan::Step::Quarantine`] steps and checkpoint [`plan::Step::WriteFile`]s, run
-//!   by [`journal::execute`]).
+//!   by [`journal::execute`]); [`run`] plans partitions in parallel and applies each log dir's
+//!   plan, for all of them.
 //!
 //! `checks/` never depends on this module.
 
@@ -27,6 +29,7 @@ pub mod producer_state;
 pub mod quarantine;
 pub mod rebuild_index;
 pub mod roll;
+pub mod run;
 pub mod signals;
 pub mod targets;
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::checks::finding::{Finding, Severity};
 use crate::exit_codes::Outcome;
+use crate::model::units::TimestampMs;
 
 use super::assumptions::AssumptionsDoc;
 use super::findings::FindingDoc;
@@ -97,8 +98,8 @@ impl<B> Envelope<B> {
     /// rules used.
     pub fn new(
         command: &'static str,
-        generated_at_ms: i64,
-        evaluated_at_ms: i64,
+        generated_at: TimestampMs,
+        evaluated_at: TimestampMs,
         body: B,
         findings: &[Finding],
         scanned: Option<ScanTotals>,
@@ -108,8 +109,8 @@ impl<B> Envelope<B> {
             tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
             command,
             schema_version: SCHEMA_VERSION,
-            generated_at_ms,
-            evaluated_at_ms,
+            generated_at_ms: generated_at.get(),
+            evaluated_at_ms: evaluated_at.get(),
             assumptions: None,
             body,
             findings: FindingDoc::all(findings),
@@ -138,8 +139,8 @@ mod tests {
         )];
         let doc = Envelope::new(
             "test",
-            5,
-            6,
+            TimestampMs(5),
+            TimestampMs(6),
             Body { things: 2 },
             &f,
             None,
@@ -173,8 +174,8 @@ mod tests {
         };
         let doc = Envelope::new(
             "test",
-            5,
-            6,
+            TimestampMs(5),
+            TimestampMs(6),
             Body { things: 2 },
             &[],
             Some(scanned),
