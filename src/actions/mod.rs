@@ -10,8 +10,9 @@
 //!   rolls back an interrupted run; [`quarantine`] is where replaced and removed files go.
 //! - Commands that build plans: [`rebuild_index`], [`roll`], [`delete`] (a retention plan's
 //!   deletions: [`plan::Step::Quarantine`] steps and checkpoint [`plan::Step::WriteFile`]s, run
-//!   by [`journal::execute`]); [`run`] plans partitions in parallel and applies each log dir's
-//!   plan, for all of them.
+//!   by [`journal::execute`]; [`delete_run`] is the whole run, refusals and group losses
+//!   included); [`run`] plans partitions in parallel and applies each log dir's plan, for
+//!   `rebuild-index` and `roll`.
 //!
 //! `checks/` never depends on this module.
 
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::exit_codes::Outcome;
 
 pub mod delete;
+pub mod delete_run;
 pub mod fsutil;
 pub mod guard;
 pub mod journal;

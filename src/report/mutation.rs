@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::actions::delete::DeleteReport;
+use crate::actions::delete_run::{AssumedRefusal, Deletion};
 use crate::actions::journal::{Journal, RunReport};
 use crate::actions::plan::{ActionPlan, PlanSummary, Step};
 use crate::actions::rebuild_index::{Comparison, SegmentReport};
@@ -382,7 +383,23 @@ pub struct DeleteBody<'a> {
     /// The consumer groups whose committed offsets fall below a new log start.
     pub groups_losing_data: Vec<LossDoc>,
     /// The partitions left alone for assumed configs.
-    pub refused_assumed_configs: &'a [AssumedRefusalDoc],
+    pub refused_assumed_configs: Vec<AssumedRefusalDoc>,
+}
+
+impl<'a> DeleteBody<'a> {
+    /// The document of a deletion.
+    pub fn new(d: &'a Deletion) -> Self {
+        let refusal = |r: &AssumedRefusal| {
+            (d.partition(r)).map(|p| AssumedRefusalDoc::new(p, &r.assumed, r.upload_state_unknown))
+        };
+        DeleteBody {
+            executed: d.executed,
+            refused: d.refused(),
+            log_dirs: d.log_dirs.iter().map(DeleteLogDirDoc::new).collect(),
+            groups_losing_data: d.lost.iter().map(LossDoc::from).collect(),
+            refused_assumed_configs: d.refused_assumed.iter().filter_map(refusal).collect(),
+        }
+    }
 }
 
 /// `delete` for people: each log dir's plan and the partitions it deletes in, the refusals for
@@ -402,7 +419,7 @@ pub fn write_delete(body: &DeleteBody<'_>, width: usize, out: &mut dyn Write) ->
             writeln!(out, "journal: {}", escape_path(j))?;
         }
     }
-    for r in body.refused_assumed_configs {
+    for r in &body.refused_assumed_configs {
         for l in fit_atoms(&words(&r.line()), width, " ", "", "    ") {
             writeln!(out, "{l}")?;
         }
