@@ -94,8 +94,9 @@ impl<B> Envelope<B> {
     }
 
     /// The document of `command`: `body`, `findings` and their summary. The clock is the
-    /// caller's (read once per run): `generated_at_ms` is when, `evaluated_at_ms` the "now" the
-    /// rules used.
+    /// caller's (read once per run): `generated_at` is when, `evaluated_at` the "now" the rules
+    /// used (written as the wire's `generated_at_ms` and `evaluated_at_ms`). Commands reach it
+    /// through [`crate::report::write_document`].
     pub fn new(
         command: &'static str,
         generated_at: TimestampMs,
