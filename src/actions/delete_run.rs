@@ -3,20 +3,21 @@
 //! deletions ([`plan_log_dir`]), find the consumer groups that lose data ([`losses`]), and apply
 //! unless refused or a dry run. `report::mutation` renders the result.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::config::provenance::AssumedValue;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView};
+use crate::model::coordinators::replay_groups;
 use crate::model::file_bytes::ReadMode;
-use crate::model::groups::{losses, replay_partition, GroupState, Loss, TopicPartition};
+use crate::model::groups::TopicPartition;
 use crate::model::log_dir::LogDir;
-use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC};
 use crate::model::problem::FileProblem;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{load_targets, LoadProgress, TargetError};
 use crate::model::units::{Offset, TimestampMs};
 use crate::plan::{build_plan, PartitionPlan, Plan, PlanOptions};
+use crate::rules::groups::{losses, Loss};
 use crate::rules::retention::Approximation;
 use crate::rules::KafkaVersion;
 
@@ -240,43 +241,22 @@ fn plan_deletions(
     Ok((runs, starts))
 }
 
-/// The group state of every `__consumer_offsets` partition held (first copy of each), and the
-/// files that could not be read (the groups they hold are missing from the state).
-fn group_state(dirs: &[LogDir], mode: ReadMode) -> (GroupState, Vec<FileProblem>) {
-    let mut state = GroupState::default();
-    let mut unreadable = Vec::new();
-    let mut seen = BTreeSet::new();
-    for p in dirs.iter().flat_map(|d| &d.partitions) {
-        let Some(name) = p
-            .name
-            .as_ref()
-            .filter(|n| n.state == PartitionDirState::Live && n.topic == CONSUMER_OFFSETS_TOPIC)
-        else {
-            continue;
-        };
-        if seen.insert(name.partition) {
-            if let Err(e) = replay_partition(&mut state, p, name.partition, mode) {
-                unreadable.push(e);
-            }
-        }
-    }
-    (state, unreadable)
-}
-
-/// The consumer groups whose committed offsets fall below the new log starts; a group
-/// partition that cannot be read refuses the run (its groups' losses would be unknown).
+/// The consumer groups whose committed offsets fall below the new log starts. A
+/// `__consumer_offsets` partition that cannot be read hides its groups' losses: refused.
 fn group_losses(
     dirs: &[LogDir],
     mode: ReadMode,
     starts: &LogStarts,
 ) -> Result<Vec<Loss>, ActionError> {
-    let (groups, unreadable) = group_state(dirs, mode);
-    let unreadable = unreadable.iter().filter_map(|p| match p {
-        FileProblem::Io { path, message } => Some((path.as_path(), message.as_str())),
-        FileProblem::Format { .. } => None,
-    });
-    refuse_unreadable(unreadable)?;
-    Ok(losses(&groups, starts))
+    let groups = replay_groups(dirs, mode);
+    let unreadable: Vec<(&Path, String)> = (groups.unreadable.iter())
+        .map(|u| match &u.problem {
+            FileProblem::Io { path, message } => (path.as_path(), message.clone()),
+            FileProblem::Format { path, error } => (path.as_path(), error.to_string()),
+        })
+        .collect();
+    refuse_unreadable(unreadable.iter().map(|(p, m)| (*p, m.as_str())))?;
+    Ok(losses(&groups.state, starts))
 }
 
 /// Apply each log dir's plan through the journal.

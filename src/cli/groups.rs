@@ -2,13 +2,14 @@
 //! data partitions held here, and what the next retention pass and offset expiry do to them.
 //!
 //! Options → [`load_coordinator_inputs`] → [`build_plan`] (the next pass's log starts) →
-//! [`groups_report`] → [`write`] ([`render_groups`]).
+//! [`check_groups`] → [`GroupsBody::new`] → [`write`] ([`render_groups`]).
 
 use std::io::Write;
 
-use crate::coordinators::groups::groups_report;
+use crate::checks::groups::check_groups;
 use crate::exit_codes::Outcome;
 use crate::plan::{build_plan, PlanOptions};
+use crate::report::groups_doc::GroupsBody;
 use crate::report::groups_table::render_groups;
 use crate::rules::KafkaVersion;
 
@@ -35,7 +36,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     // `groups` takes one --topic.
     let topic = run.filters.topics.first().cloned();
     let (dirs, view, mode) = (&inputs.dirs, &inputs.view, inputs.mode);
-    let report = groups_report(
+    let c = check_groups(
         dirs,
         view,
         &plan,
@@ -44,6 +45,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         run.filters.group.clone(),
         topic,
     );
+    let report = (GroupsBody::new(&c.state, &c.facts, &c.verdicts), c.findings);
     let doc = coordinator_document("groups", &inputs, report, target_findings, run);
     write(run, doc, render_groups, out)
 }

@@ -2,13 +2,14 @@
 //! and per data partition the producer-state replay with its open transactions, the last stable
 //! offset they hold, and how long each has been open against `transaction.max.timeout.ms`.
 //!
-//! Options → [`load_coordinator_inputs`] → [`transactions_report`] → [`write`]
-//! ([`render_transactions`]).
+//! Options → [`load_coordinator_inputs`] → [`check_transactions`] → [`TxnBody::new`] →
+//! [`write`] ([`render_transactions`]).
 
 use std::io::Write;
 
-use crate::coordinators::transactions::transactions_report;
+use crate::checks::transactions::check_transactions;
 use crate::exit_codes::Outcome;
+use crate::report::txn_doc::TxnBody;
 use crate::report::txn_table::render_transactions;
 
 use super::common::{coordinator_document, load_coordinator_inputs, write, CoordinatorArgs};
@@ -29,7 +30,15 @@ pub fn run(
         },
         run,
     )?;
-    let report = transactions_report(&inputs.dirs, &inputs.view, inputs.mode, run.now.get());
+    let c = check_transactions(&inputs.dirs, &inputs.view, inputs.mode, run.now.get());
+    let body = TxnBody::new(
+        &c.state,
+        c.state_partition_count,
+        c.max_timeout_ms,
+        &c.partitions,
+        &c.verdicts,
+    );
+    let report = (body, c.findings);
     let doc = coordinator_document("transactions", &inputs, report, target_findings, run);
     write(run, doc, render_transactions, out)
 }

@@ -6,7 +6,7 @@
 //! image; the partition dirs from the load, not listed again) → the
 //! findings of each existing reader: [`inspect_findings`], [`config_findings`],
 //! [`plan_findings`] and [`active_segment_findings`] of one [`build_plan`] at `now`,
-//! [`groups_report`] and [`transactions_report`] → filtered, deduplicated (code and canonical place: [`dedup_findings`]),
+//! [`check_groups`] and [`check_transactions`] → filtered, deduplicated (code and canonical place: [`dedup_findings`]),
 //! sorted → [`Diagnosis`] with its [`Summary`].
 
 pub mod active;
@@ -23,12 +23,12 @@ use std::path::PathBuf;
 
 use crate::checks::config::config_findings;
 use crate::checks::finding::{Finding, Severity};
+use crate::checks::groups::check_groups;
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::dedup_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
+use crate::checks::transactions::check_transactions;
 use crate::checks::unreadable::dedup_unreadable;
-use crate::coordinators::groups::groups_report;
-use crate::coordinators::transactions::transactions_report;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
@@ -184,7 +184,7 @@ pub fn diagnose(
     let disk = disk::disk_projections(&plan, &dirs, inputs.disk_space, &mut findings);
     findings.extend(config_risk::config_risk_findings(&view, &plan));
     findings.extend(
-        groups_report(
+        check_groups(
             &dirs,
             &view,
             &plan,
@@ -193,9 +193,9 @@ pub fn diagnose(
             None,
             None,
         )
-        .1,
+        .findings,
     );
-    findings.extend(transactions_report(&dirs, &view, inputs.read_mode, inputs.now_ms).1);
+    findings.extend(check_transactions(&dirs, &view, inputs.read_mode, inputs.now_ms).findings);
     // A dir both listed by the load and read by the cluster view is one unreadable input.
     dedup_unreadable(&mut findings);
     findings.retain(|f| filter.keeps(f));

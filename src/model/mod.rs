@@ -4,6 +4,7 @@
 //! every problem as data for `checks/` to turn into findings.
 
 pub mod cluster;
+pub mod coordinators;
 pub mod file_bytes;
 pub mod groups;
 pub mod listing;
@@ -18,4 +19,5 @@ pub mod producer_state;
 pub mod records;
 pub mod segment;
 pub mod targets;
+pub mod txn_state;
 pub mod units;

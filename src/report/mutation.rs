@@ -17,9 +17,9 @@ use crate::actions::rebuild_index::{Comparison, SegmentReport};
 use crate::actions::roll::RollReport;
 use crate::actions::run::{LogDirRun, MutationRun};
 use crate::config::provenance::AssumedValue;
-use crate::model::groups::Loss;
 use crate::model::names::path_text;
 use crate::plan::PartitionPlan;
+use crate::rules::groups::Loss;
 
 use super::sanitize::{escape, escape_path};
 use super::terminal::{fit_atoms, words};
