@@ -7,6 +7,7 @@ use clap::Parser;
 use logclean::cli::run_config::RunConfig;
 use logclean::cli::{self, Cli, ColorChoice, Command};
 use logclean::exit_codes::Outcome;
+use logclean::model::units::TimestampMs;
 use logclean::report::human::Zone;
 use logclean::report::sanitize::escape;
 
@@ -58,14 +59,12 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         },
     };
     // The only read of the wall clock: every command gets its instants from here.
-    let wall_clock_ms = chrono::Utc::now().timestamp_millis();
-    let run = RunConfig::new(output, wall_clock_ms, cli.command.now_arg());
+    let wall_clock = TimestampMs(chrono::Utc::now().timestamp_millis());
+    let run = RunConfig::new(output, wall_clock, &cli.command)?;
     // Each command decides its outcome before it writes; a reader closing the pipe (`| head`)
     // leaves that outcome as the exit code.
     let outcome = match &cli.command {
-        Command::Inspect(args) => {
-            cli::inspect::run(args, run.output, run.generated_at_ms, &mut out)?
-        }
+        Command::Inspect(args) => cli::inspect::run(args, &run, &mut out)?,
         Command::Diagnose(args) => cli::diagnose::run(args, &run, cli.format, &mut out)?,
         Command::Config(args) => cli::config::run(args, &run, &mut out)?,
         Command::Groups(args) => cli::groups::run(args, &run, &mut out)?,

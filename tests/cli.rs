@@ -892,3 +892,63 @@ fn dirs_of_two_clusters_are_a_mismatch_not_duplicates() {
         .collect();
     assert_eq!(codes, ["dir.cluster_mismatch"], "{doc:#}");
 }
+
+/// `logclean --format FORMAT <command> <args>`: its stdout, after checking it did not panic.
+fn stdout_of(format: &str, command: &str, args: &[&str]) -> Vec<u8> {
+    let out = logclean()
+        .args(["--format", format, command])
+        .args(args)
+        .output()
+        .unwrap();
+    let code = out.status.code().expect("exited by signal (panic abort?)");
+    assert_ne!(
+        code,
+        101,
+        "{command} panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Every command that evaluates at an instant takes `--now`: its document says it was evaluated
+/// there (not at the wall clock it was generated at); `plan` and `delete` also take it as `--at`.
+#[test]
+fn every_evaluating_command_takes_now() {
+    let c = Copy::new();
+    let dir = c.log_dir.to_str().unwrap();
+    let now = 1_796_083_200_000_i64;
+    let commands = [
+        "diagnose",
+        "inspect",
+        "config",
+        "groups",
+        "transactions",
+        "plan",
+        "rebuild-index",
+        "roll",
+        "delete",
+    ];
+    for command in commands {
+        let out = stdout_of("json", command, &["--now", &now.to_string(), dir]);
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(doc["evaluated_at_ms"], now, "{command}");
+        assert_ne!(doc["generated_at_ms"], now, "{command}");
+    }
+    let without_generated = |mut doc: Value| {
+        doc["generated_at_ms"] = Value::Null;
+        doc
+    };
+    for command in ["plan", "delete"] {
+        let at = stdout_of("json", command, &["--at", "2026-12-01T00:00:00Z", dir]);
+        let now = stdout_of("json", command, &["--now", "1796083200000", dir]);
+        let (at, now): (Value, Value) = (
+            serde_json::from_slice(&at).unwrap(),
+            serde_json::from_slice(&now).unwrap(),
+        );
+        assert_eq!(without_generated(at), without_generated(now), "{command}");
+    }
+    // Ages in the table count from the instant.
+    let day_one = stdout_of("table", "inspect", &["--now", "2026-12-01T00:00:00Z", dir]);
+    let day_two = stdout_of("table", "inspect", &["--now", "2026-12-02T00:00:00Z", dir]);
+    assert_ne!(day_one, day_two);
+}

@@ -4,12 +4,15 @@
 //! - [`guard`]: is this a log dir (meta.properties), is its `.lock` free, does a write stay
 //!   inside it, did a file change since planning.
 //! - [`fsutil`]: the one durable-write helper and the filesystem seam, with failpoints.
-//! - [`plan`]: typed steps, their dry-run rendering and their (idempotent) apply and undo.
+//! - [`plan`]: typed steps and their (idempotent) apply and undo (`report::mutation` renders
+//!   them).
 //! - [`journal`]: records each step before it is taken, so that `resume` finishes and `undo`
 //!   rolls back an interrupted run; [`quarantine`] is where replaced and removed files go.
 //! - Commands that build plans: [`rebuild_index`], [`roll`], [`delete`] (a retention plan's
 //!   deletions: [`plan::Step::Quarantine`] steps and checkpoint [`plan::Step::WriteFile`]s, run
-//!   by [`journal::execute`]).
+//!   by [`journal::execute`]; [`delete_run`] is the whole run, refusals and group losses
+//!   included); [`run`] plans partitions in parallel and applies each log dir's plan, for
+//!   `rebuild-index` and `roll`.
 //!
 //! `checks/` never depends on this module.
 
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::exit_codes::Outcome;
 
 pub mod delete;
+pub mod delete_run;
 pub mod fsutil;
 pub mod guard;
 pub mod journal;
@@ -27,6 +31,7 @@ pub mod plan;
 pub mod quarantine;
 pub mod rebuild_index;
 pub mod roll;
+pub mod run;
 pub mod signals;
 pub mod targets;
 

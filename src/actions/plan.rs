@@ -1,6 +1,6 @@
-//! Typed plan steps: what a mutating command will do, rendered for the dry run and applied (or
-//! undone) one step at a time by [`super::journal`]. Printing and doing use the same object, so
-//! they cannot drift apart (STYLE.md G11).
+//! Typed plan steps: what a mutating command will do, rendered for the dry run by
+//! `report::mutation` and applied (or undone) one step at a time by [`super::journal`]. Printing
+//! and doing use the same object, so they cannot drift apart (STYLE.md G11).
 //!
 //! Every step is **idempotent** given the files it leaves behind, so a run killed in the middle
 //! of a step is finished by redoing that step (`resume`) or rolled back by undoing it (`undo`):
@@ -11,14 +11,12 @@
 //! | `Truncate` | copy the dropped tail into quarantine (once), then `set_len` + sync | write the tail back |
 //! | `Quarantine` | rename the file into quarantine (or remove it with `--purge`) | rename it back |
 
-use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::names::path_text;
-use crate::report::sanitize::{escape, escape_path};
 
 use super::fsutil::Fs;
 use super::guard::{check_write_target, CheckedLogDir, FileStamp};
@@ -150,96 +148,6 @@ impl ActionPlan {
             }
         }
         s
-    }
-
-    /// A path relative to the log dir, for display (as [`path_text`] writes it; not escaped).
-    pub fn show(&self, path: &Path) -> String {
-        path_text(path.strip_prefix(&self.log_dir).unwrap_or(path))
-    }
-
-    /// The plan as text: notes, one line per step, and the summary. `executed` says whether the
-    /// steps were done ("wrote") or only planned ("would write"). Every line goes through
-    /// [`escape`]: paths, notes and reasons quote names read from disk.
-    pub fn render_text(&self, executed: bool) -> String {
-        self.render_text_ending(
-            executed,
-            "nothing changed (dry run); run again with --execute to apply",
-        )
-    }
-
-    /// [`Self::render_text`] of a run that was refused: nothing changed, and `--execute` would
-    /// not change that (the refusal says what would).
-    pub fn render_refused_text(&self) -> String {
-        self.render_text_ending(false, "nothing changed (refused, see below)")
-    }
-
-    fn render_text_ending(&self, executed: bool, not_executed: &str) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "{} in {}", self.command, escape_path(&self.log_dir));
-        for n in &self.notes {
-            let _ = writeln!(out, "  note: {}", escape(n));
-        }
-        let verb = |would: &str, did: &str| {
-            if executed {
-                did.to_string()
-            } else {
-                format!("would {would}")
-            }
-        };
-        for step in &self.steps {
-            let line = match step {
-                Step::WriteFile {
-                    path,
-                    new_len,
-                    old_len,
-                    why,
-                    ..
-                } => match old_len {
-                    Some(old) => format!(
-                        "{} {} ({old} -> {new_len} bytes): {why}",
-                        verb("rewrite", "rewrote"),
-                        self.show(path)
-                    ),
-                    None => format!(
-                        "{} {} ({new_len} bytes): {why}",
-                        verb("create", "created"),
-                        self.show(path)
-                    ),
-                },
-                Step::Truncate {
-                    path,
-                    from_len,
-                    to_len,
-                    why,
-                } => format!(
-                    "{} {} from {from_len} to {to_len} bytes (drops {}): {why}",
-                    verb("truncate", "truncated"),
-                    self.show(path),
-                    from_len.saturating_sub(*to_len)
-                ),
-                Step::Quarantine { path, len, why } => format!(
-                    "{} {} ({len} bytes) to quarantine: {why}",
-                    verb("move", "moved"),
-                    self.show(path)
-                ),
-            };
-            let _ = writeln!(out, "  {}", escape(&line));
-        }
-        let s = self.summary();
-        let _ = writeln!(
-            out,
-            "{}: {} file(s) written, {} truncated ({} bytes cut), {} moved to quarantine; {} bytes freed",
-            if executed { "done" } else { "plan" },
-            s.files_written,
-            s.files_truncated,
-            s.bytes_truncated,
-            s.files_quarantined,
-            s.bytes_freed
-        );
-        if !executed {
-            let _ = writeln!(out, "{not_executed}");
-        }
-        out
     }
 }
 

@@ -1,7 +1,8 @@
-//! What every command's CLI shares: rendering settings, the exit outcome of findings, a report
-//! finished on a closed pipe, loading the targets given on the command line and the inputs of
-//! the coordinator commands.
+//! What every command's CLI shares: rendering settings, the exit outcome of findings, the one way
+//! a document is written ([`write`]), loading the targets given on the command line and the
+//! inputs of the coordinator commands.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use crate::checks::finding::{Finding, FindingClass, Severity};
@@ -14,13 +15,13 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{self, LoadProgress};
-use crate::report::assumptions::write_assumptions;
+use crate::model::units::TimestampMs;
 use crate::report::human::Zone;
-use crate::report::render_json;
 use crate::report::sanitize::escape;
 use crate::report::table::TableStyle;
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::{Envelope, ScanTotals};
+use crate::report::{write_document, Document};
 
 use super::progress::Progress;
 use super::run_config::RunConfig;
@@ -42,13 +43,13 @@ pub struct Output {
 }
 
 impl Output {
-    /// The table settings for a run evaluated at `evaluated_at_ms` (ages count from it).
-    pub fn table_style(&self, evaluated_at_ms: i64) -> TableStyle {
+    /// The table settings for a run evaluated at `now` (ages count from it).
+    pub fn table_style(&self, now: TimestampMs) -> TableStyle {
         TableStyle {
             color: self.color,
             width: self.width,
             zone: self.zone,
-            evaluated_at_ms,
+            evaluated_at_ms: now.get(),
         }
     }
 }
@@ -98,6 +99,18 @@ pub fn load_targets(
     Ok((loaded.dirs, findings))
 }
 
+/// Write `doc` as the run renders ([`crate::report::write_document`]: JSON, or the assumptions
+/// and `table` for people). The outcome is the document's, even when the reader closed the pipe.
+pub fn write<B: serde::Serialize>(
+    run: &RunConfig,
+    doc: Document<B>,
+    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn Write) -> std::io::Result<()>,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let outcome = doc.outcome;
+    finish_render(outcome, write_document(doc, &run.rendering(), table, out))
+}
+
 /// What `groups` and `transactions` read: the cluster view of the named dirs and the dirs
 /// themselves (data partitions at the tail, the coordinators' topics at headers).
 pub struct CoordinatorInputs {
@@ -112,31 +125,21 @@ pub struct CoordinatorInputs {
 /// The arguments `groups` and `transactions` share.
 #[derive(Debug, Clone, Copy)]
 pub struct CoordinatorArgs<'a> {
-    /// The command's name in the envelope.
-    pub command: &'static str,
     /// Log dirs (or partition dirs) to read.
     pub paths: &'a [PathBuf],
     /// The broker's static `server.properties`.
     pub server_properties: Option<&'a PathBuf>,
     /// `--config-file`.
     pub config_file: Option<&'a PathBuf>,
-    /// `--mmap`.
-    pub mmap: bool,
-    /// `--fail-on`.
-    pub fail_on: Severity,
 }
 
-/// Run a coordinator command (`groups`, `transactions`): build the cluster view and load the
-/// dirs, let `report` make the document and findings at the evaluated instant, add the
-/// wrong-target findings, sort, and write it with `table` for people.
-pub fn run_coordinator_command<B: serde::Serialize>(
+/// Build the cluster view of a coordinator command (`groups`, `transactions`) and load its dirs;
+/// the wrong targets found on the way are returned beside them.
+pub fn load_coordinator_inputs(
     args: CoordinatorArgs<'_>,
     run: &RunConfig,
-    out: &mut dyn std::io::Write,
-    report: impl FnOnce(&CoordinatorInputs, i64) -> (B, Vec<Finding>),
-    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<Outcome> {
-    let mode = ReadMode::from_mmap_flag(args.mmap);
+) -> anyhow::Result<(CoordinatorInputs, Vec<Finding>)> {
+    let mode = run.read_mode;
     let cluster = ClusterInputs {
         log_dirs: args.paths.to_vec(),
         server_properties: args.server_properties.cloned().map(FileInput::Path),
@@ -151,59 +154,29 @@ pub fn run_coordinator_command<B: serde::Serialize>(
     let (dirs, target_findings) = load_targets(args.paths, &opts, &progress)?;
     // The view takes the partition dirs from the load: listed and read once, not twice.
     let view = ClusterView::build_over(&cluster, &dirs)?;
-    let inputs = CoordinatorInputs { mode, view, dirs };
-    let now = run.evaluated_at_ms;
-    let (body, mut findings) = report(&inputs, now);
+    Ok((CoordinatorInputs { mode, view, dirs }, target_findings))
+}
+
+/// The document of a coordinator command: its body and findings, with the wrong targets and
+/// what could not be read (left out of the report: said, exit 3), sorted.
+pub fn coordinator_document<B>(
+    command: &'static str,
+    inputs: &CoordinatorInputs,
+    (body, mut findings): (B, Vec<Finding>),
+    target_findings: Vec<Finding>,
+    run: &RunConfig,
+) -> Document<B> {
     findings.extend(target_findings);
-    // Partitions and configs that could not be read are left out of the report: said, exit 3.
     findings.extend(unreadable_findings(&inputs.dirs, Some(&inputs.view)));
     dedup_unreadable(&mut findings);
     sort_findings(&mut findings);
-    let outcome = outcome_of(&findings, args.fail_on);
-    write_document(
-        args.command,
-        run,
-        now,
-        body,
-        &findings,
-        Some(ScanTotals::of(&inputs.dirs)),
-        Some(AssumptionsDoc::of(&inputs.view, &[])),
-        outcome,
-        out,
-        table,
-    )
-}
-
-/// Write a command's document: the shared envelope (`evaluated_at_ms` is the instant the rules
-/// used) as JSON, or through `table` for people; the outcome is the run's even when the reader
-/// closed the pipe.
-#[allow(clippy::too_many_arguments)] // the envelope's parts, each named at the call site
-pub fn write_document<B: serde::Serialize>(
-    command: &'static str,
-    run: &RunConfig,
-    evaluated_at_ms: i64,
-    body: B,
-    findings: &[Finding],
-    scanned: Option<ScanTotals>,
-    assumptions: Option<AssumptionsDoc>,
-    outcome: Outcome,
-    out: &mut dyn std::io::Write,
-    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<Outcome> {
-    let mut doc = Envelope::new(
+    let outcome = outcome_of(&findings, run.filters.fail_on);
+    Document {
         command,
-        run.generated_at_ms,
-        evaluated_at_ms,
         body,
+        scanned: Some(ScanTotals::of(&inputs.dirs)),
+        assumptions: Some(AssumptionsDoc::of(&inputs.view, &[])),
         findings,
-        scanned,
         outcome,
-    );
-    doc.assumptions = assumptions;
-    let rendered = match run.output.format {
-        OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
-            .and_then(|()| table(&doc, &run.output.table_style(evaluated_at_ms), out)),
-    };
-    finish_render(outcome, rendered)
+    }
 }

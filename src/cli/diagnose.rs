@@ -1,14 +1,12 @@
 //! `logclean diagnose`: options → [`diagnose`] (one load, one cluster view, one plan, every
-//! reader's findings) → the shared envelope with the summary → JSON or the table, or the
-//! metrics as a node_exporter textfile (`--format prometheus`).
+//! reader's findings) at the run's instant → [`write`] ([`render_diagnose`]), or the metrics as
+//! a node_exporter textfile (`--format prometheus`).
 
-use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::checks::catalog;
 use crate::checks::finding::Severity;
 use crate::diagnose::compaction::MIB;
 use crate::diagnose::disk::FsSpace;
@@ -16,11 +14,12 @@ use crate::diagnose::metrics::render_prometheus;
 use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
-use crate::model::file_bytes::ReadMode;
+use crate::report::wire::assumptions::AssumptionsDoc;
+use crate::report::Document;
 
-use super::common::{finish_render, outcome_of, write_document};
+use super::common::{finish_render, outcome_of, write};
 use super::progress::Progress;
-use super::run_config::{NowArg, RunConfig};
+use super::run_config::{NowArg, ReadArg, RunConfig};
 use super::{FailOn, FormatArg};
 
 /// `--min-severity`.
@@ -64,14 +63,9 @@ pub struct DiagnoseArgs {
     /// Only findings at or above this severity.
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub min_severity: Option<MinSeverity>,
-    /// Memory-map large files for deep verification instead of reading them. Risky: a file
-    /// another process truncates while it is mapped (a copy being synced, a broker without
-    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
-    #[arg(long, overrides_with = "no_mmap")]
-    pub mmap: bool,
-    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
-    #[arg(long, hide = true, overrides_with = "mmap")]
-    pub no_mmap: bool,
+    /// How large files are read (`--mmap`).
+    #[command(flatten)]
+    pub read: ReadArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -132,42 +126,30 @@ pub fn run(
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone(),
         config_file: args.config_file.clone(),
-        now_ms: run.evaluated_at_ms,
+        now_ms: run.now.get(),
         deep: args.deep,
-        read_mode: ReadMode::from_mmap_flag(args.mmap),
+        read_mode: run.read_mode,
         cleaner_rate_bytes_per_sec: args.cleaner_rate.map(|r| r * MIB),
         disk_space: args.disk_space,
     };
-    if let Some(k) = args
-        .kinds
-        .iter()
-        .find(|k| catalog::by_code(k).is_none() && !catalog::DOMAINS.contains(&k.as_str()))
-    {
-        anyhow::bail!(
-            "--kind `{k}` is neither a finding code nor a domain (README: Finding codes)"
-        );
-    }
     let filter = Filter {
-        kinds: args.kinds.clone(),
-        topics: args.topics.clone(),
-        min_severity: args.min_severity.map(Severity::from),
+        kinds: run.filters.kinds.clone(),
+        topics: run.filters.topics.clone(),
+        min_severity: run.filters.min_severity,
     };
     let progress = Progress::new(run.output.progress, "reading partitions");
     let d = diagnose(&inputs, &filter, &progress)?;
-    let outcome = outcome_of(&d.findings, args.fail_on);
+    let outcome = outcome_of(&d.findings, run.filters.fail_on);
     if format == FormatArg::Prometheus {
         return finish_render(outcome, render_prometheus(&d, outcome.code(), out));
     }
-    write_document(
-        "diagnose",
-        run,
-        d.now_ms,
-        DiagnoseBody::new(d.summary),
-        &d.findings,
-        Some(d.scanned),
-        Some(AssumptionsDoc::new(&d.assumptions)),
+    let doc = Document {
+        command: "diagnose",
+        body: DiagnoseBody::new(d.summary),
+        findings: d.findings,
+        scanned: Some(d.scanned),
+        assumptions: Some(AssumptionsDoc::new(&d.assumptions)),
         outcome,
-        out,
-        render_diagnose,
-    )
+    };
+    write(run, doc, render_diagnose, out)
 }

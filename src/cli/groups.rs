@@ -1,44 +1,51 @@
 //! `logclean groups`: replay `__consumer_offsets`, describe each group's offsets against the
 //! data partitions held here, and what the next retention pass and offset expiry do to them.
 //!
-//! Options → [`run_coordinator_command`]: load → [`build_plan`] (the next pass's log starts) →
-//! [`check_groups`] → [`GroupsBody::new`] → render.
+//! Options → [`load_coordinator_inputs`] → [`build_plan`] (the next pass's log starts) →
+//! [`check_groups`] → [`GroupsBody::new`] → [`write`] ([`render_groups`]).
 
 use std::io::Write;
 
 use crate::checks::groups::check_groups;
 use crate::exit_codes::Outcome;
-use crate::model::units::TimestampMs;
 use crate::plan::{build_plan, PlanOptions};
 use crate::report::groups_doc::GroupsBody;
 use crate::report::groups_table::render_groups;
 use crate::rules::KafkaVersion;
 
-use super::common::{run_coordinator_command, CoordinatorArgs, CoordinatorInputs};
+use super::common::{coordinator_document, load_coordinator_inputs, write, CoordinatorArgs};
 use super::run_config::RunConfig;
 use super::GroupsArgs;
 
 /// Run `groups`.
 pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let shared = CoordinatorArgs {
-        command: "groups",
-        paths: &args.paths,
-        server_properties: args.server_properties.as_ref(),
-        config_file: args.config_file.as_ref(),
-        mmap: args.mmap,
-        fail_on: args.fail_on.into(),
+    let (inputs, target_findings) = load_coordinator_inputs(
+        CoordinatorArgs {
+            paths: &args.paths,
+            server_properties: args.server_properties.as_ref(),
+            config_file: args.config_file.as_ref(),
+        },
+        run,
+    )?;
+    let opts = PlanOptions {
+        now: run.now,
+        topics: Vec::new(),
+        version: KafkaVersion::default(),
     };
-    let report = |inputs: &CoordinatorInputs, now| {
-        let CoordinatorInputs { mode, view, dirs } = inputs;
-        let opts = PlanOptions {
-            now: TimestampMs(now),
-            topics: Vec::new(),
-            version: KafkaVersion::default(),
-        };
-        let plan = build_plan(view, dirs, &opts);
-        let (group, topic) = (args.group.clone(), args.topic.clone());
-        let c = check_groups(dirs, view, &plan, *mode, now, group, topic);
-        (GroupsBody::new(&c.state, &c.facts, &c.verdicts), c.findings)
-    };
-    run_coordinator_command(shared, run, out, report, render_groups)
+    let plan = build_plan(&inputs.view, &inputs.dirs, &opts);
+    // `groups` takes one --topic.
+    let topic = run.filters.topics.first().cloned();
+    let (dirs, view, mode) = (&inputs.dirs, &inputs.view, inputs.mode);
+    let c = check_groups(
+        dirs,
+        view,
+        &plan,
+        mode,
+        run.now.get(),
+        run.filters.group.clone(),
+        topic,
+    );
+    let report = (GroupsBody::new(&c.state, &c.facts, &c.verdicts), c.findings);
+    let doc = coordinator_document("groups", &inputs, report, target_findings, run);
+    write(run, doc, render_groups, out)
 }

@@ -1,8 +1,11 @@
-//! `logclean inspect`: load the given paths read-only, check them, render the report.
+//! `logclean inspect`: options → load the given paths read-only ([`load_targets`]) →
+//! [`inspect_findings`] and the documents of the dirs, their metadata logs and records →
+//! [`write`] ([`render_inspect`]).
 
 use std::io::Write;
 
 use crate::checks::file::problem_finding;
+use crate::checks::finding::Finding;
 use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::at_partition;
 use crate::checks::unreadable::{dedup_unreadable, metadata_image_findings};
@@ -13,13 +16,14 @@ use crate::model::metadata_log::load_metadata_image;
 use crate::model::mode::run_modes;
 use crate::model::records::dump_partition;
 use crate::model::segment::{LoadOptions, ScanDepth};
-use crate::report::render_json;
-use crate::report::table::{render_inspect, VerifyTotals};
-use crate::report::wire::{Envelope, InspectBody, LogDirDoc, MetadataLogDoc, ScanTotals};
+use crate::report::table::{render_inspect, TableStyle, VerifyTotals};
+use crate::report::wire::{InspectBody, InspectDoc, LogDirDoc, MetadataLogDoc, ScanTotals};
+use crate::report::Document;
 
-use super::common::{finish_render, load_targets, outcome_of, Output};
+use super::common::{load_targets, outcome_of, write};
 use super::progress::Progress;
-use super::{InspectArgs, OutputFormat};
+use super::run_config::RunConfig;
+use super::InspectArgs;
 
 /// What `--verify` checked in `dirs`: the segments whose batches were verified, their bytes,
 /// the batches that passed, the CRCs computed, the indexes compared with the log.
@@ -46,23 +50,61 @@ pub fn verify_totals(dirs: &[LogDir]) -> VerifyTotals {
     v
 }
 
-/// Run `inspect`; the report says it was made at `generated_at_ms`. The outcome is decided
-/// before anything is written ([`finish_render`]).
-pub fn run(
-    args: &InspectArgs,
-    output: Output,
-    generated_at_ms: i64,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+/// Load `args.paths` at the depth `--verify` asks; the wrong targets come beside the dirs.
+fn load(args: &InspectArgs, run: &RunConfig) -> anyhow::Result<(Vec<LogDir>, Vec<Finding>)> {
     let depth = if args.verify {
         ScanDepth::Verify
     } else {
         ScanDepth::Headers
     };
-    let read_mode = ReadMode::from_mmap_flag(args.mmap);
-    let opts = LoadOptions::uniform(depth, read_mode);
-    let progress = Progress::new(output.progress, "reading partitions");
-    let (dirs, not_log_dirs) = load_targets(&args.paths, &opts, &progress)?;
+    let opts = LoadOptions::uniform(depth, run.read_mode);
+    let progress = Progress::new(run.output.progress, "reading partitions");
+    load_targets(&args.paths, &opts, &progress)
+}
+
+/// The KRaft metadata log of each dir: its snapshots and the feature levels of the image it
+/// holds (a snapshot the load does not read is read here: one it cannot is said).
+fn add_metadata_logs(
+    docs: &mut [LogDirDoc],
+    dirs: &[LogDir],
+    mode: ReadMode,
+    findings: &mut Vec<Finding>,
+) {
+    for (doc, dir) in docs.iter_mut().zip(dirs) {
+        for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
+            if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
+                let image = load_metadata_image(&p.path, mode);
+                findings.extend(metadata_image_findings(&dir.path, &image));
+                pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
+            }
+        }
+    }
+}
+
+/// `--records`: every partition's batches and records, shown safely and truncated.
+fn add_records(
+    args: &InspectArgs,
+    docs: &mut [LogDirDoc],
+    dirs: &[LogDir],
+    mode: ReadMode,
+    findings: &mut Vec<Finding>,
+) {
+    for (doc, dir) in docs.iter_mut().zip(dirs) {
+        for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
+            match dump_partition(p, mode, args.max_records, args.max_value_bytes) {
+                // Where a segment's walk stopped short (`d.stops`) is already a segment finding
+                // (walk error, torn or zero tail) or the record limit: not repeated.
+                Ok(d) => pdoc.batches = Some(d.batches),
+                // Unreadable, or refused for its size ("too large"), never read whole.
+                Err(e) => findings.push(problem_finding(at_partition(dir, p), "records", &e, "")),
+            }
+        }
+    }
+}
+
+/// Run `inspect`. The outcome is decided before anything is written ([`write`]).
+pub fn run(args: &InspectArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let (dirs, not_log_dirs) = load(args, run)?;
     let mut findings = inspect_findings(&dirs);
     findings.extend(not_log_dirs);
     let mut log_dirs: Vec<LogDirDoc> = dirs
@@ -70,53 +112,21 @@ pub fn run(
         .zip(run_modes(&dirs))
         .map(|(d, m)| LogDirDoc::new(d, &m))
         .collect();
-    // The KRaft metadata log: its snapshots and the feature levels of the image it holds.
-    for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
-        for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
-            if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
-                let image = load_metadata_image(&p.path, read_mode);
-                // A snapshot the load does not read is read here: one it cannot is said.
-                findings.extend(metadata_image_findings(&dir.path, &image));
-                pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
-            }
-        }
-    }
+    add_metadata_logs(&mut log_dirs, &dirs, run.read_mode, &mut findings);
     if args.records {
-        for (doc, dir) in log_dirs.iter_mut().zip(&dirs) {
-            for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
-                match dump_partition(p, read_mode, args.max_records, args.max_value_bytes) {
-                    // Where a segment's walk stopped short (`d.stops`) is already a segment
-                    // finding (walk error, torn or zero tail) or the record limit: not repeated.
-                    Ok(d) => pdoc.batches = Some(d.batches),
-                    // Unreadable, or refused for its size ("too large"), never read whole.
-                    Err(e) => {
-                        findings.push(problem_finding(at_partition(dir, p), "records", &e, ""))
-                    }
-                }
-            }
-        }
+        add_records(args, &mut log_dirs, &dirs, run.read_mode, &mut findings);
     }
     dedup_unreadable(&mut findings);
     sort_findings(&mut findings);
-    let outcome = outcome_of(&findings, args.fail_on);
-    let doc = Envelope::new(
-        "inspect",
-        generated_at_ms,
-        generated_at_ms,
-        InspectBody { log_dirs },
-        &findings,
-        Some(ScanTotals::of(&dirs)),
-        outcome,
-    );
-    let verify = args.verify.then(|| verify_totals(&dirs));
-    let rendered = match output.format {
-        OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => render_inspect(
-            &doc,
-            &output.table_style(generated_at_ms),
-            verify.as_ref(),
-            out,
-        ),
+    let outcome = outcome_of(&findings, run.filters.fail_on);
+    let doc = Document {
+        scanned: Some(ScanTotals::of(&dirs)),
+        findings,
+        ..Document::new("inspect", InspectBody { log_dirs }, outcome)
     };
-    finish_render(outcome, rendered)
+    let verify = args.verify.then(|| verify_totals(&dirs));
+    let table = |doc: &InspectDoc, style: &TableStyle, out: &mut dyn Write| {
+        render_inspect(doc, style, verify.as_ref(), out)
+    };
+    write(run, doc, table, out)
 }

@@ -69,14 +69,7 @@ pub enum FormatArg {
     Prometheus,
 }
 
-/// Output format of every command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// Aligned tables for people.
-    Table,
-    /// One JSON document with a versioned schema (see README).
-    Json,
-}
+pub use crate::report::OutputFormat;
 
 impl Cli {
     /// The output format of the run: `--format prometheus` is refused for every command but
@@ -177,22 +170,77 @@ pub enum Command {
 }
 
 impl Command {
-    /// The command's `--now`, for [`run_config::RunConfig`] (`plan` sets its instant with
-    /// `--at`/`--after` itself; the others evaluate no time-based rules).
-    pub fn now_arg(&self) -> Option<&run_config::NowArg> {
+    /// The command's instant arguments, for [`run_config::RunConfig`] (none for the commands
+    /// that evaluate nothing at an instant).
+    pub fn instant(&self) -> run_config::InstantArg {
         match self {
-            Command::Diagnose(a) => Some(&a.now),
-            Command::Groups(a) => Some(&a.now),
-            Command::Transactions(a) => Some(&a.now),
-            Command::Inspect(_)
-            | Command::Config(_)
-            | Command::Plan(_)
-            | Command::RebuildIndex(_)
+            Command::Diagnose(a) => (&a.now).into(),
+            Command::Inspect(a) => (&a.now).into(),
+            Command::Config(a) => (&a.now).into(),
+            Command::Groups(a) => (&a.now).into(),
+            Command::Transactions(a) => (&a.now).into(),
+            Command::Plan(a) => (&a.now).into(),
+            Command::RebuildIndex(a) => (&a.now).into(),
+            Command::Roll(a) => (&a.now).into(),
+            Command::Delete(a) => (&a.now).into(),
+            Command::Resume(_) | Command::Undo(_) | Command::Completions { .. } => {
+                run_config::InstantArg::default()
+            }
+        }
+    }
+
+    /// The command's `--mmap` flags (the mutating commands read with read(2)).
+    pub fn read_arg(&self) -> Option<&run_config::ReadArg> {
+        match self {
+            Command::Diagnose(a) => Some(&a.read),
+            Command::Inspect(a) => Some(&a.read),
+            Command::Config(a) => Some(&a.read),
+            Command::Groups(a) => Some(&a.read),
+            Command::Transactions(a) => Some(&a.read),
+            Command::Plan(a) => Some(&a.read),
+            Command::RebuildIndex(_)
             | Command::Roll(_)
             | Command::Delete(_)
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Completions { .. } => None,
+        }
+    }
+
+    /// The command's filters and `--fail-on`.
+    pub fn filters(&self) -> run_config::Filters {
+        let fail_on = |f: FailOn| run_config::Filters {
+            fail_on: f.into(),
+            ..run_config::Filters::default()
+        };
+        match self {
+            Command::Diagnose(a) => run_config::Filters {
+                topics: a.topics.clone(),
+                kinds: a.kinds.clone(),
+                min_severity: a.min_severity.map(Severity::from),
+                ..fail_on(a.fail_on)
+            },
+            Command::Inspect(a) => fail_on(a.fail_on),
+            Command::Config(a) => run_config::Filters {
+                topics: a.topics.clone(),
+                ..fail_on(a.fail_on)
+            },
+            Command::Groups(a) => run_config::Filters {
+                topics: a.topic.iter().cloned().collect(),
+                group: a.group.clone(),
+                ..fail_on(a.fail_on)
+            },
+            Command::Transactions(a) => fail_on(a.fail_on),
+            Command::Plan(a) => run_config::Filters {
+                topics: a.topics.clone(),
+                ..run_config::Filters::default()
+            },
+            Command::RebuildIndex(_)
+            | Command::Roll(_)
+            | Command::Delete(_)
+            | Command::Resume(_)
+            | Command::Undo(_)
+            | Command::Completions { .. } => run_config::Filters::default(),
         }
     }
 }
@@ -215,14 +263,12 @@ pub struct InspectArgs {
     /// With --records: stop after this many records per partition (0: no limit).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_records: usize,
-    /// Memory-map large files for deep verification instead of reading them. Risky: a file
-    /// another process truncates while it is mapped (a copy being synced, a broker without
-    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
-    #[arg(long, overrides_with = "no_mmap")]
-    pub mmap: bool,
-    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
-    #[arg(long, hide = true, overrides_with = "mmap")]
-    pub no_mmap: bool,
+    /// The instant ages and time-based rules are evaluated at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
+    /// How large files are read (`--mmap`).
+    #[command(flatten)]
+    pub read: run_config::ReadArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -272,14 +318,12 @@ pub struct ConfigArgs {
     /// Every topic config, not only those that decide rolling, retention and compaction.
     #[arg(long)]
     pub all_keys: bool,
-    /// Memory-map large files for deep verification instead of reading them. Risky: a file
-    /// another process truncates while it is mapped (a copy being synced, a broker without
-    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
-    #[arg(long, overrides_with = "no_mmap")]
-    pub mmap: bool,
-    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
-    #[arg(long, hide = true, overrides_with = "mmap")]
-    pub no_mmap: bool,
+    /// The instant ages and time-based rules are evaluated at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
+    /// How large files are read (`--mmap`).
+    #[command(flatten)]
+    pub read: run_config::ReadArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -310,14 +354,9 @@ pub struct GroupsArgs {
     /// The instant expiry and retention are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
-    /// Memory-map large files for deep verification instead of reading them. Risky: a file
-    /// another process truncates while it is mapped (a copy being synced, a broker without
-    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
-    #[arg(long, overrides_with = "no_mmap")]
-    pub mmap: bool,
-    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
-    #[arg(long, hide = true, overrides_with = "mmap")]
-    pub no_mmap: bool,
+    /// How large files are read (`--mmap`).
+    #[command(flatten)]
+    pub read: run_config::ReadArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -342,14 +381,9 @@ pub struct TransactionsArgs {
     /// The instant transaction ages are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
-    /// Memory-map large files for deep verification instead of reading them. Risky: a file
-    /// another process truncates while it is mapped (a copy being synced, a broker without
-    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
-    #[arg(long, overrides_with = "no_mmap")]
-    pub mmap: bool,
-    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
-    #[arg(long, hide = true, overrides_with = "mmap")]
-    pub no_mmap: bool,
+    /// How large files are read (`--mmap`).
+    #[command(flatten)]
+    pub read: run_config::ReadArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -361,13 +395,9 @@ pub struct PlanArgs {
     /// Log dirs (the one holding `__cluster_metadata-0` gives topic configs, leaders and ISRs).
     #[arg(required = true, value_name = "LOG_DIR")]
     pub paths: Vec<PathBuf>,
-    /// Evaluate at this instant: RFC 3339 (2026-11-30T12:00:00Z) or ms since the epoch.
-    /// Default: now.
-    #[arg(long, value_name = "TIME", value_parser = run_config::parse_now, conflicts_with = "after")]
-    pub at: Option<i64>,
-    /// Evaluate this long from now: 7d, 12h, 30m, 45s, 500ms.
-    #[arg(long, value_name = "DURATION", value_parser = time_arg::parse_duration_ms)]
-    pub after: Option<i64>,
+    /// The instant the plan is made at.
+    #[command(flatten)]
+    pub now: run_config::NowOrAfterArg,
     /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
     /// difference to today's.
     ///
@@ -399,14 +429,9 @@ pub struct PlanArgs {
     /// Exit 1 when a segment past retention.ms stays on disk.
     #[arg(long)]
     pub fail_if_retains_expired: bool,
-    /// Memory-map large files for deep verification instead of reading them. Risky: a file
-    /// another process truncates while it is mapped (a copy being synced, a broker without
-    /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
-    #[arg(long, overrides_with = "no_mmap")]
-    pub mmap: bool,
-    /// Read files with read(2), the default (kept for scripts; undoes --mmap).
-    #[arg(long, hide = true, overrides_with = "mmap")]
-    pub no_mmap: bool,
+    /// How large files are read (`--mmap`).
+    #[command(flatten)]
+    pub read: run_config::ReadArg,
 }
 
 /// Options every mutating command shares (issue 9 safety rules).
@@ -458,6 +483,9 @@ pub struct RebuildIndexArgs {
     /// only; allowed on a running broker's dir).
     #[arg(long, conflicts_with = "execute")]
     pub verify_only: bool,
+    /// The instant the report is made at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
     /// Truncate the first segment with an invalid batch there and remove every later segment,
     /// as the broker's recovery would (otherwise such a segment is reported and left alone).
     #[arg(long)]
@@ -473,6 +501,9 @@ pub struct RollArgs {
     /// Partition dirs (or log dirs: every partition in them).
     #[arg(required = true, value_name = "PARTITION_DIR")]
     pub paths: Vec<PathBuf>,
+    /// The instant the report is made at.
+    #[command(flatten)]
+    pub now: run_config::NowArg,
     /// Shared options of mutating commands.
     #[command(flatten)]
     pub mutate: MutateArgs,
@@ -485,13 +516,9 @@ pub struct DeleteArgs {
     /// checkpoint).
     #[arg(required = true, value_name = "LOG_DIR")]
     pub paths: Vec<PathBuf>,
-    /// Delete what the plan at this instant deletes: RFC 3339 or ms since the epoch. Default:
-    /// now.
-    #[arg(long, value_name = "TIME", value_parser = run_config::parse_now, conflicts_with = "after")]
-    pub at: Option<i64>,
-    /// Delete what the plan this long from now deletes (e.g. 7d, 36h).
-    #[arg(long, value_name = "DURATION", value_parser = time_arg::parse_duration_ms)]
-    pub after: Option<i64>,
+    /// The instant of the plan whose deletions are carried out.
+    #[command(flatten)]
+    pub now: run_config::NowOrAfterArg,
     /// Refuse (exit 3, nothing changed) when a consumer group's committed offset would fall
     /// below a new log start.
     #[arg(long)]

@@ -1,31 +1,30 @@
-//! `logclean plan`: options → [`ClusterView::build`] and the log dirs → [`build_plan`] (twice
-//! with `--config`: today and proposed, then [`diff`]) → [`PlanBody`] in the shared envelope →
-//! JSON or the table. The exit code is 1 only when a CI gate trips.
+//! `logclean plan`: options → [`ClusterView::build_over`] the loaded log dirs → [`build_plan`] at
+//! the run's instant (twice with `--config`: today and proposed, then [`diff`]) → [`PlanBody`] →
+//! [`write`] ([`render_plan`]). The exit code is 1 only when a CI gate trips.
 
-use crate::report::assumptions::write_assumptions;
-use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 
+use crate::checks::finding::{Finding, Severity};
+use crate::checks::inspect::sort_findings;
+use crate::checks::unreadable::unreadable_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
-use crate::model::file_bytes::ReadMode;
+use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
-use crate::model::units::TimestampMs;
 use crate::plan::findings::plan_findings;
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
 use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
 use crate::report::plan_table::render_plan;
-use crate::report::render_json;
+use crate::report::table::TableStyle;
+use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::Envelope;
+use crate::report::Document;
 use crate::rules::KafkaVersion;
 
-use super::common::{finish_render, load_targets, outcome_of};
+use super::common::{load_targets, outcome_of, write};
 use super::progress::Progress;
 use super::run_config::RunConfig;
-use super::{OutputFormat, PlanArgs};
-use crate::checks::finding::Severity;
-use crate::checks::inspect::sort_findings;
-use crate::checks::unreadable::unreadable_findings;
+use super::PlanArgs;
 
 /// Parse a size: bytes, or a number with `K`/`M`/`G`/`T` (powers of 1000, `B` optional) or
 /// `KiB`/`MiB`/`GiB`/`TiB` (powers of 1024).
@@ -51,15 +50,15 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
-fn inputs(args: &PlanArgs, overrides: Vec<String>, read_mode: ReadMode) -> ClusterInputs {
+fn inputs(args: &PlanArgs, overrides: Vec<String>, run: &RunConfig) -> ClusterInputs {
     ClusterInputs {
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone().map(FileInput::Path),
         broker_id: args.broker_id,
         overrides,
         describe_file: args.config_file.clone().map(FileInput::Path),
-        topics: args.topics.clone(),
-        read_mode,
+        topics: run.filters.topics.clone(),
+        read_mode: run.read_mode,
     }
 }
 
@@ -85,31 +84,53 @@ fn gates(args: &PlanArgs, plan: &Plan) -> GatesDoc {
     }
 }
 
-/// Run `plan`.
-pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let now = args
-        .at
-        .unwrap_or_else(|| run.generated_at_ms.saturating_add(args.after.unwrap_or(0)));
-    let read_mode = ReadMode::from_mmap_flag(args.mmap);
-    let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, read_mode);
+/// Today's plan and, with `--config`, the plan under the proposed values; the view of today's
+/// configs and the wrong targets come beside them.
+struct Plans {
+    view: ClusterView,
+    today: Plan,
+    proposed: Option<Plan>,
+    dirs: Vec<LogDir>,
+    target_findings: Vec<Finding>,
+}
+
+fn build_plans(args: &PlanArgs, run: &RunConfig) -> anyhow::Result<Plans> {
+    let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, run.read_mode);
     let progress = Progress::new(run.output.progress, "reading partitions");
     // A wrong target (a parent of log dirs, ...) is a finding of the plan too.
     let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
     // The view takes the partition dirs from the load: listed and read once, not twice.
-    let view = ClusterView::build_over(&inputs(args, Vec::new(), read_mode), &dirs)?;
+    let view = ClusterView::build_over(&inputs(args, Vec::new(), run), &dirs)?;
     let plan_opts = PlanOptions {
-        now: TimestampMs(now),
-        topics: args.topics.clone(),
+        now: run.now,
+        topics: run.filters.topics.clone(),
         version: KafkaVersion::default(),
     };
     let today = build_plan(&view, &dirs, &plan_opts);
     let proposed = if args.overrides.is_empty() {
         None
     } else {
-        let view =
-            ClusterView::build_over(&inputs(args, args.overrides.clone(), read_mode), &dirs)?;
+        let view = ClusterView::build_over(&inputs(args, args.overrides.clone(), run), &dirs)?;
         Some(build_plan(&view, &dirs, &plan_opts))
     };
+    Ok(Plans {
+        view,
+        today,
+        proposed,
+        dirs,
+        target_findings,
+    })
+}
+
+/// Run `plan`.
+pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let Plans {
+        view,
+        today,
+        proposed,
+        dirs,
+        target_findings,
+    } = build_plans(args, run)?;
     let changes = proposed
         .as_ref()
         .map(|p| diff(&today, p))
@@ -131,28 +152,17 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     findings.extend(target_findings);
     findings.extend(unreadable);
     sort_findings(&mut findings);
-    let body = PlanBody::new(
-        &today,
-        proposed
-            .as_ref()
-            .map(|p| (p, args.overrides.as_slice(), changes.as_slice())),
-        gates,
-    );
-    let doc = Envelope::new(
-        "plan",
-        run.generated_at_ms,
-        now,
-        body,
-        &findings,
-        None,
+    let proposal = (proposed.as_ref()).map(|p| (p, args.overrides.as_slice(), changes.as_slice()));
+    let doc = Document {
+        command: "plan",
+        body: PlanBody::new(&today, proposal, gates),
+        findings,
+        scanned: None,
+        assumptions: Some(AssumptionsDoc::of(&view, &run.filters.topics)),
         outcome,
-    )
-    .with_assumptions(AssumptionsDoc::of(&view, &args.topics));
-    let style = run.output.table_style(now);
-    let rendered = match run.output.format {
-        OutputFormat::Json => render_json(&doc, out),
-        OutputFormat::Table => write_assumptions(doc.assumptions.as_ref(), run.output.width, out)
-            .and_then(|()| render_plan(&doc, &style, args.timeline, out)),
     };
-    finish_render(outcome, rendered)
+    let table = |doc: &Envelope<PlanBody>, style: &TableStyle, out: &mut dyn Write| {
+        render_plan(doc, style, args.timeline, out)
+    };
+    write(run, doc, table, out)
 }

@@ -1,5 +1,5 @@
-//! `logclean resume` and `logclean undo`: finish or roll back a run from its journal (see
-//! [`crate::actions::journal`]).
+//! `logclean resume` and `logclean undo`: options → [`resume`] or [`undo`] of a run from its
+//! journal (see [`crate::actions::journal`]) → [`write`] ([`write_journal`]).
 
 use std::io::Write;
 
@@ -7,17 +7,17 @@ use crate::actions::fsutil::RealFs;
 use crate::actions::journal::{resume, undo, RunOptions};
 use crate::actions::signals::defer_interrupts;
 use crate::exit_codes::Outcome;
-use crate::model::names::path_text;
-
-use crate::report::render_json;
+use crate::report::mutation::{write_journal, JournalBody, SortedKeys};
+use crate::report::table::TableStyle;
 use crate::report::wire::Envelope;
+use crate::report::Document;
 
-use super::common::{finish_render, print_error};
+use super::common::write;
+use super::mutate::refused;
 use super::run_config::RunConfig;
-use super::{JournalArgs, OutputFormat};
-use crate::report::sanitize::{escape, escape_path};
+use super::JournalArgs;
 
-/// Run `resume` (`undo` false) or `undo`.
+/// Run `resume` (`undo_it` false) or `undo`.
 pub fn run(
     args: &JournalArgs,
     undo_it: bool,
@@ -36,40 +36,17 @@ pub fn run(
     };
     let (journal, report) = match result {
         Ok(r) => r,
-        Err(e) => {
-            print_error(&e);
-            return Ok(e.outcome());
-        }
+        Err(e) => return Ok(refused(e)),
     };
-    let verb = if undo_it { "undone" } else { "resumed" };
-    let rendered = match run.output.format {
-        OutputFormat::Json => {
-            let body = serde_json::json!({
-                "journal": path_text(&report.journal),
-                "quarantine": path_text(&report.quarantine),
-                "steps_taken": report.steps_taken,
-                "plan": journal.plan,
-            });
-            let command = if undo_it { "undo" } else { "resume" };
-            let doc = Envelope::new(
-                command,
-                run.generated_at_ms,
-                run.evaluated_at_ms,
-                body,
-                &[],
-                None,
-                Outcome::Clean,
-            );
-            render_json(&doc, out)
-        }
-        OutputFormat::Table => writeln!(
-            out,
-            "{verb}: {} run on {}: {} step(s) taken; journal {}",
-            escape(&journal.plan.command),
-            escape_path(&journal.plan.log_dir),
-            report.steps_taken,
-            escape_path(&report.journal)
-        ),
-    };
-    finish_render(Outcome::Clean, rendered)
+    let command = if undo_it { "undo" } else { "resume" };
+    let body = SortedKeys(JournalBody::new(&journal, &report, undo_it));
+    let table = |doc: &Envelope<SortedKeys<JournalBody<'_>>>,
+                 _: &TableStyle,
+                 out: &mut dyn Write| { write_journal(&doc.body.0, out) };
+    write(
+        run,
+        Document::new(command, body, Outcome::Clean),
+        table,
+        out,
+    )
 }

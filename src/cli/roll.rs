@@ -1,26 +1,32 @@
-//! `logclean roll`: close the active segment of each partition offline (see
-//! [`crate::actions::roll`]); dry run unless `--execute`.
+//! `logclean roll`: options → [`run_mutation`] with [`plan_roll`] (close the active segment of
+//! each partition offline; dry run unless `--execute`) → [`write`] ([`write_roll`]).
 
 use std::io::Write;
 
 use crate::actions::roll::{plan_roll, RollReport};
+use crate::actions::run::run_mutation;
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
+use crate::report::mutation::{write_roll, MutationBody};
+use crate::report::table::TableStyle;
+use crate::report::wire::Envelope;
+use crate::report::Document;
 
-use super::common::{finish_render, print_error};
-use super::mutate::{render_mutation, run_mutation};
+use super::common::write;
+use super::mutate::refused;
+use super::progress::Progress;
 use super::run_config::RunConfig;
-use super::{OutputFormat, RollArgs};
-use crate::report::sanitize::{escape, escape_path};
+use super::RollArgs;
 
 /// Run `roll`.
 pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let progress = Progress::new(run.output.progress, "roll");
     let result = run_mutation(
         "roll",
         &args.paths,
-        &args.mutate,
+        &args.mutate.options(),
         false,
-        run.output,
+        &progress,
         |t, i, plan| {
             let p = t
                 .partitions
@@ -31,28 +37,16 @@ pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     );
     let m = match result {
         Ok(m) => m,
-        Err(e) => {
-            print_error(&e);
-            return Ok(e.outcome());
-        }
+        Err(e) => return Ok(refused(e)),
     };
-    let reports: &[RollReport] = &m.reports;
-    let refused = reports.iter().any(|r| r.outcome.starts_with("refused"));
-    let outcome = if refused {
+    let outcome = if m.reports().any(|r| r.outcome.starts_with("refused")) {
         Outcome::Findings
     } else {
         Outcome::Clean
     };
-    let mut rendered = render_mutation(&m, false, run, outcome, out);
-    if rendered.is_ok() && run.output.format == OutputFormat::Table {
-        rendered = reports.iter().try_for_each(|r| {
-            writeln!(
-                out,
-                "  {}: {}",
-                escape_path(&r.partition),
-                escape(&r.outcome)
-            )
-        });
-    }
-    finish_render(outcome, rendered)
+    let doc = Document::new(m.command, MutationBody::new(&m), outcome);
+    let table = |doc: &Envelope<MutationBody<'_, RollReport>>,
+                 _: &TableStyle,
+                 out: &mut dyn Write| { write_roll(&doc.body, out) };
+    write(run, doc, table, out)
 }

@@ -1,5 +1,8 @@
 //! Reports: serialise-only wire types and small renderers (table for people, JSON for tools);
 //! terminal escaping of names and values read from disk; fitting tables to the terminal width.
+//!
+//! Every command's output goes through [`write_document`]: the shared envelope as JSON, or the
+//! assumptions and the command's table for people.
 
 pub mod assumptions;
 pub mod config_doc;
@@ -7,6 +10,7 @@ pub mod config_table;
 pub mod groups_doc;
 pub mod groups_table;
 pub mod human;
+pub mod mutation;
 pub mod plan_doc;
 pub mod plan_table;
 pub mod prometheus;
@@ -19,8 +23,99 @@ pub mod wire;
 
 use std::io::{self, Write};
 
+use crate::checks::finding::Finding;
+use crate::exit_codes::Outcome;
+use crate::model::units::TimestampMs;
+
+use assumptions::write_assumptions;
+use table::TableStyle;
+use wire::assumptions::AssumptionsDoc;
+use wire::{Envelope, ScanTotals};
+
+/// Output format of every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Aligned tables for people.
+    Table,
+    /// One JSON document with a versioned schema (see README).
+    Json,
+}
+
 /// Write any wire document as pretty JSON with a trailing newline.
 pub fn render_json<T: serde::Serialize>(doc: &T, out: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, doc)?;
     writeln!(out)
+}
+
+/// A command's result, ready to be written: the parts of its [`Envelope`].
+#[derive(Debug)]
+pub struct Document<B> {
+    /// The command's name in the envelope.
+    pub command: &'static str,
+    /// The command's own keys.
+    pub body: B,
+    /// Its findings, sorted.
+    pub findings: Vec<Finding>,
+    /// What the command scanned, for commands that scan log dirs.
+    pub scanned: Option<ScanTotals>,
+    /// The config values it assumed, for commands that resolve topic configs.
+    pub assumptions: Option<AssumptionsDoc>,
+    /// The run's outcome (the summary's exit code).
+    pub outcome: Outcome,
+}
+
+impl<B> Document<B> {
+    /// A document of `command` with `body` and `outcome` and nothing else.
+    pub fn new(command: &'static str, body: B, outcome: Outcome) -> Self {
+        Document {
+            command,
+            body,
+            findings: Vec::new(),
+            scanned: None,
+            assumptions: None,
+            outcome,
+        }
+    }
+}
+
+/// How and when a run renders its document.
+#[derive(Debug, Clone, Copy)]
+pub struct Rendering {
+    /// Table or JSON.
+    pub format: OutputFormat,
+    /// The table settings (their instant is the run's evaluation instant).
+    pub style: TableStyle,
+    /// When the document was made (the wall clock at start).
+    pub generated_at: TimestampMs,
+    /// The instant the rules were evaluated at.
+    pub now: TimestampMs,
+}
+
+/// Write `doc` in the shared envelope: as JSON, or for people the assumptions then `table`.
+pub fn write_document<B: serde::Serialize>(
+    doc: Document<B>,
+    how: &Rendering,
+    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let envelope = Envelope::new(
+        doc.command,
+        how.generated_at,
+        how.now,
+        doc.body,
+        &doc.findings,
+        doc.scanned,
+        doc.outcome,
+    );
+    let envelope = match doc.assumptions {
+        Some(a) => envelope.with_assumptions(a),
+        None => envelope,
+    };
+    match how.format {
+        OutputFormat::Json => render_json(&envelope, out),
+        OutputFormat::Table => {
+            write_assumptions(envelope.assumptions.as_ref(), how.style.width, out)
+                .and_then(|()| table(&envelope, &how.style, out))
+        }
+    }
 }

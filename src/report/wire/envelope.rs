@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::checks::finding::{Finding, Severity};
 use crate::exit_codes::Outcome;
+use crate::model::units::TimestampMs;
 
 use super::assumptions::AssumptionsDoc;
 use super::findings::FindingDoc;
@@ -93,12 +94,13 @@ impl<B> Envelope<B> {
     }
 
     /// The document of `command`: `body`, `findings` and their summary. The clock is the
-    /// caller's (read once per run): `generated_at_ms` is when, `evaluated_at_ms` the "now" the
-    /// rules used.
+    /// caller's (read once per run): `generated_at` is when, `evaluated_at` the "now" the rules
+    /// used (written as the wire's `generated_at_ms` and `evaluated_at_ms`). Commands reach it
+    /// through [`crate::report::write_document`].
     pub fn new(
         command: &'static str,
-        generated_at_ms: i64,
-        evaluated_at_ms: i64,
+        generated_at: TimestampMs,
+        evaluated_at: TimestampMs,
         body: B,
         findings: &[Finding],
         scanned: Option<ScanTotals>,
@@ -108,8 +110,8 @@ impl<B> Envelope<B> {
             tool: format!("logclean {}", env!("CARGO_PKG_VERSION")),
             command,
             schema_version: SCHEMA_VERSION,
-            generated_at_ms,
-            evaluated_at_ms,
+            generated_at_ms: generated_at.get(),
+            evaluated_at_ms: evaluated_at.get(),
             assumptions: None,
             body,
             findings: FindingDoc::all(findings),
@@ -138,8 +140,8 @@ mod tests {
         )];
         let doc = Envelope::new(
             "test",
-            5,
-            6,
+            TimestampMs(5),
+            TimestampMs(6),
             Body { things: 2 },
             &f,
             None,
@@ -173,8 +175,8 @@ mod tests {
         };
         let doc = Envelope::new(
             "test",
-            5,
-            6,
+            TimestampMs(5),
+            TimestampMs(6),
             Body { things: 2 },
             &[],
             Some(scanned),
