@@ -5,9 +5,14 @@
 //! command could not read. Every
 //! finding is built from a kind of the [`catalog`].
 
+pub mod active;
 pub mod catalog;
+pub mod compaction;
 pub mod config;
+pub mod config_risk;
+pub mod disk;
 pub mod duplicates;
+pub mod explain;
 pub mod file;
 pub mod finding;
 pub mod groups;
@@ -17,12 +22,16 @@ pub mod location;
 pub mod log_dir;
 pub mod lost;
 pub mod partition;
+pub mod plan;
 pub mod problems;
+pub mod run;
 pub mod segment;
 pub mod snapshot;
+pub mod startup;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod time_index;
+pub mod timestamps;
 pub mod transactions;
 pub mod txn_index;
 pub mod unreadable;

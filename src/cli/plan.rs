@@ -6,12 +6,12 @@ use crate::report::assumptions::write_assumptions;
 use crate::report::wire::assumptions::AssumptionsDoc;
 use std::io::Write;
 
+use crate::checks::plan::plan_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::units::TimestampMs;
-use crate::plan::findings::plan_findings;
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
 use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
 use crate::report::plan_table::render_plan;

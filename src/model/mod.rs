@@ -18,4 +18,5 @@ pub mod producer_state;
 pub mod records;
 pub mod segment;
 pub mod targets;
+pub mod text;
 pub mod units;

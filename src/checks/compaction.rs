@@ -27,8 +27,10 @@ use std::hash::{Hash, Hasher};
 
 use humansize::{format_size, BINARY};
 
+use super::explain::blocker;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Severity};
+use crate::checks::location::at_plan;
 use crate::formats::batch::parse_batch_header;
 use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
 use crate::formats::record::{for_each_record, RecordRef};
@@ -37,16 +39,16 @@ use crate::model::file_bytes::{read_file_data, ReadMode};
 use crate::model::log_dir::LogDir;
 use crate::model::names::{SegmentFileKind, CONSUMER_OFFSETS_TOPIC};
 use crate::model::partition::Partition;
+use crate::model::text::duration;
+use crate::model::text::utc;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
-use crate::plan::explain::{blocker, utc};
 use crate::plan::{Blocker, CompactionPlan, PartitionPlan, Plan};
-use crate::report::human::duration;
 use crate::rules::compaction::{
     clear_time_at_least, dedupe_buffer_for_keys, dirty_bytes_to_trigger, offset_map_capacity,
     pass_io_at_least, passes_needed, CleanerThroughput, Eligibility,
 };
 
-use super::DiagnoseInputs;
+use super::run::CheckContext;
 
 /// The time to clear the cleaner's backlog above which its logs are starved, when none of them
 /// sets a smaller `max.compaction.lag.ms`: one hour (a choice of logclean, not a Kafka setting).
@@ -274,7 +276,7 @@ fn backlog_finding(
             plan.broker.log_cleaner_backoff_ms
         ),
     };
-    let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, p.location(None), message)
+    let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, at_plan(p, None), message)
         .evidence(
             "dirty_ratio",
             EvidenceValue::Text(format!("{:.3}", s.ratio)),
@@ -361,7 +363,7 @@ fn tombstone_finding(b: &Backlog<'_>, now: TimestampMs) -> Option<Finding> {
     );
     let mut f = Finding::new(
         &catalog::COMPACTION_TOMBSTONES_PAST_HORIZON,
-        p.location(None),
+        at_plan(p, None),
         message,
     )
     .evidence(
@@ -460,7 +462,7 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::COMPACTION_OFFSETS_TOPIC_STUCK,
-            p.location(None),
+            at_plan(p, None),
             message,
         )
         .evidence("stuck_bytes", EvidenceValue::Bytes(stuck.get()))
@@ -553,7 +555,7 @@ fn starvation_finding(
     Some(
         Finding::new(
             &catalog::COMPACTION_CLEANER_STARVED,
-            largest.p.location(None),
+            at_plan(largest.p, None),
             message,
         )
         .evidence("logs_needing_cleaning", EvidenceValue::Count(n))
@@ -588,26 +590,27 @@ fn partition_of<'a>(dirs: &'a [LogDir], p: &PartitionPlan) -> Option<&'a Partiti
         .find(|x| x.dir_name == p.dir_name)
 }
 
-/// Every `compaction.*` finding of `plan` (and, with `inputs.deep`, of the compacted logs'
-/// records in `dirs`).
-pub fn compaction_findings(plan: &Plan, dirs: &[LogDir], inputs: &DiagnoseInputs) -> Vec<Finding> {
+/// Every `compaction.*` finding of the plan of `ctx` (and, with `ctx.deep`, of the compacted
+/// logs' records in its dirs).
+pub fn compaction_findings(ctx: &CheckContext<'_>) -> Vec<Finding> {
+    let (plan, dirs) = (ctx.plan, ctx.dirs);
     let rate = throughput(
         plan.broker.log_cleaner_io_max_bytes_per_second,
-        inputs.cleaner_rate_bytes_per_sec,
+        ctx.cleaner_rate_bytes_per_sec,
     );
     let logs: Vec<Backlog<'_>> = plan
         .partitions
         .iter()
         .filter_map(|p| {
             let c = p.compaction.as_ref()?;
-            let deep = if inputs.deep {
+            let deep = if ctx.deep {
                 partition_of(dirs, p).and_then(|part| {
                     scan_records(
                         part,
                         c.log.range.first_dirty.offset,
                         c.log.range.first_uncleanable_offset,
                         plan.now,
-                        inputs.read_mode,
+                        ctx.read_mode,
                     )
                 })
             } else {
@@ -642,7 +645,7 @@ mod tests {
     /// 2026-11-30T13:42:20Z, the `compacted` fixture's capture.
     const CAPTURED: i64 = 1_796_046_140_000;
 
-    fn fixture(now: i64) -> (Plan, Vec<LogDir>) {
+    fn fixture(now: i64) -> (Plan, Vec<LogDir>, ClusterView) {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/compacted");
         let dir = root.join("logs-0");
         let view = ClusterView::build(&ClusterInputs {
@@ -663,7 +666,32 @@ mod tests {
                 version: KafkaVersion::default(),
             },
         );
-        (plan, dirs)
+        (plan, dirs, view)
+    }
+
+    /// The compaction findings of `plan` with `--deep` (buffered reads) or not, at `rate`.
+    fn findings_of(
+        plan: &Plan,
+        dirs: &[LogDir],
+        view: &ClusterView,
+        deep: bool,
+        rate: Option<f64>,
+    ) -> Vec<Finding> {
+        compaction_findings(&CheckContext {
+            dirs,
+            not_log_dirs: &[],
+            view,
+            plan,
+            version: KafkaVersion::default(),
+            read_mode: if deep {
+                ReadMode::Buffered
+            } else {
+                ReadMode::Mmap
+            },
+            deep,
+            cleaner_rate_bytes_per_sec: rate,
+            disk_space: None,
+        })
     }
 
     fn part<'a>(dirs: &'a [LogDir], name: &str) -> &'a Partition {
@@ -676,7 +704,7 @@ mod tests {
 
     #[test]
     fn records_give_distinct_keys_of_the_range_and_tombstones_past_their_horizon() {
-        let (_, dirs) = fixture(CAPTURED);
+        let (_, dirs, _) = fixture(CAPTURED);
         let p = part(&dirs, "compacted-1");
         // Segment 0 is the broker's cleaned output: keys k00..k19 once each, k12..k14 as
         // tombstones stamped at the pass (2026-11-30T13:42:14.947Z) + 1 d.
@@ -728,11 +756,10 @@ mod tests {
 
     #[test]
     fn several_passes_make_the_backlog_a_warning_with_the_buffer_that_fits() {
-        let (mut plan, dirs) = fixture(CAPTURED);
+        let (mut plan, dirs, view) = fixture(CAPTURED);
         // 240 B of dedupe buffer: 10 slots, 9 keys per pass; compacted-0 has 34 dirty offsets.
         plan.broker.log_cleaner_dedupe_buffer_size = 240;
-        let inputs = DiagnoseInputs::default();
-        let f = compaction_findings(&plan, &dirs, &inputs);
+        let f = findings_of(&plan, &dirs, &view, false, None);
         let b = f
             .iter()
             .find(|f| {
@@ -749,12 +776,7 @@ mod tests {
             b.fix
         );
         // With --deep the 20 distinct keys need 3 passes.
-        let deep = DiagnoseInputs {
-            deep: true,
-            read_mode: ReadMode::Buffered,
-            ..DiagnoseInputs::default()
-        };
-        let f = compaction_findings(&plan, &dirs, &deep);
+        let f = findings_of(&plan, &dirs, &view, true, None);
         let b = f
             .iter()
             .find(|f| {
@@ -767,13 +789,9 @@ mod tests {
 
     #[test]
     fn no_starvation_when_every_log_has_a_thread() {
-        let (mut plan, dirs) = fixture(CAPTURED);
-        let slow = DiagnoseInputs {
-            cleaner_rate_bytes_per_sec: Some(1.0),
-            ..DiagnoseInputs::default()
-        };
+        let (mut plan, dirs, view) = fixture(CAPTURED);
         let starved = |plan: &Plan| {
-            compaction_findings(plan, &dirs, &slow)
+            findings_of(plan, &dirs, &view, false, Some(1.0))
                 .iter()
                 .any(|f| f.code == "compaction.cleaner_starved")
         };

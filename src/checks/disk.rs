@@ -24,9 +24,9 @@ use serde::Serialize;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::model::log_dir::LogDir;
-use crate::plan::explain::utc;
+use crate::model::text::age;
+use crate::model::text::utc;
 use crate::plan::{PartitionPlan, Plan};
-use crate::report::human::age;
 use crate::rules::retention::Verdict;
 
 /// A rate needs at least this much record time (10 min).

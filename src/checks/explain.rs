@@ -1,10 +1,16 @@
-//! Each rule answer as a stable kind name, typed evidence (the same [`Evidence`] findings
-//! carry) and one plain sentence with its numbers.
+//! Each answer of the plan (a retain reason, the HW assumed, a cleaner blocker, a note) as a
+//! stable kind name, typed evidence (the same [`Evidence`] findings carry) and one plain
+//! sentence with its numbers. The plan exposes the facts; checks build the evidence from them,
+//! for their findings ([`super::plan`]) and for the plan's document (`report::plan_doc`).
 
-use crate::checks::finding::{Evidence, EvidenceValue};
-use crate::model::units::{Offset, TimestampMs};
+use crate::model::units::Offset;
+use crate::plan::{Blocker, Note};
 use crate::rules::high_watermark::{CheckpointAdjustment, HighWatermark, HwBasis};
 use crate::rules::retention::{Pass, RetainReason};
+
+use super::finding::{Evidence, EvidenceValue};
+
+pub use crate::model::text::{segment_name, utc};
 
 /// A typed explanation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,21 +25,6 @@ pub struct Explanation {
 
 fn ev(name: &'static str, value: EvidenceValue) -> Evidence {
     Evidence { name, value }
-}
-
-/// A time as `2027-03-01T00:00Z` (seconds and milliseconds only when not zero).
-pub fn utc(t: TimestampMs) -> String {
-    match chrono::DateTime::from_timestamp_millis(t.get()) {
-        Some(d) if t.get() % 60_000 == 0 => d.format("%Y-%m-%dT%H:%MZ").to_string(),
-        Some(d) if t.get() % 1_000 == 0 => d.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
-        Some(d) => d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
-        None => format!("{} ms", t.get()),
-    }
-}
-
-/// A segment's file name stem: the base offset in 20 digits.
-pub fn segment_name(base: Offset) -> String {
-    format!("{:020}", base.get())
 }
 
 /// The name of a pass on the wire and in tables.
@@ -266,8 +257,7 @@ pub fn high_watermark(hw: &HighWatermark, role_source: &str) -> Explanation {
 }
 
 /// What stops the cleaner.
-pub fn blocker(b: &super::Blocker) -> Explanation {
-    use super::Blocker;
+pub fn blocker(b: &Blocker) -> Explanation {
     use EvidenceValue::{Flag, Int, Offset as O, Text, TimestampMs as T};
     let (kind, evidence, text) = match *b {
         Blocker::CleanerDisabled { enabled, threads } => (
@@ -334,8 +324,7 @@ pub fn blocker(b: &super::Blocker) -> Explanation {
 }
 
 /// A note where folklore misleads, or where the answer is approximate.
-pub fn note(n: &super::Note) -> Explanation {
-    use super::Note;
+pub fn note(n: &Note) -> Explanation {
     use EvidenceValue::{Bytes as B, Count, Offset as O, TimestampMs as T};
     let (kind, evidence, text) = match *n {
         Note::OffsetsDoNotHold { new_log_start } => (
@@ -429,7 +418,7 @@ pub fn note(n: &super::Note) -> Explanation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::units::Bytes;
+    use crate::model::units::{Bytes, TimestampMs};
     use crate::rules::high_watermark::HighWatermark;
 
     fn text(r: RetainReason, log_end: i64, policy: &str) -> String {

@@ -2,67 +2,19 @@
 //! prometheus`]): findings per code, severity and topic, bytes per log dir and per topic, what
 //! the next retention pass frees, scan totals, the instant evaluated at and the exit code.
 //!
-//! Memory is bounded by topics × log dirs, never segments: [`topic_bytes`] folds the plan's
-//! partitions into one row per topic and log dir. The metric names are [`METRIC_NAMES`] (the
+//! Memory is bounded by topics × log dirs, never segments: the diagnosis folds the plan's
+//! partitions into one row per topic and log dir ([`crate::diagnose::summary::topic_bytes`]). The metric names are [`METRIC_NAMES`] (the
 //! README lists each; a test checks it).
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::PathBuf;
 
 use crate::checks::finding::{FindingClass, Severity};
+use crate::diagnose::summary::{LogDirTotals, TopicBytes};
+use crate::diagnose::Diagnosis;
 use crate::model::names::path_text;
-use crate::plan::Plan;
-use crate::report::prometheus::{write_exposition, Gauge, Labels, MetricValue};
-use crate::report::wire::ScanTotals;
+use crate::model::targets::ScanTotals;
 
-use super::summary::{LogDirTotals, PartitionBytes};
-use super::{Diagnosis, Filter};
-
-/// One topic's bytes in one log dir.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicBytes {
-    /// The log dir.
-    pub log_dir: PathBuf,
-    /// The topic.
-    pub topic: String,
-    /// Partition replicas planned.
-    pub partitions: u64,
-    /// `.log` bytes now.
-    pub bytes: u64,
-    /// Bytes that stay after the next retention pass.
-    pub retained_bytes: u64,
-    /// Bytes the next pass deletes.
-    pub freed_bytes: u64,
-}
-
-/// The planned partitions of `plan` whose topic `filter` keeps, folded per log dir and topic
-/// (sorted by both).
-pub fn topic_bytes(plan: &Plan, filter: &Filter) -> Vec<TopicBytes> {
-    let mut by: BTreeMap<(PathBuf, String), TopicBytes> = BTreeMap::new();
-    for p in plan
-        .partitions
-        .iter()
-        .filter(|p| filter.keeps_topic(Some(&p.topic)))
-    {
-        let b = PartitionBytes::of(p);
-        let t = by
-            .entry((b.log_dir.clone(), b.topic.clone()))
-            .or_insert_with(|| TopicBytes {
-                log_dir: b.log_dir,
-                topic: b.topic,
-                partitions: 0,
-                bytes: 0,
-                retained_bytes: 0,
-                freed_bytes: 0,
-            });
-        t.partitions += 1;
-        t.bytes = t.bytes.saturating_add(b.bytes);
-        t.retained_bytes = t.retained_bytes.saturating_add(b.retained_bytes);
-        t.freed_bytes = t.freed_bytes.saturating_add(b.freed_bytes);
-    }
-    by.into_values().collect()
-}
+use super::prometheus::{write_exposition, Gauge, Labels, MetricValue};
 
 /// Every metric family `diagnose --format prometheus` writes, in the order written.
 pub const METRIC_NAMES: &[&str] = &[
@@ -325,7 +277,7 @@ mod tests {
         let d = Diagnosis {
             now_ms: 0,
             findings: Vec::new(),
-            summary: super::super::Summary::default(),
+            summary: crate::diagnose::Summary::default(),
             scanned: ScanTotals {
                 log_dirs: 0,
                 partitions: 0,

@@ -5,10 +5,11 @@
 
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
+use crate::checks::location::at_plan;
+use crate::model::text::age;
+use crate::model::text::{segment_name, utc};
 use crate::model::units::{Bytes, TimestampMs};
-use crate::plan::explain::{segment_name, utc};
 use crate::plan::{PartitionPlan, Plan};
-use crate::report::human::age;
 use crate::rules::retention::{self, Verdict};
 use crate::rules::roll::{
     max_segment_ms, project_roll, ActiveSegmentFacts, ProjectedReason, RollProjection, WriteRate,
@@ -111,7 +112,7 @@ fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Fin
     );
     let mut f = Finding::new(
         &catalog::SEGMENT_ACTIVE_NOT_ROLLING,
-        p.location(Some(active.base_offset.get())),
+        at_plan(p, Some(active.base_offset.get())),
         message,
     )
     .evidence("first_timestamp", EvidenceValue::TimestampMs(first.get()))
