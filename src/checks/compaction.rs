@@ -11,7 +11,7 @@
 //!   has passed, in a log the cleaner does not take: nothing triggers a pass for an expired
 //!   horizon (spec §D4), so they stay.
 //! - `compaction.offsets_topic_stuck`: a `__consumer_offsets` partition whose dirty section
-//!   would trigger the cleaner ([`dirty_bytes_to_trigger`]) while a blocker of the plan stops it.
+//!   would trigger the cleaner while a blocker of the plan stops it ([`due_while_blocked`]).
 //! - `compaction.cleaner_starved`: more logs to clean than cleaner threads, and clearing them
 //!   takes at least [`STARVATION_THRESHOLD_MS`] (or the smallest `max.compaction.lag.ms` of those
 //!   logs) at the cleaner's rate: `--cleaner-rate` per thread (capped by
@@ -44,8 +44,8 @@ use crate::model::text::utc;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::plan::{Blocker, CompactionPlan, PartitionPlan, Plan};
 use crate::rules::compaction::{
-    clear_time_at_least, dedupe_buffer_for_keys, dirty_bytes_to_trigger, offset_map_capacity,
-    pass_io_at_least, passes_needed, CleanerThroughput, Eligibility,
+    clear_time_at_least, dedupe_buffer_for_keys, due_while_blocked, offset_map_capacity,
+    pass_io_at_least, passes_needed, CleanerThroughput, DueWhileBlocked, Eligibility,
 };
 
 use super::run::CheckContext;
@@ -401,25 +401,6 @@ fn tombstone_finding(b: &Backlog<'_>, now: TimestampMs) -> Option<Finding> {
     Some(f)
 }
 
-/// Bytes of dirty, non-active segments the cleaner cannot take: from the first uncleanable
-/// offset when a thread runs, else from the floor segment of the first dirty offset.
-fn stuck_bytes(p: &PartitionPlan, c: &CompactionPlan) -> (Bytes, u64) {
-    let from = match c.blocked_by {
-        Some(Blocker::CleanerDisabled { .. } | Blocker::Paused) => p
-            .segments
-            .iter()
-            .rfind(|s| s.base_offset <= c.log.range.first_dirty.offset)
-            .map_or(Offset(0), |s| s.base_offset),
-        _ => c.log.range.first_uncleanable_offset,
-    };
-    let active = p.segments.len().saturating_sub(1);
-    p.segments
-        .iter()
-        .take(active)
-        .filter(|s| s.base_offset >= from)
-        .fold((Bytes(0), 0), |(b, n), s| (b.plus(s.size), n + 1))
-}
-
 fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     let c = p.compaction.as_ref()?;
     if p.topic != CONSUMER_OFFSETS_TOPIC {
@@ -428,11 +409,20 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     let blk = c
         .blocked_by
         .filter(|b| !matches!(b, Blocker::RatioNotAbove { .. } | Blocker::EmptyLog))?;
-    let (stuck, segments) = stuck_bytes(p, c);
-    let trigger = dirty_bytes_to_trigger(c.log.stats.clean_bytes, c.min_ratio)?;
-    if segments == 0 || stuck <= trigger {
-        return None;
-    }
+    let segs: Vec<(Offset, Bytes)> = p.segments.iter().map(|s| (s.base_offset, s.size)).collect();
+    let cleaner_runs = !matches!(blk, Blocker::CleanerDisabled { .. } | Blocker::Paused);
+    let DueWhileBlocked {
+        stuck,
+        segments,
+        trigger,
+    } = due_while_blocked(
+        &segs,
+        c.log.range.first_dirty.offset,
+        c.log.range.first_uncleanable_offset,
+        cleaner_runs,
+        c.log.stats.clean_bytes,
+        c.min_ratio,
+    )?;
     let e = blocker(&blk);
     let fix = match blk {
         Blocker::CleanerDisabled { .. } => {
