@@ -252,6 +252,12 @@ impl PartitionPlan {
         retention::time_retention_ms(&self.config, &self.tiered, self.version)
     }
 
+    /// The limit size retention keeps the log's bytes under (rules:
+    /// [`retention::size_retention_bytes`]); `None` when no size pass runs or it is unlimited.
+    pub fn size_retention_bytes(&self) -> Option<i64> {
+        retention::size_retention_bytes(&self.config, &self.tiered, self.version)
+    }
+
     /// Whether a segment whose largest timestamp is `ts` is past time retention at `now`
     /// (rules: [`retention::expired_by_time`]).
     pub fn expired_by_time(&self, ts: TimestampMs, now: TimestampMs) -> bool {
