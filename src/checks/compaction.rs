@@ -216,11 +216,8 @@ fn backlog<'a>(
     b
 }
 
-fn backlog_finding(
-    b: &Backlog<'_>,
-    plan: &Plan,
-    rate: Option<(CleanerThroughput, &'static str)>,
-) -> Finding {
+/// The `compaction.backlog` sentence of `b`.
+fn backlog_message(b: &Backlog<'_>, rate: Option<(CleanerThroughput, &'static str)>) -> String {
     let (p, c) = (b.p, b.c);
     let s = &c.log.stats;
     let range = &c.log.range;
@@ -250,7 +247,7 @@ fn backlog_finding(
     let time = rate
         .and_then(|(r, _)| clear_time_at_least(&[b.work], 1, r))
         .map_or(String::new(), |t| format!(", at least {}", span(t)));
-    let message = format!(
+    format!(
         "the cleaner takes it on its next passes: {why}; {} cleanable of {}, offsets \
          {first_dirty}..{}: {records}, {passes}; the cleaner checkpoint is {lag} offsets behind \
          the log end {}; a pass reads at least {}{time}",
@@ -259,9 +256,12 @@ fn backlog_finding(
         range.first_uncleanable_offset,
         p.log_end_offset,
         size(b.work),
-    );
-    let several = b.passes.is_some_and(|n| n > 1);
-    let fix = match dedupe_buffer_for_keys(b.keys(), &plan.broker).filter(|_| several) {
+    )
+}
+
+/// What to do about `b` (`several`: it takes more than one pass).
+fn backlog_fix(b: &Backlog<'_>, plan: &Plan, several: bool) -> String {
+    match dedupe_buffer_for_keys(b.keys(), &plan.broker).filter(|_| several) {
         Some(need) => format!(
             "one pass maps {} keys, the dirty section has up to {}: raise \
              log.cleaner.dedupe.buffer.size to {need} (`kafka-configs.sh --bootstrap-server \
@@ -275,7 +275,23 @@ fn backlog_finding(
              ms) when it is the dirtiest log",
             plan.broker.log_cleaner_backoff_ms
         ),
-    };
+    }
+}
+
+fn backlog_finding(
+    b: &Backlog<'_>,
+    plan: &Plan,
+    rate: Option<(CleanerThroughput, &'static str)>,
+) -> Finding {
+    let (p, c) = (b.p, b.c);
+    let s = &c.log.stats;
+    let range = &c.log.range;
+    let first_dirty = range.first_dirty.offset;
+    let lag = first_dirty.records_until(p.log_end_offset);
+    let distinct = b.deep.as_ref().and_then(|d| d.distinct_keys);
+    let message = backlog_message(b, rate);
+    let several = b.passes.is_some_and(|n| n > 1);
+    let fix = backlog_fix(b, plan, several);
     let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, at_plan(p, None), message)
         .evidence(
             "dirty_ratio",
@@ -495,13 +511,6 @@ fn starvation_finding(
     }
     let largest = logs.iter().max_by_key(|b| b.work)?;
     let total: Bytes = work.iter().copied().sum();
-    let mut listed: Vec<&Backlog<'_>> = logs.iter().collect();
-    listed.sort_by_key(|b| std::cmp::Reverse(b.work));
-    let top: Vec<String> = listed
-        .iter()
-        .take(3)
-        .map(|b| format!("{} {}", b.p.dir_name, size(b.work)))
-        .collect();
     let threshold_name = if lag.is_some() {
         format!(
             "the smallest max.compaction.lag.ms of these logs, {}",
@@ -516,32 +525,13 @@ fn starvation_finding(
          (over {threshold_name}); with {n} threads (one per log) at least {}, bounded by the \
          largest log",
         size(total),
-        top.join(", "),
-        if listed.len() > 3 { ", …" } else { "" },
+        largest_three(logs),
+        if logs.len() > 3 { ", …" } else { "" },
         size(Bytes(r.per_thread as u64)),
         span(now_time),
         span(per_log),
     );
-    // The fewest threads that clear it within the threshold, else one per log.
-    let enough = (threads + 1..=n)
-        .find(|t| clear_time_at_least(&work, *t, r).is_some_and(|d| d.get() < threshold))
-        .unwrap_or(n);
-    let with_enough = clear_time_at_least(&work, enough, r).unwrap_or(per_log);
-    let fix = format!(
-        "raise log.cleaner.threads to {enough} (at least {} then; `kafka-configs.sh \
-         --bootstrap-server HOST:PORT --alter --entity-type brokers --entity-default \
-         --add-config log.cleaner.threads={enough}`; each thread gets \
-         log.cleaner.dedupe.buffer.size / threads); more threads than logs gain nothing and {} \
-         alone takes at least {}{}",
-        span(with_enough),
-        largest.p.dir_name,
-        span(clear_time_at_least(&[largest.work], 1, r).unwrap_or(per_log)),
-        if r.shared_limit.is_some() {
-            "; log.cleaner.io.max.bytes.per.second throttles all threads together: raise it too"
-        } else {
-            ""
-        }
-    );
+    let fix = starvation_fix(&work, threads, threshold, per_log, largest, r);
     Some(
         Finding::new(
             &catalog::COMPACTION_CLEANER_STARVED,
@@ -570,6 +560,51 @@ fn starvation_finding(
         )
         .evidence("threshold_ms", EvidenceValue::Int(threshold))
         .fix(fix),
+    )
+}
+
+/// The three logs with the most cleaning I/O, `dir size` each, most first.
+fn largest_three(logs: &[Backlog<'_>]) -> String {
+    let mut listed: Vec<&Backlog<'_>> = logs.iter().collect();
+    listed.sort_by_key(|b| std::cmp::Reverse(b.work));
+    let top: Vec<String> = listed
+        .iter()
+        .take(3)
+        .map(|b| format!("{} {}", b.p.dir_name, size(b.work)))
+        .collect();
+    top.join(", ")
+}
+
+/// How many cleaner threads clear the logs' `work` within `threshold` at `r` (now `threads`),
+/// and what the `largest` log still takes alone.
+fn starvation_fix(
+    work: &[Bytes],
+    threads: u64,
+    threshold: i64,
+    per_log: DurationMs,
+    largest: &Backlog<'_>,
+    r: CleanerThroughput,
+) -> String {
+    let n = work.len() as u64;
+    // The fewest threads that clear it within the threshold, else one per log.
+    let enough = (threads + 1..=n)
+        .find(|t| clear_time_at_least(work, *t, r).is_some_and(|d| d.get() < threshold))
+        .unwrap_or(n);
+    let with_enough = clear_time_at_least(work, enough, r).unwrap_or(per_log);
+    format!(
+        "raise log.cleaner.threads to {enough} (at least {} then; `kafka-configs.sh \
+         --bootstrap-server HOST:PORT --alter --entity-type brokers --entity-default \
+         --add-config log.cleaner.threads={enough}`; each thread gets \
+         log.cleaner.dedupe.buffer.size / threads); more threads than logs gain nothing and {} \
+         alone takes at least {}{}",
+        span(with_enough),
+        largest.p.dir_name,
+        span(clear_time_at_least(&[largest.work], 1, r).unwrap_or(per_log)),
+        if r.shared_limit.is_some() {
+            "; log.cleaner.io.max.bytes.per.second throttles all threads together: raise it too"
+        } else {
+            ""
+        }
     )
 }
 
