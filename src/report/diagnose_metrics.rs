@@ -88,6 +88,17 @@ fn some_of<T>(
 
 /// The metric families of diagnosis `d`, whose run exits with `exit_code`.
 pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
+    let mut out = run_gauges(d, exit_code);
+    out.extend(finding_gauges(d));
+    out.extend(scan_gauges(&d.scanned));
+    out.extend(log_dir_gauges(&d.summary.log_dirs));
+    out.extend(log_dir_projection_gauges(&d.summary.log_dirs));
+    out.extend(topic_gauges(&d.topics));
+    out
+}
+
+/// The instant and the exit code.
+fn run_gauges(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
     let mut at = Gauge::new(
         "logclean_diagnose_timestamp_seconds",
         "The instant the diagnosis was evaluated at (the run's wall clock, or --now), seconds since the epoch.",
@@ -98,7 +109,11 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
         "Exit code of the run that wrote these metrics: 0 fine, 1 findings at or above --fail-on, 2 corrupt data found.",
     );
     exit.set(Vec::new(), count(exit_code));
+    vec![at, exit]
+}
 
+/// Findings per code, severity and topic; per severity; per class.
+fn finding_gauges(d: &Diagnosis) -> Vec<Gauge> {
     let mut findings = Gauge::new(
         "logclean_findings",
         "Findings kept by the filters, per code, severity and topic (topic empty: about a log dir or a config).",
@@ -133,14 +148,14 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
         by_severity.add(vec![("severity", f.severity.name().to_string())], 1);
         by_class.add(vec![("class", f.class.name().to_string())], 1);
     }
+    vec![findings, by_severity, by_class]
+}
 
-    let s = std::slice::from_ref(&d.scanned);
+/// What was read.
+fn scan_gauges(scanned: &ScanTotals) -> Vec<Gauge> {
+    let s = std::slice::from_ref(scanned);
     let none = |_: &ScanTotals| Labels::new();
-    let dirs = &d.summary.log_dirs;
-    let dir = |l: &LogDirTotals| dir_label(&l.path);
-    let topics = &d.topics;
-    let mut out = vec![at, exit, findings, by_severity, by_class];
-    out.extend([
+    vec![
         gauge_of("logclean_scan_log_dirs", "Log dirs read.", s, none, |s| {
             count(s.log_dirs)
         }),
@@ -161,6 +176,13 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             none,
             |s| count(s.log_bytes),
         ),
+    ]
+}
+
+/// Per log dir: bytes, partitions, what the next pass frees.
+fn log_dir_gauges(dirs: &[LogDirTotals]) -> Vec<Gauge> {
+    let dir = |l: &LogDirTotals| dir_label(&l.path);
+    vec![
         gauge_of(
             "logclean_log_dir_bytes",
             "Bytes of .log files per log dir (of the topics kept by --topic).",
@@ -189,6 +211,13 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             dir,
             |l| count(l.freed_segments),
         ),
+    ]
+}
+
+/// Per log dir: the filesystem, the growth, the next start's recovery.
+fn log_dir_projection_gauges(dirs: &[LogDirTotals]) -> Vec<Gauge> {
+    let dir = |l: &LogDirTotals| dir_label(&l.path);
+    vec![
         some_of(
             "logclean_fs_free_bytes",
             "Free bytes of the log dir's filesystem (statvfs, or --disk-space).",
@@ -238,6 +267,12 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             dir,
             |l| Some(MetricValue::Millis(l.startup.as_ref()?.estimated_ms)),
         ),
+    ]
+}
+
+/// Per topic and log dir: bytes now and after the next pass, partitions.
+fn topic_gauges(topics: &[TopicBytes]) -> Vec<Gauge> {
+    vec![
         gauge_of(
             "logclean_topic_bytes",
             "Bytes of .log files per topic and log dir.",
@@ -259,8 +294,7 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             topic_labels,
             |t| count(t.partitions),
         ),
-    ]);
-    out
+    ]
 }
 
 /// Write diagnosis `d` (its run exiting with `exit_code`) as a node_exporter textfile.
