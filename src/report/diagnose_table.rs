@@ -111,6 +111,25 @@ pub fn render_diagnose(
     ];
     write_fitted(out, &counts, style, "", "  ")?;
     let b = &doc.body;
+    write_code_and_dir_grids(b, style, out)?;
+    write_figures_grid(b, style, out)?;
+    write_top_partitions(b, style, out)?;
+    if let Some(t) = findings_table(&doc.findings, style) {
+        writeln!(out)?;
+        write!(out, "{t}")?;
+    } else {
+        writeln!(out)?;
+        writeln!(out, "no findings")?;
+    }
+    Ok(())
+}
+
+/// Findings per code, then bytes per log dir.
+fn write_code_and_dir_grids(
+    b: &DiagnoseBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if !b.by_code.is_empty() {
         writeln!(out)?;
         let rows = b
@@ -157,6 +176,11 @@ pub fn render_diagnose(
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
     }
+    Ok(())
+}
+
+/// The next start's recovery and the disk projection per log dir, when there are any.
+fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
     if b.log_dirs
         .iter()
         .any(|d| d.startup.is_some() || d.disk.is_some())
@@ -181,6 +205,15 @@ pub fn render_diagnose(
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
     }
+    Ok(())
+}
+
+/// The partitions keeping the most bytes after the next pass.
+fn write_top_partitions(
+    b: &DiagnoseBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if !b.top_partitions.is_empty() {
         writeln!(out)?;
         writeln!(
@@ -208,13 +241,6 @@ pub fn render_diagnose(
             ("freed", Align::Right),
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
-    }
-    if let Some(t) = findings_table(&doc.findings, style) {
-        writeln!(out)?;
-        write!(out, "{t}")?;
-    } else {
-        writeln!(out)?;
-        writeln!(out, "no findings")?;
     }
     Ok(())
 }
