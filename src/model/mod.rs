@@ -18,5 +18,7 @@ pub mod producer_state;
 pub mod records;
 pub mod segment;
 pub mod targets;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod text;
 pub mod units;
