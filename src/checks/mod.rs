@@ -1,9 +1,14 @@
-//! Checks: run the broker's rules over the model and produce findings. Never mutate.
+//! Checks: run the broker's rules over the model and the plan, and produce every finding.
+//! Never mutate.
 //!
-//! One module per domain ([`log_dir`], [`partition`], [`snapshot`], [`segment`], [`index`],
-//! [`time_index`], [`txn_index`], [`duplicates`], [`file`]); [`inspect`] composes them; [`unreadable`] gathers the inputs a
-//! command could not read. Every
-//! finding is built from a kind of the [`catalog`].
+//! One module per domain: the files ([`log_dir`], [`partition`], [`snapshot`], [`segment`],
+//! [`index`], [`time_index`], [`txn_index`], [`duplicates`], [`file`], [`lost`]; [`inspect`]
+//! composes them), the configs ([`config`], [`config_risk`]), the plan's verdicts ([`plan`],
+//! [`active`], [`compaction`], [`timestamps`]), the next start and the disk ([`startup`],
+//! [`disk`]), the coordinators ([`groups`], [`transactions`]); [`unreadable`] gathers the inputs a
+//! command could not read. [`run`] is the one entry point over all of them, from one context.
+//! Every finding is built from a kind of the [`catalog`]; [`explain`] words the plan's answers
+//! (kind, evidence, sentence) for findings and the plan's document alike.
 
 pub mod active;
 pub mod catalog;
