@@ -17,7 +17,9 @@ import json
 import os
 import sys
 
-VOLATILE_BROKER_KEYS = {"listeners", "advertised.listeners", "controller.quorum.bootstrap.servers"}
+# Ports: the listeners, the KRaft quorum (4.4 dynamic, 3.9 static voters) and ZooKeeper's (3.9 ZooKeeper mode).
+VOLATILE_BROKER_KEYS = {"listeners", "advertised.listeners", "controller.quorum.bootstrap.servers",
+                        "controller.quorum.voters", "zookeeper.connect"}
 BOOTSTRAP_SNAPSHOT = "00000000000000000000-0000000000.checkpoint"
 # Keys of the coordinator and producer state captured since issue 8.
 STATE_KEYS = ("deleted_groups", "producers", "transactions", "hanging_transactions", "expired_groups",
@@ -26,7 +28,8 @@ STATE_KEYS = ("deleted_groups", "producers", "transactions", "hanging_transactio
 
 def normalize(m):
     out = {}
-    for k in ("scenario", "kafka_version", "shutdown", "cluster_id", "node_id", "log_dirs", "metadata_log_dir"):
+    for k in ("scenario", "kafka_version", "mode", "shutdown", "cluster_id", "node_id", "log_dirs", "metadata_log_dir",
+              "zookeeper_data_dir", "topic_configs_file"):
         out[k] = m.get(k)
     out["broker_config"] = {k: v for k, v in m.get("broker_config", {}).items() if k not in VOLATILE_BROKER_KEYS}
     out["dynamic_broker_configs"] = m.get("dynamic_broker_configs", {})

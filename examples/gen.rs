@@ -199,10 +199,10 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::generator::{generate, Codec, GenSpec, TopicSpec};
-    use logclean::actions::producer_state::ProducerState;
     use logclean::actions::rebuild_index::{recover_segment, IndexSizing};
     use logclean::model::file_bytes::ReadMode;
     use logclean::model::log_dir::{load_log_dir, Selection};
+    use logclean::model::producer_state::ProducerState;
     use logclean::model::segment::{LoadOptions, ScanDepth};
 
     fn spec(codec: Codec) -> GenSpec {

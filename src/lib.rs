@@ -8,7 +8,6 @@ pub mod actions;
 pub mod checks;
 pub mod cli;
 pub mod config;
-pub mod coordinators;
 pub mod diagnose;
 pub mod exit_codes;
 pub mod formats;

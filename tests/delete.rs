@@ -388,6 +388,39 @@ fn the_active_segment_goes_after_a_roll_and_groups_that_lose_data_are_named() {
     same(&tree(&c.log_dir), &before, "undo after delete");
 }
 
+/// A `__consumer_offsets` partition the group replay cannot read hides the losses of its groups:
+/// `delete` refuses (exit 3, the file named) instead of planning without them. Here a segment
+/// past 2 GiB (sparse), which a buffered read refuses as too large.
+#[test]
+fn an_unreadable_consumer_offsets_partition_refuses_delete() {
+    let c = Copy::new("consumer-groups", "logs-0");
+    let path = c.p("__consumer_offsets-0/00000000000000000000.log");
+    let mut bytes = fs::read(&path).unwrap();
+    bytes.push(0x01);
+    fs::write(&path, &bytes).unwrap();
+    let f = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len((1u64 << 31) + 4096).unwrap();
+    drop(f);
+    let o = logclean(
+        &[
+            "delete",
+            s(&c.log_dir),
+            "--server-properties",
+            c.props.as_str(),
+            "--at",
+            ALL_GONE,
+        ],
+        None,
+    );
+    assert_eq!(code(&o), Some(3), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("cannot read"), "{out}");
+    assert!(
+        out.contains("__consumer_offsets-0/00000000000000000000.log"),
+        "{out}"
+    );
+}
+
 /// Kill the run at every mutating filesystem call; then `resume` must give the complete run's
 /// tree and `undo` the tree before the run.
 fn crash_at_every_step(make: fn() -> Copy, args: fn(&Copy) -> Vec<String>) {

@@ -995,6 +995,12 @@ fn no_code_fires_on_its_healthy_fixture() {
 fn undamaged_fixtures_show_only_their_real_conditions() {
     let expected: BTreeMap<&str, &[&str]> = BTreeMap::from([
         ("compacted", &["partition.leftover_deleted"][..]),
+        ("kraft391-compacted", &["partition.leftover_deleted"][..]),
+        ("zk391-compacted", &["partition.leftover_deleted"][..]),
+        // The 3.9.1 cleaner cleaned txn-compacted-0 during the scenario (its replaced segment 0
+        // is still there as *.deleted, file.delete.delay.ms 60 s); the 4.4.0 one had not.
+        ("kraft391-transactions", &["partition.leftover_deleted"][..]),
+        ("zk391-transactions", &["partition.leftover_deleted"][..]),
         ("kraft-metadata", &["partition.pending_delete"][..]),
         ("unclean-shutdown", &["dir.unclean_shutdown"][..]),
     ]);
@@ -1034,11 +1040,13 @@ fn undamaged_fixtures_show_only_their_real_conditions() {
             inspect.findings
         );
         let config = run(&root, &[&["config"][..], &dirs].concat(), false);
-        assert!(
-            config.findings.is_empty(),
-            "config {f}: {:?}",
-            config.findings
-        );
+        // A ZooKeeper-mode dir (Kafka 3.9.1) holds no topic configs: `config` says so, nothing else.
+        let want: BTreeSet<&str> = if f.starts_with("zk391-") {
+            BTreeSet::from(["config.zookeeper_mode"])
+        } else {
+            BTreeSet::new()
+        };
+        assert_eq!(config.codes(), want, "config {f}: {:?}", config.findings);
         assert_eq!(config.exit, 0, "config {f}");
     }
 }

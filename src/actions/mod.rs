@@ -23,7 +23,6 @@ pub mod fsutil;
 pub mod guard;
 pub mod journal;
 pub mod plan;
-pub mod producer_state;
 pub mod quarantine;
 pub mod rebuild_index;
 pub mod roll;

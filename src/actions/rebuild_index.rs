@@ -53,8 +53,8 @@ use crate::model::names::{parse_segment_file_name, path_text, SegmentFileKind};
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
-use super::producer_state::ProducerState;
 use super::ActionError;
+use crate::model::producer_state::ProducerState;
 
 pub use stream::{LogStream, Next, CHUNK};
 

@@ -12,7 +12,7 @@
 //! 2. `<next>.snapshot` with the producer state at the next offset (latest valid snapshot
 //!    replayed forward, segment by segment), unless one exists already (a clean shutdown writes
 //!    it). Its bytes are those the broker writes for the same log end after loading these files
-//!    (producers in its `HashMap` order, [`super::producer_state`]); a broker that had been
+//!    (producers in its `HashMap` order, [`crate::model::producer_state`]); a broker that had been
 //!    running also holds the order of its live appends and expiries, which no file records;
 //! 3. the new segment at the next offset: empty `.index` and `.timeindex` (what a clean stop
 //!    leaves for an empty active segment; a missing `.index` would make the broker recover it),
@@ -35,11 +35,11 @@ use crate::model::names::path_text;
 
 use super::guard::FileStamp;
 use super::plan::{ActionPlan, Step};
-use super::producer_state::ProducerState;
 use super::rebuild_index::{
     list_segments, recover_stream, replay, state_before, IndexSizing, LogStream, Next, SegmentFiles,
 };
 use super::ActionError;
+use crate::model::producer_state::ProducerState;
 
 /// What roll does to one partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

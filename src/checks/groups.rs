@@ -1,20 +1,114 @@
-//! Findings of `logclean groups`, from the replayed group state and its rows: offsets behind
-//! the log start, data the next retention pass deletes before a group reads it, offsets the
+//! Findings of `logclean groups`, from the group coordinator's verdicts
+//! ([`crate::rules::groups`]) over the replayed `__consumer_offsets`: offsets behind the log
+//! start, data the next retention pass deletes before a group reads it, offsets the
 //! coordinator's expiry deletes, groups in the wrong `__consumer_offsets` partition, records
-//! that do not decode.
+//! that do not decode, partitions that could not be read.
+//!
+//! [`check_groups`]: [`replay_groups`] → [`GroupFacts`] (with the next pass's log starts from
+//! the caller's [`crate::plan::build_plan`]) → [`assess`] → [`group_findings`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::model::cluster::ClusterView;
+use crate::model::coordinators::{replay_groups, UnreadablePartition};
+use crate::model::file_bytes::ReadMode;
 use crate::model::groups::{GroupState, TopicPartition};
+use crate::model::log_dir::LogDir;
+use crate::model::names::CONSUMER_OFFSETS_TOPIC;
 use crate::model::units::Offset;
-use crate::report::groups_doc::GroupsBody;
+use crate::plan::Plan;
+use crate::rules::groups::{assess, GroupFacts, GroupVerdicts};
 
 use super::catalog;
 use super::finding::{EvidenceValue as E, Finding, Location};
+use super::location::at_partition;
 
 /// Where a partition's dir is: the log dir holding it.
 pub type DirsByPartition = BTreeMap<TopicPartition, PathBuf>;
+
+/// The group coordinator's view of loaded dirs: the replayed state, the facts and verdicts on
+/// it, and their findings.
+#[derive(Debug)]
+pub struct GroupsChecked {
+    /// The groups replayed from `__consumer_offsets`.
+    pub state: GroupState,
+    /// The facts the verdicts were made from.
+    pub facts: GroupFacts,
+    /// The verdicts.
+    pub verdicts: GroupVerdicts,
+    /// The findings.
+    pub findings: Vec<Finding>,
+}
+
+/// The groups of loaded `dirs` at `now`, with `plan` the [`crate::plan::build_plan`] of every
+/// topic at `now` (the next pass's log starts), optionally only one group's or one topic's
+/// offsets (`logclean groups` and `logclean diagnose`).
+pub fn check_groups(
+    dirs: &[LogDir],
+    view: &ClusterView,
+    plan: &Plan,
+    mode: ReadMode,
+    now: i64,
+    group: Option<String>,
+    topic: Option<String>,
+) -> GroupsChecked {
+    let replay = replay_groups(dirs, mode);
+    let b = &view.broker_config;
+    let topic_partitions: BTreeMap<String, usize> = view
+        .topics
+        .iter()
+        .filter_map(|(t, v)| Some((t.clone(), v.partition_count?)))
+        .collect();
+    let facts = GroupFacts {
+        next_log_starts: next_log_starts(plan, &replay.held, &replay.log_dirs),
+        offsets_retention_minutes: b.offsets_retention_minutes,
+        offsets_topic_partitions: topic_partitions
+            .get(CONSUMER_OFFSETS_TOPIC)
+            .and_then(|n| i32::try_from(*n).ok())
+            .unwrap_or(b.offsets_topic_num_partitions),
+        topic_partitions,
+        now_ms: now,
+        next_pass_by_ms: now.saturating_add(b.log_retention_check_interval_ms),
+        group,
+        topic,
+        held: replay.held,
+    };
+    let verdicts = assess(&replay.state, &facts);
+    let mut findings = group_findings(&replay.state, &facts, &verdicts, &replay.log_dirs);
+    findings.extend(replay.unreadable.iter().map(unreadable));
+    GroupsChecked {
+        state: replay.state,
+        facts,
+        verdicts,
+        findings,
+    }
+}
+
+/// The next retention pass's log starts from `plan`, for the partitions held here where they
+/// move (`log_dirs`: the log dir of the copy each row reads).
+fn next_log_starts(
+    plan: &Plan,
+    held: &BTreeMap<TopicPartition, crate::model::groups::HeldPartition>,
+    log_dirs: &DirsByPartition,
+) -> BTreeMap<TopicPartition, Offset> {
+    let mut out = BTreeMap::new();
+    for pp in &plan.partitions {
+        let tp = (pp.topic.clone(), pp.partition);
+        let moved = pp.retention.new_log_start_offset > pp.log_start_offset;
+        if moved && held.contains_key(&tp) && log_dirs.get(&tp) == Some(&pp.log_dir) {
+            out.insert(tp, pp.retention.new_log_start_offset);
+        }
+    }
+    out
+}
+
+/// The `file.unreadable` finding of a coordinator partition whose replay could not read a file.
+pub fn unreadable(u: &UnreadablePartition<'_>) -> Finding {
+    let mut loc = at_partition(u.log_dir, u.partition);
+    loc.file = Some(u.problem.path().to_path_buf());
+    Finding::new(&catalog::FILE_UNREADABLE, loc, "cannot read records")
+}
 
 fn at(dirs: &DirsByPartition, topic: &str, partition: i32, group: Option<&str>) -> Location {
     Location {
@@ -30,14 +124,14 @@ fn at(dirs: &DirsByPartition, topic: &str, partition: i32, group: Option<&str>) 
     }
 }
 
-/// The findings for `body` evaluated at `now_ms`.
+/// The findings of `verdicts` on `state`.
 pub fn group_findings(
     state: &GroupState,
-    body: &GroupsBody,
+    facts: &GroupFacts,
+    verdicts: &GroupVerdicts,
     dirs: &DirsByPartition,
-    now_ms: i64,
 ) -> Vec<Finding> {
-    const OFFSETS: &str = crate::model::names::CONSUMER_OFFSETS_TOPIC;
+    const OFFSETS: &str = CONSUMER_OFFSETS_TOPIC;
     let mut out = Vec::new();
     for b in &state.bad_records {
         out.push(
@@ -49,33 +143,28 @@ pub fn group_findings(
             .evidence("offset", E::Offset(b.offset)),
         );
     }
-    for g in &body.groups {
-        if g.expected_partition
-            .is_some_and(|p| p != g.coordinator_partition)
-        {
-            out.push(
-                Finding::new(
-                    &catalog::GROUP_WRONG_PARTITION,
-                    at(dirs, OFFSETS, g.coordinator_partition, Some(&g.group)),
-                    format!(
-                        "group `{}` is in partition {} but {} partitions map it to {}",
-                        g.group,
-                        g.coordinator_partition,
-                        body.offsets_topic_partitions,
-                        g.expected_partition.unwrap_or_default()
-                    ),
-                )
-                .evidence(
-                    "partitions",
-                    E::Int(i64::from(body.offsets_topic_partitions)),
+    for g in verdicts.groups.iter().filter(|g| g.in_wrong_partition()) {
+        out.push(
+            Finding::new(
+                &catalog::GROUP_WRONG_PARTITION,
+                at(dirs, OFFSETS, g.coordinator_partition, Some(&g.group)),
+                format!(
+                    "group `{}` is in partition {} but {} partitions map it to {}",
+                    g.group,
+                    g.coordinator_partition,
+                    facts.offsets_topic_partitions,
+                    g.expected_partition.unwrap_or_default()
                 ),
-            );
-        }
+            )
+            .evidence(
+                "partitions",
+                E::Int(i64::from(facts.offsets_topic_partitions)),
+            ),
+        );
     }
-    let mut expiring: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
-    for r in &body.rows {
-        let loc = || at(dirs, &r.topic, r.partition, Some(&r.group));
-        if let Some(start) = r.log_start_offset.filter(|s| r.current_offset < *s) {
+    for r in &verdicts.offsets {
+        let loc = || at(dirs, &r.tp.0, r.tp.1, Some(&r.group));
+        if let Some(start) = r.behind_log_start() {
             out.push(
                 Finding::new(
                     &catalog::GROUP_BEHIND_LOG_START,
@@ -83,43 +172,55 @@ pub fn group_findings(
                     format!(
                         "group `{}` is at {} but the log starts at {start}: it resets, skipping {} records with auto.offset.reset=earliest",
                         r.group,
-                        r.current_offset,
-                        start - r.current_offset
+                        r.committed,
+                        start - r.committed
                     ),
                 )
-                .evidence("committed", E::Offset(r.current_offset))
+                .evidence("committed", E::Offset(r.committed))
                 .evidence("log_start", E::Offset(start)),
             );
         }
-        if let Some(n) = r.next_retention.as_ref().filter(|n| n.skipped > 0) {
-            {
-                out.push(
-                    Finding::new(
-                        &catalog::GROUP_LOSES_DATA_NEXT_RETENTION,
-                        loc(),
-                        format!(
-                            "retention deletes up to offset {} by the next pass; group `{}` is at {}: it will be reset to {} (earliest) and skip {} records",
-                            n.new_log_start_offset, r.group, r.current_offset, n.new_log_start_offset, n.skipped
-                        ),
-                    )
-                    .evidence("committed", E::Offset(r.current_offset))
-                    .evidence("new_log_start", E::Offset(n.new_log_start_offset))
-                    .evidence("pass_by", E::TimestampMs(n.by_ms)),
-                );
-            }
+        if let Some(n) = r.loses_data_next_pass() {
+            out.push(
+                Finding::new(
+                    &catalog::GROUP_LOSES_DATA_NEXT_RETENTION,
+                    loc(),
+                    format!(
+                        "retention deletes up to offset {} by the next pass; group `{}` is at {}: it will be reset to {} (earliest) and skip {} records",
+                        n.new_log_start_offset, r.group, r.committed, n.new_log_start_offset, n.skipped
+                    ),
+                )
+                .evidence("committed", E::Offset(r.committed))
+                .evidence("new_log_start", E::Offset(n.new_log_start_offset))
+                .evidence("pass_by", E::TimestampMs(n.by_ms)),
+            );
         }
-        if let Some(at_ms) = r.expires_at_ms.filter(|t| *t <= now_ms) {
+    }
+    out.extend(expiry_findings(facts, verdicts, dirs));
+    out
+}
+
+/// One `group.offsets_expire` per group with expired offsets: how many, and the latest due.
+fn expiry_findings(
+    facts: &GroupFacts,
+    verdicts: &GroupVerdicts,
+    dirs: &DirsByPartition,
+) -> Vec<Finding> {
+    let mut expiring: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
+    for r in &verdicts.offsets {
+        if let Some(at_ms) = r.expires_at_ms.filter(|_| r.expired) {
             let e = expiring.entry(r.group.as_str()).or_insert((0, at_ms));
             e.0 += 1;
             e.1 = e.1.max(at_ms);
         }
     }
-    // The first group of each name, as a scan of `body.groups` would find it: one look-up per
+    // The first group of each name, as a scan of the groups would find it: one look-up per
     // expiring group instead of a walk over every group.
     let mut by_name: BTreeMap<&str, _> = BTreeMap::new();
-    for g in &body.groups {
+    for g in &verdicts.groups {
         by_name.entry(g.group.as_str()).or_insert(g);
     }
+    let mut out = Vec::new();
     for (group, (n, at_ms)) in expiring {
         let Some(g) = by_name.get(group) else {
             continue;
@@ -127,10 +228,10 @@ pub fn group_findings(
         out.push(
             Finding::new(
                 &catalog::GROUP_OFFSETS_EXPIRE,
-                at(dirs, OFFSETS, g.coordinator_partition, Some(group)),
+                at(dirs, CONSUMER_OFFSETS_TOPIC, g.coordinator_partition, Some(group)),
                 format!(
                     "{n} committed offsets of empty group `{group}` are past offsets.retention.minutes ({}): the next expiry check deletes them",
-                    body.offsets_retention_minutes
+                    facts.offsets_retention_minutes
                 ),
             )
             .evidence("offsets", E::Count(n as u64))
@@ -138,16 +239,4 @@ pub fn group_findings(
         );
     }
     out
-}
-
-/// The log start offsets the next retention pass leaves, for partitions where it moves
-/// (a convenience for callers that have the pass's per-partition answers).
-pub fn moved_starts(
-    current: &BTreeMap<TopicPartition, i64>,
-    after: impl IntoIterator<Item = (TopicPartition, Offset)>,
-) -> BTreeMap<TopicPartition, Offset> {
-    after
-        .into_iter()
-        .filter(|(tp, o)| current.get(tp).is_none_or(|c| o.get() > *c))
-        .collect()
 }

@@ -5,8 +5,6 @@
 //! sorts and deduplicates them. Adding a finding means adding it to its domain's module (and
 //! that module here when it is a new domain), its catalog entry, the README table and a test.
 
-use crate::coordinators::groups::groups_report;
-use crate::coordinators::transactions::transactions_report;
 use crate::model::cluster::ClusterView;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
@@ -21,11 +19,13 @@ use super::config::config_findings;
 use super::config_risk::config_risk_findings;
 use super::disk::{disk_projections, DiskProjection, FsSpace};
 use super::finding::Finding;
+use super::groups::check_groups;
 use super::inspect::inspect_findings;
 use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
 use super::startup::{startup_costs, StartupCost};
 use super::timestamps::timestamp_findings;
+use super::transactions::check_transactions;
 
 /// Everything the checks read: the model, the cluster view and the plan built from them at one
 /// instant, and the options that change what is read or claimed.
@@ -94,8 +94,8 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
 /// The groups' and the transactions' findings.
 fn coordinator_findings(ctx: &CheckContext<'_>) -> Vec<Finding> {
     let now = ctx.now().get();
-    let (_, mut findings) =
-        groups_report(ctx.dirs, ctx.view, ctx.plan, ctx.read_mode, now, None, None);
-    findings.extend(transactions_report(ctx.dirs, ctx.view, ctx.read_mode, now).1);
+    let mut findings =
+        check_groups(ctx.dirs, ctx.view, ctx.plan, ctx.read_mode, now, None, None).findings;
+    findings.extend(check_transactions(ctx.dirs, ctx.view, ctx.read_mode, now).findings);
     findings
 }

@@ -25,16 +25,17 @@ use crate::actions::targets::{refuse_unreadable, resolve, ConfigSource};
 use crate::actions::ActionError;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
+use crate::model::coordinators::replay_groups;
 use crate::model::file_bytes::ReadMode;
-use crate::model::groups::{losses, replay_partition, GroupState, Loss, TopicPartition};
+use crate::model::groups::TopicPartition;
 use crate::model::log_dir::LogDir;
-use crate::model::names::{PartitionDirState, CONSUMER_OFFSETS_TOPIC};
 use crate::model::problem::FileProblem;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::units::{Offset, TimestampMs};
 use crate::plan::{build_plan, PlanOptions};
 use crate::report::render_json;
 use crate::report::wire::Envelope;
+use crate::rules::groups::{losses, Loss};
 use crate::rules::KafkaVersion;
 
 use super::common::{load_targets, print_error};
@@ -125,29 +126,6 @@ impl AssumedRefusal {
     fn is(&self, p: &PartitionPlan) -> bool {
         self.log_dir == p.log_dir && self.dir == p.dir_name
     }
-}
-
-/// The group state of every `__consumer_offsets` partition held (first copy of each), and the
-/// files that could not be read (the groups they hold are missing from the state).
-fn group_state(dirs: &[LogDir], mode: ReadMode) -> (GroupState, Vec<FileProblem>) {
-    let mut state = GroupState::default();
-    let mut unreadable = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for p in dirs.iter().flat_map(|d| &d.partitions) {
-        let Some(name) = p
-            .name
-            .as_ref()
-            .filter(|n| n.state == PartitionDirState::Live && n.topic == CONSUMER_OFFSETS_TOPIC)
-        else {
-            continue;
-        };
-        if seen.insert(name.partition) {
-            if let Err(e) = replay_partition(&mut state, p, name.partition, mode) {
-                unreadable.push(e);
-            }
-        }
-    }
-    (state, unreadable)
 }
 
 fn canonical(p: &std::path::Path) -> PathBuf {
@@ -268,15 +246,18 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             journal: None,
         });
     }
-    let (groups, unreadable) = group_state(&dirs, mode);
-    let unreadable = unreadable.iter().filter_map(|p| match p {
-        FileProblem::Io { path, message } => Some((path.as_path(), message.as_str())),
-        FileProblem::Format { .. } => None,
-    });
-    if let Err(e) = refuse_unreadable(unreadable) {
+    // A `__consumer_offsets` partition that cannot be read hides its groups' losses: refused.
+    let groups = replay_groups(&dirs, mode);
+    let unreadable: Vec<(&std::path::Path, String)> = (groups.unreadable.iter())
+        .map(|u| match &u.problem {
+            FileProblem::Io { path, message } => (path.as_path(), message.clone()),
+            FileProblem::Format { path, error } => (path.as_path(), error.to_string()),
+        })
+        .collect();
+    if let Err(e) = refuse_unreadable(unreadable.iter().map(|(p, m)| (*p, m.as_str()))) {
         return refused(e);
     }
-    let lost = losses(&groups, &starts);
+    let lost = losses(&groups.state, &starts);
     let refuse_losses = args.fail_if_group_loses_data && !lost.is_empty();
     let refuse = refuse_losses || !refused_assumed.is_empty();
     let executed = mutate.execute && !refuse;

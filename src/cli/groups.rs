@@ -2,14 +2,15 @@
 //! data partitions held here, and what the next retention pass and offset expiry do to them.
 //!
 //! Options → [`run_coordinator_command`]: load → [`build_plan`] (the next pass's log starts) →
-//! [`groups_report`] → render.
+//! [`check_groups`] → [`GroupsBody::new`] → render.
 
 use std::io::Write;
 
-use crate::coordinators::groups::groups_report;
+use crate::checks::groups::check_groups;
 use crate::exit_codes::Outcome;
 use crate::model::units::TimestampMs;
 use crate::plan::{build_plan, PlanOptions};
+use crate::report::groups_doc::GroupsBody;
 use crate::report::groups_table::render_groups;
 use crate::rules::KafkaVersion;
 
@@ -36,7 +37,8 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         };
         let plan = build_plan(view, dirs, &opts);
         let (group, topic) = (args.group.clone(), args.topic.clone());
-        groups_report(dirs, view, &plan, *mode, now, group, topic)
+        let c = check_groups(dirs, view, &plan, *mode, now, group, topic);
+        (GroupsBody::new(&c.state, &c.facts, &c.verdicts), c.findings)
     };
     run_coordinator_command(shared, run, out, report, render_groups)
 }

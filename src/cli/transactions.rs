@@ -2,12 +2,14 @@
 //! and per data partition the producer-state replay with its open transactions, the last stable
 //! offset they hold, and how long each has been open against `transaction.max.timeout.ms`.
 //!
-//! Options → [`run_coordinator_command`]: load → [`transactions_report`] → render.
+//! Options → [`run_coordinator_command`]: load → [`check_transactions`] → [`TxnBody::new`] →
+//! render.
 
 use std::io::Write;
 
-use crate::coordinators::transactions::transactions_report;
+use crate::checks::transactions::check_transactions;
 use crate::exit_codes::Outcome;
+use crate::report::txn_doc::TxnBody;
 use crate::report::txn_table::render_transactions;
 
 use super::common::{run_coordinator_command, CoordinatorArgs, CoordinatorInputs};
@@ -28,6 +30,16 @@ pub fn run(
         mmap: args.mmap,
         fail_on: args.fail_on.into(),
     };
-    let report = |i: &CoordinatorInputs, now| transactions_report(&i.dirs, &i.view, i.mode, now);
+    let report = |i: &CoordinatorInputs, now| {
+        let c = check_transactions(&i.dirs, &i.view, i.mode, now);
+        let body = TxnBody::new(
+            &c.state,
+            c.state_partition_count,
+            c.max_timeout_ms,
+            &c.partitions,
+            &c.verdicts,
+        );
+        (body, c.findings)
+    };
     run_coordinator_command(shared, run, out, report, render_transactions)
 }

@@ -3,10 +3,8 @@
 //! winning, tombstones removing, transactional offset commits counting only at their
 //! producer's COMMIT marker (`CoordinatorLoaderImpl`, `OffsetMetadataManager.replay`).
 //!
-//! On top of the replay: the group → partition mapping check
-//! (`abs(String.hashCode(group)) % offsets.topic.num.partitions`), the offset expiry the
-//! coordinator's `cleanupGroupMetadata` would apply (`OffsetExpirationConditionImpl`), and what
-//! a group loses when a partition's log start moves ([`losses`]).
+//! The coordinator's rules over the replayed state (the group → partition mapping, offset
+//! expiry, what a group loses when a log start moves) are in [`crate::rules::groups`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -20,10 +18,18 @@ use super::file_bytes::{read_file_data, ReadMode};
 use super::names::SegmentFileKind;
 use super::partition::Partition;
 use super::problem::FileProblem;
-use super::units::Offset;
 
 /// A topic partition of a data topic.
 pub type TopicPartition = (String, i32);
+
+/// A data partition the log dirs hold: log start and end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldPartition {
+    /// The log start offset.
+    pub log_start_offset: i64,
+    /// The log end offset.
+    pub log_end_offset: i64,
+}
 
 /// One committed offset as the coordinator holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +90,8 @@ pub struct Group {
 }
 
 impl Group {
-    fn new(name: &str, partition: i32) -> Group {
+    /// A group with no records yet, in `__consumer_offsets` partition `partition`.
+    pub fn new(name: &str, partition: i32) -> Group {
         Group {
             name: name.to_string(),
             coordinator_partition: partition,
@@ -421,87 +428,6 @@ pub fn replay_bytes(replay: &mut PartitionReplay<'_>, bytes: &[u8], log_start: i
     }
 }
 
-/// Java's `String.hashCode` (over UTF-16 code units).
-pub fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
-}
-
-/// The `__consumer_offsets` partition of `group`: Kafka's
-/// `Utils.abs(group.hashCode()) % offsets.topic.num.partitions` (`abs(MIN_VALUE)` is 0).
-pub fn coordinator_partition(group: &str, num_partitions: i32) -> Option<i32> {
-    if num_partitions <= 0 {
-        return None;
-    }
-    let h = java_string_hash(group);
-    let abs = if h == i32::MIN { 0 } else { h.abs() };
-    Some(abs % num_partitions)
-}
-
-/// When the coordinator's offset expiry removes a committed offset, ms (`None`: never while the
-/// group stays as it is). Kafka's `OffsetExpirationConditionImpl`: an explicit expire
-/// timestamp wins; else `base + offsets.retention.minutes`, where the base is the commit
-/// time, or for an empty classic group with a protocol type the time it became empty. Offsets
-/// of a topic a consumer-protocol member subscribes to, of a non-empty classic group, and with
-/// a pending transactional commit do not expire.
-pub fn expires_at_ms(g: &Group, tp: &TopicPartition, retention_ms: i64) -> Option<i64> {
-    let o = g.offsets.get(tp)?;
-    if g.pending_transactional.contains(tp) {
-        return None;
-    }
-    let base = match g.kind {
-        GroupKind::Simple => o.commit_timestamp_ms,
-        GroupKind::Classic if g.members.is_empty() => g
-            .current_state_timestamp_ms
-            .unwrap_or(o.commit_timestamp_ms),
-        GroupKind::Classic | GroupKind::Other => return None,
-        GroupKind::Consumer if g.subscribed_topics().contains(tp.0.as_str()) => return None,
-        GroupKind::Consumer => o.commit_timestamp_ms,
-    };
-    Some(match o.expire_timestamp_ms {
-        Some(at) => at,
-        None => base.saturating_add(retention_ms),
-    })
-}
-
-/// What a group loses when a partition's log start moves past its committed offset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loss {
-    /// Group id.
-    pub group: String,
-    /// The data partition.
-    pub tp: TopicPartition,
-    /// The committed offset.
-    pub committed: i64,
-    /// Where a consumer with `auto.offset.reset=earliest` resumes: the new log start.
-    pub reset_to: i64,
-    /// Records between the two it never reads.
-    pub skipped: i64,
-}
-
-/// Every group partition whose committed offset is below the given log start offsets (the
-/// current ones, or those a retention plan computes).
-pub fn losses(state: &GroupState, log_starts: &BTreeMap<TopicPartition, Offset>) -> Vec<Loss> {
-    let mut out = Vec::new();
-    for g in state.groups.values() {
-        for (tp, o) in &g.offsets {
-            let Some(start) = log_starts.get(tp) else {
-                continue;
-            };
-            if o.offset < start.get() {
-                out.push(Loss {
-                    group: g.name.clone(),
-                    tp: tp.clone(),
-                    committed: o.offset,
-                    reset_to: start.get(),
-                    skipped: start.get().saturating_sub(o.offset),
-                });
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,20 +461,6 @@ mod tests {
             key: Some(key),
             value,
         }
-    }
-
-    #[test]
-    fn java_hash_and_partition_match_kafka() {
-        // "hello".hashCode() == 99162322; "polygenelubricants".hashCode() == Integer.MIN_VALUE.
-        assert_eq!(java_string_hash("hello"), 99_162_322);
-        assert_eq!(java_string_hash(""), 0);
-        assert_eq!(java_string_hash("polygenelubricants"), i32::MIN);
-        assert_eq!(coordinator_partition("polygenelubricants", 50), Some(0));
-        assert_eq!(coordinator_partition("hello", 50), Some(99_162_322 % 50));
-        // A negative hash: "g-behind" hashes below zero in Java? Either way abs() then mod.
-        let h = java_string_hash("zzzzzzzz");
-        assert_eq!(coordinator_partition("zzzzzzzz", 7), Some(h.abs() % 7));
-        assert_eq!(coordinator_partition("x", 0), None);
     }
 
     #[test]
@@ -622,61 +534,5 @@ mod tests {
             (state.bad_records[0].partition, state.bad_records[0].offset),
             (2, 4)
         );
-    }
-
-    fn group(kind: GroupKind) -> Group {
-        let mut g = Group::new("g", 0);
-        g.kind = kind;
-        g.offsets.insert(
-            ("t".to_string(), 0),
-            CommittedOffset {
-                offset: 10,
-                leader_epoch: None,
-                metadata: String::new(),
-                commit_timestamp_ms: 1_000,
-                expire_timestamp_ms: None,
-                record_offset: 0,
-                transactional: false,
-            },
-        );
-        g
-    }
-
-    #[test]
-    fn expiry_follows_the_coordinators_conditions() {
-        let tp = ("t".to_string(), 0);
-        assert_eq!(
-            expires_at_ms(&group(GroupKind::Simple), &tp, 50),
-            Some(1_050)
-        );
-        let mut classic = group(GroupKind::Classic);
-        classic.current_state_timestamp_ms = Some(3_000);
-        assert_eq!(expires_at_ms(&classic, &tp, 50), Some(3_050));
-        classic.members.insert("m".into());
-        assert_eq!(expires_at_ms(&classic, &tp, 50), None);
-        let mut consumer = group(GroupKind::Consumer);
-        assert_eq!(expires_at_ms(&consumer, &tp, 50), Some(1_050));
-        consumer.subscriptions.insert("m".into(), vec!["t".into()]);
-        assert_eq!(expires_at_ms(&consumer, &tp, 50), None);
-        let mut explicit = group(GroupKind::Simple);
-        explicit.offsets.get_mut(&tp).unwrap().expire_timestamp_ms = Some(2_000);
-        assert_eq!(expires_at_ms(&explicit, &tp, 50), Some(2_000));
-        let mut pending = group(GroupKind::Simple);
-        pending.pending_transactional.insert(tp.clone());
-        assert_eq!(expires_at_ms(&pending, &tp, 50), None);
-        assert_eq!(expires_at_ms(&pending, &("u".to_string(), 0), 50), None);
-    }
-
-    #[test]
-    fn losses_below_the_new_log_start() {
-        let mut state = GroupState::default();
-        state.groups.insert("g".into(), group(GroupKind::Simple));
-        let mut starts = BTreeMap::new();
-        starts.insert(("t".to_string(), 0), Offset(10));
-        assert!(losses(&state, &starts).is_empty());
-        starts.insert(("t".to_string(), 0), Offset(48));
-        let l = losses(&state, &starts);
-        assert_eq!(l.len(), 1);
-        assert_eq!((l[0].committed, l[0].reset_to, l[0].skipped), (10, 48, 38));
     }
 }

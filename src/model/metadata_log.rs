@@ -940,12 +940,18 @@ mod tests {
         }
         // `kafka-storage format` (Kafka 4.x, ELR enabled) writes the static
         // `min.insync.replicas` as a cluster-default ConfigRecord in the bootstrap records; the
-        // manifest lists only the broker configs the harness set.
-        let min_isr = m["broker_config"]["min.insync.replicas"].as_str().unwrap();
-        want_broker
-            .entry(String::new())
-            .or_default()
-            .insert("min.insync.replicas".to_owned(), min_isr.to_owned());
+        // manifest lists only the broker configs the harness set. Kafka 3.9.1's format (no ELR)
+        // writes no such record.
+        if m["kafka_version"]
+            .as_str()
+            .is_some_and(|v| !v.starts_with("3."))
+        {
+            let min_isr = m["broker_config"]["min.insync.replicas"].as_str().unwrap();
+            want_broker
+                .entry(String::new())
+                .or_default()
+                .insert("min.insync.replicas".to_owned(), min_isr.to_owned());
+        }
         assert_eq!(
             img.broker_configs, want_broker,
             "{scenario}: broker configs"
@@ -1033,7 +1039,11 @@ mod tests {
             for mode in [ReadMode::Mmap, ReadMode::Buffered] {
                 let img = load_metadata_image(&dir, mode);
                 assert!(img.problems.is_empty(), "{scenario}: {:#?}", img.problems);
-                assert!(img.snapshot_used.is_some(), "{scenario}");
+                // Kafka 3.9.1 with a static quorum (kraft391-*): `format` writes
+                // bootstrap.checkpoint at the log dir's root, not a snapshot in the metadata log,
+                // and no runtime snapshot was taken: the log from offset 0 is the whole image.
+                let with_snapshot = !scenario.starts_with("kraft391-");
+                assert_eq!(img.snapshot_used.is_some(), with_snapshot, "{scenario}");
                 assert!(img.complete_up_to.is_some(), "{scenario}");
                 check_against_manifest(&scenario, &img);
             }

@@ -4,6 +4,7 @@
 //! every problem as data for `checks/` to turn into findings.
 
 pub mod cluster;
+pub mod coordinators;
 pub mod file_bytes;
 pub mod groups;
 pub mod listing;
@@ -21,4 +22,5 @@ pub mod targets;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod text;
+pub mod txn_state;
 pub mod units;

@@ -1,32 +1,19 @@
 //! The `groups` document: one row per group, topic and partition, as
 //! `kafka-consumer-groups.sh --describe` shows them, plus what the next retention pass and the
-//! coordinator's offset expiry do to each. Built from [`GroupState`] and the data partitions the
-//! log dirs hold.
+//! coordinator's offset expiry do to each. Mapped from [`GroupState`] and the verdicts on it
+//! ([`crate::rules::groups::assess`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 
-use crate::plan::Plan;
-
-use crate::model::groups::{expires_at_ms, losses, GroupKind, GroupState, TopicPartition};
-use crate::model::units::Offset;
+use crate::model::groups::{GroupKind, GroupState};
+use crate::rules::groups::{GroupFacts, GroupVerdicts};
 
 use super::wire::Envelope;
 
 /// The `groups` document.
 pub type GroupsDoc = Envelope<GroupsBody>;
-
-/// A data partition the log dirs hold: log start and end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeldPartition {
-    /// The log start offset.
-    pub log_start_offset: i64,
-    /// The log end offset.
-    pub log_end_offset: i64,
-}
 
 /// What the next retention pass does to a group partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -133,140 +120,76 @@ pub struct GroupsBody {
     pub topics: Vec<TopicCoverageDoc>,
 }
 
-/// What the body is built from besides the state.
-#[derive(Debug, Clone, Default)]
-pub struct GroupsInputs {
-    /// The data partitions held, by topic partition.
-    pub held: BTreeMap<TopicPartition, HeldPartition>,
-    /// The log starts after the next retention pass, for partitions where it moves.
-    pub planned: BTreeMap<TopicPartition, Offset>,
-    /// Partition counts from the metadata log.
-    pub topic_partitions: BTreeMap<String, usize>,
-    /// `offsets.retention.minutes`.
-    pub offsets_retention_minutes: i32,
-    /// The mapping's partition count.
-    pub offsets_topic_partitions: i32,
-    /// The evaluation instant plus `log.retention.check.interval.ms`.
-    pub next_pass_by_ms: i64,
-    /// `--group` filter.
-    pub group: Option<String>,
-    /// `--topic` filter.
-    pub topic: Option<String>,
-}
-
-impl GroupsInputs {
-    /// The next retention pass's log starts from `plan`, for the partitions held here where
-    /// they move (`at`: the log dir of the copy each row reads).
-    pub fn set_planned(&mut self, plan: &Plan, at: &BTreeMap<TopicPartition, PathBuf>) {
-        for pp in &plan.partitions {
-            let tp = (pp.topic.clone(), pp.partition);
-            let moved = pp.retention.new_log_start_offset > pp.log_start_offset;
-            if moved && self.held.contains_key(&tp) && at.get(&tp) == Some(&pp.log_dir) {
-                self.planned.insert(tp, pp.retention.new_log_start_offset);
-            }
-        }
-    }
-}
-
 impl GroupsBody {
-    /// The body for `state`.
-    pub fn new(state: &GroupState, inp: &GroupsInputs) -> GroupsBody {
-        let retention_ms = i64::from(inp.offsets_retention_minutes).saturating_mul(60_000);
-        let wanted_group = |g: &str| inp.group.as_deref().is_none_or(|w| w == g);
-        let wanted_topic = |t: &str| inp.topic.as_deref().is_none_or(|w| w == t);
-        let mut rows = Vec::new();
-        let mut groups = Vec::new();
-        let mut named: BTreeMap<String, BTreeSet<i32>> = BTreeMap::new();
-        let lost: BTreeMap<(&str, &TopicPartition), i64> = losses(state, &inp.planned)
-            .iter()
-            .filter_map(|l| {
-                let g = state.groups.get_key_value(&l.group)?.0.as_str();
-                let tp = state.groups.get(&l.group)?.offsets.get_key_value(&l.tp)?.0;
-                Some(((g, tp), l.skipped))
-            })
-            .collect();
-        for g in state.groups.values().filter(|g| wanted_group(&g.name)) {
-            let mut any = false;
-            for (tp, o) in g.offsets.iter().filter(|(tp, _)| wanted_topic(&tp.0)) {
-                any = true;
-                named.entry(tp.0.clone()).or_default().insert(tp.1);
-                let held = inp.held.get(tp);
-                let skipped = lost.get(&(g.name.as_str(), tp)).copied();
-                let next_retention = inp.planned.get(tp).map(|start| NextRetentionDoc {
-                    new_log_start_offset: start.get(),
-                    by_ms: inp.next_pass_by_ms,
-                    reset_to: skipped.map(|_| start.get()),
-                    skipped: skipped.unwrap_or(0),
-                });
-                rows.push(GroupRowDoc {
-                    group: g.name.clone(),
-                    topic: tp.0.clone(),
-                    partition: tp.1,
-                    current_offset: o.offset,
-                    log_start_offset: held.map(|h| h.log_start_offset),
-                    log_end_offset: held.map(|h| h.log_end_offset),
-                    lag: held.map(|h| h.log_end_offset.saturating_sub(o.offset)),
+    /// The body for `state` with the `facts` and `verdicts` on it.
+    pub fn new(state: &GroupState, facts: &GroupFacts, verdicts: &GroupVerdicts) -> GroupsBody {
+        let rows = (verdicts.offsets.iter())
+            .filter_map(|v| {
+                let o = state.groups.get(&v.group)?.offsets.get(&v.tp)?;
+                Some(GroupRowDoc {
+                    group: v.group.clone(),
+                    topic: v.tp.0.clone(),
+                    partition: v.tp.1,
+                    current_offset: v.committed,
+                    log_start_offset: v.held.map(|h| h.log_start_offset),
+                    log_end_offset: v.held.map(|h| h.log_end_offset),
+                    lag: v.held.map(|h| h.log_end_offset.saturating_sub(v.committed)),
                     last_commit_ms: o.commit_timestamp_ms,
                     transactional: o.transactional,
-                    expires_at_ms: expires_at_ms(g, tp, retention_ms),
-                    next_retention,
-                });
-            }
-            if any || inp.topic.is_none() {
-                groups.push(GroupDoc {
+                    expires_at_ms: v.expires_at_ms,
+                    next_retention: v.next_retention.map(|n| NextRetentionDoc {
+                        new_log_start_offset: n.new_log_start_offset,
+                        by_ms: n.by_ms,
+                        reset_to: n.reset_to(),
+                        skipped: n.skipped,
+                    }),
+                })
+            })
+            .collect();
+        let groups = (verdicts.groups.iter())
+            .filter_map(|v| {
+                let g = state.groups.get(&v.group)?;
+                Some(GroupDoc {
                     group: g.name.clone(),
                     kind: g.kind,
                     state: g.state(),
                     protocol_type: g.protocol_type.clone(),
                     generation: g.generation,
                     members: g.members.len(),
-                    coordinator_partition: g.coordinator_partition,
-                    // Only the metadata log knows the topic's real partition count
-                    // (`offsets.topic.num.partitions` applied when it was created, maybe
-                    // with another value): without it, no claim about the mapping.
-                    expected_partition: inp
-                        .topic_partitions
-                        .contains_key(crate::model::names::CONSUMER_OFFSETS_TOPIC)
-                        .then(|| {
-                            crate::model::groups::coordinator_partition(
-                                &g.name,
-                                inp.offsets_topic_partitions,
-                            )
-                        })
-                        .flatten(),
+                    coordinator_partition: v.coordinator_partition,
+                    expected_partition: v.expected_partition,
                     last_commit_ms: g.last_commit_ms(),
                     pending_transactional: g.pending_transactional.len(),
-                });
-            }
+                })
+            })
+            .collect();
+        let mut named: BTreeMap<&str, BTreeSet<i32>> = BTreeMap::new();
+        for v in &verdicts.offsets {
+            named.entry(v.tp.0.as_str()).or_default().insert(v.tp.1);
         }
         let topics = named
             .into_iter()
             .map(|(topic, parts)| {
                 let (held, elsewhere): (Vec<i32>, Vec<i32>) = parts
                     .into_iter()
-                    .partition(|p| inp.held.contains_key(&(topic.clone(), *p)));
+                    .partition(|p| facts.held.contains_key(&(topic.to_string(), *p)));
                 TopicCoverageDoc {
-                    partitions: inp.topic_partitions.get(&topic).copied(),
-                    topic,
+                    partitions: facts.topic_partitions.get(topic).copied(),
+                    topic: topic.to_string(),
                     held,
                     elsewhere,
                 }
             })
             .collect();
         GroupsBody {
-            offsets_retention_minutes: inp.offsets_retention_minutes,
-            offsets_topic_partitions: inp.offsets_topic_partitions,
+            offsets_retention_minutes: facts.offsets_retention_minutes,
+            offsets_topic_partitions: facts.offsets_topic_partitions,
             coordinator_partitions: state.partitions.iter().copied().collect(),
             records_replayed: state.records,
             bytes_replayed: state.bytes,
             groups,
             rows,
-            deleted_groups: state
-                .deleted
-                .iter()
-                .filter(|g| wanted_group(g))
-                .cloned()
-                .collect(),
+            deleted_groups: verdicts.deleted.clone(),
             topics,
         }
     }

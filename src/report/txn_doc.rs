@@ -1,10 +1,12 @@
 //! The `transactions` document: the transactional ids of `__transaction_state`, per data
 //! partition the producer-state replay's first unstable and last stable offset, and one row per
-//! open transaction with how long it has been open and, when it hangs, the abort command.
+//! open transaction with how long it has been open and, when it hangs, the abort command. Mapped
+//! from the replays and the verdicts on them ([`crate::rules::transactions::assess`]).
 
 use serde::Serialize;
 
-use crate::model::producer_state::{classify, ProducerState, TxnState, TxnVerdict};
+use crate::model::txn_state::TxnState;
+use crate::rules::transactions::{PartitionFacts, TxnVerdict, TxnVerdicts};
 
 use super::wire::Envelope;
 
@@ -80,7 +82,7 @@ pub struct OpenTxnDoc {
     /// `now - last_timestamp_ms`.
     pub age_ms: i64,
     /// `open`, `open_long` or `hanging`.
-    pub verdict: TxnVerdict,
+    pub verdict: TxnVerdictDoc,
     /// For a hanging one: the command that aborts it.
     pub abort_command: Option<String>,
 }
@@ -102,59 +104,66 @@ pub struct TxnBody {
     pub open_transactions: Vec<OpenTxnDoc>,
 }
 
-/// A replayed data partition: topic partition, producer state, high watermark, log end.
-pub type ReplayedPartition = ((String, i32), ProducerState, Option<i64>, Option<i64>);
+/// What an open transaction is (`kafka-transactions.sh find-hanging`'s rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxnVerdictDoc {
+    /// Open within its timeout.
+    Open,
+    /// Open longer than its timeout.
+    OpenLong,
+    /// Open longer than `transaction.max.timeout.ms` and not tracked by its coordinator.
+    Hanging,
+}
+
+impl From<TxnVerdict> for TxnVerdictDoc {
+    fn from(v: TxnVerdict) -> Self {
+        match v {
+            TxnVerdict::Open => TxnVerdictDoc::Open,
+            TxnVerdict::OpenLong => TxnVerdictDoc::OpenLong,
+            TxnVerdict::Hanging => TxnVerdictDoc::Hanging,
+        }
+    }
+}
 
 impl TxnBody {
-    /// The body at `now_ms`.
+    /// The body for the coordinator's `state`, the data `partitions` with producers and the
+    /// `verdicts` on them.
     pub fn new(
         state: &TxnState,
-        partitions: &[ReplayedPartition],
         state_partition_count: Option<usize>,
         max_timeout_ms: i64,
-        now_ms: i64,
+        partitions: &[PartitionFacts],
+        verdicts: &TxnVerdicts,
     ) -> TxnBody {
-        let all = state_partition_count.is_some_and(|n| state.partitions.len() >= n);
-        let mut open = Vec::new();
-        let mut docs = Vec::new();
-        for (tp, ps, hw, leo) in partitions {
-            let fuo = ps.first_unstable_offset();
-            docs.push(TxnPartitionDoc {
-                topic: tp.0.clone(),
-                partition: tp.1,
-                snapshot_offset: ps.snapshot_offset,
-                batches_replayed: ps.batches_replayed,
-                producers: ps.producers,
-                first_unstable_offset: fuo,
-                high_watermark: *hw,
-                last_stable_offset: match (fuo, *hw) {
-                    (Some(f), Some(h)) => Some(f.min(h)),
-                    (f, h) => f.or(h),
-                },
-                log_end_offset: *leo,
-            });
-            for t in &ps.open {
-                let (verdict, id) = classify(t, tp, state, all, max_timeout_ms, now_ms);
-                open.push(OpenTxnDoc {
-                    transactional_id: id.map(str::to_string),
-                    producer_id: t.producer_id,
-                    producer_epoch: t.producer_epoch,
-                    topic: tp.0.clone(),
-                    partition: tp.1,
-                    first_offset: t.first_offset,
-                    open_since_ms: t.first_timestamp_ms,
-                    last_timestamp_ms: t.last_timestamp_ms,
-                    age_ms: now_ms.saturating_sub(t.last_timestamp_ms),
-                    verdict,
-                    abort_command: (verdict == TxnVerdict::Hanging).then(|| {
-                        format!(
-                            "kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic {} --partition {} --start-offset {}",
-                            tp.0, tp.1, t.first_offset
-                        )
-                    }),
-                });
-            }
-        }
+        let docs = (partitions.iter().zip(&verdicts.partitions))
+            .map(|(p, v)| TxnPartitionDoc {
+                topic: p.tp.0.clone(),
+                partition: p.tp.1,
+                snapshot_offset: p.replay.snapshot_offset,
+                batches_replayed: p.replay.batches_replayed,
+                producers: p.replay.producers,
+                first_unstable_offset: v.first_unstable_offset,
+                high_watermark: p.high_watermark,
+                last_stable_offset: v.last_stable_offset,
+                log_end_offset: p.log_end_offset,
+            })
+            .collect();
+        let open = (verdicts.open.iter())
+            .map(|v| OpenTxnDoc {
+                transactional_id: v.transactional_id.clone(),
+                producer_id: v.txn.producer_id,
+                producer_epoch: v.txn.producer_epoch,
+                topic: v.tp.0.clone(),
+                partition: v.tp.1,
+                first_offset: v.txn.first_offset,
+                open_since_ms: v.txn.first_timestamp_ms,
+                last_timestamp_ms: v.txn.last_timestamp_ms,
+                age_ms: v.age_ms,
+                verdict: v.verdict.into(),
+                abort_command: v.abort_command.clone(),
+            })
+            .collect();
         TxnBody {
             transaction_max_timeout_ms: max_timeout_ms,
             transaction_state_partitions: state.partitions.iter().copied().collect(),

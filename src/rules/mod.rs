@@ -17,14 +17,18 @@
 //! | [`timing`] | when eligible files are renamed and gone (task cadence, delays) | §C1–C3 |
 //! | [`roll`] | when the active segment rolls; projection at a write rate | §A, Errata 1, 2 |
 //! | [`compaction`] | cleaner selection, dirty ratio, map capacity, horizons | §D1–D5, D7, Errata 3, 13, 19 |
+//! | [`groups`] | group → partition mapping, offset expiry, what a moved log start costs a group | §C1 |
+//! | [`transactions`] | last stable offset; open, open long or hanging | — |
 
 pub mod compaction;
 pub mod facts;
+pub mod groups;
 pub mod high_watermark;
 pub mod recovery;
 pub mod retention;
 pub mod roll;
 pub mod timing;
+pub mod transactions;
 
 #[cfg(test)]
 mod fixture_cases;

@@ -22,7 +22,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 
 /**
- * Launches one single-node KRaft Kafka 4.4 broker (process.roles=broker,controller) as a child JVM.
+ * Launches one single-node Kafka broker as a child JVM: 4.4.0 KRaft (process.roles=broker,controller, dynamic
+ * quorum), or a 3.x release ({@link Dist}) in KRaft mode (static quorum, controller.quorum.voters) or in
+ * ZooKeeper mode (broker.id, zookeeper.connect to a {@link ZkServer} this class starts and stops with the broker).
  *
  * Lifecycle: {@link #format()} (kafka.tools.StorageTool format --standalone, fixed cluster id),
  * {@link #start()} (kafka.Kafka server.properties), {@link #awaitReady()} (Admin describeCluster),
@@ -47,7 +49,10 @@ public final class Broker implements AutoCloseable {
     }
 
     private final Path work;
+    private final Dist dist;
     private final String classpath;
+    /** ZooKeeper mode: the ZooKeeper server (data in WORK/zookeeper, kept in the fixture). */
+    private final ZkServer zk;
     private final int numLogDirs;
     private final Map<String, String> config = new LinkedHashMap<>();
     private final List<Path> logDirs = new ArrayList<>();
@@ -57,6 +62,11 @@ public final class Broker implements AutoCloseable {
 
     /** Default broker settings (small, deterministic); scenario overrides are applied on top. */
     public static Map<String, String> defaults() {
+        return defaults(Dist.of(Dist.DEFAULT_VERSION, Dist.Mode.KRAFT));
+    }
+
+    /** The defaults for a release: 3.x has no share coordinator (its keys would be unknown configs). */
+    public static Map<String, String> defaults(Dist dist) {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("num.partitions", "1");
         d.put("default.replication.factor", "1");
@@ -66,9 +76,11 @@ public final class Broker implements AutoCloseable {
         d.put("transaction.state.log.num.partitions", "3");
         d.put("transaction.state.log.replication.factor", "1");
         d.put("transaction.state.log.min.isr", "1");
-        d.put("share.coordinator.state.topic.num.partitions", "1");
-        d.put("share.coordinator.state.topic.replication.factor", "1");
-        d.put("share.coordinator.state.topic.min.isr", "1");
+        if (!dist.isV3()) {
+            d.put("share.coordinator.state.topic.num.partitions", "1");
+            d.put("share.coordinator.state.topic.replication.factor", "1");
+            d.put("share.coordinator.state.topic.min.isr", "1");
+        }
         d.put("min.insync.replicas", "1");
         d.put("group.initial.rebalance.delay.ms", "0");
         // Active indexes are preallocated to this size; keep it small so fixtures stay small.
@@ -89,8 +101,18 @@ public final class Broker implements AutoCloseable {
     }
 
     public Broker(Path work, String classpath, int numLogDirs, Map<String, String> overrides) {
+        this(work, Dist.of(Dist.DEFAULT_VERSION, Dist.Mode.KRAFT), numLogDirs, overrides, classpath);
+    }
+
+    public Broker(Path work, Dist dist, int numLogDirs, Map<String, String> overrides) {
+        this(work, dist, numLogDirs, overrides, dist.classpath());
+    }
+
+    private Broker(Path work, Dist dist, int numLogDirs, Map<String, String> overrides, String classpath) {
         this.work = work;
+        this.dist = dist;
         this.classpath = classpath;
+        this.zk = dist.zk() ? new ZkServer(work, work.resolve("zookeeper"), classpath) : null;
         this.numLogDirs = numLogDirs;
         this.brokerPort = freePort();
         int cp;
@@ -101,16 +123,29 @@ public final class Broker implements AutoCloseable {
         for (int i = 0; i < numLogDirs; i++) {
             logDirs.add(work.resolve("logs-" + i).toAbsolutePath());
         }
-        config.put("process.roles", "broker,controller");
-        config.put("node.id", String.valueOf(NODE_ID));
-        config.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
-        config.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        config.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
-        config.put("controller.listener.names", "CONTROLLER");
-        config.put("inter.broker.listener.name", "PLAINTEXT");
-        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        if (dist.zk()) {
+            config.put("broker.id", String.valueOf(NODE_ID));
+            config.put("zookeeper.connect", zk.connect());
+            config.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            config.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            config.put("inter.broker.listener.name", "PLAINTEXT");
+            config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT");
+        } else {
+            config.put("process.roles", "broker,controller");
+            config.put("node.id", String.valueOf(NODE_ID));
+            if (dist.isV3()) {
+                config.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
+            } else {
+                config.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+            }
+            config.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            config.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            config.put("controller.listener.names", "CONTROLLER");
+            config.put("inter.broker.listener.name", "PLAINTEXT");
+            config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        }
         config.put("log.dirs", String.join(",", logDirs.stream().map(Path::toString).toList()));
-        config.putAll(defaults());
+        config.putAll(defaults(dist));
         config.putAll(overrides);
     }
 
@@ -150,9 +185,23 @@ public final class Broker implements AutoCloseable {
         return rel;
     }
 
+    public Dist dist() {
+        return dist;
+    }
+
+    /** ZooKeeper mode: the ZooKeeper server; null in KRaft mode. */
+    public ZkServer zk() {
+        return zk;
+    }
+
     static String render(Map<String, String> cfg) {
+        return render(cfg, Dist.of(Dist.DEFAULT_VERSION, Dist.Mode.KRAFT));
+    }
+
+    static String render(Map<String, String> cfg, Dist dist) {
         StringBuilder sb = new StringBuilder();
-        sb.append("# Generated by logclean conformance harness (Apache Kafka 4.4.0, single-node KRaft).\n");
+        sb.append("# Generated by logclean conformance harness (Apache Kafka ").append(dist.version())
+            .append(dist.zk() ? ", single-node ZooKeeper mode).\n" : ", single-node KRaft).\n");
         for (Map.Entry<String, String> e : cfg.entrySet()) {
             sb.append(e.getKey()).append('=').append(e.getValue()).append('\n');
         }
@@ -168,6 +217,8 @@ public final class Broker implements AutoCloseable {
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Djava.awt.headless=true");
         cmd.add("-Dlog4j2.configurationFile=" + work.resolve("log4j2.properties").toAbsolutePath());
+        // 3.x logs through reload4j (log4j 1.x syntax)
+        cmd.add("-Dlog4j.configuration=file:" + work.resolve("log4j.properties").toAbsolutePath());
         cmd.add("-Dkafka.logs.dir=" + work.toAbsolutePath());
         cmd.addAll(List.of(jvmExtra));
         cmd.add("-cp");
@@ -196,21 +247,45 @@ public final class Broker implements AutoCloseable {
             "logger.req.level = WARN",
             "");
         Files.writeString(work.resolve("log4j2.properties"), props, StandardCharsets.UTF_8);
+        String props1 = String.join("\n",
+            "log4j.rootLogger=INFO, file",
+            "log4j.appender.file=org.apache.log4j.FileAppender",
+            "log4j.appender.file.File=" + log,
+            "log4j.appender.file.Append=true",
+            "log4j.appender.file.layout=org.apache.log4j.PatternLayout",
+            "log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n",
+            "log4j.logger.kafka=INFO",
+            "log4j.logger.state.change.logger=WARN",
+            "log4j.logger.kafka.request.logger=WARN",
+            "log4j.logger.org.apache.zookeeper=WARN",
+            "");
+        Files.writeString(work.resolve("log4j.properties"), props1, StandardCharsets.UTF_8);
     }
 
     /** Writes log4j2.properties and server.properties into the work dir (what start() needs). */
     public void writeConfig() throws IOException {
         Files.createDirectories(work);
         writeLog4j();
-        Files.writeString(propertiesFile(), render(config), StandardCharsets.UTF_8);
+        Files.writeString(propertiesFile(), render(config, dist), StandardCharsets.UTF_8);
     }
 
     /** Writes server.properties and runs kafka.tools.StorageTool format --standalone. */
     public void format() throws Exception {
         writeConfig();
+        if (dist.zk()) {
+            // ZooKeeper mode has no storage format: the broker writes meta.properties (version 0) itself and
+            // takes the cluster id from /cluster/id, which is created here (before the first broker start) so
+            // the id is the same fixed one as in KRaft mode.
+            zk.start();
+            zk.create("/cluster", "");
+            zk.create("/cluster/id", "{\"version\":\"1\",\"id\":\"" + CLUSTER_ID + "\"}");
+            return;
+        }
         List<String> cmd = javaCmd("kafka.tools.StorageTool");
-        cmd.addAll(List.of("format", "--cluster-id", CLUSTER_ID, "--config", propertiesFile().toString(),
-            "--standalone"));
+        cmd.addAll(List.of("format", "--cluster-id", CLUSTER_ID, "--config", propertiesFile().toString()));
+        if (!dist.isV3()) {
+            cmd.add("--standalone");
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
             .redirectOutput(work.resolve("format.out").toFile());
         Process p = pb.start();
@@ -224,7 +299,10 @@ public final class Broker implements AutoCloseable {
         }
     }
 
-    public void start() throws IOException {
+    public void start() throws Exception {
+        if (zk != null && !zk.isAlive()) {
+            zk.start();
+        }
         List<String> cmd = javaCmd("kafka.Kafka");
         cmd.add(propertiesFile().toString());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -273,13 +351,20 @@ public final class Broker implements AutoCloseable {
             process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             throw new IllegalStateException("broker did not stop within 120 s after SIGTERM");
         }
+        if (zk != null) {
+            zk.stop();
+        }
     }
+
 
     /** SIGKILL: no shutdown hook runs, nothing is flushed or trimmed. */
     public void crash() throws Exception {
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("broker did not die after SIGKILL");
+        }
+        if (zk != null) {
+            zk.stop();
         }
     }
 
@@ -304,6 +389,9 @@ public final class Broker implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (zk != null) {
+            zk.close();
         }
     }
 }

@@ -55,9 +55,10 @@ public final class Harness {
             System.exit(2);
         }
         String name = args[0];
-        Scenarios.Scenario sc = Scenarios.ALL.get(name);
-        if (sc == null) {
-            System.err.println("unknown scenario " + name + "; known: " + Scenarios.ALL.keySet());
+        Scenarios.Scenario sc = Scenarios.ALL.get(Dist.baseScenario(name));
+        if (sc == null || !Dist.baseScenario(name).equals(name) && !Scenarios.V3.contains(Dist.baseScenario(name))) {
+            System.err.println("unknown scenario " + name + "; known: " + Scenarios.ALL.keySet() + ", and with a "
+                + "zk391- or kraft391- prefix (Kafka 3.9.1 in ZooKeeper / KRaft mode): " + Scenarios.V3);
             System.exit(2);
         }
         Path out = Path.of(args[1]).toAbsolutePath().resolve(name);
@@ -85,8 +86,8 @@ public final class Harness {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         // Base time: wall clock rounded down to the minute; all record timestamps are relative to it.
         long base = (System.currentTimeMillis() / 60_000L) * 60_000L;
-        String cp = System.getProperty("java.class.path");
-        try (Broker broker = new Broker(work, cp, sc.logDirs(), sc.brokerOverrides())) {
+        Dist dist = Dist.forScenario(name);
+        try (Broker broker = new Broker(work, dist, sc.logDirs(), sc.brokerOverrides())) {
             broker.format();
             broker.start();
             broker.awaitReady(Duration.ofSeconds(120));
@@ -94,14 +95,26 @@ public final class Harness {
             Ctx ctx;
             try (Admin admin = broker.admin()) {
                 ctx = new Ctx(name, broker, admin, base, json);
-                ctx.step("format storage (cluster id " + Broker.CLUSTER_ID + ", --standalone) and start broker; base time "
-                    + Instant.ofEpochMilli(base));
+                if (dist.zk()) {
+                    ctx.step("start ZooKeeper (" + dist.version() + " classpath, ZooKeeperServerMain), create /cluster/id "
+                        + "= " + Broker.CLUSTER_ID + ", start the Kafka " + dist.version() + " broker in ZooKeeper mode; "
+                        + "base time " + Instant.ofEpochMilli(base));
+                } else {
+                    ctx.step("format storage (cluster id " + Broker.CLUSTER_ID + (dist.isV3() ? ", static quorum "
+                        + "controller.quorum.voters" : ", --standalone") + ") and start the Kafka " + dist.version()
+                        + " broker; base time " + Instant.ofEpochMilli(base));
+                }
                 try {
                     sc.body().run(ctx);
                 } finally {
                     ctx.closeProducers();
                 }
                 manifest = capture(ctx, broker, json);
+                if (dist.isV3()) {
+                    describeTopicConfigs(broker, work.resolve("topic-configs.txt"));
+                    ctx.step("kafka-configs.sh --bootstrap-server B --entity-type topics --describe --all (kafka.admin."
+                        + "ConfigCommand, Kafka " + dist.version() + " classpath) -> topic-configs.txt");
+                }
                 if (sc.crash()) {
                     ctx.step("SIGKILL the broker (Process.destroyForcibly) right after capturing the Admin API numbers");
                 } else {
@@ -126,12 +139,18 @@ public final class Harness {
                 dirNames.add(dn);
                 copyTree(broker.logDirs().get(i), out.resolve(dn));
             }
+            if (dist.isV3()) {
+                Files.copy(work.resolve("topic-configs.txt"), out.resolve("topic-configs.txt"));
+            }
+            if (dist.zk()) {
+                copyTree(broker.zk().dataDir(), out.resolve("zookeeper"));
+            }
             List<String> mods = new ArrayList<>();
             if (!"1".equals(System.getenv("CONFORMANCE_KEEP_METADATA_PREALLOCATION"))) {
                 mods.addAll(trimMetadataIndexes(out.resolve(dirNames.get(0)).resolve("__cluster_metadata-0"),
                     dirNames.get(0) + "/__cluster_metadata-0"));
             }
-            Files.writeString(out.resolve("server.properties"), Broker.render(broker.relativeConfig()));
+            Files.writeString(out.resolve("server.properties"), Broker.render(broker.relativeConfig(), dist));
             finish(manifest, ctx, broker, out, dirNames, capturedAt, sc, json);
             ArrayNode ma = manifest.putArray("harness_modifications");
             mods.forEach(ma::add);
@@ -400,6 +419,33 @@ public final class Harness {
         return rows;
     }
 
+    /**
+     * {@code kafka-configs.sh --bootstrap-server B --entity-type topics --describe --all} as the broker's release
+     * prints it (its ConfigCommand, run on the release's classpath), saved to FILE: what
+     * {@code logclean --config-file} reads, and in ZooKeeper mode the only offline record of topic configs.
+     */
+    static void describeTopicConfigs(Broker broker, Path file) throws Exception {
+        Dist dist = broker.dist();
+        String main = dist.isV3() ? "kafka.admin.ConfigCommand" : "org.apache.kafka.tools.ConfigCommand";
+        List<String> cmd = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
+            "-Dlog4j.configuration=file:" + broker.work().resolve("log4j.properties").toAbsolutePath(),
+            "-Dlog4j2.configurationFile=" + broker.work().resolve("log4j2.properties").toAbsolutePath(),
+            "-cp", dist.classpath(), main, "--bootstrap-server", broker.bootstrap(),
+            "--entity-type", "topics", "--describe", "--all"));
+        Path err = broker.work().resolve("kafka-configs.err");
+        Process p = new ProcessBuilder(cmd).redirectOutput(file.toFile()).redirectError(err.toFile()).start();
+        Broker.CHILDREN.add(p);
+        if (!p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("kafka-configs --describe timed out");
+        }
+        if (p.exitValue() != 0 || Files.size(file) == 0) {
+            throw new IllegalStateException("kafka-configs --describe failed (exit " + p.exitValue() + "):\n"
+                + Files.readString(err));
+        }
+    }
+
     static String relDir(Broker broker, String path) {
         Path p = Path.of(path).toAbsolutePath().normalize();
         for (int i = 0; i < broker.logDirs().size(); i++) {
@@ -416,7 +462,9 @@ public final class Harness {
         ObjectNode m = captured.deepCopy();
         captured.removeAll();
         captured.put("scenario", ctx.scenario);
-        captured.put("kafka_version", KAFKA_VERSION);
+        Dist dist = broker.dist();
+        captured.put("kafka_version", dist.version());
+        captured.put("mode", dist.modeKey());
         captured.put("captured_at", capturedAt);
         captured.put("base_time_ms", ctx.base);
         captured.put("base_time", Instant.ofEpochMilli(ctx.base).toString());
@@ -425,7 +473,14 @@ public final class Harness {
         captured.put("node_id", Broker.NODE_ID);
         ArrayNode ld = captured.putArray("log_dirs");
         dirNames.forEach(ld::add);
-        captured.put("metadata_log_dir", dirNames.get(0));
+        if (!dist.zk()) {
+            captured.put("metadata_log_dir", dirNames.get(0));
+        } else {
+            captured.put("zookeeper_data_dir", "zookeeper");
+        }
+        if (dist.isV3()) {
+            captured.put("topic_configs_file", "topic-configs.txt");
+        }
         ObjectNode bc = captured.putObject("broker_config");
         broker.relativeConfig().forEach(bc::put);
         captured.set("dynamic_broker_configs", ctx.dynamicBrokerConfigs);
@@ -443,9 +498,9 @@ public final class Harness {
             segmentBases(pd, ".snapshot").forEach(snaps::add);
         }
         captured.set("partitions", parts);
-        // metadata log (not visible through the Admin API)
+        // metadata log (not visible through the Admin API); ZooKeeper mode has none
         Path md = out.resolve(dirNames.get(0)).resolve("__cluster_metadata-0");
-        ObjectNode ml = captured.putObject("metadata_log");
+        ObjectNode ml = dist.zk() ? json.createObjectNode() : captured.putObject("metadata_log");
         ml.put("dir", dirNames.get(0) + "/__cluster_metadata-0");
         ArrayNode msegs = ml.putArray("segments_on_disk");
         segmentBases(md, ".log").forEach(msegs::add);

@@ -73,6 +73,7 @@ public final class Replay {
 
     /** Keys the Broker launcher sets itself (ports, roles, dirs). */
     static final Set<String> LAUNCHER_KEYS = Set.of("process.roles", "node.id", "controller.quorum.bootstrap.servers",
+        "controller.quorum.voters", "broker.id", "zookeeper.connect",
         "listeners", "advertised.listeners", "controller.listener.names", "inter.broker.listener.name",
         "listener.security.protocol.map", "log.dirs");
 
@@ -214,9 +215,17 @@ public final class Replay {
             cleanMarker.add(Files.exists(d.resolve(".kafka_cleanshutdown")));
         }
 
-        String cp = System.getProperty("java.class.path");
+        // The release that wrote the fixture replays it (-Dconformance.kafka.version, from its manifest); a
+        // server.properties with zookeeper.connect is a ZooKeeper-mode fixture, whose ZooKeeper data dir (topics,
+        // their configs and ids) is in REPLAY_DIR/zookeeper and is served by a fresh ZooKeeper on a new port.
+        Dist dist = Dist.of(System.getProperty("conformance.kafka.version", Dist.DEFAULT_VERSION),
+            fixture.getProperty("zookeeper.connect") != null ? Dist.Mode.ZK : Dist.Mode.KRAFT);
+        if (dist.zk() && !Files.isDirectory(dir.resolve("zookeeper"))) {
+            throw new IllegalStateException("ZooKeeper-mode fixture without its zookeeper/ data dir: " + dir);
+        }
         ObjectNode res = json.createObjectNode();
-        res.put("kafka_version", Harness.KAFKA_VERSION);
+        res.put("kafka_version", dist.version());
+        res.put("mode", dist.modeKey());
         res.put("replay_dir", dir.toString());
         ObjectNode ov = res.putObject("overrides");
         replayOverrides().forEach(ov::put);
@@ -228,7 +237,7 @@ public final class Replay {
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> latest;
         boolean timedOut = false;
         Map<String, String> policies = new HashMap<>();
-        try (Broker broker = new Broker(dir, cp, numDirs, overrides)) {
+        try (Broker broker = new Broker(dir, dist, numDirs, overrides)) {
             broker.writeConfig();
             window.put("start_ms", System.currentTimeMillis());
             broker.start();

@@ -19,6 +19,15 @@ public final class Scenarios {
 
     public static final Map<String, Scenario> ALL = new LinkedHashMap<>();
 
+    /**
+     * The scenarios that also run on Kafka 3.9.1, as {@code zk391-NAME} (ZooKeeper mode) and {@code kraft391-NAME}
+     * (KRaft mode): retention by time and size, an expired active segment, a future timestamp, DeleteRecords,
+     * compaction, consumer groups and transactions. Same bodies; where 3.9 differs the body branches on
+     * {@code c.broker.dist()}.
+     */
+    public static final List<String> V3 = List.of("basic-delete", "idle-active-segment", "future-timestamps",
+        "delete-records", "compacted", "consumer-groups", "transactions");
+
     static Map<String, String> cfg(String... kv) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
@@ -239,7 +248,11 @@ public final class Scenarios {
             + " records and commitSync'ed the end positions");
         // A classic and a KIP-848 (group.protocol=consumer) group: subscribing consumers that read everything,
         // commit and leave (the groups stay, Empty, with their offsets).
-        for (String[] gp : new String[][] {{"g-classic", "classic"}, {"g-848", "consumer"}}) {
+        // KIP-848 (group.protocol=consumer) is GA from 4.0; 3.9 has it only as an early-access KRaft feature
+        // (group.coordinator.rebalance.protocols) and not at all in ZooKeeper mode: 3.x runs the classic group.
+        String[][] subscribed = c.broker.dist().isV3() ? new String[][] {{"g-classic", "classic"}}
+            : new String[][] {{"g-classic", "classic"}, {"g-848", "consumer"}};
+        for (String[] gp : subscribed) {
             java.util.Properties sp = new java.util.Properties();
             sp.putAll(cp);
             sp.put("group.id", gp[0]);
@@ -289,6 +302,10 @@ public final class Scenarios {
             + "'long ago' is only seconds). __consumer_offsets has offsets.topic.num.partitions=3. g-classic and g-848 "
             + "are subscribed groups of the two protocols (Empty after their consumers left); g-deleted was deleted; "
             + "g-txn's offsets came from a committed transaction (an aborted one after it does not count).");
+        if (c.broker.dist().isV3()) {
+            c.note("Kafka " + c.broker.dist().version() + " (" + c.broker.dist().modeName() + "): no g-848 (KIP-848 "
+                + "consumer groups are GA from 4.0 only); every group here is a classic group.");
+        }
     }
 
     static java.util.Map<org.apache.kafka.common.TopicPartition, Long> cfg2(
