@@ -280,7 +280,7 @@ kinds! {
     COMPACTION_CLEANER_STARVED = "compaction.cleaner_starved", Condition, Warning,
         "more compacted logs need cleaning than there are cleaner threads, and clearing their backlog takes at least the threshold in the evidence (the smallest `max.compaction.lag.ms` of those logs, else 1 h) at the cleaner's rate (`log.cleaner.io.max.bytes.per.second`, or `--cleaner-rate`); one log is cleaned by one thread at a time, so the largest log bounds what more threads gain (`diagnose`)",
         "raise `log.cleaner.threads` (dynamic: `kafka-configs.sh --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=N`; each thread gets `log.cleaner.dedupe.buffer.size` / threads) or `log.cleaner.io.max.bytes.per.second` when it throttles";
-    // diagnose: timestamps, startup cost, disk projection, config risk (src/diagnose/{timestamps,startup,disk,config_risk}.rs)
+    // diagnose: timestamps, startup cost, disk projection, config risk (src/checks/{timestamps,startup,disk,config_risk}.rs)
     PARTITION_FUTURE_TIMESTAMPS = "partition.future_timestamps", Condition, Warning,
         "segments whose timestamps are more than 1 h ahead of now: the worst, how far ahead and when it can expire (timestamp + the time limit retention applies: `retention.ms`, `local.retention.ms` on tiered topics, never without a time pass such as compact-only); until then time retention of that segment and every newer one waits (`diagnose`; the plan's blocking segment is `plan.future_timestamp_blocks`)",
         "fix the producers' clocks and set `message.timestamp.after.max.ms=3600000` on the topic; to free the space now, `kafka-delete-records.sh` past the segment";

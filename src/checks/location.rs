@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::model::log_dir::LogDir;
 use crate::model::names::parse_partition_dir_name;
 use crate::model::partition::Partition;
+use crate::plan::PartitionPlan;
 
 use super::finding::{Finding, Location};
 
@@ -26,6 +27,18 @@ pub fn at_partition(dir: &LogDir, p: &Partition) -> Location {
         partition: p.name.as_ref().map(|n| n.partition),
         dir: Some(p.dir_name.clone()),
         ..at_dir(dir)
+    }
+}
+
+/// A planned partition replica (or one of its segments, by base offset).
+pub fn at_plan(p: &PartitionPlan, segment: Option<i64>) -> Location {
+    Location {
+        log_dir: p.log_dir.clone(),
+        topic: Some(p.topic.clone()),
+        partition: Some(p.partition),
+        dir: Some(p.dir_name.clone()),
+        segment,
+        ..Default::default()
     }
 }
 

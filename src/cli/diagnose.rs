@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use crate::checks::compaction::MIB;
+use crate::checks::disk::FsSpace;
 use crate::checks::finding::Severity;
-use crate::diagnose::compaction::MIB;
-use crate::diagnose::disk::FsSpace;
-use crate::diagnose::metrics::render_prometheus;
-use crate::diagnose::render::{render_diagnose, DiagnoseBody};
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
+use crate::report::diagnose_metrics::render_prometheus;
+use crate::report::diagnose_table::{render_diagnose, DiagnoseBody};
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::Document;
 

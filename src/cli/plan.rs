@@ -6,12 +6,12 @@ use std::io::Write;
 
 use crate::checks::finding::{Finding, Severity};
 use crate::checks::inspect::sort_findings;
+use crate::checks::plan::plan_findings;
 use crate::checks::unreadable::unreadable_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
-use crate::plan::findings::plan_findings;
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
 use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
 use crate::report::plan_table::render_plan;

@@ -1,45 +1,32 @@
-//! `diagnose`: everything logclean knows about log cleanup in some log dirs, from one load.
+//! `diagnose`: everything logclean knows about log cleanup in some log dirs, from one load. It
+//! only composes: it reads, runs the checks, and sums up; the findings are the checks', the
+//! renderings (`report::diagnose_table`, `report::diagnose_metrics`) the report's.
 //!
 //! [`diagnose`]: the log dirs (named, else `log.dirs` of `server.properties`; canonicalized once) →
 //! [`load_targets`] once (data partitions at `Tail`, the coordinators' topics at `Headers`;
 //! `--deep`: everything at `Verify`) → [`ClusterView::build_over`] them once (configs, metadata
-//! image; the partition dirs from the load, not listed again) → the
-//! findings of each existing reader: [`inspect_findings`], [`config_findings`],
-//! [`plan_findings`] and [`active_segment_findings`] of one [`build_plan`] at `now`,
-//! [`check_groups`] and [`check_transactions`] → filtered, deduplicated (code and canonical place: [`dedup_findings`]),
-//! sorted → [`Diagnosis`] with its [`Summary`].
+//! image; the partition dirs from the load, not listed again) → one [`build_plan`] at `now` →
+//! [`run_checks`] over all three → filtered, deduplicated (code and canonical place:
+//! [`dedup_findings`]), sorted → [`Diagnosis`] with its [`Summary`].
 
-pub mod active;
-pub mod compaction;
-pub mod config_risk;
-pub mod disk;
-pub mod metrics;
-pub mod render;
-pub mod startup;
 pub mod summary;
-pub mod timestamps;
 
 use std::path::PathBuf;
 
-use crate::checks::config::config_findings;
+use crate::checks::disk::FsSpace;
 use crate::checks::finding::{Finding, Severity};
-use crate::checks::groups::check_groups;
-use crate::checks::inspect::{inspect_findings, sort_findings};
+use crate::checks::inspect::sort_findings;
 use crate::checks::location::dedup_findings;
-use crate::checks::log_dir::not_a_log_dir_finding;
-use crate::checks::transactions::check_transactions;
+use crate::checks::run::{run_checks, CheckContext};
 use crate::checks::unreadable::dedup_unreadable;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
-use crate::model::targets::{load_targets, LoadProgress};
+use crate::model::targets::{load_targets, LoadProgress, ScanTotals};
 use crate::model::units::TimestampMs;
-use crate::plan::findings::plan_findings;
 use crate::plan::{build_plan, PlanOptions};
-use crate::report::wire::ScanTotals;
 use crate::rules::KafkaVersion;
 
-pub use active::active_segment_findings;
 pub use summary::Summary;
 
 /// What to read and when to evaluate it.
@@ -60,7 +47,7 @@ pub struct DiagnoseInputs {
     /// `--cleaner-rate`: bytes per second one cleaner thread moves (read + written).
     pub cleaner_rate_bytes_per_sec: Option<f64>,
     /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
-    pub disk_space: Option<disk::FsSpace>,
+    pub disk_space: Option<FsSpace>,
 }
 
 /// Which findings to keep.
@@ -109,7 +96,7 @@ pub struct Diagnosis {
     /// What was read.
     pub scanned: ScanTotals,
     /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
-    pub topics: Vec<metrics::TopicBytes>,
+    pub topics: Vec<summary::TopicBytes>,
     /// The config values the verdicts on the topics `--topic` keeps rest on without having
     /// been read.
     pub assumptions: Assumptions,
@@ -161,9 +148,6 @@ pub fn diagnose(
     )
     .map_err(|e: ClusterError| anyhow::anyhow!(e))?;
     let dirs = loaded.dirs;
-    let mut findings: Vec<Finding> = (loaded.not_log_dirs.iter())
-        .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
-        .collect();
     let version = KafkaVersion::default();
     let plan = build_plan(
         &view,
@@ -174,35 +158,26 @@ pub fn diagnose(
             version,
         },
     );
-    findings.extend(inspect_findings(&dirs));
-    findings.extend(config_findings(&view));
-    findings.extend(plan_findings(&plan));
-    findings.extend(active_segment_findings(&plan, version));
-    findings.extend(compaction::compaction_findings(&plan, &dirs, inputs));
-    findings.extend(timestamps::timestamp_findings(&dirs, &plan));
-    let startup = startup::startup_costs(&dirs, &view, &mut findings);
-    let disk = disk::disk_projections(&plan, &dirs, inputs.disk_space, &mut findings);
-    findings.extend(config_risk::config_risk_findings(&view, &plan));
-    findings.extend(
-        check_groups(
-            &dirs,
-            &view,
-            &plan,
-            inputs.read_mode,
-            inputs.now_ms,
-            None,
-            None,
-        )
-        .findings,
-    );
-    findings.extend(check_transactions(&dirs, &view, inputs.read_mode, inputs.now_ms).findings);
+    let checked = run_checks(&CheckContext {
+        dirs: &dirs,
+        not_log_dirs: &loaded.not_log_dirs,
+        view: &view,
+        plan: &plan,
+        version,
+        read_mode: inputs.read_mode,
+        deep: inputs.deep,
+        cleaner_rate_bytes_per_sec: inputs.cleaner_rate_bytes_per_sec,
+        disk_space: inputs.disk_space,
+    });
+    let mut findings = checked.findings;
     // A dir both listed by the load and read by the cluster view is one unreadable input.
     dedup_unreadable(&mut findings);
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
     dedup_findings(&mut findings);
-    let summary = Summary::new(&findings, &plan, filter).with_figures(&startup, &disk);
-    let topics = metrics::topic_bytes(&plan, filter);
+    let summary =
+        Summary::new(&findings, &plan, filter).with_figures(&checked.startup, &checked.disk);
+    let topics = summary::topic_bytes(&plan, filter);
     Ok(Diagnosis {
         assumptions: view.assumptions(&filter.topics),
         now_ms: inputs.now_ms,

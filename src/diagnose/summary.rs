@@ -7,12 +7,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::checks::disk::DiskProjection;
 use crate::checks::finding::{Finding, Severity};
+use crate::checks::startup::StartupCost;
 use crate::plan::{PartitionPlan, Plan};
 use crate::rules::retention::Verdict;
 
-use super::disk::DiskProjection;
-use super::startup::StartupCost;
 use super::Filter;
 
 /// How many partitions [`Summary::top_partitions`] lists.
@@ -181,4 +181,48 @@ impl Summary {
         }
         self
     }
+}
+/// One topic's bytes in one log dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicBytes {
+    /// The log dir.
+    pub log_dir: PathBuf,
+    /// The topic.
+    pub topic: String,
+    /// Partition replicas planned.
+    pub partitions: u64,
+    /// `.log` bytes now.
+    pub bytes: u64,
+    /// Bytes that stay after the next retention pass.
+    pub retained_bytes: u64,
+    /// Bytes the next pass deletes.
+    pub freed_bytes: u64,
+}
+
+/// The planned partitions of `plan` whose topic `filter` keeps, folded per log dir and topic
+/// (sorted by both).
+pub fn topic_bytes(plan: &Plan, filter: &Filter) -> Vec<TopicBytes> {
+    let mut by: BTreeMap<(PathBuf, String), TopicBytes> = BTreeMap::new();
+    for p in plan
+        .partitions
+        .iter()
+        .filter(|p| filter.keeps_topic(Some(&p.topic)))
+    {
+        let b = PartitionBytes::of(p);
+        let t = by
+            .entry((b.log_dir.clone(), b.topic.clone()))
+            .or_insert_with(|| TopicBytes {
+                log_dir: b.log_dir,
+                topic: b.topic,
+                partitions: 0,
+                bytes: 0,
+                retained_bytes: 0,
+                freed_bytes: 0,
+            });
+        t.partitions += 1;
+        t.bytes = t.bytes.saturating_add(b.bytes);
+        t.retained_bytes = t.retained_bytes.saturating_add(b.retained_bytes);
+        t.freed_bytes = t.freed_bytes.saturating_add(b.freed_bytes);
+    }
+    by.into_values().collect()
 }

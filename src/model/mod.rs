@@ -20,5 +20,8 @@ pub mod records;
 pub mod remote_tier;
 pub mod segment;
 pub mod targets;
+#[cfg(test)]
+pub(crate) mod test_support;
+pub mod text;
 pub mod txn_state;
 pub mod units;

@@ -15,6 +15,39 @@ use super::listing::log_dirs_below;
 use super::log_dir::{classify_target, load_log_dir, LogDir, Selection, Target};
 use super::segment::LoadOptions;
 
+/// What a log-dir scan covered (serialised as the document summary's counts).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct ScanTotals {
+    /// Log dirs read.
+    pub log_dirs: usize,
+    /// Partition dirs.
+    pub partitions: usize,
+    /// Segments.
+    pub segments: usize,
+    /// Bytes of `.log` files.
+    pub log_bytes: u64,
+}
+
+impl ScanTotals {
+    /// What `dirs` hold.
+    pub fn of(dirs: &[LogDir]) -> Self {
+        ScanTotals {
+            log_dirs: dirs.len(),
+            partitions: dirs.iter().map(|d| d.partitions.len()).sum(),
+            segments: dirs
+                .iter()
+                .flat_map(|d| &d.partitions)
+                .map(|p| p.segments.len())
+                .sum(),
+            log_bytes: dirs
+                .iter()
+                .flat_map(|d| &d.partitions)
+                .map(|p| p.size().get())
+                .sum(),
+        }
+    }
+}
+
 /// Where loading reports its progress: the number of partitions to load, then one call per
 /// partition loaded (from the loading threads).
 pub trait LoadProgress: Sync {

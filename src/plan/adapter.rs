@@ -340,8 +340,8 @@ pub fn replica_facts(
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::checks::test_support::Scratch;
     use crate::model::segment::ScanDepth;
+    use crate::model::test_support::Scratch;
 
     /// Segment 4 of `orders-0` without its `.index` and `.timeindex`, in a dir that shut down
     /// cleanly: the next start recovers it all the same (`loadSegmentFiles`), so the rules see

@@ -7,7 +7,9 @@
 //!   cleaner's view of a compacted log, the HW assumed, and plain notes where folklore misleads;
 //! - [`Totals`]: bytes and segments freed per topic and per log dir;
 //! - [`diff`]: what changes between two plans (today's and one under proposed configs);
-//! - [`findings::plan_findings`]: the `plan.*` findings.
+//!
+//! The plan states verdicts and the facts behind them; the `plan.*` findings and the words for
+//! each answer are built above it, in `checks::plan` and `checks::explain`.
 //!
 //! Order on the cleaner thread (`LogCleaner.CleanerThread.cleanFilthiestLog`): each iteration
 //! first cleans the filthiest log, then runs `deleteOldSegments` on every compacted log not in
@@ -23,8 +25,6 @@
 //! comes after `log.initial.task.delay.ms`.
 
 pub mod adapter;
-pub mod explain;
-pub mod findings;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -252,22 +252,16 @@ impl PartitionPlan {
         retention::time_retention_ms(&self.config, &self.tiered, self.version)
     }
 
+    /// The limit size retention keeps the log's bytes under (rules:
+    /// [`retention::size_retention_bytes`]); `None` when no size pass runs or it is unlimited.
+    pub fn size_retention_bytes(&self) -> Option<i64> {
+        retention::size_retention_bytes(&self.config, &self.tiered, self.version)
+    }
+
     /// Whether a segment whose largest timestamp is `ts` is past time retention at `now`
     /// (rules: [`retention::expired_by_time`]).
     pub fn expired_by_time(&self, ts: TimestampMs, now: TimestampMs) -> bool {
         retention::expired_by_time(&self.config, &self.tiered, self.version, ts, now)
-    }
-
-    /// Where a finding about this partition (or one of its segments) is.
-    pub fn location(&self, segment: Option<i64>) -> crate::checks::finding::Location {
-        crate::checks::finding::Location {
-            log_dir: self.log_dir.clone(),
-            topic: Some(self.topic.clone()),
-            partition: Some(self.partition),
-            dir: Some(self.dir_name.clone()),
-            segment,
-            ..Default::default()
-        }
     }
 
     /// Segments and bytes this plan deletes.

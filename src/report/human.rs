@@ -6,6 +6,9 @@
 
 use chrono::{DateTime, Local, TimeZone, Utc};
 
+/// Spans and ages: the same words findings use ([`crate::model::text`]).
+pub use crate::model::text::{age, duration};
+
 /// Which zone times are shown in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Zone {
@@ -59,33 +62,6 @@ fn time_parts(ms: i64, zone: Zone, precision: Precision) -> Option<(String, Stri
     })
 }
 
-/// A duration of `ms` (≥ 0) in words: seconds under 90 s (`0 s` under a second), minutes under
-/// 90 min, hours under 48 h, else days.
-pub fn duration(ms: i64) -> String {
-    match ms / 1000 {
-        s if s < 90 => format!("{s} s"),
-        s if s < 90 * 60 => format!("{} min", s / 60),
-        s if s < 48 * 3600 => format!("{} h", s / 3600),
-        s => format!("{} d", s / 86_400),
-    }
-}
-
-/// How far `ms` is from `now_ms`: `3 d ago`, `in 2 h`, `now` (under a second); in seconds
-/// under 90 s, minutes under 90 min, hours under 48 h, else days.
-pub fn age(ms: i64, now_ms: i64) -> String {
-    let delta = i128::from(now_ms) - i128::from(ms);
-    let secs = delta.unsigned_abs() / 1000;
-    if secs == 0 {
-        return "now".to_string();
-    }
-    let amount = duration(i64::try_from(delta.unsigned_abs()).unwrap_or(i64::MAX));
-    if delta > 0 {
-        format!("{amount} ago")
-    } else {
-        format!("in {amount}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,16 +89,5 @@ mod tests {
             local.ends_with(":00") && (local.contains(" +") || local.contains(" -")),
             "{local}"
         );
-    }
-
-    #[test]
-    fn ages_in_both_directions() {
-        assert_eq!(age(T, T), "now");
-        assert_eq!(age(T, T + 30_000), "30 s ago");
-        assert_eq!(age(T, T + 10 * 60_000), "10 min ago");
-        assert_eq!(age(T, T + 5 * 3_600_000), "5 h ago");
-        assert_eq!(age(T, T + 3 * 86_400_000 + 5), "3 d ago");
-        assert_eq!(age(T + 2 * 3_600_000, T), "in 2 h");
-        assert!(age(i64::MIN, i64::MAX).ends_with(" d ago"));
     }
 }

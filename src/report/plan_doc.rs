@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::checks::explain::{self, pass_name, Explanation};
 use crate::model::names::path_text;
-use crate::plan::explain::{self, pass_name, Explanation};
 use crate::plan::{Change, Freed, PartitionPlan, Plan, SegmentPlan, Short, Totals};
 use crate::rules::compaction::CleanerPick;
 use crate::rules::facts::TimestampSource;

@@ -566,6 +566,50 @@ pub fn dirty_bytes_to_trigger(clean: Bytes, min_ratio: f64) -> Option<Bytes> {
     Some(Bytes(dirty as u64))
 }
 
+/// A log's dirty section that passes the cleaner's ratio trigger while a blocker keeps the
+/// cleaner from it: compaction is due and does not run ([`due_while_blocked`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DueWhileBlocked {
+    /// Bytes of the dirty, non-active segments the cleaner cannot take.
+    pub stuck: Bytes,
+    /// How many segments they are.
+    pub segments: u64,
+    /// The dirty bytes that trigger the cleaner ([`dirty_bytes_to_trigger`]).
+    pub trigger: Bytes,
+}
+
+/// Whether a blocked log is due for compaction: its dirty, non-active segments (of `segments`,
+/// `(base offset, size)` in offset order, the active one last) pass the ratio trigger for
+/// `clean` bytes at `min_ratio` (spec §D5). Where they start: when a cleaner thread runs it
+/// stops at `first_uncleanable`; when none runs (`cleaner_runs` false: disabled, or the log is
+/// paused) the whole dirty section waits, from the segment holding `first_dirty`.
+pub fn due_while_blocked(
+    segments: &[(Offset, Bytes)],
+    first_dirty: Offset,
+    first_uncleanable: Offset,
+    cleaner_runs: bool,
+    clean: Bytes,
+    min_ratio: f64,
+) -> Option<DueWhileBlocked> {
+    let from = if cleaner_runs {
+        first_uncleanable
+    } else {
+        (segments.iter())
+            .rfind(|(base, _)| *base <= first_dirty)
+            .map_or(Offset(0), |(base, _)| *base)
+    };
+    let active = segments.len().saturating_sub(1);
+    let (stuck, n) = (segments.iter().take(active))
+        .filter(|(base, _)| *base >= from)
+        .fold((Bytes(0), 0), |(b, n), (_, size)| (b.plus(*size), n + 1));
+    let trigger = dirty_bytes_to_trigger(clean, min_ratio)?;
+    (n > 0 && stuck > trigger).then_some(DueWhileBlocked {
+        stuck,
+        segments: n,
+        trigger,
+    })
+}
+
 /// The delete horizon a pass at `pass_at` stamps on a batch with tombstones or an emptied
 /// transaction's marker (v2, 3.1+): `pass_at + delete.retention.ms`.
 pub fn delete_horizon(pass_at: TimestampMs, config: &LogConfig) -> TimestampMs {

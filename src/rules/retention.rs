@@ -29,8 +29,8 @@ use super::high_watermark::HighWatermark;
 use super::KafkaVersion;
 
 pub use policy::{
-    delete_records_allowed, expired_by_time, passes, remote_log_enabled, runner, time_limit_key,
-    time_retention_ms,
+    delete_records_allowed, expired_by_time, passes, remote_log_enabled, runner,
+    size_retention_bytes, time_limit_key, time_retention_ms,
 };
 use policy::{expires_at, size_limit, skip_reason, time_limit};
 use scan::Scan;

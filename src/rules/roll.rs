@@ -21,6 +21,8 @@ use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 
 use super::KafkaVersion;
 
+pub mod late;
+
 /// The active segment, as facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ActiveSegmentFacts {

@@ -42,18 +42,9 @@ pub struct Envelope<B> {
     pub summary: SummaryDoc,
 }
 
-/// What a log-dir scan covered (`inspect`).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct ScanTotals {
-    /// Log dirs read.
-    pub log_dirs: usize,
-    /// Partition dirs.
-    pub partitions: usize,
-    /// Segments.
-    pub segments: usize,
-    /// Bytes of `.log` files.
-    pub log_bytes: u64,
-}
+/// What a log-dir scan covered, counted by the model (the summary's `log_dirs`, `partitions`,
+/// `segments`, `log_bytes`).
+pub use crate::model::targets::ScanTotals;
 
 /// Totals of every document: what was covered (when the command scans log dirs), findings per
 /// severity and the exit code.

@@ -309,26 +309,6 @@ pub struct SnapshotDoc {
     pub crc_ok: bool,
 }
 
-impl ScanTotals {
-    /// What `dirs` hold.
-    pub fn of(dirs: &[LogDir]) -> Self {
-        ScanTotals {
-            log_dirs: dirs.len(),
-            partitions: dirs.iter().map(|d| d.partitions.len()).sum(),
-            segments: dirs
-                .iter()
-                .flat_map(|d| &d.partitions)
-                .map(|p| p.segments.len())
-                .sum(),
-            log_bytes: dirs
-                .iter()
-                .flat_map(|d| &d.partitions)
-                .map(|p| p.size().get())
-                .sum(),
-        }
-    }
-}
-
 impl LogDirDoc {
     /// Wire form of a loaded log dir of `mode` ([`crate::model::mode::run_modes`]).
     pub fn new(d: &LogDir, mode: &ModeEvidence) -> Self {

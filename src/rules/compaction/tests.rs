@@ -428,6 +428,39 @@ fn trigger_threshold_at_ratio_half_is_dirty_above_clean() {
 }
 
 #[test]
+fn a_blocked_log_is_due_when_its_waiting_segments_pass_the_trigger() {
+    // Segments at 0, 100, 200 (600 B each) and the active one at 300.
+    let segs: Vec<(Offset, Bytes)> = [0, 100, 200, 300]
+        .into_iter()
+        .map(|b| (Offset(b), Bytes(600)))
+        .collect();
+    // A thread runs and stops at 150: only segment 200 waits (600 B > 500 B at ratio 0.5).
+    let d = due_while_blocked(&segs, Offset(50), Offset(150), true, Bytes(500), 0.5).unwrap();
+    assert_eq!(
+        (d.stuck, d.segments, d.trigger),
+        (Bytes(600), 1, Bytes(500))
+    );
+    // Not above the trigger: not due.
+    assert_eq!(
+        due_while_blocked(&segs, Offset(50), Offset(150), true, Bytes(600), 0.5),
+        None
+    );
+    // No thread: the whole dirty section from the segment holding 150 (100 and 200).
+    let d = due_while_blocked(&segs, Offset(150), Offset(150), false, Bytes(500), 0.5).unwrap();
+    assert_eq!((d.stuck, d.segments), (Bytes(1_200), 2));
+    // Only the active segment is dirty: nothing waits.
+    assert_eq!(
+        due_while_blocked(&segs, Offset(300), Offset(300), true, Bytes(0), 0.5),
+        None
+    );
+    // A ratio of 1 never triggers.
+    assert_eq!(
+        due_while_blocked(&segs, Offset(0), Offset(0), false, Bytes(0), 1.0),
+        None
+    );
+}
+
+#[test]
 fn tombstones_are_stamped_then_dropped_by_a_pass_after_the_horizon() {
     let c = LogConfig::default();
     let day = 86_400_000;

@@ -103,6 +103,20 @@ pub fn time_retention_ms(
     time_limit(config, tiered).max()
 }
 
+/// The limit the size pass keeps a log's bytes under: `retention.bytes`, or
+/// `local.retention.bytes` where the local limits apply (`UnifiedLog.localRetentionSize`).
+/// `None` when no size pass runs for the policy or the limit is `-1`.
+pub fn size_retention_bytes(
+    config: &LogConfig,
+    tiered: &TieredFacts,
+    version: KafkaVersion,
+) -> Option<i64> {
+    if !passes(config, tiered, version).contains(&Pass::Size) {
+        return None;
+    }
+    size_limit(config, tiered).max()
+}
+
 /// The config key whose value [`time_retention_ms`] is: `local.retention.ms` where the local
 /// limits apply, else `retention.ms` (for messages).
 pub fn time_limit_key(config: &LogConfig, tiered: &TieredFacts) -> &'static str {

@@ -7,23 +7,24 @@ use std::io::{self, Write};
 use humansize::{format_size, BINARY};
 use serde::Serialize;
 
-use crate::report::human::{age, time, Precision};
-use crate::report::sanitize::{escape, escape_path};
-use crate::report::table::{findings_table, write_fitted, TableStyle};
-use crate::report::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
-use crate::report::wire::Envelope;
+use super::human::{age, time, Precision};
+use super::sanitize::{escape, escape_path};
+use super::table::{findings_table, write_fitted, TableStyle};
+use super::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
+use super::wire::Envelope;
 
-use super::Summary;
+use crate::diagnose::summary::{CodeCount, LogDirTotals, PartitionBytes};
+use crate::diagnose::Summary;
 
 /// The `diagnose` document's own keys: the summary's parts at the top level.
 #[derive(Debug, Serialize)]
 pub struct DiagnoseBody {
     /// Per code: findings, highest severity, partitions.
-    pub by_code: Vec<super::summary::CodeCount>,
+    pub by_code: Vec<CodeCount>,
     /// Per log dir: bytes and what the next retention pass frees.
-    pub log_dirs: Vec<super::summary::LogDirTotals>,
+    pub log_dirs: Vec<LogDirTotals>,
     /// The partitions keeping the most bytes after the next pass.
-    pub top_partitions: Vec<super::summary::PartitionBytes>,
+    pub top_partitions: Vec<PartitionBytes>,
 }
 
 impl DiagnoseBody {
@@ -60,7 +61,7 @@ fn span(ms: i64) -> String {
 }
 
 /// One log dir's startup and disk figures.
-fn figures_row(d: &super::summary::LogDirTotals, width: usize) -> Vec<String> {
+fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
     let path = shorten_path(&escape_path(&d.path), width / 4);
     let (recovers, est) = d.startup.as_ref().map_or_else(
         || ("-".to_string(), "-".to_string()),
@@ -110,6 +111,25 @@ pub fn render_diagnose(
     ];
     write_fitted(out, &counts, style, "", "  ")?;
     let b = &doc.body;
+    write_code_and_dir_grids(b, style, out)?;
+    write_figures_grid(b, style, out)?;
+    write_top_partitions(b, style, out)?;
+    if let Some(t) = findings_table(&doc.findings, style) {
+        writeln!(out)?;
+        write!(out, "{t}")?;
+    } else {
+        writeln!(out)?;
+        writeln!(out, "no findings")?;
+    }
+    Ok(())
+}
+
+/// Findings per code, then bytes per log dir.
+fn write_code_and_dir_grids(
+    b: &DiagnoseBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if !b.by_code.is_empty() {
         writeln!(out)?;
         let rows = b
@@ -156,6 +176,11 @@ pub fn render_diagnose(
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
     }
+    Ok(())
+}
+
+/// The next start's recovery and the disk projection per log dir, when there are any.
+fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
     if b.log_dirs
         .iter()
         .any(|d| d.startup.is_some() || d.disk.is_some())
@@ -180,6 +205,15 @@ pub fn render_diagnose(
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
     }
+    Ok(())
+}
+
+/// The partitions keeping the most bytes after the next pass.
+fn write_top_partitions(
+    b: &DiagnoseBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if !b.top_partitions.is_empty() {
         writeln!(out)?;
         writeln!(
@@ -207,13 +241,6 @@ pub fn render_diagnose(
             ("freed", Align::Right),
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
-    }
-    if let Some(t) = findings_table(&doc.findings, style) {
-        writeln!(out)?;
-        write!(out, "{t}")?;
-    } else {
-        writeln!(out)?;
-        writeln!(out, "no findings")?;
     }
     Ok(())
 }

@@ -251,6 +251,31 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
         return None;
     }
     let secs = c.estimated_ms as f64 / 1000.0;
+    let severity = if c.estimated_ms >= WARN_STARTUP_MS {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    let f = Finding::new(
+        &catalog::DIR_STARTUP_RECOVERY,
+        Location {
+            log_dir: c.path.clone(),
+            ..Location::default()
+        },
+        startup_message(c, segments, secs),
+    )
+    .with_severity(severity);
+    Some(with_cost_evidence(f, c, segments).fix(format!(
+        "expect the next start to take about {secs:.1} s longer (an estimate); to shorten it \
+         raise `num.recovery.threads.per.data.dir` (now {}) for that start, rebuild missing \
+         indexes offline first with `logclean rebuild-index --execute`, and stop brokers with \
+         SIGTERM (controlled shutdown writes `.kafka_cleanshutdown`) rather than SIGKILL",
+        c.recovery_threads
+    )))
+}
+
+/// What the next start of `c`'s dir recovers and why, in one sentence.
+fn startup_message(c: &StartupCost, segments: u64, secs: f64) -> String {
     let mut parts = Vec::new();
     if c.unclean_segments > 0 {
         parts.push(format!(
@@ -287,31 +312,21 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
     } else {
         "after the unclean shutdown (no .kafka_cleanshutdown)"
     };
-    let severity = if c.estimated_ms >= WARN_STARTUP_MS {
-        Severity::Warning
-    } else {
-        Severity::Info
-    };
-    Some(
-        Finding::new(
-            &catalog::DIR_STARTUP_RECOVERY,
-            Location {
-                log_dir: c.path.clone(),
-                ..Location::default()
-            },
-            format!(
-                "{why} the next start recovers {segments} segment(s), {} B in {} partition(s) \
-                 ({}): about {secs:.1} s at an assumed 45 MB/s per thread × {} thread(s) \
-                 (estimate; {}){metadata_log}",
-                c.recover_bytes,
-                c.partitions,
-                parts.join("; "),
-                c.recovery_threads,
-                c.recovery_threads_basis,
-            ),
-        )
-        .with_severity(severity)
-        .evidence("segments", EvidenceValue::Count(segments))
+    format!(
+        "{why} the next start recovers {segments} segment(s), {} B in {} partition(s) \
+         ({}): about {secs:.1} s at an assumed 45 MB/s per thread × {} thread(s) \
+         (estimate; {}){metadata_log}",
+        c.recover_bytes,
+        c.partitions,
+        parts.join("; "),
+        c.recovery_threads,
+        c.recovery_threads_basis,
+    )
+}
+
+/// `f` with the figures of `c`.
+fn with_cost_evidence(f: Finding, c: &StartupCost, segments: u64) -> Finding {
+    f.evidence("segments", EvidenceValue::Count(segments))
         .evidence("bytes", EvidenceValue::Bytes(c.recover_bytes))
         .evidence("partitions", EvidenceValue::Count(c.partitions))
         .evidence("unclean_segments", EvidenceValue::Count(c.unclean_segments))
@@ -346,14 +361,6 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
             EvidenceValue::Bytes(RECOVERY_BYTES_PER_SEC),
         )
         .evidence("estimated_ms", EvidenceValue::Int(c.estimated_ms))
-        .fix(format!(
-            "expect the next start to take about {secs:.1} s longer (an estimate); to shorten it \
-             raise `num.recovery.threads.per.data.dir` (now {}) for that start, rebuild missing \
-             indexes offline first with `logclean rebuild-index --execute`, and stop brokers with \
-             SIGTERM (controlled shutdown writes `.kafka_cleanshutdown`) rather than SIGKILL",
-            c.recovery_threads
-        )),
-    )
 }
 
 /// The findings of `costs`.

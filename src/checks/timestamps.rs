@@ -23,13 +23,14 @@ use std::path::PathBuf;
 
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
+use crate::checks::location::at_plan;
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
 use crate::model::segment::Segment;
+use crate::model::text::age;
+use crate::model::text::{segment_name, utc};
 use crate::model::units::TimestampMs;
-use crate::plan::explain::{segment_name, utc};
 use crate::plan::{PartitionPlan, Plan};
-use crate::report::human::age;
 use crate::rules::retention::{self, Pass};
 
 /// How far ahead of `now` a timestamp may be before it is reported (1 h).
@@ -106,7 +107,7 @@ fn future(p: &PartitionPlan, part: &Partition, now: i64) -> Option<Finding> {
     );
     let mut f = Finding::new(
         &catalog::PARTITION_FUTURE_TIMESTAMPS,
-        p.location(Some(worst_seg)),
+        at_plan(p, Some(worst_seg)),
         format!(
             "{} segment(s) hold timestamps more than 1 h in the future; the worst, {} in segment \
              {}, is {} ahead: time retention of segment {} and the {newer} newer one(s) waits on \
@@ -167,7 +168,7 @@ fn unit(p: &PartitionPlan, part: &Partition) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PARTITION_TIMESTAMP_UNIT_SUSPECT,
-            p.location(Some(seg)),
+            at_plan(p, Some(seg)),
             format!(
                 "{} segment(s) hold timestamps that look like {what}, not milliseconds (segment \
                  {}: {ts}): {effect}",
@@ -227,7 +228,7 @@ mod tests {
 #[cfg(test)]
 mod fixture_tests {
     use super::*;
-    use crate::diagnose::disk::fixture;
+    use crate::checks::disk::fixture;
 
     /// 2026-11-30T13:33:04Z, future-timestamps' capture; base 2026-11-30T13:32:00Z.
     const CAPTURED: i64 = 1_796_045_584_000;

@@ -34,8 +34,8 @@ use crate::checks::catalog::{self, FindingKind};
 use crate::checks::finding::{EvidenceValue, Finding, Location};
 use crate::config::log_config::TimestampType;
 use crate::model::cluster::ClusterView;
+use crate::model::text::age;
 use crate::plan::{PartitionPlan, Plan};
-use crate::report::human::age;
 
 use super::disk::{write_rate, WriteRate};
 
@@ -350,8 +350,8 @@ pub fn config_risk_findings(view: &ClusterView, plan: &Plan) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::disk::fixture;
     use crate::config::log_config::Limit;
-    use crate::diagnose::disk::fixture;
 
     /// 2026-11-30T13:32:47Z, idle-active-segment's capture.
     const CAPTURED: i64 = 1_796_045_567_000;

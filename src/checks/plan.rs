@@ -1,11 +1,13 @@
 //! The `plan.*` findings of a plan.
 
-use crate::checks::catalog;
-use crate::checks::finding::{Evidence, EvidenceValue, Finding};
+use crate::model::text::{segment_name, utc};
+use crate::plan::{Blocker, PartitionPlan, Plan};
 use crate::rules::retention::{RetainReason, Verdict};
 
-use super::explain::{high_watermark, retain_reason, segment_name, utc};
-use super::{Blocker, PartitionPlan, Plan};
+use super::catalog;
+use super::explain::{high_watermark, retain_reason};
+use super::finding::{Evidence, EvidenceValue, Finding};
+use super::location::at_plan;
 
 fn ev(name: &'static str, value: EvidenceValue) -> Evidence {
     Evidence { name, value }
@@ -33,7 +35,7 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
     };
     let mut f = Finding::new(
         &catalog::PLAN_RETAINS_EXPIRED,
-        p.location(Some(first.base_offset.get())),
+        at_plan(p, Some(first.base_offset.get())),
         format!(
             "{} expired segment(s), {bytes} B, stay on disk: {}{assumed}",
             kept.len(),
@@ -65,7 +67,7 @@ fn future_blocks(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PLAN_FUTURE_TIMESTAMP_BLOCKS,
-            p.location(Some(s.base_offset.get())),
+            at_plan(p, Some(s.base_offset.get())),
             format!(
                 "segment {} has largest timestamp {}, in the future: time retention stops there \
                  and keeps the {behind} newer segment(s)",
@@ -124,7 +126,7 @@ fn compaction_blocked(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::PLAN_COMPACTION_BLOCKED,
-            p.location(None),
+            at_plan(p, None),
             format!("compaction blocked: {what}"),
         )
         .evidence(

@@ -11,7 +11,7 @@
 //!   has passed, in a log the cleaner does not take: nothing triggers a pass for an expired
 //!   horizon (spec §D4), so they stay.
 //! - `compaction.offsets_topic_stuck`: a `__consumer_offsets` partition whose dirty section
-//!   would trigger the cleaner ([`dirty_bytes_to_trigger`]) while a blocker of the plan stops it.
+//!   would trigger the cleaner while a blocker of the plan stops it ([`due_while_blocked`]).
 //! - `compaction.cleaner_starved`: more logs to clean than cleaner threads, and clearing them
 //!   takes at least [`STARVATION_THRESHOLD_MS`] (or the smallest `max.compaction.lag.ms` of those
 //!   logs) at the cleaner's rate: `--cleaner-rate` per thread (capped by
@@ -27,8 +27,10 @@ use std::hash::{Hash, Hasher};
 
 use humansize::{format_size, BINARY};
 
+use super::explain::blocker;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Severity};
+use crate::checks::location::at_plan;
 use crate::formats::batch::parse_batch_header;
 use crate::formats::record::RecordRef;
 use crate::formats::record_walk::RecordWalk;
@@ -37,16 +39,16 @@ use crate::model::log_dir::LogDir;
 use crate::model::names::{SegmentFileKind, CONSUMER_OFFSETS_TOPIC};
 use crate::model::partition::Partition;
 use crate::model::records::SegmentStop;
+use crate::model::text::duration;
+use crate::model::text::utc;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
-use crate::plan::explain::{blocker, utc};
 use crate::plan::{Blocker, CompactionPlan, PartitionPlan, Plan};
-use crate::report::human::duration;
 use crate::rules::compaction::{
-    clear_time_at_least, dedupe_buffer_for_keys, dirty_bytes_to_trigger, offset_map_capacity,
-    pass_io_at_least, passes_needed, CleanerThroughput, Eligibility,
+    clear_time_at_least, dedupe_buffer_for_keys, due_while_blocked, offset_map_capacity,
+    pass_io_at_least, passes_needed, CleanerThroughput, DueWhileBlocked, Eligibility,
 };
 
-use super::DiagnoseInputs;
+use super::run::CheckContext;
 
 /// The time to clear the cleaner's backlog above which its logs are starved, when none of them
 /// sets a smaller `max.compaction.lag.ms`: one hour (a choice of logclean, not a Kafka setting).
@@ -221,11 +223,8 @@ fn backlog<'a>(
     b
 }
 
-fn backlog_finding(
-    b: &Backlog<'_>,
-    plan: &Plan,
-    rate: Option<(CleanerThroughput, &'static str)>,
-) -> Finding {
+/// The `compaction.backlog` sentence of `b`.
+fn backlog_message(b: &Backlog<'_>, rate: Option<(CleanerThroughput, &'static str)>) -> String {
     let (p, c) = (b.p, b.c);
     let s = &c.log.stats;
     let range = &c.log.range;
@@ -255,7 +254,7 @@ fn backlog_finding(
     let time = rate
         .and_then(|(r, _)| clear_time_at_least(&[b.work], 1, r))
         .map_or(String::new(), |t| format!(", at least {}", span(t)));
-    let message = format!(
+    format!(
         "the cleaner takes it on its next passes: {why}; {} cleanable of {}, offsets \
          {first_dirty}..{}: {records}, {passes}; the cleaner checkpoint is {lag} offsets behind \
          the log end {}; a pass reads at least {}{time}",
@@ -264,9 +263,12 @@ fn backlog_finding(
         range.first_uncleanable_offset,
         p.log_end_offset,
         size(b.work),
-    );
-    let several = b.passes.is_some_and(|n| n > 1);
-    let fix = match dedupe_buffer_for_keys(b.keys(), &plan.broker).filter(|_| several) {
+    )
+}
+
+/// What to do about `b` (`several`: it takes more than one pass).
+fn backlog_fix(b: &Backlog<'_>, plan: &Plan, several: bool) -> String {
+    match dedupe_buffer_for_keys(b.keys(), &plan.broker).filter(|_| several) {
         Some(need) => format!(
             "one pass maps {} keys, the dirty section has up to {}: raise \
              log.cleaner.dedupe.buffer.size to {need} (`kafka-configs.sh --bootstrap-server \
@@ -280,8 +282,24 @@ fn backlog_finding(
              ms) when it is the dirtiest log",
             plan.broker.log_cleaner_backoff_ms
         ),
-    };
-    let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, p.location(None), message)
+    }
+}
+
+fn backlog_finding(
+    b: &Backlog<'_>,
+    plan: &Plan,
+    rate: Option<(CleanerThroughput, &'static str)>,
+) -> Finding {
+    let (p, c) = (b.p, b.c);
+    let s = &c.log.stats;
+    let range = &c.log.range;
+    let first_dirty = range.first_dirty.offset;
+    let lag = first_dirty.records_until(p.log_end_offset);
+    let distinct = b.deep.as_ref().and_then(|d| d.distinct_keys);
+    let message = backlog_message(b, rate);
+    let several = b.passes.is_some_and(|n| n > 1);
+    let fix = backlog_fix(b, plan, several);
+    let mut f = Finding::new(&catalog::COMPACTION_BACKLOG, at_plan(p, None), message)
         .evidence(
             "dirty_ratio",
             EvidenceValue::Text(format!("{:.3}", s.ratio)),
@@ -368,7 +386,7 @@ fn tombstone_finding(b: &Backlog<'_>, now: TimestampMs) -> Option<Finding> {
     );
     let mut f = Finding::new(
         &catalog::COMPACTION_TOMBSTONES_PAST_HORIZON,
-        p.location(None),
+        at_plan(p, None),
         message,
     )
     .evidence(
@@ -406,25 +424,6 @@ fn tombstone_finding(b: &Backlog<'_>, now: TimestampMs) -> Option<Finding> {
     Some(f)
 }
 
-/// Bytes of dirty, non-active segments the cleaner cannot take: from the first uncleanable
-/// offset when a thread runs, else from the floor segment of the first dirty offset.
-fn stuck_bytes(p: &PartitionPlan, c: &CompactionPlan) -> (Bytes, u64) {
-    let from = match c.blocked_by {
-        Some(Blocker::CleanerDisabled { .. } | Blocker::Paused) => p
-            .segments
-            .iter()
-            .rfind(|s| s.base_offset <= c.log.range.first_dirty.offset)
-            .map_or(Offset(0), |s| s.base_offset),
-        _ => c.log.range.first_uncleanable_offset,
-    };
-    let active = p.segments.len().saturating_sub(1);
-    p.segments
-        .iter()
-        .take(active)
-        .filter(|s| s.base_offset >= from)
-        .fold((Bytes(0), 0), |(b, n), s| (b.plus(s.size), n + 1))
-}
-
 fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     let c = p.compaction.as_ref()?;
     if p.topic != CONSUMER_OFFSETS_TOPIC {
@@ -433,11 +432,20 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     let blk = c
         .blocked_by
         .filter(|b| !matches!(b, Blocker::RatioNotAbove { .. } | Blocker::EmptyLog))?;
-    let (stuck, segments) = stuck_bytes(p, c);
-    let trigger = dirty_bytes_to_trigger(c.log.stats.clean_bytes, c.min_ratio)?;
-    if segments == 0 || stuck <= trigger {
-        return None;
-    }
+    let segs: Vec<(Offset, Bytes)> = p.segments.iter().map(|s| (s.base_offset, s.size)).collect();
+    let cleaner_runs = !matches!(blk, Blocker::CleanerDisabled { .. } | Blocker::Paused);
+    let DueWhileBlocked {
+        stuck,
+        segments,
+        trigger,
+    } = due_while_blocked(
+        &segs,
+        c.log.range.first_dirty.offset,
+        c.log.range.first_uncleanable_offset,
+        cleaner_runs,
+        c.log.stats.clean_bytes,
+        c.min_ratio,
+    )?;
     let e = blocker(&blk);
     let fix = match blk {
         Blocker::CleanerDisabled { .. } => {
@@ -467,7 +475,7 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     Some(
         Finding::new(
             &catalog::COMPACTION_OFFSETS_TOPIC_STUCK,
-            p.location(None),
+            at_plan(p, None),
             message,
         )
         .evidence("stuck_bytes", EvidenceValue::Bytes(stuck.get()))
@@ -510,13 +518,6 @@ fn starvation_finding(
     }
     let largest = logs.iter().max_by_key(|b| b.work)?;
     let total: Bytes = work.iter().copied().sum();
-    let mut listed: Vec<&Backlog<'_>> = logs.iter().collect();
-    listed.sort_by_key(|b| std::cmp::Reverse(b.work));
-    let top: Vec<String> = listed
-        .iter()
-        .take(3)
-        .map(|b| format!("{} {}", b.p.dir_name, size(b.work)))
-        .collect();
     let threshold_name = if lag.is_some() {
         format!(
             "the smallest max.compaction.lag.ms of these logs, {}",
@@ -531,36 +532,17 @@ fn starvation_finding(
          (over {threshold_name}); with {n} threads (one per log) at least {}, bounded by the \
          largest log",
         size(total),
-        top.join(", "),
-        if listed.len() > 3 { ", …" } else { "" },
+        largest_three(logs),
+        if logs.len() > 3 { ", …" } else { "" },
         size(Bytes(r.per_thread as u64)),
         span(now_time),
         span(per_log),
     );
-    // The fewest threads that clear it within the threshold, else one per log.
-    let enough = (threads + 1..=n)
-        .find(|t| clear_time_at_least(&work, *t, r).is_some_and(|d| d.get() < threshold))
-        .unwrap_or(n);
-    let with_enough = clear_time_at_least(&work, enough, r).unwrap_or(per_log);
-    let fix = format!(
-        "raise log.cleaner.threads to {enough} (at least {} then; `kafka-configs.sh \
-         --bootstrap-server HOST:PORT --alter --entity-type brokers --entity-default \
-         --add-config log.cleaner.threads={enough}`; each thread gets \
-         log.cleaner.dedupe.buffer.size / threads); more threads than logs gain nothing and {} \
-         alone takes at least {}{}",
-        span(with_enough),
-        largest.p.dir_name,
-        span(clear_time_at_least(&[largest.work], 1, r).unwrap_or(per_log)),
-        if r.shared_limit.is_some() {
-            "; log.cleaner.io.max.bytes.per.second throttles all threads together: raise it too"
-        } else {
-            ""
-        }
-    );
+    let fix = starvation_fix(&work, threads, threshold, per_log, largest, r);
     Some(
         Finding::new(
             &catalog::COMPACTION_CLEANER_STARVED,
-            largest.p.location(None),
+            at_plan(largest.p, None),
             message,
         )
         .evidence("logs_needing_cleaning", EvidenceValue::Count(n))
@@ -588,6 +570,51 @@ fn starvation_finding(
     )
 }
 
+/// The three logs with the most cleaning I/O, `dir size` each, most first.
+fn largest_three(logs: &[Backlog<'_>]) -> String {
+    let mut listed: Vec<&Backlog<'_>> = logs.iter().collect();
+    listed.sort_by_key(|b| std::cmp::Reverse(b.work));
+    let top: Vec<String> = listed
+        .iter()
+        .take(3)
+        .map(|b| format!("{} {}", b.p.dir_name, size(b.work)))
+        .collect();
+    top.join(", ")
+}
+
+/// How many cleaner threads clear the logs' `work` within `threshold` at `r` (now `threads`),
+/// and what the `largest` log still takes alone.
+fn starvation_fix(
+    work: &[Bytes],
+    threads: u64,
+    threshold: i64,
+    per_log: DurationMs,
+    largest: &Backlog<'_>,
+    r: CleanerThroughput,
+) -> String {
+    let n = work.len() as u64;
+    // The fewest threads that clear it within the threshold, else one per log.
+    let enough = (threads + 1..=n)
+        .find(|t| clear_time_at_least(work, *t, r).is_some_and(|d| d.get() < threshold))
+        .unwrap_or(n);
+    let with_enough = clear_time_at_least(work, enough, r).unwrap_or(per_log);
+    format!(
+        "raise log.cleaner.threads to {enough} (at least {} then; `kafka-configs.sh \
+         --bootstrap-server HOST:PORT --alter --entity-type brokers --entity-default \
+         --add-config log.cleaner.threads={enough}`; each thread gets \
+         log.cleaner.dedupe.buffer.size / threads); more threads than logs gain nothing and {} \
+         alone takes at least {}{}",
+        span(with_enough),
+        largest.p.dir_name,
+        span(clear_time_at_least(&[largest.work], 1, r).unwrap_or(per_log)),
+        if r.shared_limit.is_some() {
+            "; log.cleaner.io.max.bytes.per.second throttles all threads together: raise it too"
+        } else {
+            ""
+        }
+    )
+}
+
 fn partition_of<'a>(dirs: &'a [LogDir], p: &PartitionPlan) -> Option<&'a Partition> {
     dirs.iter()
         .filter(|d| d.path == p.log_dir)
@@ -595,26 +622,27 @@ fn partition_of<'a>(dirs: &'a [LogDir], p: &PartitionPlan) -> Option<&'a Partiti
         .find(|x| x.dir_name == p.dir_name)
 }
 
-/// Every `compaction.*` finding of `plan` (and, with `inputs.deep`, of the compacted logs'
-/// records in `dirs`).
-pub fn compaction_findings(plan: &Plan, dirs: &[LogDir], inputs: &DiagnoseInputs) -> Vec<Finding> {
+/// Every `compaction.*` finding of the plan of `ctx` (and, with `ctx.deep`, of the compacted
+/// logs' records in its dirs).
+pub fn compaction_findings(ctx: &CheckContext<'_>) -> Vec<Finding> {
+    let (plan, dirs) = (ctx.plan, ctx.dirs);
     let rate = throughput(
         plan.broker.log_cleaner_io_max_bytes_per_second,
-        inputs.cleaner_rate_bytes_per_sec,
+        ctx.cleaner_rate_bytes_per_sec,
     );
     let logs: Vec<Backlog<'_>> = plan
         .partitions
         .iter()
         .filter_map(|p| {
             let c = p.compaction.as_ref()?;
-            let deep = if inputs.deep {
+            let deep = if ctx.deep {
                 partition_of(dirs, p).and_then(|part| {
                     scan_records(
                         part,
                         c.log.range.first_dirty.offset,
                         c.log.range.first_uncleanable_offset,
                         plan.now,
-                        inputs.read_mode,
+                        ctx.read_mode,
                     )
                 })
             } else {
@@ -649,7 +677,7 @@ mod tests {
     /// 2026-11-30T13:42:20Z, the `compacted` fixture's capture.
     const CAPTURED: i64 = 1_796_046_140_000;
 
-    fn fixture(now: i64) -> (Plan, Vec<LogDir>) {
+    fn fixture(now: i64) -> (Plan, Vec<LogDir>, ClusterView) {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/compacted");
         let dir = root.join("logs-0");
         let view = ClusterView::build(&ClusterInputs {
@@ -670,7 +698,32 @@ mod tests {
                 version: KafkaVersion::default(),
             },
         );
-        (plan, dirs)
+        (plan, dirs, view)
+    }
+
+    /// The compaction findings of `plan` with `--deep` (buffered reads) or not, at `rate`.
+    fn findings_of(
+        plan: &Plan,
+        dirs: &[LogDir],
+        view: &ClusterView,
+        deep: bool,
+        rate: Option<f64>,
+    ) -> Vec<Finding> {
+        compaction_findings(&CheckContext {
+            dirs,
+            not_log_dirs: &[],
+            view,
+            plan,
+            version: KafkaVersion::default(),
+            read_mode: if deep {
+                ReadMode::Buffered
+            } else {
+                ReadMode::Mmap
+            },
+            deep,
+            cleaner_rate_bytes_per_sec: rate,
+            disk_space: None,
+        })
     }
 
     fn part<'a>(dirs: &'a [LogDir], name: &str) -> &'a Partition {
@@ -683,7 +736,7 @@ mod tests {
 
     #[test]
     fn records_give_distinct_keys_of_the_range_and_tombstones_past_their_horizon() {
-        let (_, dirs) = fixture(CAPTURED);
+        let (_, dirs, _) = fixture(CAPTURED);
         let p = part(&dirs, "compacted-1");
         // Segment 0 is the broker's cleaned output: keys k00..k19 once each, k12..k14 as
         // tombstones stamped at the pass (2026-11-30T13:42:14.947Z) + 1 d.
@@ -735,11 +788,10 @@ mod tests {
 
     #[test]
     fn several_passes_make_the_backlog_a_warning_with_the_buffer_that_fits() {
-        let (mut plan, dirs) = fixture(CAPTURED);
+        let (mut plan, dirs, view) = fixture(CAPTURED);
         // 240 B of dedupe buffer: 10 slots, 9 keys per pass; compacted-0 has 34 dirty offsets.
         plan.broker.log_cleaner_dedupe_buffer_size = 240;
-        let inputs = DiagnoseInputs::default();
-        let f = compaction_findings(&plan, &dirs, &inputs);
+        let f = findings_of(&plan, &dirs, &view, false, None);
         let b = f
             .iter()
             .find(|f| {
@@ -756,12 +808,7 @@ mod tests {
             b.fix
         );
         // With --deep the 20 distinct keys need 3 passes.
-        let deep = DiagnoseInputs {
-            deep: true,
-            read_mode: ReadMode::Buffered,
-            ..DiagnoseInputs::default()
-        };
-        let f = compaction_findings(&plan, &dirs, &deep);
+        let f = findings_of(&plan, &dirs, &view, true, None);
         let b = f
             .iter()
             .find(|f| {
@@ -774,13 +821,9 @@ mod tests {
 
     #[test]
     fn no_starvation_when_every_log_has_a_thread() {
-        let (mut plan, dirs) = fixture(CAPTURED);
-        let slow = DiagnoseInputs {
-            cleaner_rate_bytes_per_sec: Some(1.0),
-            ..DiagnoseInputs::default()
-        };
+        let (mut plan, dirs, view) = fixture(CAPTURED);
         let starved = |plan: &Plan| {
-            compaction_findings(plan, &dirs, &slow)
+            findings_of(plan, &dirs, &view, false, Some(1.0))
                 .iter()
                 .any(|f| f.code == "compaction.cleaner_starved")
         };

@@ -24,9 +24,9 @@ use serde::Serialize;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::model::log_dir::LogDir;
-use crate::plan::explain::utc;
+use crate::model::text::age;
+use crate::model::text::utc;
 use crate::plan::{PartitionPlan, Plan};
-use crate::report::human::age;
 use crate::rules::retention::Verdict;
 
 /// A rate needs at least this much record time (10 min).
@@ -131,20 +131,15 @@ pub fn write_rate(p: &PartitionPlan, now: i64) -> Option<WriteRate> {
     })
 }
 
-/// Whether `p` still grows at `rate`: retention does not hold it at a bound yet.
+/// Whether `p` still grows at `rate`: retention does not hold it at a bound yet (the limits the
+/// rules apply: `retention.ms`/`retention.bytes`, or the local ones where they apply).
 pub fn grows(p: &PartitionPlan, rate: WriteRate) -> bool {
     if !p.config.cleanup_policy.delete {
         return true;
     }
-    let at_time_bound = p
-        .config
-        .retention_ms
-        .max()
-        .is_some_and(|ms| rate.window_ms >= ms);
+    let at_time_bound = p.time_retention_ms().is_some_and(|ms| rate.window_ms >= ms);
     let at_size_bound = p
-        .config
-        .retention_bytes
-        .max()
+        .size_retention_bytes()
         .is_some_and(|b| i128::from(rate.bytes) >= i128::from(b));
     !(at_time_bound || at_size_bound)
 }
@@ -447,6 +442,12 @@ mod tests {
         let mut unbounded = trickle.clone();
         unbounded.config.retention_ms = crate::config::log_config::Limit::Unlimited;
         assert!(grows(&unbounded, r));
+        // Tiered: the local limit (1 h) holds the local bytes although retention.ms is -1.
+        let mut tiered = unbounded.clone();
+        tiered.tiered.system_enabled = true;
+        tiered.config.remote_storage_enable = true;
+        tiered.config.local_retention_ms = crate::config::log_config::LocalLimit::Max(3_600_000);
+        assert!(!grows(&tiered, r));
         let mut findings = Vec::new();
         let d = disk_projections(
             &plan,

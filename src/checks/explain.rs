@@ -1,10 +1,16 @@
-//! Each rule answer as a stable kind name, typed evidence (the same [`Evidence`] findings
-//! carry) and one plain sentence with its numbers.
+//! Each answer of the plan (a retain reason, the HW assumed, a cleaner blocker, a note) as a
+//! stable kind name, typed evidence (the same [`Evidence`] findings carry) and one plain
+//! sentence with its numbers. The plan exposes the facts; checks build the evidence from them,
+//! for their findings ([`super::plan`]) and for the plan's document (`report::plan_doc`).
 
-use crate::checks::finding::{Evidence, EvidenceValue};
-use crate::model::units::{Offset, TimestampMs};
+use crate::model::units::{Bytes, Offset, TimestampMs};
+use crate::plan::{Blocker, Note};
 use crate::rules::high_watermark::{CheckpointAdjustment, HighWatermark, HwBasis};
 use crate::rules::retention::{Pass, RetainReason};
+
+use super::finding::{Evidence, EvidenceValue};
+
+pub use crate::model::text::{segment_name, utc};
 
 /// A typed explanation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,21 +25,6 @@ pub struct Explanation {
 
 fn ev(name: &'static str, value: EvidenceValue) -> Evidence {
     Evidence { name, value }
-}
-
-/// A time as `2027-03-01T00:00Z` (seconds and milliseconds only when not zero).
-pub fn utc(t: TimestampMs) -> String {
-    match chrono::DateTime::from_timestamp_millis(t.get()) {
-        Some(d) if t.get() % 60_000 == 0 => d.format("%Y-%m-%dT%H:%MZ").to_string(),
-        Some(d) if t.get() % 1_000 == 0 => d.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
-        Some(d) => d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
-        None => format!("{} ms", t.get()),
-    }
-}
-
-/// A segment's file name stem: the base offset in 20 digits.
-pub fn segment_name(base: Offset) -> String {
-    format!("{:020}", base.get())
 }
 
 /// The name of a pass on the wire and in tables.
@@ -60,86 +51,34 @@ pub fn merged_by_cleaner(into: Offset, fate: &str) -> Explanation {
 
 /// Why a segment is kept. `log_end` tells "next base" from "log end" in the HW gate.
 pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explanation {
-    use EvidenceValue::{Bytes as B, Flag, Int, Offset as O, Text, TimestampMs as T};
+    use EvidenceValue::{Offset as O, Text, TimestampMs as T};
     let (kind, evidence, text) = match *r {
         RetainReason::HwBelowUpperBound { hw, upper_bound } => {
-            let what = if upper_bound == log_end {
-                "log end"
-            } else {
-                "next base"
-            };
-            (
-                "hw_below_upper_bound",
-                vec![
-                    ev("high_watermark", O(hw.value.get())),
-                    ev("upper_bound", O(upper_bound.get())),
-                ],
-                format!("HW {} < {what} {}", hw.value, upper_bound),
-            )
+            hw_below(hw.value, upper_bound, log_end)
         }
-        RetainReason::EmptyActive => (
-            "empty_active",
-            vec![],
-            "the empty last segment is never deleted".to_string(),
-        ),
+        RetainReason::EmptyActive => {
+            plain("empty_active", "the empty last segment is never deleted")
+        }
         RetainReason::NotUploaded {
             upper_bound,
             highest_remote,
-        } => (
-            "not_uploaded",
-            std::iter::once(ev("upper_bound", O(upper_bound.get())))
-                .chain(highest_remote.map(|h| ev("highest_remote_offset", O(h.get()))))
-                .collect(),
-            "tiered: not yet uploaded to remote storage".to_string(),
-        ),
-        RetainReason::RolledForUpload => (
+        } => not_uploaded(upper_bound, highest_remote),
+        RetainReason::RolledForUpload => plain(
             "rolled_for_upload",
-            vec![],
-            "tiered: the broker rolls it for upload and deletes it on a later run".to_string(),
+            "tiered: the broker rolls it for upload and deletes it on a later run",
         ),
         RetainReason::NotBelowLogStart {
             log_start,
             next_base,
-        } => (
-            "not_below_log_start",
-            std::iter::once(ev("log_start_offset", O(log_start.get())))
-                .chain(next_base.map(|n| ev("next_base_offset", O(n.get()))))
-                .collect(),
-            match next_base {
-                Some(n) => format!("next base {n} > log start {log_start}"),
-                None => format!("last segment; log start {log_start}"),
-            },
-        ),
+        } => not_below_log_start(log_start, next_base),
         RetainReason::WithinSize {
             remaining_if_deleted,
             limit,
-        } => (
-            "within_size",
-            vec![
-                ev("remaining_if_deleted", B(remaining_if_deleted.get())),
-                ev("retention_bytes", B(limit.get())),
-            ],
-            format!(
-                "deleting it would leave {} B < retention.bytes {} B",
-                remaining_if_deleted.get(),
-                limit.get()
-            ),
-        ),
+        } => within_size(remaining_if_deleted, limit),
         RetainReason::NotExpired {
             largest_timestamp,
             expires_at,
-        } => (
-            "not_expired",
-            vec![
-                ev("largest_timestamp", T(largest_timestamp.get())),
-                ev("expires_at", T(expires_at.get())),
-            ],
-            format!(
-                "largest timestamp {} expires at {}",
-                utc(largest_timestamp),
-                utc(expires_at)
-            ),
-        ),
+        } => not_expired(largest_timestamp, expires_at),
         RetainReason::FutureTimestamp { ts, expires_at } => (
             "future_timestamp",
             vec![
@@ -158,10 +97,9 @@ pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explana
             vec![ev("pass", Text(pass_name(pass).to_string()))],
             format!("the {} pass has no limit (-1)", pass_name(pass)),
         ),
-        RetainReason::RetentionUnlimited => (
+        RetainReason::RetentionUnlimited => plain(
             "retention_unlimited",
-            vec![],
-            "retention.ms and retention.bytes are both -1".to_string(),
+            "retention.ms and retention.bytes are both -1",
         ),
         RetainReason::PolicyWithoutDelete { .. } => (
             "policy_without_delete",
@@ -174,33 +112,14 @@ pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explana
         RetainReason::NoRetentionThread {
             cleaner_enabled,
             cleaner_threads,
-        } => (
-            "no_retention_thread",
-            vec![
-                ev("log_cleaner_enable", Flag(cleaner_enabled)),
-                ev("log_cleaner_threads", Int(i64::from(cleaner_threads))),
-            ],
-            if cleaner_enabled {
-                format!(
-                    "policy is {policy}: only the cleaner thread deletes here, and \
-                     log.cleaner.threads={cleaner_threads}"
-                )
-            } else {
-                format!(
-                    "policy is {policy}: only the cleaner thread deletes here, and \
-                     log.cleaner.enable=false"
-                )
-            },
-        ),
-        RetainReason::Paused => (
+        } => no_retention_thread(cleaner_enabled, cleaner_threads, policy),
+        RetainReason::Paused => plain(
             "paused",
-            vec![],
-            "the log is paused (a -future dir exists: an intra-broker move)".to_string(),
+            "the log is paused (a -future dir exists: an intra-broker move)",
         ),
-        RetainReason::Uncleanable => (
+        RetainReason::Uncleanable => plain(
             "uncleanable",
-            vec![],
-            "the log is marked uncleanable until the broker restarts".to_string(),
+            "the log is marked uncleanable until the broker restarts",
         ),
     };
     Explanation {
@@ -208,6 +127,115 @@ pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explana
         evidence,
         text,
     }
+}
+
+/// A reason's kind, evidence and sentence.
+type Parts = (&'static str, Vec<Evidence>, String);
+
+/// A reason without numbers.
+fn plain(kind: &'static str, text: &str) -> Parts {
+    (kind, Vec::new(), text.to_string())
+}
+
+fn not_uploaded(upper_bound: Offset, highest_remote: Option<Offset>) -> Parts {
+    use EvidenceValue::Offset as O;
+    (
+        "not_uploaded",
+        std::iter::once(ev("upper_bound", O(upper_bound.get())))
+            .chain(highest_remote.map(|h| ev("highest_remote_offset", O(h.get()))))
+            .collect(),
+        "tiered: not yet uploaded to remote storage".to_string(),
+    )
+}
+
+fn hw_below(hw: Offset, upper_bound: Offset, log_end: Offset) -> Parts {
+    let what = if upper_bound == log_end {
+        "log end"
+    } else {
+        "next base"
+    };
+    (
+        "hw_below_upper_bound",
+        vec![
+            ev("high_watermark", EvidenceValue::Offset(hw.get())),
+            ev("upper_bound", EvidenceValue::Offset(upper_bound.get())),
+        ],
+        format!("HW {hw} < {what} {upper_bound}"),
+    )
+}
+
+fn not_below_log_start(log_start: Offset, next_base: Option<Offset>) -> Parts {
+    use EvidenceValue::Offset as O;
+    (
+        "not_below_log_start",
+        std::iter::once(ev("log_start_offset", O(log_start.get())))
+            .chain(next_base.map(|n| ev("next_base_offset", O(n.get()))))
+            .collect(),
+        match next_base {
+            Some(n) => format!("next base {n} > log start {log_start}"),
+            None => format!("last segment; log start {log_start}"),
+        },
+    )
+}
+
+fn within_size(remaining_if_deleted: Bytes, limit: Bytes) -> Parts {
+    (
+        "within_size",
+        vec![
+            ev(
+                "remaining_if_deleted",
+                EvidenceValue::Bytes(remaining_if_deleted.get()),
+            ),
+            ev("retention_bytes", EvidenceValue::Bytes(limit.get())),
+        ],
+        format!(
+            "deleting it would leave {} B < retention.bytes {} B",
+            remaining_if_deleted.get(),
+            limit.get()
+        ),
+    )
+}
+
+fn not_expired(largest_timestamp: TimestampMs, expires_at: TimestampMs) -> Parts {
+    (
+        "not_expired",
+        vec![
+            ev(
+                "largest_timestamp",
+                EvidenceValue::TimestampMs(largest_timestamp.get()),
+            ),
+            ev("expires_at", EvidenceValue::TimestampMs(expires_at.get())),
+        ],
+        format!(
+            "largest timestamp {} expires at {}",
+            utc(largest_timestamp),
+            utc(expires_at)
+        ),
+    )
+}
+
+fn no_retention_thread(cleaner_enabled: bool, cleaner_threads: i32, policy: &str) -> Parts {
+    (
+        "no_retention_thread",
+        vec![
+            ev("log_cleaner_enable", EvidenceValue::Flag(cleaner_enabled)),
+            ev(
+                "log_cleaner_threads",
+                EvidenceValue::Int(i64::from(cleaner_threads)),
+            ),
+        ],
+        if cleaner_enabled {
+            format!(
+                "policy is {policy}: only the cleaner thread deletes here, and \
+                 log.cleaner.threads={cleaner_threads}"
+            )
+        } else {
+            format!(
+                "policy is {policy}: only the cleaner thread deletes here, and \
+                 log.cleaner.enable=false"
+            )
+        },
+    )
 }
 
 /// Which HW an answer assumed, and why.
@@ -266,8 +294,7 @@ pub fn high_watermark(hw: &HighWatermark, role_source: &str) -> Explanation {
 }
 
 /// What stops the cleaner.
-pub fn blocker(b: &super::Blocker) -> Explanation {
-    use super::Blocker;
+pub fn blocker(b: &Blocker) -> Explanation {
     use EvidenceValue::{Flag, Int, Offset as O, Text, TimestampMs as T};
     let (kind, evidence, text) = match *b {
         Blocker::CleanerDisabled { enabled, threads } => (
@@ -333,9 +360,33 @@ pub fn blocker(b: &super::Blocker) -> Explanation {
     }
 }
 
+fn cleaned_before_retention(merged: usize, groups: usize, exact: bool) -> Parts {
+    use EvidenceValue::Count;
+    (
+        "cleaned_before_retention",
+        vec![
+            ev("merged_segments", Count(merged as u64)),
+            ev("cleaned_groups", Count(groups as u64)),
+            ev("exact", EvidenceValue::Flag(exact)),
+        ],
+        format!(
+            "the cleaner takes this log first and cleans it before its retention pass \
+             (same cleaner thread: clean, then delete old segments): {merged} segment(s) \
+             merge into {groups} cleaned segment(s), whose largest timestamp is the newest \
+             of their members{}",
+            if exact {
+                ""
+            } else {
+                " at most; approximate: compaction may drop the records carrying it, the \
+                 pass may stop early on a full offset map, and cleaned sizes are at most \
+                 their members' sum"
+            }
+        ),
+    )
+}
+
 /// A note where folklore misleads, or where the answer is approximate.
-pub fn note(n: &super::Note) -> Explanation {
-    use super::Note;
+pub fn note(n: &Note) -> Explanation {
     use EvidenceValue::{Bytes as B, Count, Offset as O, TimestampMs as T};
     let (kind, evidence, text) = match *n {
         Note::OffsetsDoNotHold { new_log_start } => (
@@ -388,27 +439,7 @@ pub fn note(n: &super::Note) -> Explanation {
             merged,
             groups,
             exact,
-        } => (
-            "cleaned_before_retention",
-            vec![
-                ev("merged_segments", Count(merged as u64)),
-                ev("cleaned_groups", Count(groups as u64)),
-                ev("exact", EvidenceValue::Flag(exact)),
-            ],
-            format!(
-                "the cleaner takes this log first and cleans it before its retention pass \
-                 (same cleaner thread: clean, then delete old segments): {merged} segment(s) \
-                 merge into {groups} cleaned segment(s), whose largest timestamp is the newest \
-                 of their members{}",
-                if exact {
-                    ""
-                } else {
-                    " at most; approximate: compaction may drop the records carrying it, the \
-                     pass may stop early on a full offset map, and cleaned sizes are at most \
-                     their members' sum"
-                }
-            ),
-        ),
+        } => cleaned_before_retention(merged, groups, exact),
         Note::CleanerOrderUnknown { tied } => (
             "cleaner_order_unknown",
             vec![ev("tied_logs", Count(tied as u64))],
@@ -429,7 +460,6 @@ pub fn note(n: &super::Note) -> Explanation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::units::Bytes;
     use crate::rules::high_watermark::HighWatermark;
 
     fn text(r: RetainReason, log_end: i64, policy: &str) -> String {

@@ -2,67 +2,19 @@
 //! prometheus`]): findings per code, severity and topic, bytes per log dir and per topic, what
 //! the next retention pass frees, scan totals, the instant evaluated at and the exit code.
 //!
-//! Memory is bounded by topics × log dirs, never segments: [`topic_bytes`] folds the plan's
-//! partitions into one row per topic and log dir. The metric names are [`METRIC_NAMES`]
-//! (docs/metrics.md lists each; a test checks it).
+//! Memory is bounded by topics × log dirs, never segments: the diagnosis folds the plan's
+//! partitions into one row per topic and log dir ([`crate::diagnose::summary::topic_bytes`]). The
+//! metric names are [`METRIC_NAMES`] (docs/metrics.md lists each; a test checks it).
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::PathBuf;
 
 use crate::checks::finding::{FindingClass, Severity};
+use crate::diagnose::summary::{LogDirTotals, TopicBytes};
+use crate::diagnose::Diagnosis;
 use crate::model::names::path_text;
-use crate::plan::Plan;
-use crate::report::prometheus::{write_exposition, Gauge, Labels, MetricValue};
-use crate::report::wire::ScanTotals;
+use crate::model::targets::ScanTotals;
 
-use super::summary::{LogDirTotals, PartitionBytes};
-use super::{Diagnosis, Filter};
-
-/// One topic's bytes in one log dir.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicBytes {
-    /// The log dir.
-    pub log_dir: PathBuf,
-    /// The topic.
-    pub topic: String,
-    /// Partition replicas planned.
-    pub partitions: u64,
-    /// `.log` bytes now.
-    pub bytes: u64,
-    /// Bytes that stay after the next retention pass.
-    pub retained_bytes: u64,
-    /// Bytes the next pass deletes.
-    pub freed_bytes: u64,
-}
-
-/// The planned partitions of `plan` whose topic `filter` keeps, folded per log dir and topic
-/// (sorted by both).
-pub fn topic_bytes(plan: &Plan, filter: &Filter) -> Vec<TopicBytes> {
-    let mut by: BTreeMap<(PathBuf, String), TopicBytes> = BTreeMap::new();
-    for p in plan
-        .partitions
-        .iter()
-        .filter(|p| filter.keeps_topic(Some(&p.topic)))
-    {
-        let b = PartitionBytes::of(p);
-        let t = by
-            .entry((b.log_dir.clone(), b.topic.clone()))
-            .or_insert_with(|| TopicBytes {
-                log_dir: b.log_dir,
-                topic: b.topic,
-                partitions: 0,
-                bytes: 0,
-                retained_bytes: 0,
-                freed_bytes: 0,
-            });
-        t.partitions += 1;
-        t.bytes = t.bytes.saturating_add(b.bytes);
-        t.retained_bytes = t.retained_bytes.saturating_add(b.retained_bytes);
-        t.freed_bytes = t.freed_bytes.saturating_add(b.freed_bytes);
-    }
-    by.into_values().collect()
-}
+use super::prometheus::{write_exposition, Gauge, Labels, MetricValue};
 
 /// Every metric family `diagnose --format prometheus` writes, in the order written.
 pub const METRIC_NAMES: &[&str] = &[
@@ -136,6 +88,17 @@ fn some_of<T>(
 
 /// The metric families of diagnosis `d`, whose run exits with `exit_code`.
 pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
+    let mut out = run_gauges(d, exit_code);
+    out.extend(finding_gauges(d));
+    out.extend(scan_gauges(&d.scanned));
+    out.extend(log_dir_gauges(&d.summary.log_dirs));
+    out.extend(log_dir_projection_gauges(&d.summary.log_dirs));
+    out.extend(topic_gauges(&d.topics));
+    out
+}
+
+/// The instant and the exit code.
+fn run_gauges(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
     let mut at = Gauge::new(
         "logclean_diagnose_timestamp_seconds",
         "The instant the diagnosis was evaluated at (the run's wall clock, or --now), seconds since the epoch.",
@@ -146,7 +109,11 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
         "Exit code of the run that wrote these metrics: 0 fine, 1 findings at or above --fail-on, 2 corrupt data found.",
     );
     exit.set(Vec::new(), count(exit_code));
+    vec![at, exit]
+}
 
+/// Findings per code, severity and topic; per severity; per class.
+fn finding_gauges(d: &Diagnosis) -> Vec<Gauge> {
     let mut findings = Gauge::new(
         "logclean_findings",
         "Findings kept by the filters, per code, severity and topic (topic empty: about a log dir or a config).",
@@ -181,14 +148,14 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
         by_severity.add(vec![("severity", f.severity.name().to_string())], 1);
         by_class.add(vec![("class", f.class.name().to_string())], 1);
     }
+    vec![findings, by_severity, by_class]
+}
 
-    let s = std::slice::from_ref(&d.scanned);
+/// What was read.
+fn scan_gauges(scanned: &ScanTotals) -> Vec<Gauge> {
+    let s = std::slice::from_ref(scanned);
     let none = |_: &ScanTotals| Labels::new();
-    let dirs = &d.summary.log_dirs;
-    let dir = |l: &LogDirTotals| dir_label(&l.path);
-    let topics = &d.topics;
-    let mut out = vec![at, exit, findings, by_severity, by_class];
-    out.extend([
+    vec![
         gauge_of("logclean_scan_log_dirs", "Log dirs read.", s, none, |s| {
             count(s.log_dirs)
         }),
@@ -209,6 +176,13 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             none,
             |s| count(s.log_bytes),
         ),
+    ]
+}
+
+/// Per log dir: bytes, partitions, what the next pass frees.
+fn log_dir_gauges(dirs: &[LogDirTotals]) -> Vec<Gauge> {
+    let dir = |l: &LogDirTotals| dir_label(&l.path);
+    vec![
         gauge_of(
             "logclean_log_dir_bytes",
             "Bytes of .log files per log dir (of the topics kept by --topic).",
@@ -237,6 +211,13 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             dir,
             |l| count(l.freed_segments),
         ),
+    ]
+}
+
+/// Per log dir: the filesystem, the growth, the next start's recovery.
+fn log_dir_projection_gauges(dirs: &[LogDirTotals]) -> Vec<Gauge> {
+    let dir = |l: &LogDirTotals| dir_label(&l.path);
+    vec![
         some_of(
             "logclean_fs_free_bytes",
             "Free bytes of the log dir's filesystem (statvfs, or --disk-space).",
@@ -286,6 +267,12 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             dir,
             |l| Some(MetricValue::Millis(l.startup.as_ref()?.estimated_ms)),
         ),
+    ]
+}
+
+/// Per topic and log dir: bytes now and after the next pass, partitions.
+fn topic_gauges(topics: &[TopicBytes]) -> Vec<Gauge> {
+    vec![
         gauge_of(
             "logclean_topic_bytes",
             "Bytes of .log files per topic and log dir.",
@@ -307,8 +294,7 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
             topic_labels,
             |t| count(t.partitions),
         ),
-    ]);
-    out
+    ]
 }
 
 /// Write diagnosis `d` (its run exiting with `exit_code`) as a node_exporter textfile.
@@ -325,7 +311,7 @@ mod tests {
         let d = Diagnosis {
             now_ms: 0,
             findings: Vec::new(),
-            summary: super::super::Summary::default(),
+            summary: crate::diagnose::Summary::default(),
             scanned: ScanTotals {
                 log_dirs: 0,
                 partitions: 0,

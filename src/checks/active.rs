@@ -1,41 +1,19 @@
 //! `segment.active_not_rolling`: an active segment that holds records older than
 //! `retention.ms` which the next retention pass does not delete, and that will not roll (so
 //! become deletable) within `retention.ms` at its write rate — or never, for an idle partition:
-//! no timer rolls a segment, `segment.ms` is only checked on append ([`project_roll`]).
+//! no timer rolls a segment, `segment.ms` is only checked on append (the verdict:
+//! [`roll_after_retention`]).
 
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
-use crate::model::units::{Bytes, TimestampMs};
-use crate::plan::explain::{segment_name, utc};
+use crate::checks::location::at_plan;
+use crate::model::text::{age, segment_name, utc};
+use crate::model::units::TimestampMs;
 use crate::plan::{PartitionPlan, Plan};
-use crate::report::human::age;
 use crate::rules::retention::{self, Verdict};
-use crate::rules::roll::{
-    max_segment_ms, project_roll, ActiveSegmentFacts, ProjectedReason, RollProjection, WriteRate,
-};
+use crate::rules::roll::late::{roll_after_retention, ActiveSpan, RollAfterRetention};
+use crate::rules::roll::{max_segment_ms, ProjectedReason, RollProjection};
 use crate::rules::KafkaVersion;
-
-/// The write rate the active segment shows: its bytes over the record-time span from its
-/// first to its largest timestamp, in appends of its average bytes per offset. `None` when the
-/// span is empty (one instant) or the segment is empty.
-pub fn estimated_rate(
-    size: Bytes,
-    offsets: i64,
-    first: TimestampMs,
-    largest: TimestampMs,
-) -> Option<WriteRate> {
-    let span_ms = largest.get().checked_sub(first.get()).filter(|s| *s > 0)?;
-    let size = size.get();
-    if size == 0 || offsets <= 0 {
-        return None;
-    }
-    let bytes_per_sec = u64::try_from(i128::from(size) * 1000 / i128::from(span_ms)).ok()?;
-    let batch_bytes = size / u64::try_from(offsets).ok()?;
-    Some(WriteRate {
-        bytes_per_sec: bytes_per_sec.max(1),
-        batch_bytes: batch_bytes.max(1),
-    })
-}
 
 fn reason_name(r: ProjectedReason) -> &'static str {
     match r {
@@ -46,9 +24,9 @@ fn reason_name(r: ProjectedReason) -> &'static str {
     }
 }
 
-fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Finding> {
-    let retention_ms = p.time_retention_ms()?;
-    let key = retention::time_limit_key(&p.config, &p.tiered);
+/// The active segment of `p` when its records are past time retention at `now` and the plan
+/// does not delete it.
+fn expired_active(p: &PartitionPlan, now: TimestampMs) -> Option<ActiveSpan> {
     let active = p.segments.last()?;
     if matches!(active.verdict, Verdict::Delete { .. }) || active.size.get() == 0 {
         return None;
@@ -57,67 +35,73 @@ fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Fin
     if !p.expired_by_time(first, now) {
         return None;
     }
-    let largest = active.largest_timestamp.0;
-    let offsets = active.next_offset.get() - active.base_offset.get();
-    let rate = estimated_rate(active.size, offsets, first, largest);
-    let facts = ActiveSegmentFacts {
+    Some(ActiveSpan {
         base_offset: active.base_offset,
         size: active.size,
-        first_batch_max_timestamp: first,
-        first_append_max_timestamp: None,
-        created_at: now,
-        roll_jitter_ms: 0,
-        offset_index_entries: 0,
-        time_index_entries: 0,
-    };
-    let projection = project_roll(&facts, rate, &p.config, now, version);
-    let deadline = now.get().saturating_add(retention_ms);
-    let name = segment_name(active.base_offset);
-    let topic = &p.topic;
-    let seg_ms = max_segment_ms(&p.config);
-    let (when, late) = match projection {
-        RollProjection::Never => (
-            "nothing is appended to it, and an idle partition never rolls on segment.ms (the \
-             roll is checked only on append)"
-                .to_string(),
-            true,
-        ),
-        RollProjection::At { at, reason } => (
-            format!(
-                "at its write rate of {} B/s it rolls on {} at {} ({})",
-                rate.map_or(0, |r| r.bytes_per_sec),
-                reason_name(reason),
-                utc(at),
-                age(at.get(), now.get())
-            ),
-            at.get() > deadline,
-        ),
-    };
-    if !late {
+        offsets: active.next_offset.get() - active.base_offset.get(),
+        first,
+        largest: active.largest_timestamp.0,
+    })
+}
+
+fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Finding> {
+    let retention_ms = p.time_retention_ms()?;
+    let active = expired_active(p, now)?;
+    let roll = roll_after_retention(&active, &p.config, retention_ms, now, version);
+    if !roll.late {
         return None;
     }
+    let key = retention::time_limit_key(&p.config, &p.tiered);
+    let when = match roll.projection {
+        RollProjection::Never => "nothing is appended to it, and an idle partition never rolls \
+             on segment.ms (the roll is checked only on append)"
+            .to_string(),
+        RollProjection::At { at, reason } => format!(
+            "at its write rate of {} B/s it rolls on {} at {} ({})",
+            roll.rate.map_or(0, |r| r.bytes_per_sec),
+            reason_name(reason),
+            utc(at),
+            age(at.get(), now.get())
+        ),
+    };
     let message = format!(
-        "active segment {name} holds records from {} ({}), older than {key} {retention_ms}; \
+        "active segment {} holds records from {} ({}), older than {key} {retention_ms}; \
          retention cannot delete it before it rolls: {when}",
-        utc(first),
-        age(first.get(), now.get()),
+        segment_name(active.base_offset),
+        utc(active.first),
+        age(active.first.get(), now.get()),
     );
+    Some(finding(p, &active, &roll, retention_ms, message))
+}
+
+fn finding(
+    p: &PartitionPlan,
+    active: &ActiveSpan,
+    roll: &RollAfterRetention,
+    retention_ms: i64,
+    message: String,
+) -> Finding {
+    let seg_ms = max_segment_ms(&p.config);
     let fix = format!(
         "let it roll sooner: `kafka-configs.sh --bootstrap-server HOST:PORT --alter \
-         --entity-type topics --entity-name {topic} --add-config segment.ms={retention_ms}` \
+         --entity-type topics --entity-name {} --add-config segment.ms={retention_ms}` \
          (segment.ms is {seg_ms}; it only applies on the next append), or with the broker \
          stopped `logclean roll --execute {}`",
+        p.topic,
         p.log_dir.join(&p.dir_name).display()
     );
     let mut f = Finding::new(
         &catalog::SEGMENT_ACTIVE_NOT_ROLLING,
-        p.location(Some(active.base_offset.get())),
+        at_plan(p, Some(active.base_offset.get())),
         message,
     )
-    .evidence("first_timestamp", EvidenceValue::TimestampMs(first.get()))
+    .evidence(
+        "first_timestamp",
+        EvidenceValue::TimestampMs(active.first.get()),
+    )
     .evidence(
         "largest_timestamp",
-        EvidenceValue::TimestampMs(largest.get()),
+        EvidenceValue::TimestampMs(active.largest.get()),
     )
     .evidence("retention_ms", EvidenceValue::Int(retention_ms))
     .evidence("segment_ms", EvidenceValue::Int(seg_ms))
@@ -128,15 +112,15 @@ fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Fin
     .evidence("size", EvidenceValue::Bytes(active.size.get()))
     .evidence(
         "offsets",
-        EvidenceValue::Count(u64::try_from(offsets).unwrap_or(0)),
+        EvidenceValue::Count(u64::try_from(active.offsets).unwrap_or(0)),
     );
-    if let Some(r) = rate {
+    if let Some(r) = roll.rate {
         f = f.evidence("bytes_per_sec", EvidenceValue::Count(r.bytes_per_sec));
     }
-    if let RollProjection::At { at, .. } = projection {
+    if let RollProjection::At { at, .. } = roll.projection {
         f = f.evidence("rolls_at", EvidenceValue::TimestampMs(at.get()));
     }
-    Some(f.fix(fix))
+    f.fix(fix)
 }
 
 /// The `segment.active_not_rolling` findings of `plan`.
@@ -219,13 +203,5 @@ mod tests {
             idle.message
         );
         assert!(!idle.evidence.iter().any(|e| e.name == "rolls_at"));
-    }
-
-    #[test]
-    fn rate_is_bytes_over_the_record_time_span() {
-        let r = estimated_rate(Bytes(6000), 60, TimestampMs(0), TimestampMs(60_000)).unwrap();
-        assert_eq!((r.bytes_per_sec, r.batch_bytes), (100, 100));
-        assert!(estimated_rate(Bytes(6000), 60, TimestampMs(5), TimestampMs(5)).is_none());
-        assert!(estimated_rate(Bytes(0), 0, TimestampMs(0), TimestampMs(9)).is_none());
     }
 }

@@ -1,0 +1,101 @@
+//! The one entry point of the checks: every finding of a diagnosis ([`run_checks`]) from one
+//! context ([`CheckContext`]: the loaded log dirs, the cluster view, the plan at the instant).
+//!
+//! The order findings are produced in is the order of the domains below; the caller filters,
+//! sorts and deduplicates them. Adding a finding means adding it to its domain's module (and
+//! that module here when it is a new domain), its catalog entry, the README table and a test.
+
+use crate::model::cluster::ClusterView;
+use crate::model::file_bytes::ReadMode;
+use crate::model::log_dir::LogDir;
+use crate::model::targets::NotALogDir;
+use crate::model::units::TimestampMs;
+use crate::plan::Plan;
+use crate::rules::KafkaVersion;
+
+use super::active::active_segment_findings;
+use super::compaction::compaction_findings;
+use super::config::config_findings;
+use super::config_risk::config_risk_findings;
+use super::disk::{disk_projections, DiskProjection, FsSpace};
+use super::finding::Finding;
+use super::groups::check_groups;
+use super::inspect::inspect_findings;
+use super::log_dir::not_a_log_dir_finding;
+use super::plan::plan_findings;
+use super::startup::{startup_costs, StartupCost};
+use super::timestamps::timestamp_findings;
+use super::transactions::check_transactions;
+
+/// Everything the checks read: the model, the cluster view and the plan built from them at one
+/// instant, and the options that change what is read or claimed.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckContext<'a> {
+    /// The loaded log dirs.
+    pub dirs: &'a [LogDir],
+    /// Targets that hold log dirs instead of being one.
+    pub not_log_dirs: &'a [NotALogDir],
+    /// Configs and the metadata image.
+    pub view: &'a ClusterView,
+    /// The plan of `dirs` under `view` at [`Plan::now`], the instant every time rule uses.
+    pub plan: &'a Plan,
+    /// The Kafka version the rules follow.
+    pub version: KafkaVersion,
+    /// How large files are read (the coordinators' records, `deep` reads).
+    pub read_mode: ReadMode,
+    /// Read the compacted logs' records (`--deep`).
+    pub deep: bool,
+    /// `--cleaner-rate`: bytes per second one cleaner thread moves (read + written).
+    pub cleaner_rate_bytes_per_sec: Option<f64>,
+    /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
+    pub disk_space: Option<FsSpace>,
+}
+
+impl CheckContext<'_> {
+    /// The instant every time-based rule is evaluated at: the plan's.
+    pub fn now(&self) -> TimestampMs {
+        self.plan.now
+    }
+}
+
+/// What the checks found, and the figures two of them computed on the way (for the summary).
+#[derive(Debug)]
+pub struct Checked {
+    /// Every finding, in domain order, neither filtered nor sorted.
+    pub findings: Vec<Finding>,
+    /// The startup recovery cost of each log dir.
+    pub startup: Vec<StartupCost>,
+    /// The disk projection of each log dir.
+    pub disk: Vec<DiskProjection>,
+}
+
+/// Every finding of `ctx`.
+pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
+    let mut findings: Vec<Finding> = (ctx.not_log_dirs.iter())
+        .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
+        .collect();
+    findings.extend(inspect_findings(ctx.dirs));
+    findings.extend(config_findings(ctx.view));
+    findings.extend(plan_findings(ctx.plan));
+    findings.extend(active_segment_findings(ctx.plan, ctx.version));
+    findings.extend(compaction_findings(ctx));
+    findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
+    let startup = startup_costs(ctx.dirs, ctx.view, &mut findings);
+    let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &mut findings);
+    findings.extend(config_risk_findings(ctx.view, ctx.plan));
+    findings.extend(coordinator_findings(ctx));
+    Checked {
+        findings,
+        startup,
+        disk,
+    }
+}
+
+/// The groups' and the transactions' findings.
+fn coordinator_findings(ctx: &CheckContext<'_>) -> Vec<Finding> {
+    let now = ctx.now().get();
+    let mut findings =
+        check_groups(ctx.dirs, ctx.view, ctx.plan, ctx.read_mode, now, None, None).findings;
+    findings.extend(check_transactions(ctx.dirs, ctx.view, ctx.read_mode, now).findings);
+    findings
+}
