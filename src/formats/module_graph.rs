@@ -108,7 +108,7 @@ pub(crate) fn tokens(src: &str) -> Vec<Token> {
 
 /// `tokens` without the items marked `#[cfg(test)]` (the attribute, any further attributes,
 /// and the item up to its `;` or its closing brace).
-fn without_test_items(tokens: &[Token]) -> Vec<Token> {
+pub(crate) fn without_test_items(tokens: &[Token]) -> Vec<Token> {
     let is = |t: Option<&Token>, c: char| t == Some(&Token::Punct(c));
     let cfg_test = |k: usize| {
         let want = ["#", "[", "cfg", "(", "test", ")", "]"];
