@@ -59,7 +59,8 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
     };
     // The only read of the wall clock: every command gets its instants from here.
     let wall_clock_ms = chrono::Utc::now().timestamp_millis();
-    let run = RunConfig::new(output, wall_clock_ms, cli.command.now_arg());
+    let run = RunConfig::new(output, wall_clock_ms, cli.command.now_arg())
+        .with_kafka_version(cli.command.kafka_version_arg());
     // Each command decides its outcome before it writes; a reader closing the pipe (`| head`)
     // leaves that outcome as the exit code.
     let outcome = match &cli.command {
@@ -74,6 +75,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::RebuildIndex(args) => cli::rebuild_index::run(args, &run, &mut out)?,
         Command::Roll(args) => cli::roll::run(args, &run, &mut out)?,
         Command::Delete(args) => cli::delete::run(args, &run, &mut out)?,
+        Command::UpgradeCheck(args) => cli::upgrade_check::run(args, &run, &mut out)?,
         Command::Resume(args) => cli::resume::run(args, false, &run, &mut out)?,
         Command::Undo(args) => cli::resume::run(args, true, &run, &mut out)?,
         Command::Completions { shell } => {

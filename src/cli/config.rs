@@ -27,7 +27,7 @@ use super::run_config::RunConfig;
 use super::{ConfigArgs, OutputFormat};
 
 /// What `args` ask [`ClusterView::build`] to read.
-fn inputs(args: &ConfigArgs) -> ClusterInputs {
+fn inputs(args: &ConfigArgs, run: &RunConfig) -> ClusterInputs {
     ClusterInputs {
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone().map(FileInput::Path),
@@ -36,12 +36,14 @@ fn inputs(args: &ConfigArgs) -> ClusterInputs {
         describe_file: args.config_file.clone().map(FileInput::Path),
         topics: args.topics.clone(),
         read_mode: ReadMode::from_mmap_flag(args.mmap),
+        kafka_version: run.kafka_version,
+        describe_file_release: None,
     }
 }
 
 /// Run `config`.
 pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let view = ClusterView::build(&inputs(args))?;
+    let view = ClusterView::build(&inputs(args, run))?;
     let mut findings = config_findings(&view);
     // The configs do not depend on the root checkpoints, but a log dir whose checkpoints cannot
     // be read is one the broker marks offline: said here as every command says it.

@@ -35,7 +35,6 @@ use crate::model::units::{Offset, TimestampMs};
 use crate::plan::{build_plan, PlanOptions};
 use crate::report::render_json;
 use crate::report::wire::Envelope;
-use crate::rules::KafkaVersion;
 
 use super::common::{load_targets, print_error};
 use super::mutate::job_pool;
@@ -189,6 +188,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             overrides: mutate.overrides.clone(),
             describe_file: mutate.config_file.clone().map(FileInput::Path),
             read_mode: mode,
+            kafka_version: run.kafka_version,
             ..ClusterInputs::default()
         },
         &dirs,
@@ -206,7 +206,7 @@ pub fn run(args: &DeleteArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         &PlanOptions {
             now: TimestampMs(now),
             topics: Vec::new(),
-            version: KafkaVersion::default(),
+            version: view.kafka_version.version,
         },
     );
     // A partition whose deletions rest on values logclean did not read is not touched.

@@ -20,7 +20,7 @@ use crate::model::file_bytes::ReadMode;
 
 use super::common::{finish_render, outcome_of, write_document};
 use super::progress::Progress;
-use super::run_config::{NowArg, RunConfig};
+use super::run_config::{KafkaVersionArg, NowArg, RunConfig};
 use super::{FailOn, FormatArg};
 
 /// `--min-severity`.
@@ -51,6 +51,9 @@ pub struct DiagnoseArgs {
     /// The instant every rule is evaluated at (results on a saved dir are reproducible).
     #[command(flatten)]
     pub now: NowArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: KafkaVersionArg,
     /// Verify every batch and index entry; without it only headers, index tails and
     /// checkpoints are read (cost O(segments)).
     #[arg(long)]
@@ -137,6 +140,7 @@ pub fn run(
         read_mode: ReadMode::from_mmap_flag(args.mmap),
         cleaner_rate_bytes_per_sec: args.cleaner_rate.map(|r| r * MIB),
         disk_space: args.disk_space,
+        kafka_version: run.kafka_version,
     };
     if let Some(k) = args
         .kinds

@@ -11,7 +11,6 @@ use crate::exit_codes::Outcome;
 use crate::model::units::TimestampMs;
 use crate::plan::{build_plan, PlanOptions};
 use crate::report::groups_table::render_groups;
-use crate::rules::KafkaVersion;
 
 use super::common::{run_coordinator_command, CoordinatorArgs, CoordinatorInputs};
 use super::run_config::RunConfig;
@@ -32,7 +31,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         let opts = PlanOptions {
             now: TimestampMs(now),
             topics: Vec::new(),
-            version: KafkaVersion::default(),
+            version: view.kafka_version.version,
         };
         let plan = build_plan(view, dirs, &opts);
         let (group, topic) = (args.group.clone(), args.topic.clone());

@@ -24,6 +24,7 @@ pub mod roll;
 pub mod run_config;
 pub mod time_arg;
 pub mod transactions;
+pub mod upgrade_check;
 
 /// Offline diagnosis of Apache Kafka log cleanup, read from the log dirs themselves.
 #[derive(Debug, Parser)]
@@ -165,6 +166,12 @@ pub enum Command {
     Resume(JournalArgs),
     /// Roll back a mutating run (finished or interrupted) from its journal and quarantine.
     Undo(JournalArgs),
+    /// What changes for these log dirs on upgrading the broker to another Kafka release:
+    /// producers writing more than 1 h ahead, removed or newly rejected configs, changed
+    /// defaults, transaction-marker semantics, segments whose deletion changes at the same
+    /// instant, ZooKeeper-mode dirs that must migrate to KRaft first. Exit 0: nothing to do;
+    /// 1: changes that need action; 3: usage or I/O error.
+    UpgradeCheck(upgrade_check::UpgradeCheckArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -181,12 +188,33 @@ impl Command {
             Command::Diagnose(a) => Some(&a.now),
             Command::Groups(a) => Some(&a.now),
             Command::Transactions(a) => Some(&a.now),
+            Command::UpgradeCheck(a) => Some(&a.now),
             Command::Inspect(_)
             | Command::Config(_)
             | Command::Plan(_)
             | Command::RebuildIndex(_)
             | Command::Roll(_)
             | Command::Delete(_)
+            | Command::Resume(_)
+            | Command::Undo(_)
+            | Command::Completions { .. } => None,
+        }
+    }
+
+    /// The command's `--kafka-version`, for [`run_config::RunConfig`] (the commands that
+    /// apply Kafka's rules take it).
+    pub fn kafka_version_arg(&self) -> Option<&run_config::KafkaVersionArg> {
+        match self {
+            Command::Diagnose(a) => Some(&a.kafka_version),
+            Command::Config(a) => Some(&a.kafka_version),
+            Command::Groups(a) => Some(&a.kafka_version),
+            Command::Transactions(a) => Some(&a.kafka_version),
+            Command::Plan(a) => Some(&a.kafka_version),
+            Command::Delete(a) => Some(&a.kafka_version),
+            Command::UpgradeCheck(a) => Some(&a.kafka_version),
+            Command::Inspect(_)
+            | Command::RebuildIndex(_)
+            | Command::Roll(_)
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Completions { .. } => None,
@@ -269,6 +297,9 @@ pub struct ConfigArgs {
     /// Every topic config, not only those that decide rolling, retention and compaction.
     #[arg(long)]
     pub all_keys: bool,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Memory-map large files for deep verification instead of reading them. Risky: a file
     /// another process truncates while it is mapped (a copy being synced, a broker without
     /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
@@ -307,6 +338,9 @@ pub struct GroupsArgs {
     /// The instant expiry and retention are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Memory-map large files for deep verification instead of reading them. Risky: a file
     /// another process truncates while it is mapped (a copy being synced, a broker without
     /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
@@ -339,6 +373,9 @@ pub struct TransactionsArgs {
     /// The instant transaction ages are evaluated at.
     #[command(flatten)]
     pub now: run_config::NowArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Memory-map large files for deep verification instead of reading them. Risky: a file
     /// another process truncates while it is mapped (a copy being synced, a broker without
     /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
@@ -396,6 +433,9 @@ pub struct PlanArgs {
     /// Exit 1 when a segment past retention.ms stays on disk.
     #[arg(long)]
     pub fail_if_retains_expired: bool,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Memory-map large files for deep verification instead of reading them. Risky: a file
     /// another process truncates while it is mapped (a copy being synced, a broker without
     /// POSIX locks) kills logclean with SIGBUS, printing nothing. Default: read(2).
@@ -498,6 +538,9 @@ pub struct DeleteArgs {
     /// without it such partitions are refused (exit 3, nothing changed).
     #[arg(long)]
     pub accept_assumed_configs: bool,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Shared options of mutating commands (`--config` and `--server-properties` also set the
     /// configs the plan is made with).
     #[command(flatten)]

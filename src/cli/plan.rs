@@ -17,7 +17,6 @@ use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
 use crate::report::plan_table::render_plan;
 use crate::report::render_json;
 use crate::report::wire::Envelope;
-use crate::rules::KafkaVersion;
 
 use super::common::{finish_render, load_targets, outcome_of};
 use super::progress::Progress;
@@ -51,7 +50,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
-fn inputs(args: &PlanArgs, overrides: Vec<String>, read_mode: ReadMode) -> ClusterInputs {
+fn inputs(
+    args: &PlanArgs,
+    overrides: Vec<String>,
+    read_mode: ReadMode,
+    run: &RunConfig,
+) -> ClusterInputs {
     ClusterInputs {
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone().map(FileInput::Path),
@@ -60,6 +64,8 @@ fn inputs(args: &PlanArgs, overrides: Vec<String>, read_mode: ReadMode) -> Clust
         describe_file: args.config_file.clone().map(FileInput::Path),
         topics: args.topics.clone(),
         read_mode,
+        kafka_version: run.kafka_version,
+        describe_file_release: None,
     }
 }
 
@@ -96,18 +102,18 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     // A wrong target (a parent of log dirs, ...) is a finding of the plan too.
     let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
     // The view takes the partition dirs from the load: listed and read once, not twice.
-    let view = ClusterView::build_over(&inputs(args, Vec::new(), read_mode), &dirs)?;
+    let view = ClusterView::build_over(&inputs(args, Vec::new(), read_mode, run), &dirs)?;
     let plan_opts = PlanOptions {
         now: TimestampMs(now),
         topics: args.topics.clone(),
-        version: KafkaVersion::default(),
+        version: view.kafka_version.version,
     };
     let today = build_plan(&view, &dirs, &plan_opts);
     let proposed = if args.overrides.is_empty() {
         None
     } else {
         let view =
-            ClusterView::build_over(&inputs(args, args.overrides.clone(), read_mode), &dirs)?;
+            ClusterView::build_over(&inputs(args, args.overrides.clone(), read_mode, run), &dirs)?;
         Some(build_plan(&view, &dirs, &plan_opts))
     };
     let changes = proposed

@@ -9,6 +9,7 @@ use clap::Args;
 
 use super::common::Output;
 use super::time_arg::parse_time_ms;
+use crate::model::kafka_version::KafkaVersion;
 
 /// `--now TIME`, for commands that evaluate time-based rules (flatten it into their args).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Args)]
@@ -17,6 +18,17 @@ pub struct NowArg {
     /// (2026-11-30T12:00:00Z) or ms since the epoch.
     #[arg(long, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<i64>,
+}
+
+/// `--kafka-version VERSION`, for commands that apply Kafka's rules (flatten it into their
+/// args).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Args)]
+pub struct KafkaVersionArg {
+    /// Apply this Kafka release's rules and defaults (3.6 to 4.4; a patch such as 3.9.1 is
+    /// accepted) instead of the release the files tell (meta.properties, the metadata log's
+    /// metadata.version and features; the latest when nothing tells).
+    #[arg(long, value_name = "VERSION", value_parser = KafkaVersion::parse)]
+    pub kafka_version: Option<KafkaVersion>,
 }
 
 /// `--now`'s parser: a time, not before the epoch (Kafka's timestamps are never negative).
@@ -37,6 +49,8 @@ pub struct RunConfig {
     pub generated_at_ms: i64,
     /// The instant rules are evaluated at: `--now` if given, else `generated_at_ms`.
     pub evaluated_at_ms: i64,
+    /// `--kafka-version`, if the command takes it and it was given.
+    pub kafka_version: Option<KafkaVersion>,
 }
 
 impl RunConfig {
@@ -47,7 +61,14 @@ impl RunConfig {
             output,
             generated_at_ms: wall_clock_ms,
             evaluated_at_ms: now.and_then(|n| n.now).unwrap_or(wall_clock_ms),
+            kafka_version: None,
         }
+    }
+
+    /// The run with the command's `--kafka-version` (`None` for a command without one).
+    pub fn with_kafka_version(mut self, arg: Option<&KafkaVersionArg>) -> RunConfig {
+        self.kafka_version = arg.and_then(|a| a.kafka_version);
+        self
     }
 }
 

@@ -61,6 +61,8 @@ pub struct DiagnoseInputs {
     pub cleaner_rate_bytes_per_sec: Option<f64>,
     /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
     pub disk_space: Option<disk::FsSpace>,
+    /// `--kafka-version`; `None`: the release the files tell.
+    pub kafka_version: Option<KafkaVersion>,
 }
 
 /// Which findings to keep.
@@ -140,6 +142,7 @@ pub fn diagnose(
         server_properties: inputs.server_properties.clone().map(FileInput::Path),
         describe_file: inputs.config_file.clone().map(FileInput::Path),
         read_mode: inputs.read_mode,
+        kafka_version: inputs.kafka_version,
         ..ClusterInputs::default()
     };
     let log_dirs = canonical_log_dirs(
@@ -164,7 +167,7 @@ pub fn diagnose(
     let mut findings: Vec<Finding> = (loaded.not_log_dirs.iter())
         .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
         .collect();
-    let version = KafkaVersion::default();
+    let version = view.kafka_version.version;
     let plan = build_plan(
         &view,
         &dirs,

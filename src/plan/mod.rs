@@ -25,6 +25,7 @@
 pub mod adapter;
 pub mod explain;
 pub mod findings;
+pub mod upgrade;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

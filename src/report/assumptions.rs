@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use super::sanitize::escape;
 use super::terminal::{fit_atoms, words};
-use super::wire::assumptions::AssumptionsDoc;
+use super::wire::assumptions::{AssumptionsDoc, KafkaVersionDoc};
 
 /// Topics named in full before the rest are counted.
 const NAMED_TOPICS: usize = 4;
@@ -22,6 +22,9 @@ pub fn write_assumptions(
     width: usize,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    if let Some(v) = doc.map(|d| &d.kafka_version) {
+        write_kafka_version(v, width, out)?;
+    }
     let Some(doc) = doc.filter(|d| !d.is_empty()) else {
         return Ok(());
     };
@@ -68,6 +71,18 @@ pub fn write_assumptions(
     let fix = format!("fix: {}", doc.how_to_supply);
     lines.extend(fit_atoms(&words(&fix), width, " ", "  ", "    "));
     for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(out)
+}
+
+/// The line naming the release whose rules were applied, and the assumption it rests on.
+fn write_kafka_version(v: &KafkaVersionDoc, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    let mut text = format!("RULES: {}", v.text);
+    if let Some(a) = &v.assumption {
+        text.push_str(&format!("; ASSUMED: {a}"));
+    }
+    for l in fit_atoms(&words(&escape(&text)), width, " ", "", "  ") {
         writeln!(out, "{l}")?;
     }
     writeln!(out)
