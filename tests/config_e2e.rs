@@ -24,14 +24,14 @@ fn effective_topic_configs_equal_the_brokers_describe_configs() {
     assert!(scenarios.len() >= 10);
     let mut compared = 0;
     for dir in scenarios {
-        // Kafka 3.9.1 fixtures: 3.9.1's topic config keys and defaults (message.downconversion.enable,
-        // message.timestamp.after.max.ms Long.MAX) and, in ZooKeeper mode, no metadata log; logclean
-        // shows 4.x's until the version-pinned rules of issue 22 (which un-skips them).
-        if support::kafka3_fixture(&dir) {
-            continue;
-        }
         let m: Value =
             serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        // ZooKeeper-mode fixtures hold no metadata log: their configs are in ZooKeeper (and the
+        // describe file, checked by tests/config.rs). KRaft 3.9.1 fixtures are compared here:
+        // logclean detects 3.9 from metadata.version and resolves 3.9.1's keys and defaults.
+        if m["mode"] == "zookeeper" {
+            continue;
+        }
         let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
         cmd.args([
             "--format",
