@@ -609,7 +609,7 @@ mod tests {
     #[test]
     fn empty_sources_give_defaults() {
         let e = resolve_topic(&ConfigSources::default(), "t");
-        assert_eq!(e.values.len(), TOPIC_CONFIGS.len());
+        assert_eq!(e.values.len(), defaults::TOPIC_CONFIGS.len());
         let r = e.get("retention.ms").unwrap();
         assert_eq!(r.value, "604800000");
         assert_eq!(r.source, ConfigSource::DefaultConfig);
