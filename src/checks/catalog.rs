@@ -330,9 +330,6 @@ kinds! {
     UPGRADE_TRANSACTION_MARKERS = "upgrade.transaction_markers", Condition, Info,
         "transactional data and a target release of 4.0 or later: once `transaction.version=2` is finalized, each transaction bumps the producer epoch and its marker carries an epoch above the data's (KIP-890) (`upgrade-check`)",
         "finish or abort open transactions before finalizing `transaction.version`; tools that pair markers by equal epoch must pair by producer id and epoch ≤ the marker's";
-    UPGRADE_PLAN_CHANGES = "upgrade.plan_changes", Condition, Warning,
-        "segments whose retention verdict at the same instant differs under the target release's rules and defaults (`upgrade-check`)",
-        "review the segments listed; set the configs explicitly if the old behaviour must stay";
 }
 
 /// The kind with this code.

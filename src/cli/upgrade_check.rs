@@ -98,7 +98,13 @@ pub fn run(
     findings.extend(target_findings);
     findings.extend(unreadable_findings(&dirs, Some(&from_view)));
     sort_findings(&mut findings);
-    let outcome = outcome_of(&findings, Severity::Warning);
+    // A segment deleted sooner or kept longer after the upgrade needs a look, as a warning does.
+    let outcome =
+        outcome_of(&findings, Severity::Warning).merge(if report.plan_changes.is_empty() {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        });
     let body = UpgradeBody::new(&report, &from_view, &to_plan);
     write_document(
         "upgrade-check",

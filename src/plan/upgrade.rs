@@ -12,7 +12,7 @@
 //!   ahead the batch was when appended.
 //! * Transactional data crossing 4.0 (KIP-890 transactions v2).
 //! * The plan at the same instant under both: segments whose delete/retain verdict differs
-//!   ([`super::diff`]).
+//!   ([`super::diff`]), listed in the report (the caller's exit code counts them).
 //!
 //! Release data: [`crate::rules::versions`].
 
@@ -326,38 +326,6 @@ pub fn upgrade_report(
         }
     }
     let plan_changes = diff(from_plan, to_plan);
-    let mut by_partition: BTreeMap<(std::path::PathBuf, String, i32), Vec<&Change>> =
-        BTreeMap::new();
-    for c in &plan_changes {
-        (by_partition.entry((c.log_dir.clone(), c.topic.clone(), c.partition)))
-            .or_default()
-            .push(c);
-    }
-    for ((log_dir, topic, partition), changes) in by_partition {
-        let deleted = changes.iter().filter(|c| c.after.is_delete()).count();
-        let bytes: u64 = changes.iter().map(|c| c.size.get()).sum();
-        let first = changes.first().map_or(0, |c| c.base_offset.get());
-        findings.push(
-            Finding::new(
-                &catalog::UPGRADE_PLAN_CHANGES,
-                Location {
-                    log_dir,
-                    topic: Some(topic.clone()),
-                    partition: Some(partition),
-                    segment: Some(first),
-                    ..Default::default()
-                },
-                format!(
-                    "{} segment(s) of {topic}-{partition} ({bytes} bytes) change verdict under \
-                     Kafka {to}: {deleted} deleted that {from} keeps, {} kept that {from} deletes",
-                    changes.len(),
-                    changes.len() - deleted
-                ),
-            )
-            .evidence("segments", EvidenceValue::Count(changes.len() as u64))
-            .evidence("bytes", EvidenceValue::Bytes(bytes)),
-        );
-    }
     UpgradeReport {
         from,
         to,

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use super::sanitize::escape;
 use super::terminal::{fit_atoms, words};
 use super::wire::assumptions::{AssumptionsDoc, KafkaVersionDoc};
+use crate::model::kafka_version::KafkaVersion;
 
 /// Topics named in full before the rest are counted.
 const NAMED_TOPICS: usize = 4;
@@ -22,7 +23,12 @@ pub fn write_assumptions(
     width: usize,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    if let Some(v) = doc.map(|d| &d.kafka_version) {
+    // Said when it is not the default: another release than the latest, or an assumption
+    // (4.4 dirs detected as such keep their tables as they were; the JSON always has it).
+    if let Some(v) = doc
+        .map(|d| &d.kafka_version)
+        .filter(|v| v.assumption.is_some() || v.applied != KafkaVersion::LATEST.to_string())
+    {
         write_kafka_version(v, width, out)?;
     }
     let Some(doc) = doc.filter(|d| !d.is_empty()) else {
