@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
+use logclean::model::kafka_version::KafkaVersion;
 use support::fixtures_root;
 
 use std::collections::BTreeMap;
@@ -77,9 +78,13 @@ fn fixture_sources(dir: &std::path::Path, manifest: &Value) -> ConfigSources {
         .get("min.insync.replicas")
         .cloned()
         .unwrap_or("1".into());
-    cluster
-        .entry("min.insync.replicas".to_string())
-        .or_insert(min_isr);
+    // A 4.1+ controller with ELR (KIP-966) writes the cluster-level min.insync.replicas; 3.9.1
+    // does not (model::metadata_log's 3.9.1 test).
+    if manifest["kafka_version"] != "3.9.1" {
+        cluster
+            .entry("min.insync.replicas".to_string())
+            .or_insert(min_isr);
+    }
     broker_configs.insert(String::new(), cluster);
     let node = manifest["node_id"].as_i64().unwrap();
     broker_configs.insert(
@@ -88,6 +93,8 @@ fn fixture_sources(dir: &std::path::Path, manifest: &Value) -> ConfigSources {
     );
     let mut s = from_metadata_maps(&topic_configs, &broker_configs, Some(node as i32));
     s.static_props = Some(static_props);
+    // The release that wrote the fixture (3.9.1 or 4.4.0): its keys and defaults (issue 22).
+    s.kafka_version = KafkaVersion::parse(manifest["kafka_version"].as_str().unwrap()).unwrap();
     s
 }
 
@@ -96,15 +103,8 @@ fn every_fixture_topic_config_matches_the_broker() {
     let mut checked = 0;
     let mut mismatches = Vec::new();
     for dir in scenarios() {
-        // Kafka 3.9.1 fixtures: their topic configs are 3.9.1's (message.downconversion.enable,
-        // message.timestamp.after.max.ms Long.MAX, ...); logclean resolves 4.x's until the
-        // version-pinned rules of issue 22 (which un-skips them).
-        if support::kafka3_fixture(&dir) {
-            continue;
-        }
         let manifest: Value =
             serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-        assert_eq!(manifest["kafka_version"], "4.4.0");
         let sources = fixture_sources(&dir, &manifest);
         let all = resolve_all(&sources);
         for t in manifest["topics"].as_array().unwrap() {
@@ -282,17 +282,13 @@ fn every_fixture_topic_log_config_is_typed_as_the_broker_values() {
                 long("message.timestamp.before.max.ms"),
                 "{ctx}"
             );
-            // Kafka 3.9.1 fixtures: the default is Long.MAX on 3.x (1 h from 4.0, KIP-1030);
-            // logclean assumes 4.x's until the version-pinned rules of issue 22 (which un-skips it).
-            if !support::kafka3_fixture(&dir)
-                || t["configs"]["message.timestamp.after.max.ms"]["source"] != "DEFAULT_CONFIG"
-            {
-                assert_eq!(
-                    c.message_timestamp_after_max_ms,
-                    long("message.timestamp.after.max.ms"),
-                    "{ctx}"
-                );
-            }
+            // Kafka 3.9.1 fixtures: Long.MAX (3.x's default; 1 h from 4.0, KIP-1030), from the
+            // release the files tell (issue 22).
+            assert_eq!(
+                c.message_timestamp_after_max_ms,
+                long("message.timestamp.after.max.ms"),
+                "{ctx}"
+            );
             assert_eq!(c.max_message_bytes, int("max.message.bytes"), "{ctx}");
             topics += 1;
         }

@@ -696,6 +696,61 @@ cases! {
         healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
             "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
             "1000000000000,2000000000000"];
+    // --- upgrade-check (issue 22) -------------------------------------------------------------
+    upgrade_zookeeper_mode: "upgrade.zookeeper_mode", "warning", exit 1,
+        "zk391-basic-delete" ["upgrade-check", "--to", "4.4", "--server-properties",
+            "server.properties", "--config-file", "topic-configs.txt", "--now",
+            "2026-12-02T02:45:00Z", "logs-0", "logs-1"],
+        "none: a Kafka 3.9.1 ZooKeeper-mode dir upgraded to 4.4",
+        |_| {},
+        healthy "zk391-basic-delete" ["upgrade-check", "--to", "3.9", "--server-properties",
+            "server.properties", "--config-file", "topic-configs.txt", "--now",
+            "2026-12-02T02:45:00Z", "logs-0", "logs-1"];
+    upgrade_removed_config: "upgrade.removed_config", "warning", exit 1,
+        "kraft391-basic-delete" ["upgrade-check", "--to", "4.0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T02:45:15Z", "logs-0", "logs-1"],
+        "server.properties: log.message.downconversion.enable=false appended (valid on 3.9, \
+         removed in 4.0)",
+        |d| append(&d.join("server.properties"), "log.message.downconversion.enable=false"),
+        healthy "kraft391-basic-delete";
+    upgrade_config_rejected: "upgrade.config_rejected", "warning", exit 1,
+        "zk391-future-timestamps" ["upgrade-check", "--to", "4.1", "--server-properties",
+            "server.properties", "--config-file", "topic-configs.txt", "--now",
+            "2026-12-02T02:47:00Z", "logs-0"],
+        "topic-configs.txt: ft overrides segment.bytes=524288 (valid on 3.9 and 4.0, below 4.1's \
+         1 MiB minimum)",
+        |d| replace_text(
+            &d.join("topic-configs.txt"),
+            "  segment.bytes=1073741824 sensitive=false synonyms={DEFAULT_CONFIG:log.segment.bytes=1073741824}",
+            "  segment.bytes=524288 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=524288, DEFAULT_CONFIG:log.segment.bytes=1073741824}",
+        ),
+        healthy "zk391-future-timestamps";
+    upgrade_future_timestamps_rejected: "upgrade.future_timestamps_rejected", "warning", exit 1,
+        "zk391-future-timestamps" ["upgrade-check", "--to", "4.0", "--server-properties",
+            "server.properties", "--config-file", "topic-configs.txt", "--now",
+            "2026-12-02T02:47:00Z", "logs-0"],
+        "topic-configs.txt: ft no longer overrides message.timestamp.after.max.ms (takes the \
+         default: Long.MAX on 3.9, 1 h on 4.0) and holds a record stamped base+365d",
+        |d| replace_text(
+            &d.join("topic-configs.txt"),
+            "synonyms={DYNAMIC_TOPIC_CONFIG:message.timestamp.after.max.ms=9223372036854775807, ",
+            "synonyms={",
+        ),
+        healthy "zk391-future-timestamps";
+    upgrade_default_changes: "upgrade.default_changes", "info", exit 0,
+        "kraft391-basic-delete" ["upgrade-check", "--to", "4.4", "--server-properties",
+            "server.properties", "--now", "2026-12-02T02:45:15Z", "logs-0", "logs-1"],
+        "none: every topic takes message.timestamp.after.max.ms from 3.9's default",
+        |_| {},
+        healthy "basic-delete" ["upgrade-check", "--to", "4.4", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:33Z", "logs-0", "logs-1"];
+    upgrade_transaction_markers: "upgrade.transaction_markers", "info", exit 0,
+        "kraft391-transactions" ["upgrade-check", "--to", "4.4", "--server-properties",
+            "server.properties", "--now", "2026-12-02T02:51:46Z", "logs-0"],
+        "none: __transaction_state partitions written by 3.9.1 (transactions v1)",
+        |_| {},
+        healthy "transactions" ["upgrade-check", "--to", "4.4", "--server-properties",
+            "server.properties", "--now", "2026-12-01T11:04:57Z", "logs-0"];
 }
 
 /// Re-label a real KRaft log dir as a ZooKeeper-mode one, as a 3.x broker leaves it.

@@ -19,7 +19,6 @@ use crate::model::units::{Offset, TimestampMs};
 use crate::plan::{build_plan, PartitionPlan, Plan, PlanOptions};
 use crate::rules::groups::{losses, Loss};
 use crate::rules::retention::Approximation;
-use crate::rules::KafkaVersion;
 
 use super::delete::{plan_log_dir, DeleteReport};
 use super::fsutil::RealFs;
@@ -138,7 +137,7 @@ fn prepare(
     let plan_opts = PlanOptions {
         now: opts.now,
         topics: Vec::new(),
-        version: KafkaVersion::default(),
+        version: view.kafka_version.version,
     };
     let retention = build_plan(&view, &dirs, &plan_opts);
     Ok(Prepared {

@@ -47,6 +47,7 @@ pub const DOMAINS: &[&str] = &[
     "txn",
     "plan",
     "compaction",
+    "upgrade",
 ];
 
 use FindingClass::{Condition, Corruption, Io};
@@ -311,6 +312,24 @@ kinds! {
     CONFIG_TIMESTAMP_AFTER_UNLIMITED = "config.timestamp_after_unlimited", Condition, Warning,
         "`message.timestamp.after.max.ms` is unlimited (Long.MAX_VALUE, Kafka 3.x's default; 1 h since 4.0) on a CreateTime topic: records stamped far ahead are accepted and block time retention (`diagnose`)",
         "set `message.timestamp.after.max.ms=3600000` on the topic (`kafka-configs.sh --alter`)";
+    UPGRADE_ZOOKEEPER_MODE = "upgrade.zookeeper_mode", Condition, Warning,
+        "a ZooKeeper-mode log dir (`meta.properties` v0, no metadata log) and a target release of 4.0 or later, which runs in KRaft mode only (`upgrade-check`)",
+        "migrate the cluster to KRaft on 3.9 first (KIP-866: `zookeeper.metadata.migration.enable`, then finalize), then upgrade";
+    UPGRADE_REMOVED_CONFIG = "upgrade.removed_config", Condition, Warning,
+        "a config key the target release removed is set (server.properties, a dynamic broker config, a topic override): the broker ignores or refuses it after the upgrade (`upgrade-check`)",
+        "delete the key (`kafka-configs.sh --alter --delete-config KEY`, or edit server.properties) and set its replacement where one exists";
+    UPGRADE_CONFIG_REJECTED = "upgrade.config_rejected", Condition, Warning,
+        "a config value the current release accepts and the target release's validator refuses (e.g. `segment.bytes` below 1 MiB from 4.1): the topic falls back to the broker value (`upgrade-check`)",
+        "set a valid value before upgrading (`kafka-configs.sh --alter --add-config KEY=VALUE`)";
+    UPGRADE_FUTURE_TIMESTAMPS_REJECTED = "upgrade.future_timestamps_rejected", Condition, Warning,
+        "records stamped further ahead of their append than the target release's `message.timestamp.after.max.ms` allows (1 h by default from 4.0): the producers writing them get `InvalidTimestampException` after the upgrade (`upgrade-check`)",
+        "fix the producers' clocks or timestamps, or set `message.timestamp.after.max.ms` on the topic to keep accepting them";
+    UPGRADE_DEFAULT_CHANGES = "upgrade.default_changes", Condition, Info,
+        "a config the topics or the broker take from Kafka's default has another default in the target release (`upgrade-check`)",
+        "none needed if the new default suits; else set the old value explicitly before upgrading";
+    UPGRADE_TRANSACTION_MARKERS = "upgrade.transaction_markers", Condition, Info,
+        "transactional data and a target release of 4.0 or later: once `transaction.version=2` is finalized, each transaction bumps the producer epoch and its marker carries an epoch above the data's (KIP-890) (`upgrade-check`)",
+        "finish or abort open transactions before finalizing `transaction.version`; tools that pair markers by equal epoch must pair by producer id and epoch ≤ the marker's";
 }
 
 /// The kind with this code.

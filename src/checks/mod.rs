@@ -6,7 +6,7 @@
 //! composes them), the configs ([`config`], [`config_risk`]), the plan's verdicts ([`plan`],
 //! [`active`], [`compaction`], [`timestamps`]), the next start and the disk ([`startup`],
 //! [`disk`]), the coordinators ([`groups`], [`transactions`]); [`unreadable`] gathers the inputs a
-//! command could not read. [`run`] is the one entry point over all of them, from one context.
+//! command could not read, [`upgrade`] what changes on upgrading to another release. [`run`] is the one entry point over all of them, from one context.
 //! Every finding is built from a kind of the [`catalog`]; [`explain`] words the plan's answers
 //! (kind, evidence, sentence) for findings and the plan's document alike.
 
@@ -40,3 +40,4 @@ pub mod timestamps;
 pub mod transactions;
 pub mod txn_index;
 pub mod unreadable;
+pub mod upgrade;

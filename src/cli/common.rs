@@ -145,6 +145,7 @@ pub fn load_coordinator_inputs(
         server_properties: args.server_properties.cloned().map(FileInput::Path),
         describe_file: args.config_file.cloned().map(FileInput::Path),
         read_mode: mode,
+        kafka_version: run.kafka_version,
         ..ClusterInputs::default()
     };
     // The named dirs must be usable before anything is loaded, as the view requires.

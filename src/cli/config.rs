@@ -34,6 +34,8 @@ fn inputs(args: &ConfigArgs, run: &RunConfig) -> ClusterInputs {
         describe_file: args.config_file.clone().map(FileInput::Path),
         topics: run.filters.topics.clone(),
         read_mode: run.read_mode,
+        kafka_version: run.kafka_version,
+        describe_file_release: None,
     }
 }
 

@@ -33,6 +33,7 @@ fn options(args: &DeleteArgs, run: &RunConfig) -> DeleteOptions {
             overrides: mutate.overrides.clone(),
             describe_file: mutate.config_file.clone().map(FileInput::Path),
             read_mode: run.read_mode,
+            kafka_version: run.kafka_version,
             ..ClusterInputs::default()
         },
         now: run.now,

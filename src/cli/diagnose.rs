@@ -19,7 +19,7 @@ use crate::report::Document;
 
 use super::common::{finish_render, outcome_of, write};
 use super::progress::Progress;
-use super::run_config::{NowArg, ReadArg, RunConfig};
+use super::run_config::{KafkaVersionArg, NowArg, ReadArg, RunConfig};
 use super::{FailOn, FormatArg};
 
 /// `--min-severity`.
@@ -50,6 +50,9 @@ pub struct DiagnoseArgs {
     /// The instant every rule is evaluated at (results on a saved dir are reproducible).
     #[command(flatten)]
     pub now: NowArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: KafkaVersionArg,
     /// Verify every batch and index entry; without it only headers, index tails and
     /// checkpoints are read (cost O(segments)).
     #[arg(long)]
@@ -131,6 +134,7 @@ pub fn run(
         read_mode: run.read_mode,
         cleaner_rate_bytes_per_sec: args.cleaner_rate.map(|r| r * MIB),
         disk_space: args.disk_space,
+        kafka_version: run.kafka_version,
     };
     let filter = Filter {
         kinds: run.filters.kinds.clone(),

@@ -11,7 +11,6 @@ use crate::exit_codes::Outcome;
 use crate::plan::{build_plan, PlanOptions};
 use crate::report::groups_doc::GroupsBody;
 use crate::report::groups_table::render_groups;
-use crate::rules::KafkaVersion;
 
 use super::common::{coordinator_document, load_coordinator_inputs, write, CoordinatorArgs};
 use super::run_config::RunConfig;
@@ -30,7 +29,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
     let opts = PlanOptions {
         now: run.now,
         topics: Vec::new(),
-        version: KafkaVersion::default(),
+        version: inputs.view.kafka_version.version,
     };
     let plan = build_plan(&inputs.view, &inputs.dirs, &opts);
     // `groups` takes one --topic.

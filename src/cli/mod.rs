@@ -24,6 +24,7 @@ pub mod roll;
 pub mod run_config;
 pub mod time_arg;
 pub mod transactions;
+pub mod upgrade_check;
 
 /// Offline diagnosis of Apache Kafka log cleanup, read from the log dirs themselves.
 #[derive(Debug, Parser)]
@@ -161,6 +162,12 @@ pub enum Command {
     Resume(JournalArgs),
     /// Roll back a mutating run (finished or interrupted) from its journal and quarantine.
     Undo(JournalArgs),
+    /// What changes for these log dirs on upgrading the broker to another Kafka release:
+    /// producers writing more than 1 h ahead, removed or newly rejected configs, changed
+    /// defaults, transaction-marker semantics, segments whose deletion changes at the same
+    /// instant, ZooKeeper-mode dirs that must migrate to KRaft first. Exit 0: nothing to do;
+    /// 1: changes that need action; 3: usage or I/O error.
+    UpgradeCheck(upgrade_check::UpgradeCheckArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -183,6 +190,7 @@ impl Command {
             Command::RebuildIndex(a) => (&a.now).into(),
             Command::Roll(a) => (&a.now).into(),
             Command::Delete(a) => (&a.now).into(),
+            Command::UpgradeCheck(a) => (&a.now).into(),
             Command::Resume(_) | Command::Undo(_) | Command::Completions { .. } => {
                 run_config::InstantArg::default()
             }
@@ -198,6 +206,7 @@ impl Command {
             Command::Groups(a) => Some(&a.read),
             Command::Transactions(a) => Some(&a.read),
             Command::Plan(a) => Some(&a.read),
+            Command::UpgradeCheck(a) => Some(&a.read),
             Command::RebuildIndex(_)
             | Command::Roll(_)
             | Command::Delete(_)
@@ -238,9 +247,30 @@ impl Command {
             Command::RebuildIndex(_)
             | Command::Roll(_)
             | Command::Delete(_)
+            | Command::UpgradeCheck(_)
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Completions { .. } => run_config::Filters::default(),
+        }
+    }
+
+    /// The command's `--kafka-version`, for [`run_config::RunConfig`] (the commands that
+    /// apply Kafka's rules take it).
+    pub fn kafka_version_arg(&self) -> Option<&run_config::KafkaVersionArg> {
+        match self {
+            Command::Diagnose(a) => Some(&a.kafka_version),
+            Command::Config(a) => Some(&a.kafka_version),
+            Command::Groups(a) => Some(&a.kafka_version),
+            Command::Transactions(a) => Some(&a.kafka_version),
+            Command::Plan(a) => Some(&a.kafka_version),
+            Command::Delete(a) => Some(&a.kafka_version),
+            Command::UpgradeCheck(a) => Some(&a.kafka_version),
+            Command::Inspect(_)
+            | Command::RebuildIndex(_)
+            | Command::Roll(_)
+            | Command::Resume(_)
+            | Command::Undo(_)
+            | Command::Completions { .. } => None,
         }
     }
 }
@@ -324,6 +354,9 @@ pub struct ConfigArgs {
     /// How large files are read (`--mmap`).
     #[command(flatten)]
     pub read: run_config::ReadArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -357,6 +390,9 @@ pub struct GroupsArgs {
     /// How large files are read (`--mmap`).
     #[command(flatten)]
     pub read: run_config::ReadArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -384,6 +420,9 @@ pub struct TransactionsArgs {
     /// How large files are read (`--mmap`).
     #[command(flatten)]
     pub read: run_config::ReadArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Lowest severity that makes the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
@@ -432,6 +471,9 @@ pub struct PlanArgs {
     /// How large files are read (`--mmap`).
     #[command(flatten)]
     pub read: run_config::ReadArg,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
 }
 
 /// Options every mutating command shares (issue 9 safety rules).
@@ -528,6 +570,9 @@ pub struct DeleteArgs {
     /// without it such partitions are refused (exit 3, nothing changed).
     #[arg(long)]
     pub accept_assumed_configs: bool,
+    /// The Kafka release whose rules apply (default: the one the files tell).
+    #[command(flatten)]
+    pub kafka_version: run_config::KafkaVersionArg,
     /// Shared options of mutating commands (`--config` and `--server-properties` also set the
     /// configs the plan is made with).
     #[command(flatten)]

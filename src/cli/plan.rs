@@ -19,7 +19,6 @@ use crate::report::table::TableStyle;
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::Envelope;
 use crate::report::Document;
-use crate::rules::KafkaVersion;
 
 use super::common::{load_targets, outcome_of, write};
 use super::progress::Progress;
@@ -59,6 +58,8 @@ fn inputs(args: &PlanArgs, overrides: Vec<String>, run: &RunConfig) -> ClusterIn
         describe_file: args.config_file.clone().map(FileInput::Path),
         topics: run.filters.topics.clone(),
         read_mode: run.read_mode,
+        kafka_version: run.kafka_version,
+        describe_file_release: None,
     }
 }
 
@@ -104,7 +105,7 @@ fn build_plans(args: &PlanArgs, run: &RunConfig) -> anyhow::Result<Plans> {
     let plan_opts = PlanOptions {
         now: run.now,
         topics: run.filters.topics.clone(),
-        version: KafkaVersion::default(),
+        version: view.kafka_version.version,
     };
     let today = build_plan(&view, &dirs, &plan_opts);
     let proposed = if args.overrides.is_empty() {

@@ -13,6 +13,7 @@ use clap::Args;
 use crate::checks::catalog;
 use crate::checks::finding::Severity;
 use crate::model::file_bytes::ReadMode;
+use crate::model::kafka_version::KafkaVersion;
 use crate::model::units::{DurationMs, TimestampMs};
 use crate::report::Rendering;
 
@@ -59,6 +60,17 @@ impl ReadArg {
     pub fn mode(&self) -> ReadMode {
         ReadMode::from_mmap_flag(self.mmap)
     }
+}
+
+/// `--kafka-version VERSION`, for commands that apply Kafka's rules (flatten it into their
+/// args).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Args)]
+pub struct KafkaVersionArg {
+    /// Apply this Kafka release's rules and defaults (3.6 to 4.4; a patch such as 3.9.1 is
+    /// accepted) instead of the release the files tell (meta.properties, the metadata log's
+    /// metadata.version and features; the latest when nothing tells).
+    #[arg(long, value_name = "VERSION", value_parser = KafkaVersion::parse)]
+    pub kafka_version: Option<KafkaVersion>,
 }
 
 /// `--now`'s parser: a time, not before the epoch (Kafka's timestamps are never negative).
@@ -166,6 +178,9 @@ pub struct RunConfig {
     pub read_mode: ReadMode,
     /// What the command keeps, and its `--fail-on`.
     pub filters: Filters,
+    /// `--kafka-version`, if the command takes it and it was given; `None`: the release the
+    /// files tell.
+    pub kafka_version: Option<KafkaVersion>,
 }
 
 impl RunConfig {
@@ -182,6 +197,7 @@ impl RunConfig {
             generated_at: wall_clock,
             now: command.instant().resolve(wall_clock),
             read_mode: command.read_arg().map_or(ReadMode::Buffered, ReadArg::mode),
+            kafka_version: command.kafka_version_arg().and_then(|a| a.kafka_version),
             filters,
         })
     }
@@ -274,6 +290,36 @@ mod tests {
         // Only the commands that look ahead take --at and --after.
         assert!(Cli::try_parse_from(["logclean", "groups", "--at", "5", "/d"]).is_err());
         assert!(Cli::try_parse_from(["logclean", "inspect", "--after", "1s", "/d"]).is_err());
+    }
+
+    #[test]
+    fn kafka_version_is_resolved_once() {
+        let commands = [
+            "config",
+            "groups",
+            "transactions",
+            "plan",
+            "diagnose",
+            "delete",
+        ];
+        for cmd in commands {
+            assert_eq!(run_of(&[cmd, "/d"]).kafka_version, None, "{cmd}");
+            let run = run_of(&[cmd, "--kafka-version", "3.9.1", "/d"]);
+            assert_eq!(run.kafka_version, Some(KafkaVersion::V3_9), "{cmd}");
+        }
+        let run = run_of(&[
+            "upgrade-check",
+            "--to",
+            "4.4",
+            "--kafka-version",
+            "3.9",
+            "/d",
+        ]);
+        assert_eq!(run.kafka_version, Some(KafkaVersion::V3_9));
+        // The commands that apply no release's rules do not take it.
+        assert!(
+            Cli::try_parse_from(["logclean", "inspect", "--kafka-version", "3.9", "/d"]).is_err()
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! * [`log_config`]: the resolved values the cleanup rules read, typed ([`LogConfig`],
 //!   [`BrokerCleanupConfig`]).
 //! * [`removed`]: keys Kafka removed (4.0), with their replacements.
+//! * [`versioned`]: the tables of releases 3.6–4.3 (keys, defaults, validators that changed).
 //! * [`validate`]: `--config` checked as Kafka 4.4.0 checks an `alterConfigs` (names, values,
 //!   `LogConfig`'s cross-checks) and against the topics that exist.
 //!
@@ -28,6 +29,7 @@ pub mod resolve;
 pub mod sources;
 pub mod validate;
 pub mod value;
+pub mod versioned;
 
 use std::fmt;
 

@@ -27,13 +27,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::defaults::{
-    self, BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Validator, TOPIC_CONFIGS,
-};
+use super::defaults::{self, BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Validator};
 use super::internal_topics::{self, CreationValue};
-use super::removed::{removed_config, removed_topic_config};
+use super::removed::RemovedConfig;
 use super::sources::{ConfigMap, ConfigSources};
 use super::value::{self, Typed};
+use super::versioned;
 use super::{ConfigError, ConfigSource};
 
 /// One resolved config.
@@ -280,7 +279,14 @@ fn resolve_key(
         .describe_file
         .as_ref()
         .and_then(|f| f.topic(topic))
-        .and_then(|e| e.configs.iter().rev().find(|c| c.name == def.name));
+        .and_then(|e| e.configs.iter().rev().find(|c| c.name == def.name))
+        // Another release's default is not this release's (`upgrade-check`).
+        .filter(|c| {
+            c.source() != super::KafkaSource::DefaultConfig
+                || sources
+                    .describe_file_release
+                    .is_none_or(|r| r == sources.kafka_version)
+        });
     if let Some(entry) = described {
         if let Some(raw) = &entry.value {
             match topic_level(def, raw, ConfigSource::DescribeFile) {
@@ -377,7 +383,9 @@ fn internal_topic_value(
             let bdef = defaults::broker_config(key)?;
             let v = resolve_broker_key(bdef, sources, problems)
                 .map(|r| r.value)
-                .or_else(|| bdef.default.map(str::to_string))?;
+                .or_else(|| {
+                    versioned::broker_default(bdef, sources.kafka_version).map(str::to_string)
+                })?;
             (v, Some(key.to_string()))
         }
     };
@@ -418,6 +426,7 @@ fn ignored_dynamic_keys(sources: &ConfigSources) -> Vec<ConfigError> {
 /// Removed topic keys given for `topic` by `--config` (its own, or `*`, reported once for all
 /// topics) and by topic overrides in a describe file.
 fn removed_topic_keys(sources: &ConfigSources, topic: &str) -> Vec<ConfigError> {
+    let removed_topic_config = |key: &str| removed_topic_config(key, sources);
     let mut out = Vec::new();
     for (t, for_topic) in [(topic, Some(topic)), ("*", None)] {
         for (key, value) in sources.cli_overrides.get(t).into_iter().flatten() {
@@ -452,11 +461,18 @@ fn removed_topic_keys(sources: &ConfigSources, topic: &str) -> Vec<ConfigError> 
     out
 }
 
-/// The effective configuration of `topic`: every Kafka 4.4.0 topic config.
+/// The topic-level key `key` if the release of `sources` no longer has it.
+fn removed_topic_config(key: &str, sources: &ConfigSources) -> Option<&'static RemovedConfig> {
+    versioned::removed_at(key, sources.kafka_version).filter(|r| r.topic_level)
+}
+
+/// The effective configuration of `topic`: every topic config of the release of `sources`
+/// (Kafka 4.4.0's by default; [`versioned`]).
 pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
     let mut problems = Vec::new();
     let mut values = BTreeMap::new();
-    for def in TOPIC_CONFIGS {
+    let defs = versioned::topic_config_defs(sources.kafka_version);
+    for def in &defs {
         values.insert(
             def.name.to_string(),
             resolve_key(def, topic, sources, &mut problems),
@@ -466,9 +482,9 @@ pub fn resolve_topic(sources: &ConfigSources, topic: &str) -> EffectiveConfig {
     if let Some(over) = sources.topic_overrides.get(topic) {
         for (key, value) in over
             .iter()
-            .filter(|(k, _)| defaults::topic_config(k).is_none())
+            .filter(|(k, _)| defs.iter().all(|d| d.name != k.as_str()))
         {
-            problems.push(match removed_topic_config(key) {
+            problems.push(match removed_topic_config(key, sources) {
                 Some(removed) => ConfigError::RemovedConfig {
                     key: key.clone(),
                     value: value.clone(),
@@ -545,7 +561,7 @@ fn resolve_broker_key(
             Err(e) => problems.push(e),
         }
     }
-    def.default.map(|d| ResolvedValue {
+    versioned::broker_default(def, sources.kafka_version).map(|d| ResolvedValue {
         value: d.into(),
         source: ConfigSource::DefaultConfig,
         synonym_key_used: None,
@@ -564,7 +580,9 @@ pub fn resolve_broker(sources: &ConfigSources) -> BrokerEffectiveConfig {
         .collect();
     for (level, map) in broker_levels(sources) {
         for (key, value) in map.into_iter().flatten() {
-            if let Some(removed) = removed_config(key).filter(|r| !r.topic_level) {
+            if let Some(removed) =
+                versioned::removed_at(key, sources.kafka_version).filter(|r| !r.topic_level)
+            {
                 problems.push(ConfigError::RemovedConfig {
                     key: key.clone(),
                     value: value.clone(),
@@ -591,7 +609,7 @@ mod tests {
     #[test]
     fn empty_sources_give_defaults() {
         let e = resolve_topic(&ConfigSources::default(), "t");
-        assert_eq!(e.values.len(), TOPIC_CONFIGS.len());
+        assert_eq!(e.values.len(), defaults::TOPIC_CONFIGS.len());
         let r = e.get("retention.ms").unwrap();
         assert_eq!(r.value, "604800000");
         assert_eq!(r.source, ConfigSource::DefaultConfig);

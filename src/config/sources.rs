@@ -33,6 +33,13 @@ pub struct ConfigSources {
     /// ([`super::provenance`]); while topic overrides are unread, an internal topic takes the
     /// configs its creator sets ([`super::internal_topics`]).
     pub unread: Vec<UnreadSource>,
+    /// The release whose config tables apply (its keys, defaults and validators,
+    /// [`super::versioned`]); Kafka 4.4 by default.
+    pub kafka_version: crate::model::kafka_version::KafkaVersion,
+    /// The release whose broker printed `describe_file`, when known: its `DEFAULT_CONFIG`
+    /// entries are that release's defaults, and under another `kafka_version` resolution uses
+    /// that release's own default instead (`upgrade-check`).
+    pub describe_file_release: Option<crate::model::kafka_version::KafkaVersion>,
 }
 
 impl ConfigSources {

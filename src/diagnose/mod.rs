@@ -48,6 +48,8 @@ pub struct DiagnoseInputs {
     pub cleaner_rate_bytes_per_sec: Option<f64>,
     /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
     pub disk_space: Option<FsSpace>,
+    /// `--kafka-version`; `None`: the release the files tell.
+    pub kafka_version: Option<KafkaVersion>,
 }
 
 /// Which findings to keep.
@@ -127,6 +129,7 @@ pub fn diagnose(
         server_properties: inputs.server_properties.clone().map(FileInput::Path),
         describe_file: inputs.config_file.clone().map(FileInput::Path),
         read_mode: inputs.read_mode,
+        kafka_version: inputs.kafka_version,
         ..ClusterInputs::default()
     };
     let log_dirs = canonical_log_dirs(
@@ -148,7 +151,7 @@ pub fn diagnose(
     )
     .map_err(|e: ClusterError| anyhow::anyhow!(e))?;
     let dirs = loaded.dirs;
-    let version = KafkaVersion::default();
+    let version = view.kafka_version.version;
     let plan = build_plan(
         &view,
         &dirs,

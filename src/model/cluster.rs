@@ -27,6 +27,7 @@ use crate::formats::meta_properties::{parse_meta_properties, MetaProperties};
 use crate::formats::partition_metadata::{parse_partition_metadata, Uuid};
 
 use super::file_bytes::{read_small_file, ReadMode};
+use super::kafka_version::{choose_version, AppliedVersion, KafkaVersion, VersionFacts};
 use super::listing::{list_partition_dirs, IoProblem};
 use super::log_dir::LogDir;
 use super::metadata_log::{
@@ -87,6 +88,12 @@ pub struct ClusterInputs {
     pub topics: Vec<String>,
     /// How to read the metadata log.
     pub read_mode: ReadMode,
+    /// `--kafka-version`: the release whose rules apply. `None`: the one the files tell
+    /// ([`super::kafka_version::choose_version`]).
+    pub kafka_version: Option<KafkaVersion>,
+    /// The release whose broker printed `describe_file`, when it is known to differ from the
+    /// view's (`upgrade-check`'s target view); `None`: the view's own.
+    pub describe_file_release: Option<KafkaVersion>,
 }
 
 /// Why no view could be built at all (everything else is a [`ClusterProblem`]).
@@ -292,6 +299,8 @@ pub struct Assumptions {
     /// Per topic (by name), its deciding values an unread level could override; topics with
     /// none are left out.
     pub topics: Vec<(String, Vec<AssumedValue>)>,
+    /// The release whose rules were applied, and why.
+    pub kafka_version: AppliedVersion,
 }
 
 impl Assumptions {
@@ -330,7 +339,12 @@ pub struct ClusterView {
     pub partition_topics: BTreeMap<PartitionDirRef, String>,
     /// What went wrong, in the order found.
     pub problems: Vec<ClusterProblem>,
+    /// The release whose rules the view's configs (and the commands using it) apply, and why.
+    pub kafka_version: AppliedVersion,
 }
+
+/// The share coordinator's topic (KIP-932): its partitions tell a 4.0+ broker.
+const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 
 /// The `__cluster_metadata-0` dir: under `metadata.log.dir` if set, else in one of the log dirs.
 /// A candidate that cannot be looked up (other than absent) is a problem, not taken for absent:
@@ -903,6 +917,22 @@ impl ClusterView {
             PartitionSource::Listed => partition_ids(&log_dirs, &mut problems),
             PartitionSource::Loaded(dirs) => loaded_partition_ids(dirs, &mut problems),
         };
+        let kafka_version = choose_version(
+            inputs.kafka_version,
+            &VersionFacts {
+                mode: Some(mode),
+                mode_evidence: (log_dir_info.first())
+                    .map(|i| i.mode.describe())
+                    .unwrap_or_default(),
+                features: (image.features.iter())
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect(),
+                share_group_state: (held_dirs.iter())
+                    .any(|(_, name)| name.topic == SHARE_GROUP_STATE_TOPIC),
+            },
+        );
+        sources.kafka_version = kafka_version.version;
+        sources.describe_file_release = inputs.describe_file_release;
         // The replicas on disk, by the topic their id names (else their dir name); ids looked
         // up by dir in a map, not by a scan per dir (quadratic in partitions).
         let id_of: HashMap<&PartitionDirRef, &Uuid> =
@@ -1024,6 +1054,7 @@ impl ClusterView {
             topics,
             partition_topics,
             problems,
+            kafka_version,
         })
     }
 
@@ -1048,6 +1079,7 @@ impl ClusterView {
         Assumptions {
             unread,
             topics: assumed,
+            kafka_version: self.kafka_version.clone(),
         }
     }
 

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod coordinators;
 pub mod file_bytes;
 pub mod groups;
+pub mod kafka_version;
 pub mod listing;
 pub mod lock;
 pub mod log_dir;

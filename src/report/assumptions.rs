@@ -7,7 +7,8 @@ use std::io::{self, Write};
 
 use super::sanitize::escape;
 use super::terminal::{fit_atoms, words};
-use super::wire::assumptions::AssumptionsDoc;
+use super::wire::assumptions::{AssumptionsDoc, KafkaVersionDoc};
+use crate::model::kafka_version::KafkaVersion;
 
 /// Topics named in full before the rest are counted.
 const NAMED_TOPICS: usize = 4;
@@ -22,6 +23,14 @@ pub fn write_assumptions(
     width: usize,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    // Said when it is not the default: another release than the latest, or an assumption
+    // (4.4 dirs detected as such keep their tables as they were; the JSON always has it).
+    if let Some(v) = doc
+        .map(|d| &d.kafka_version)
+        .filter(|v| v.assumption.is_some() || v.applied != KafkaVersion::LATEST.to_string())
+    {
+        write_kafka_version(v, width, out)?;
+    }
     let Some(doc) = doc.filter(|d| !d.is_empty()) else {
         return Ok(());
     };
@@ -68,6 +77,18 @@ pub fn write_assumptions(
     let fix = format!("fix: {}", doc.how_to_supply);
     lines.extend(fit_atoms(&words(&fix), width, " ", "  ", "    "));
     for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(out)
+}
+
+/// The line naming the release whose rules were applied, and the assumption it rests on.
+fn write_kafka_version(v: &KafkaVersionDoc, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    let mut text = format!("RULES: {}", v.text);
+    if let Some(a) = &v.assumption {
+        text.push_str(&format!("; ASSUMED: {a}"));
+    }
+    for l in fit_atoms(&words(&escape(&text)), width, " ", "", "  ") {
         writeln!(out, "{l}")?;
     }
     writeln!(out)

@@ -21,6 +21,7 @@ pub mod table;
 pub mod terminal;
 pub mod txn_doc;
 pub mod txn_table;
+pub mod upgrade_doc;
 pub mod wire;
 
 use std::io::{self, Write};

@@ -380,7 +380,8 @@ pub struct ShortDoc {
 }
 
 impl ShortDoc {
-    fn new(s: Short, p: &PartitionPlan) -> Self {
+    /// The short form of `s`, a verdict of a segment of `p`.
+    pub fn new(s: Short, p: &PartitionPlan) -> Self {
         match s {
             Short::Delete(pass) => ShortDoc {
                 verdict: "delete",

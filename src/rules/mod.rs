@@ -33,61 +33,7 @@ pub mod transactions;
 #[cfg(test)]
 mod fixture_cases;
 
-use std::fmt;
+pub mod versions;
 
-/// The Kafka release whose rules apply, as `major.minor` (patch releases do not change them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KafkaVersion {
-    /// Major version.
-    pub major: u16,
-    /// Minor version.
-    pub minor: u16,
-}
-
-impl KafkaVersion {
-    /// 3.9: the last 3.x release (Scala core).
-    pub const V3_9: KafkaVersion = KafkaVersion::new(3, 9);
-    /// 4.0.
-    pub const V4_0: KafkaVersion = KafkaVersion::new(4, 0);
-    /// 4.1: rolling base timestamp from the first batch, per-batch index interval (Errata 1, 2).
-    pub const V4_1: KafkaVersion = KafkaVersion::new(4, 1);
-    /// 4.2: empty `cleanup.policy` tiered branch, DeleteRecords rule change (Errata 5, 6).
-    pub const V4_2: KafkaVersion = KafkaVersion::new(4, 2);
-    /// 4.4: the release the conformance suite runs (the default).
-    pub const V4_4: KafkaVersion = KafkaVersion::new(4, 4);
-
-    /// `major.minor`.
-    pub const fn new(major: u16, minor: u16) -> KafkaVersion {
-        KafkaVersion { major, minor }
-    }
-
-    /// Whether this release is `other` or newer.
-    pub fn at_least(self, other: KafkaVersion) -> bool {
-        self >= other
-    }
-}
-
-impl Default for KafkaVersion {
-    fn default() -> Self {
-        KafkaVersion::V4_4
-    }
-}
-
-impl fmt::Display for KafkaVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn versions_order_by_major_then_minor() {
-        assert!(KafkaVersion::V4_1.at_least(KafkaVersion::V4_0));
-        assert!(!KafkaVersion::V3_9.at_least(KafkaVersion::V4_0));
-        assert!(KafkaVersion::new(10, 0) > KafkaVersion::new(4, 9));
-        assert_eq!(KafkaVersion::default().to_string(), "4.4");
-    }
-}
+/// The Kafka release whose rules apply ([`crate::model::kafka_version`]).
+pub use crate::model::kafka_version::KafkaVersion;

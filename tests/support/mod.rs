@@ -117,9 +117,9 @@ pub fn to_zookeeper_mode(dir: &std::path::Path) {
 /// Whether the fixture scenario `dir` was written by a Kafka 3.x broker (`zk391-*`,
 /// `kraft391-*`: `manifest.json` `kafka_version` 3.9.1, issue 22).
 ///
-/// An assertion that holds Kafka 4.x's defaults or rules skips these fixtures through this
-/// helper, with the reason at the call site: logclean's rules and defaults are 4.x's until the
-/// version-pinned rules of issue 22 land, which un-skips them (search for `kafka3_fixture`).
+/// logclean applies the release the files tell (issue 22's version-pinned rules), so config
+/// and rule assertions hold on these fixtures too; what remains here are facts of the files
+/// that differ by release (e.g. the `__transaction_state` value version 3.9.1 writes).
 pub fn kafka3_fixture(dir: &std::path::Path) -> bool {
     let Ok(bytes) = std::fs::read(dir.join("manifest.json")) else {
         return false;

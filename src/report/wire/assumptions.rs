@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::config::provenance::{UnreadSource, SUPPLY_CONFIGS};
 use crate::model::cluster::{Assumptions, ClusterView};
+use crate::model::kafka_version::AppliedVersion;
 
 /// The assumptions of one run.
 #[derive(Debug, Clone, Serialize)]
@@ -17,6 +18,41 @@ pub struct AssumptionsDoc {
     pub topics: Vec<AssumedTopicDoc>,
     /// How to give logclean the real values.
     pub how_to_supply: &'static str,
+    /// The Kafka release whose rules and defaults were applied, and why.
+    pub kafka_version: KafkaVersionDoc,
+}
+
+/// The release whose rules a run applied (`--kafka-version`, detected from the files, or
+/// assumed), with the facts behind it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KafkaVersionDoc {
+    /// `major.minor`, e.g. `3.9`.
+    pub applied: String,
+    /// `given` (`--kafka-version`), `detected` (from the files) or `assumed_latest`.
+    pub basis: &'static str,
+    /// The releases the files allow: `3.9+`, `up to 3.9`, `4.4`, `unknown`.
+    pub detected: String,
+    /// Each fact that bounds it.
+    pub evidence: Vec<String>,
+    /// Set when the choice rests on something the files do not settle (a range, nothing at
+    /// all, or a given release they contradict): what was assumed.
+    pub assumption: Option<String>,
+    /// The same in one line.
+    pub text: String,
+}
+
+impl KafkaVersionDoc {
+    /// The wire form of `v`.
+    pub fn new(v: &AppliedVersion) -> KafkaVersionDoc {
+        KafkaVersionDoc {
+            applied: v.version.to_string(),
+            basis: v.basis.name(),
+            detected: v.detected.to_string(),
+            evidence: v.evidence.iter().map(|e| e.fact.clone()).collect(),
+            assumption: v.assumption.clone(),
+            text: v.describe(),
+        }
+    }
 }
 
 /// A source level not read.
@@ -82,6 +118,7 @@ impl AssumptionsDoc {
                 })
                 .collect(),
             how_to_supply: SUPPLY_CONFIGS,
+            kafka_version: KafkaVersionDoc::new(&a.kafka_version),
         }
     }
 
