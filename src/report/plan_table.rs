@@ -9,7 +9,10 @@ use std::io::{self, Write};
 use humansize::{format_size, BINARY};
 
 use super::human::{time, Precision};
-use super::plan_doc::{CompactionDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc};
+use super::plan_doc::{
+    CompactionDoc, GatesDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc, TotalsDoc,
+    WhatIfDoc,
+};
 use super::sanitize::escape;
 use super::table::{findings_table, write_fitted, TableStyle};
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
@@ -286,6 +289,83 @@ fn write_partition(
     writeln!(out)
 }
 
+/// The totals freed, per log dir and per topic.
+fn write_totals(totals_doc: &TotalsDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let mut totals = vec![
+        "total:".to_string(),
+        format!(
+            "frees {} in {} segment(s)",
+            format_size(totals_doc.bytes_freed, BINARY),
+            totals_doc.segments_deleted
+        ),
+    ];
+    for d in &totals_doc.per_log_dir {
+        totals.push(format!(
+            "· {}: {} in {};",
+            escape(&d.log_dir),
+            format_size(d.bytes, BINARY),
+            d.segments
+        ));
+    }
+    write_fitted(out, &totals, style, "", "    ")?;
+    let mut topics = vec!["per topic:".to_string()];
+    for tp in &totals_doc.per_topic {
+        topics.push(format!(
+            "{}: {} in {};",
+            escape(&tp.topic),
+            format_size(tp.bytes, BINARY),
+            tp.segments
+        ));
+    }
+    write_fitted(out, &topics, style, "", "    ")?;
+    Ok(())
+}
+
+/// What a `--config` change would free, and which segments change their verdict.
+fn write_what_if(w: &WhatIfDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out)?;
+    let mut l = vec!["what if".to_string()];
+    l.extend(w.config.iter().map(|c| escape(c).into_owned()));
+    l.push(format!(
+        ": frees {} in {} segment(s) ({:+} B vs today)",
+        format_size(w.totals.bytes_freed, BINARY),
+        w.totals.segments_deleted,
+        w.bytes_freed_delta
+    ));
+    write_fitted(out, &l, style, "", "    ")?;
+    if w.changes.is_empty() {
+        writeln!(out, "  no segment changes its verdict")?;
+    }
+    for c in &w.changes {
+        let l = vec![
+            format!("  {}-{}", escape(&c.topic), c.partition),
+            format!("segment {}", c.base_offset),
+            format_size(c.size_bytes, BINARY),
+            format!("{} → {}", short(&c.before), short(&c.after)),
+        ];
+        write_fitted(out, &l, style, "", "    ")?;
+    }
+    Ok(())
+}
+
+/// The `--fail-if-*` gates given, and whether each tripped.
+fn write_gates(gates_doc: &GatesDoc, out: &mut dyn Write) -> io::Result<()> {
+    for (name, g) in [
+        ("--fail-if-deletes-more-than", gates_doc.deletes_more_than),
+        ("--fail-if-retains-expired", gates_doc.retains_expired),
+    ] {
+        if let Some(g) = g {
+            let state = if g.tripped { "TRIPPED" } else { "ok" };
+            writeln!(
+                out,
+                "gate {name}: {state} (value {}, limit {})",
+                g.value, g.limit
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Render a plan document.
 pub fn render_plan(
     doc: &Envelope<PlanBody>,
@@ -304,75 +384,16 @@ pub fn render_plan(
     for p in &b.partitions {
         write_partition(p, style, show_timeline, out)?;
     }
-    let mut totals = vec![
-        "total:".to_string(),
-        format!(
-            "frees {} in {} segment(s)",
-            format_size(b.totals.bytes_freed, BINARY),
-            b.totals.segments_deleted
-        ),
-    ];
-    for d in &b.totals.per_log_dir {
-        totals.push(format!(
-            "· {}: {} in {};",
-            escape(&d.log_dir),
-            format_size(d.bytes, BINARY),
-            d.segments
-        ));
-    }
-    write_fitted(out, &totals, style, "", "    ")?;
-    let mut topics = vec!["per topic:".to_string()];
-    for tp in &b.totals.per_topic {
-        topics.push(format!(
-            "{}: {} in {};",
-            escape(&tp.topic),
-            format_size(tp.bytes, BINARY),
-            tp.segments
-        ));
-    }
-    write_fitted(out, &topics, style, "", "    ")?;
+    write_totals(&b.totals, style, out)?;
     if b.cleaner_first.pick != "nothing" {
         let mut l = vec![format!("cleaner takes first ({}):", b.cleaner_first.pick)];
         l.extend(b.cleaner_first.logs.iter().map(|x| escape(x).into_owned()));
         write_fitted(out, &l, style, "", "    ")?;
     }
     if let Some(w) = &b.what_if {
-        writeln!(out)?;
-        let mut l = vec!["what if".to_string()];
-        l.extend(w.config.iter().map(|c| escape(c).into_owned()));
-        l.push(format!(
-            ": frees {} in {} segment(s) ({:+} B vs today)",
-            format_size(w.totals.bytes_freed, BINARY),
-            w.totals.segments_deleted,
-            w.bytes_freed_delta
-        ));
-        write_fitted(out, &l, style, "", "    ")?;
-        if w.changes.is_empty() {
-            writeln!(out, "  no segment changes its verdict")?;
-        }
-        for c in &w.changes {
-            let l = vec![
-                format!("  {}-{}", escape(&c.topic), c.partition),
-                format!("segment {}", c.base_offset),
-                format_size(c.size_bytes, BINARY),
-                format!("{} → {}", short(&c.before), short(&c.after)),
-            ];
-            write_fitted(out, &l, style, "", "    ")?;
-        }
+        write_what_if(w, style, out)?;
     }
-    for (name, g) in [
-        ("--fail-if-deletes-more-than", b.gates.deletes_more_than),
-        ("--fail-if-retains-expired", b.gates.retains_expired),
-    ] {
-        if let Some(g) = g {
-            let state = if g.tripped { "TRIPPED" } else { "ok" };
-            writeln!(
-                out,
-                "gate {name}: {state} (value {}, limit {})",
-                g.value, g.limit
-            )?;
-        }
-    }
+    write_gates(&b.gates, out)?;
     if let Some(f) = findings_table(&doc.findings, style) {
         writeln!(out)?;
         out.write_all(f.as_bytes())?;
