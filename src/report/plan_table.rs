@@ -145,6 +145,93 @@ fn partition_header(p: &PartitionPlanDoc) -> Vec<String> {
     atoms
 }
 
+/// The time axis of a timeline: `width` columns from `start` to `end` (ms).
+struct Axis {
+    start: i64,
+    end: i64,
+    width: usize,
+}
+
+impl Axis {
+    /// From the oldest record time (or the cut-off) to the newest one not in the future, the
+    /// evaluation instant `now` always included.
+    fn of(p: &PartitionPlanDoc, cutoff: Option<i64>, now: i64, width: usize) -> Axis {
+        let start = p
+            .segments
+            .iter()
+            .map(|s| s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms))
+            .chain(cutoff)
+            .filter(|t| *t >= 0)
+            .min()
+            .unwrap_or(now)
+            .min(now);
+        let end = p
+            .segments
+            .iter()
+            .map(|s| s.largest_timestamp_ms)
+            .filter(|t| *t <= now)
+            .chain([now])
+            .max()
+            .unwrap_or(now);
+        Axis { start, end, width }
+    }
+
+    /// The column of `ms`, clamped to the axis.
+    fn col(&self, ms: i64) -> usize {
+        let span = i128::from(self.end.saturating_sub(self.start)).max(1);
+        let x = (i128::from(ms.clamp(self.start, self.end)) - i128::from(self.start))
+            * (self.width as i128 - 1);
+        usize::try_from(x / span).unwrap_or(0)
+    }
+}
+
+fn mark(row: &mut [char], c: usize, ch: char) {
+    if let Some(x) = row.get_mut(c) {
+        *x = ch;
+    }
+}
+
+/// The base offset of the segment the others are kept behind, from the reasons' evidence.
+fn blocking_segment(p: &PartitionPlanDoc) -> Option<i64> {
+    p.segments.iter().find_map(|s| {
+        let r = s.reason.as_ref()?;
+        r.evidence
+            .iter()
+            .find(|e| e.name == "blocking_segment")
+            .and_then(|e| serde_json::to_value(&e.value).ok())
+            .and_then(|v| v.as_i64())
+    })
+}
+
+/// One segment's bar, between the `|` of the cut-off and of the instant.
+fn segment_bar(
+    s: &SegmentPlanDoc,
+    axis: &Axis,
+    cutoff: Option<i64>,
+    now: i64,
+    blocker: Option<i64>,
+) -> String {
+    let mut row = vec![' '; axis.width];
+    if let Some(c) = cutoff {
+        mark(&mut row, axis.col(c), '|');
+    }
+    mark(&mut row, axis.col(now), '|');
+    let fill = match s.pass {
+        Some(_) => '=',
+        None if Some(s.base_offset) == blocker => '#',
+        None => '-',
+    };
+    let from = axis.col(s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms));
+    let to = axis.col(s.largest_timestamp_ms);
+    for c in from..=to.max(from) {
+        mark(&mut row, c, fill);
+    }
+    if s.largest_timestamp_ms > axis.end {
+        mark(&mut row, axis.width - 1, '>');
+    }
+    row.into_iter().collect()
+}
+
 /// The `--timeline` axis of one partition: each segment from its oldest to its newest record
 /// time, `=` deleted, `-` kept, `#` the segment the others are kept behind; `C` marks the
 /// retention cut-off (the instant minus the time limit the rules apply: `retention.ms`, or
@@ -159,62 +246,11 @@ pub fn timeline(p: &PartitionPlanDoc, retention_ms: Option<i64>, now: i64, width
         .unwrap_or(1);
     let axis_w = width.saturating_sub(label_w + 10).max(10);
     let cutoff = retention_ms.map(|r| now.saturating_sub(r));
-    let start = p
-        .segments
-        .iter()
-        .map(|s| s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms))
-        .chain(cutoff)
-        .filter(|t| *t >= 0)
-        .min()
-        .unwrap_or(now)
-        .min(now);
-    let end = p
-        .segments
-        .iter()
-        .map(|s| s.largest_timestamp_ms)
-        .filter(|t| *t <= now)
-        .chain([now])
-        .max()
-        .unwrap_or(now);
-    let span = i128::from(end.saturating_sub(start)).max(1);
-    let col = |ms: i64| -> usize {
-        let x = (i128::from(ms.clamp(start, end)) - i128::from(start)) * (axis_w as i128 - 1);
-        usize::try_from(x / span).unwrap_or(0)
-    };
-    let blocker: Option<i64> = p.segments.iter().find_map(|s| {
-        let r = s.reason.as_ref()?;
-        r.evidence
-            .iter()
-            .find(|e| e.name == "blocking_segment")
-            .and_then(|e| serde_json::to_value(&e.value).ok())
-            .and_then(|v| v.as_i64())
-    });
+    let axis = Axis::of(p, cutoff, now, axis_w);
+    let blocker = blocking_segment(p);
     let mut out = String::new();
     for s in &p.segments {
-        let mut row = vec![' '; axis_w];
-        let mark = |row: &mut Vec<char>, c: usize, ch: char| {
-            if let Some(x) = row.get_mut(c) {
-                *x = ch;
-            }
-        };
-        if let Some(c) = cutoff {
-            mark(&mut row, col(c), '|');
-        }
-        mark(&mut row, col(now), '|');
-        let fill = match s.pass {
-            Some(_) => '=',
-            None if Some(s.base_offset) == blocker => '#',
-            None => '-',
-        };
-        let from = col(s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms));
-        let to = col(s.largest_timestamp_ms);
-        for c in from..=to.max(from) {
-            mark(&mut row, c, fill);
-        }
-        if s.largest_timestamp_ms > end {
-            mark(&mut row, axis_w - 1, '>');
-        }
-        let bar: String = row.into_iter().collect();
+        let bar = segment_bar(s, &axis, cutoff, now, blocker);
         let v = if s.pass.is_some() { "delete" } else { "retain" };
         out.push_str(&format!(
             "{:>label_w$} {} {v}\n",
@@ -224,13 +260,9 @@ pub fn timeline(p: &PartitionPlanDoc, retention_ms: Option<i64>, now: i64, width
     }
     let mut marks = vec![' '; axis_w];
     if let Some(c) = cutoff {
-        if let Some(x) = marks.get_mut(col(c)) {
-            *x = 'C';
-        }
+        mark(&mut marks, axis.col(c), 'C');
     }
-    if let Some(x) = marks.get_mut(col(now)) {
-        *x = 'N';
-    }
+    mark(&mut marks, axis.col(now), 'N');
     let marks: String = marks.into_iter().collect();
     out.push_str(&format!("{:>label_w$} {}\n", "", marks.trim_end()));
     out
