@@ -61,10 +61,16 @@ type Selection = BTreeMap<String, Option<Vec<i64>>>;
 /// A checked log dir, its selection and what was skipped.
 type CheckedSelection = (CheckedLogDir, Selection, Vec<String>);
 
-/// `paths` classified and grouped by log dir; the second map holds the log dirs named whole.
-fn group_by_log_dir(
-    paths: &[PathBuf],
-) -> Result<(BTreeMap<PathBuf, Selection>, BTreeMap<PathBuf, bool>), ActionError> {
+/// `paths` grouped by log dir.
+struct Grouped {
+    /// The selection in each log dir.
+    by_dir: BTreeMap<PathBuf, Selection>,
+    /// The log dirs named whole.
+    whole: BTreeMap<PathBuf, bool>,
+}
+
+/// `paths` classified and grouped by log dir.
+fn group_by_log_dir(paths: &[PathBuf]) -> Result<Grouped, ActionError> {
     let mut by_dir: BTreeMap<PathBuf, Selection> = BTreeMap::new();
     let mut whole: BTreeMap<PathBuf, bool> = BTreeMap::new();
     for p in paths {
@@ -89,7 +95,7 @@ fn group_by_log_dir(
             }
         }
     }
-    Ok((by_dir, whole))
+    Ok(Grouped { by_dir, whole })
 }
 
 /// Check each log dir (`lock`: also refuse a held `.lock`) and every partition name; a log dir
@@ -161,8 +167,8 @@ pub fn resolve(
     config: &ConfigSource,
     lock: bool,
 ) -> Result<Vec<LogDirTarget>, ActionError> {
-    let (by_dir, whole) = group_by_log_dir(paths)?;
-    let checked_dirs = check_log_dirs(by_dir, &whole, lock)?;
+    let grouped = group_by_log_dir(paths)?;
+    let checked_dirs = check_log_dirs(grouped.by_dir, &grouped.whole, lock)?;
     let view = cluster_view(&checked_dirs, config)?;
     // Nothing is changed on a guess: configs that may be defaults in place of the topic's
     // (metadata log), a partition dir or checkpoint that could not be read.

@@ -11,6 +11,14 @@ use super::policy::{
 };
 use super::{Pass, RetainReason, RetentionInput};
 
+/// What one scan found.
+struct Scanned {
+    /// The deletable prefix of the live segments, each with the time it has been eligible since.
+    deletable: Vec<(usize, TimestampMs)>,
+    /// The segment that stopped the scan, and why it is kept.
+    stopper: Option<(usize, RetainReason)>,
+}
+
 /// `out[i]` = the sum of the sizes of `segments[i..]`, with one extra 0 at the end. The sums
 /// saturate, as `Bytes`' `Sum` does; saturating sums of non-negative terms are order-independent,
 /// so each equals the forward sum over the same segments.
@@ -239,11 +247,7 @@ impl<'a> Scan<'a> {
 
     /// The scan proper: the deletable prefix of the live segments (each with the time it has
     /// been eligible since), and the segment that stopped it, with why.
-    fn scan(
-        &mut self,
-        pass: Pass,
-        size_diff: &mut i128,
-    ) -> (Vec<(usize, TimestampMs)>, Option<(usize, RetainReason)>) {
+    fn scan(&mut self, pass: Pass, size_diff: &mut i128) -> Scanned {
         let n = self.input.segments.len();
         let hw = self.input.high_watermark;
         let mut deletable: Vec<(usize, TimestampMs)> = Vec::new();
@@ -257,7 +261,10 @@ impl<'a> Scan<'a> {
                     hw,
                     upper_bound: upper,
                 };
-                return (deletable, Some((i, reason)));
+                return Scanned {
+                    deletable,
+                    stopper: Some((i, reason)),
+                };
             }
             let pred = self.predicate(pass, i, size_diff);
             if pred.is_ok() && self.remote && is_last && !s.is_empty() {
@@ -268,10 +275,18 @@ impl<'a> Scan<'a> {
                     eligible_since = eligible_since.max(since);
                     deletable.push((i, eligible_since));
                 }
-                (Some(r), _) | (None, Err(r)) => return (deletable, Some((i, r))),
+                (Some(r), _) | (None, Err(r)) => {
+                    return Scanned {
+                        deletable,
+                        stopper: Some((i, r)),
+                    }
+                }
             }
         }
-        (deletable, None)
+        Scanned {
+            deletable,
+            stopper: None,
+        }
     }
 
     /// The segment `i` that stopped the scan is kept for `r`, every later one behind it.
@@ -293,11 +308,11 @@ impl<'a> Scan<'a> {
         let Some(mut size_diff) = self.size_excess(pass) else {
             return;
         };
-        let (deletable, stopper) = self.scan(pass, &mut size_diff);
-        if let Some((i, r)) = stopper {
+        let scanned = self.scan(pass, &mut size_diff);
+        if let Some((i, r)) = scanned.stopper {
             self.retain_from(pass, i, r);
         }
-        self.delete(pass, &deletable);
+        self.delete(pass, &scanned.deletable);
     }
 
     /// `deleteSegments`: roll if everything goes, then raise the (local) log start.
