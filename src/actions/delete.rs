@@ -161,6 +161,78 @@ fn illegal_name(p: &PartitionPlan) -> Option<String> {
         .map(|e| e.to_string())
 }
 
+/// The roll the broker takes before it deletes every segment, planned into `plan`: the lengths
+/// the roll leaves (for the quarantine steps after it), or why the partition is refused.
+fn roll_first(
+    p: &PartitionPlan,
+    dir: &Path,
+    sizing: Option<IndexSizing>,
+    new_start: i64,
+    plan: &mut ActionPlan,
+) -> Result<Result<BTreeMap<PathBuf, u64>, String>, ActionError> {
+    let Some(sizing) = sizing else {
+        return Ok(Err(
+            "refused: the plan deletes the active segment, which needs a roll \
+             first; run `logclean roll` on the partition, then delete"
+                .to_string(),
+        ));
+    };
+    let mut rolled = ActionPlan::default();
+    let r = plan_roll(dir, sizing, &mut rolled)?;
+    if r.new_base != Some(new_start) {
+        return Ok(Err(format!(
+            "refused: the plan deletes the active segment and the roll before it is not \
+             possible ({})",
+            r.outcome
+        )));
+    }
+    plan.notes.push(format!(
+        "{}: the active segment is deleted too, so the partition is rolled first (a new \
+         empty segment at {new_start})",
+        p.dir_name
+    ));
+    let after = lengths_after(&rolled.steps);
+    plan.steps.extend(rolled.steps);
+    plan.stamps.extend(rolled.stamps);
+    plan.notes.extend(rolled.notes);
+    Ok(Ok(after))
+}
+
+/// The deleted segments' files, then the producer snapshots below the new log start, to the
+/// quarantine.
+fn quarantine_deleted(
+    p: &PartitionPlan,
+    deleted: &[usize],
+    dir: &Path,
+    after: &BTreeMap<PathBuf, u64>,
+    report: &mut DeleteReport,
+    plan: &mut ActionPlan,
+) -> Result<(), ActionError> {
+    let new_start = p.retention.new_log_start_offset.get();
+    for s in deleted.iter().filter_map(|i| p.segments.get(*i)) {
+        let base = s.base_offset.get();
+        let why = format!(
+            "segment {base} deleted by retention (ends at {})",
+            s.next_offset.get()
+        );
+        for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
+            quarantine(plan, dir.join(format!("{base:020}{suffix}")), &why, after);
+        }
+        report.segments.push(base);
+        report.log_bytes = report.log_bytes.saturating_add(s.size.get());
+    }
+    let snapshots = list_snapshots(dir)?;
+    for (o, path) in snapshots.into_iter().filter(|(o, _)| *o < new_start) {
+        quarantine(
+            plan,
+            path,
+            &format!("producer snapshot at {o}, below the new log start {new_start}"),
+            after,
+        );
+    }
+    Ok(())
+}
+
 /// Plan the deletions of one partition (its plan `p`, its dir `dir`) into `plan`. When the plan
 /// deletes the active segment too, the partition is first rolled with `sizing` (as the broker
 /// rolls before it deletes every segment, `UnifiedLog.deleteSegments`), through
@@ -199,53 +271,15 @@ pub fn plan_partition(
     let new_start = p.retention.new_log_start_offset.get();
     let mut after = BTreeMap::new();
     if deleted.len() >= p.segments.len() {
-        let Some(sizing) = sizing else {
-            report.outcome = "refused: the plan deletes the active segment, which needs a roll \
-                              first; run `logclean roll` on the partition, then delete"
-                .to_string();
-            return Ok(report);
-        };
-        let mut rolled = ActionPlan::default();
-        let r = plan_roll(dir, sizing, &mut rolled)?;
-        if r.new_base != Some(new_start) {
-            report.outcome = format!(
-                "refused: the plan deletes the active segment and the roll before it is not \
-                 possible ({})",
-                r.outcome
-            );
-            return Ok(report);
+        match roll_first(p, dir, sizing, new_start, plan)? {
+            Ok(lengths) => after = lengths,
+            Err(refused) => {
+                report.outcome = refused;
+                return Ok(report);
+            }
         }
-        plan.notes.push(format!(
-            "{}: the active segment is deleted too, so the partition is rolled first (a new \
-             empty segment at {new_start})",
-            p.dir_name
-        ));
-        after = lengths_after(&rolled.steps);
-        plan.steps.extend(rolled.steps);
-        plan.stamps.extend(rolled.stamps);
-        plan.notes.extend(rolled.notes);
     }
-    for s in deleted.iter().filter_map(|i| p.segments.get(*i)) {
-        let base = s.base_offset.get();
-        let why = format!(
-            "segment {base} deleted by retention (ends at {})",
-            s.next_offset.get()
-        );
-        for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
-            quarantine(plan, dir.join(format!("{base:020}{suffix}")), &why, &after);
-        }
-        report.segments.push(base);
-        report.log_bytes = report.log_bytes.saturating_add(s.size.get());
-    }
-    let snapshots = list_snapshots(dir)?;
-    for (o, path) in snapshots.into_iter().filter(|(o, _)| *o < new_start) {
-        quarantine(
-            plan,
-            path,
-            &format!("producer snapshot at {o}, below the new log start {new_start}"),
-            &after,
-        );
-    }
+    quarantine_deleted(p, &deleted, dir, &after, &mut report, plan)?;
     epoch_step(dir, new_start, plan)?;
     report.log_start_offset_after = Some(new_start);
     report.outcome = format!(

@@ -22,6 +22,8 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -526,6 +528,99 @@ fn phases(steps: &[Step], log_dir: &Path) -> Vec<Vec<Vec<usize>>> {
     phases
 }
 
+/// What the lanes of one run share: the journal (appends serialized), the step context, the
+/// count of steps taken, and the failures, the first of which stops every lane.
+struct Runner<'a> {
+    journal: &'a Journal,
+    cx: StepContext<'a>,
+    file: PathBuf,
+    total: usize,
+    writer: Mutex<()>,
+    taken: AtomicUsize,
+    stop: AtomicBool,
+    /// Every failed step's index and error; the lowest index is returned.
+    failed: Mutex<Vec<(usize, ActionError)>>,
+}
+
+impl Runner<'_> {
+    fn record(&self, r: &Record) -> Result<(), ActionError> {
+        let _held = self
+            .writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        append(self.cx.fs, &self.file, r)
+    }
+
+    /// Step `i`: `begin` recorded, the step applied, `done` recorded (with a failpoint on each
+    /// side of the step), unless an interrupt is pending.
+    fn take(&self, i: usize, step: &Step) -> Result<(), ActionError> {
+        if interrupt_pending() {
+            return Err(ActionError::Interrupted {
+                done: 0,
+                total: self.total,
+                journal: self.file.clone(),
+            });
+        }
+        self.record(&Record::Begin { step: i }).and_then(|()| {
+            failpoint(&format!("journal::after_begin:{i}"));
+            apply_step(step, i, &self.cx)?;
+            failpoint(&format!("journal::before_done:{i}"));
+            self.record(&Record::Done { step: i })
+        })
+    }
+
+    /// One lane's steps in order, skipping those done; it stops at its own failure or
+    /// another lane's.
+    fn lane(&self, steps: &[usize]) {
+        for &i in steps {
+            if self.journal.has(&Record::Done { step: i }) {
+                continue;
+            }
+            if self.stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let Some(step) = self.journal.plan.steps.get(i) else {
+                continue;
+            };
+            match self.take(i, step) {
+                Ok(()) => {
+                    self.taken.fetch_add(1, Ordering::SeqCst);
+                }
+                Err(e) => {
+                    self.stop.store(true, Ordering::SeqCst);
+                    self.failed
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((i, e));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// After a phase: the failure of the lowest step wins; an interruption only when nothing
+    /// failed.
+    fn failure(&self) -> Option<ActionError> {
+        let mut failed = self
+            .failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if failed.is_empty() {
+            return None;
+        }
+        failed.sort_by_key(|(i, _)| *i);
+        let error = failed
+            .drain(..)
+            .map(|(_, e)| e)
+            .find(|e| !matches!(e, ActionError::Interrupted { .. }));
+        Some(error.unwrap_or(ActionError::Interrupted {
+            done: self.journal.done_count() + self.taken.load(Ordering::SeqCst),
+            total: self.total,
+            journal: self.file.clone(),
+        }))
+    }
+}
+
 /// Take every step not recorded as done. Steps of different partition dirs are independent and
 /// run in parallel on the current rayon pool (the command's `--jobs`), each dir's steps in their
 /// order; steps on the log dir's own files run alone, in plan order ([`phases`]). Journal
@@ -537,103 +632,45 @@ fn run_steps(
     fs: &dyn Fs,
 ) -> Result<RunReport, ActionError> {
     use rayon::prelude::*;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::Mutex;
 
     let quarantine = Quarantine {
         dir: journal.quarantine.clone(),
     };
-    let cx = StepContext {
-        fs,
-        log_dir,
-        quarantine: &quarantine,
-        purge: journal.purge,
-    };
-    let file = journal.file();
-    let total = journal.plan.steps.len();
-    let writer = Mutex::new(());
-    let record = |r: &Record| {
-        let _held = writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        append(fs, &file, r)
-    };
-    let taken = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    // Every failed step's index and error; the lowest index is returned.
-    let failed: Mutex<Vec<(usize, ActionError)>> = Mutex::new(Vec::new());
-    let lane = |steps: &[usize]| {
-        for &i in steps {
-            if journal.has(&Record::Done { step: i }) {
-                continue;
-            }
-            if stop.load(Ordering::SeqCst) {
-                return;
-            }
-            let Some(step) = journal.plan.steps.get(i) else {
-                continue;
-            };
-            let result = if interrupt_pending() {
-                Err(ActionError::Interrupted {
-                    done: 0,
-                    total,
-                    journal: file.clone(),
-                })
-            } else {
-                record(&Record::Begin { step: i }).and_then(|()| {
-                    failpoint(&format!("journal::after_begin:{i}"));
-                    apply_step(step, i, &cx)?;
-                    failpoint(&format!("journal::before_done:{i}"));
-                    record(&Record::Done { step: i })
-                })
-            };
-            match result {
-                Ok(()) => {
-                    taken.fetch_add(1, Ordering::SeqCst);
-                }
-                Err(e) => {
-                    stop.store(true, Ordering::SeqCst);
-                    failed
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((i, e));
-                    return;
-                }
-            }
-        }
+    let runner = Runner {
+        journal,
+        cx: StepContext {
+            fs,
+            log_dir,
+            quarantine: &quarantine,
+            purge: journal.purge,
+        },
+        file: journal.file(),
+        total: journal.plan.steps.len(),
+        writer: Mutex::new(()),
+        taken: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        failed: Mutex::new(Vec::new()),
     };
     for phase in phases(&journal.plan.steps, &log_dir.path) {
         match phase.as_slice() {
-            [one] => lane(one),
-            lanes => lanes.par_iter().for_each(|l| lane(l)),
+            [one] => runner.lane(one),
+            lanes => lanes.par_iter().for_each(|l| runner.lane(l)),
         }
-        let mut failed = failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !failed.is_empty() {
-            // The failure of the lowest step wins; an interruption only when nothing failed.
-            failed.sort_by_key(|(i, _)| *i);
-            let error = failed
-                .drain(..)
-                .map(|(_, e)| e)
-                .find(|e| !matches!(e, ActionError::Interrupted { .. }));
-            return Err(error.unwrap_or(ActionError::Interrupted {
-                done: journal.done_count() + taken.load(Ordering::SeqCst),
-                total,
-                journal: file,
-            }));
+        if let Some(error) = runner.failure() {
+            return Err(error);
         }
     }
-    record(&Record::Complete)?;
+    runner.record(&Record::Complete)?;
     let staged = journal.run_dir.join("staged");
     let _ = fs::remove_dir_all(&staged);
     if journal.purge {
         let _ = fs::remove_dir_all(&quarantine.dir);
     }
+    let steps_taken = runner.taken.load(Ordering::SeqCst);
     Ok(RunReport {
-        journal: file,
+        journal: runner.file,
         quarantine: quarantine.dir,
-        steps_taken: taken.load(Ordering::SeqCst),
+        steps_taken,
     })
 }
 

@@ -48,7 +48,7 @@ use crate::formats::slot_index::encode_slots;
 use crate::formats::time_index::{TimeIndex, TimeIndexEntry};
 use crate::formats::txn_index::{encode_txn_index, AbortedTxn};
 use crate::formats::verify::verify_crc;
-use crate::formats::walk::WalkEnd;
+use crate::formats::walk::{BatchInfo, WalkEnd};
 use crate::model::names::path_text;
 
 use super::guard::FileStamp;
@@ -220,6 +220,65 @@ impl Recovered {
     }
 }
 
+/// Why a walk that ended without a valid batch left a tail (`None`: it ended cleanly).
+fn tail_reason(end: WalkEnd) -> Option<String> {
+    match end {
+        WalkEnd::PartialBatch {
+            declared_size,
+            available,
+            ..
+        } => Some(format!(
+            "incomplete batch ({available} of {declared_size} declared bytes)"
+        )),
+        WalkEnd::ZeroFilled { len, .. } => Some(format!(
+            "{len} zero bytes (preallocated or zero-filled tail)"
+        )),
+        WalkEnd::Clean => None,
+    }
+}
+
+/// Append the index entries due before `batch` (the interval is passed): its last offset at
+/// the valid bytes so far, and `maybeAppend` of the running max timestamp. `Err` is why the
+/// broker's recovery fails here (it marks `invalid_offset` when the offsets do not increase).
+fn append_index_point(
+    out: &mut Recovered,
+    time: &mut TimeIndexBuilder,
+    batch: &BatchInfo,
+    sizing: IndexSizing,
+) -> Result<(), String> {
+    let rel = relative(batch.last_offset, time.base).unwrap_or(0);
+    if out
+        .offset_entries
+        .last()
+        .is_some_and(|e| rel <= e.relative_offset)
+    {
+        out.invalid_offset = true;
+        return Err(format!(
+            "offset {} at byte {} does not increase over the previous index entry: the \
+             broker's recovery throws InvalidOffsetException and truncates the whole \
+             segment to its base offset",
+            batch.last_offset, batch.position
+        ));
+    }
+    if out.offset_entries.len() >= sizing.max_offset_entries() {
+        return Err(format!(
+            "the offset index is full at segment.index.bytes = {}",
+            sizing.segment_index_bytes
+        ));
+    }
+    out.offset_entries.push(OffsetIndexEntry {
+        relative_offset: rel,
+        position: i32::try_from(out.valid_bytes).unwrap_or(i32::MAX),
+    });
+    if time.entries.len() >= sizing.max_time_entries().saturating_sub(1) {
+        return Err(format!(
+            "the time index is full at segment.index.bytes = {}",
+            sizing.segment_index_bytes
+        ));
+    }
+    time.maybe_append(out.max_timestamp.0, out.max_timestamp.1)
+}
+
 /// [`recover_segment`] over a `.log` read in chunks ([`LogStream`]); `points`: batch starts
 /// whose last offsets to keep in [`Recovered::points`].
 pub fn recover_stream(
@@ -252,20 +311,8 @@ pub fn recover_stream(
                 break;
             }
             Next::End(end) => {
-                match end {
-                    WalkEnd::PartialBatch {
-                        declared_size,
-                        available,
-                        ..
-                    } => stop(
-                        &mut out,
-                        format!("incomplete batch ({available} of {declared_size} declared bytes)"),
-                    ),
-                    WalkEnd::ZeroFilled { len, .. } => stop(
-                        &mut out,
-                        format!("{len} zero bytes (preallocated or zero-filled tail)"),
-                    ),
-                    WalkEnd::Clean => {}
+                if let Some(reason) = tail_reason(end) {
+                    stop(&mut out, reason);
                 }
                 break;
             }
@@ -287,41 +334,8 @@ pub fn recover_stream(
             out.max_timestamp = (batch.max_timestamp, batch.last_offset);
         }
         if out.valid_bytes - last_index_entry > interval {
-            let rel = relative(batch.last_offset, base).unwrap_or(0);
-            if out
-                .offset_entries
-                .last()
-                .is_some_and(|e| rel <= e.relative_offset)
-            {
-                out.invalid_offset = true;
-                out.fatal = Some(format!(
-                    "offset {} at byte {} does not increase over the previous index entry: the \
-                     broker's recovery throws InvalidOffsetException and truncates the whole \
-                     segment to its base offset",
-                    batch.last_offset, batch.position
-                ));
-                return Ok(out);
-            }
-            if out.offset_entries.len() >= sizing.max_offset_entries() {
-                out.fatal = Some(format!(
-                    "the offset index is full at segment.index.bytes = {}",
-                    sizing.segment_index_bytes
-                ));
-                return Ok(out);
-            }
-            out.offset_entries.push(OffsetIndexEntry {
-                relative_offset: rel,
-                position: i32::try_from(out.valid_bytes).unwrap_or(i32::MAX),
-            });
-            if time.entries.len() >= sizing.max_time_entries().saturating_sub(1) {
-                out.fatal = Some(format!(
-                    "the time index is full at segment.index.bytes = {}",
-                    sizing.segment_index_bytes
-                ));
-                return Ok(out);
-            }
-            if let Err(e) = time.maybe_append(out.max_timestamp.0, out.max_timestamp.1) {
-                out.fatal = Some(e);
+            if let Err(why) = append_index_point(&mut out, &mut time, &batch, sizing) {
+                out.fatal = Some(why);
                 return Ok(out);
             }
             last_index_entry = out.valid_bytes;
@@ -723,6 +737,190 @@ fn index_positions(index: Option<&[u8]>, base: i64) -> HashSet<u64> {
         .unwrap_or_default()
 }
 
+/// A segment whose recovery meets non-increasing offsets (`InvalidOffsetException`), as
+/// `recoverLog` handles it: `segment.truncateTo(baseOffset)`, the whole `.log` an invalid tail.
+fn truncated_to_base(base: i64, log_len: u64, why: &str) -> Recovered {
+    let mut empty = Recovered::empty(base);
+    empty.tail = Some(InvalidTail {
+        position: 0,
+        dropped_bytes: log_len,
+        reason: why.to_string(),
+    });
+    empty
+}
+
+/// The report's account of a planned truncation.
+fn tail_action(
+    tail: &InvalidTail,
+    rec: &Recovered,
+    later: &[SegmentFiles],
+    dropped: &Dropped,
+) -> String {
+    let mut action = format!(
+        "truncate to {} bytes (log end offset {})",
+        tail.position, rec.next_offset
+    );
+    if !later.is_empty() {
+        action.push_str(&format!(
+            "; remove the {} later segment(s) {:?}: {} bytes of .log in all, offsets {}..{}",
+            later.len(),
+            dropped.segments,
+            dropped.log_bytes,
+            dropped.from_offset,
+            dropped
+                .to_offset
+                .map_or("?".to_string(), |t| t.saturating_sub(1).to_string())
+        ));
+    }
+    action
+}
+
+/// Compare one rebuilt index with the file on disk and plan its write when they differ in a
+/// way the broker would not leave (`create_if_empty`: write it even when absent and empty).
+fn plan_index_file(
+    seg: &SegmentFiles,
+    suffix: &str,
+    rebuilt: Vec<u8>,
+    compare: &dyn Fn(&[u8], &[u8]) -> Comparison,
+    create_if_empty: bool,
+    plan: &mut ActionPlan,
+) -> Result<Comparison, ActionError> {
+    let path = seg.with(suffix);
+    let existing = read_opt(&path)?;
+    plan.stamps.push(FileStamp::of(&path));
+    let cmp = match &existing {
+        None if rebuilt.is_empty() && !create_if_empty => Comparison::Identical,
+        None => Comparison::Missing,
+        Some(old) => compare(old, &rebuilt),
+    };
+    let write = match cmp {
+        Comparison::Identical | Comparison::Preallocated { .. } => false,
+        Comparison::Missing | Comparison::AppendWritten { .. } | Comparison::Differs { .. } => true,
+    };
+    if write {
+        plan.steps.push(Step::WriteFile {
+            path,
+            new_len: rebuilt.len() as u64,
+            old_len: existing.map(|e| e.len() as u64),
+            bytes: rebuilt,
+            why: "rebuilt as the broker's recovery does".to_string(),
+        });
+    }
+    Ok(cmp)
+}
+
+/// A `.txnindex` has no harmless differences: equal bytes or a count of entries (34 bytes each).
+fn compare_txn_index(old: &[u8], new: &[u8]) -> Comparison {
+    if old == new {
+        Comparison::Identical
+    } else {
+        Comparison::Differs {
+            detail: format!(
+                "{} entries on disk, {} rebuilt",
+                old.len() / 34,
+                new.len() / 34
+            ),
+        }
+    }
+}
+
+/// The three rebuilt indexes of one segment, in the order `.index`, `.timeindex`, `.txnindex`.
+fn plan_rebuilt_indexes(
+    seg: &SegmentFiles,
+    rec: &Recovered,
+    report: &mut SegmentReport,
+    plan: &mut ActionPlan,
+) -> Result<(), ActionError> {
+    let last_offset = rec.next_offset.saturating_sub(1);
+    let segment_last = (rec.batches > 0).then_some(last_offset);
+    report.index = Some(plan_index_file(
+        seg,
+        ".index",
+        rec.offset_index_bytes(),
+        &|old, new| compare_offset_index(old, new, seg.base, &rec.points, segment_last),
+        true,
+        plan,
+    )?);
+    report.timeindex = Some(plan_index_file(
+        seg,
+        ".timeindex",
+        rec.time_index_bytes(),
+        &|old, new| compare_time_index(old, new, seg.base, last_offset),
+        true,
+        plan,
+    )?);
+    report.txnindex = Some(plan_index_file(
+        seg,
+        ".txnindex",
+        rec.txn_index_bytes(),
+        &compare_txn_index,
+        false,
+        plan,
+    )?);
+    Ok(())
+}
+
+/// Recover one selected segment (feeding `state`) and plan its rebuild; `later` are the
+/// segments after it, which a truncated invalid tail removes. The flag says a truncation was
+/// planned: the partition ends there.
+fn rebuild_segment(
+    partition_dir: &Path,
+    seg: &SegmentFiles,
+    later: &[SegmentFiles],
+    sizing: IndexSizing,
+    opts: RebuildOptions,
+    state: &mut ProducerState,
+    plan: &mut ActionPlan,
+) -> Result<(SegmentReport, bool), ActionError> {
+    let io = |e| ActionError::io(&seg.log, e);
+    let mut stream = LogStream::open(&seg.log).map_err(io)?;
+    plan.stamps.push(FileStamp::of(&seg.log));
+    let on_disk_index = read_opt(&seg.with(".index"))?;
+    let wanted = index_positions(on_disk_index.as_deref(), seg.base);
+    let rec = recover_stream(&mut stream, seg.base, sizing, state, &wanted).map_err(io)?;
+    let log_len = stream.len();
+    drop(stream);
+    let mut report = SegmentReport {
+        log: seg.log.clone(),
+        base_offset: seg.base,
+        batches: rec.batches,
+        index: None,
+        timeindex: None,
+        txnindex: None,
+        invalid_tail: rec.tail.clone(),
+        tail_action: None,
+        dropped: None,
+        fatal: rec.fatal.clone(),
+    };
+    let whole;
+    let rec = match &rec.fatal {
+        Some(why) if rec.invalid_offset && opts.truncate_invalid_tail => {
+            whole = truncated_to_base(seg.base, log_len, why);
+            report.invalid_tail = whole.tail.clone();
+            &whole
+        }
+        Some(_) => return Ok((report, false)),
+        None => &rec,
+    };
+    let mut truncated = false;
+    if let Some(tail) = &rec.tail {
+        if !opts.truncate_invalid_tail {
+            report.tail_action = Some(
+                "stopped: nothing rebuilt for this segment (give --truncate-invalid-tail to \
+                 truncate it as the broker's recovery would, with every later segment)"
+                    .to_string(),
+            );
+            return Ok((report, false));
+        }
+        let dropped = plan_truncation(partition_dir, seg, log_len, rec, tail, later, plan)?;
+        report.tail_action = Some(tail_action(tail, rec, later, &dropped));
+        report.dropped = Some(dropped);
+        truncated = true;
+    }
+    plan_rebuilt_indexes(seg, rec, &mut report, plan)?;
+    Ok((report, truncated))
+}
+
 /// Plan the rebuild of the selected segments (`only`: base offsets; `None`: all) of one
 /// partition dir: steps go into `plan`, one report per segment is returned. Each `.log` is read
 /// in chunks ([`LogStream`]), never whole.
@@ -747,141 +945,9 @@ pub fn plan_partition(
             replay(std::slice::from_ref(seg), &mut state, seg.base, i64::MAX)?;
             continue;
         }
-        let io = |e| ActionError::io(&seg.log, e);
-        let mut stream = LogStream::open(&seg.log).map_err(io)?;
-        plan.stamps.push(FileStamp::of(&seg.log));
-        let on_disk_index = read_opt(&seg.with(".index"))?;
-        let wanted = index_positions(on_disk_index.as_deref(), seg.base);
-        let rec = recover_stream(&mut stream, seg.base, sizing, &mut state, &wanted).map_err(io)?;
-        let log_len = stream.len();
-        drop(stream);
-        let mut report = SegmentReport {
-            log: seg.log.clone(),
-            base_offset: seg.base,
-            batches: rec.batches,
-            index: None,
-            timeindex: None,
-            txnindex: None,
-            invalid_tail: rec.tail.clone(),
-            tail_action: None,
-            dropped: None,
-            fatal: rec.fatal.clone(),
-        };
-        let whole;
-        let rec = match &rec.fatal {
-            Some(why) if rec.invalid_offset && opts.truncate_invalid_tail => {
-                // `recoverLog` catches InvalidOffsetException: `segment.truncateTo(baseOffset)`.
-                let mut empty = Recovered::empty(seg.base);
-                empty.tail = Some(InvalidTail {
-                    position: 0,
-                    dropped_bytes: log_len,
-                    reason: why.clone(),
-                });
-                report.invalid_tail = empty.tail.clone();
-                whole = empty;
-                &whole
-            }
-            Some(_) => {
-                reports.push(report);
-                continue;
-            }
-            None => &rec,
-        };
-        let mut truncated = false;
-        if let Some(tail) = &rec.tail {
-            if !opts.truncate_invalid_tail {
-                report.tail_action = Some(
-                    "stopped: nothing rebuilt for this segment (give --truncate-invalid-tail to \
-                     truncate it as the broker's recovery would, with every later segment)"
-                        .to_string(),
-                );
-                reports.push(report);
-                continue;
-            }
-            let later = segments.get(k + 1..).unwrap_or(&[]);
-            let dropped = plan_truncation(partition_dir, seg, log_len, rec, tail, later, plan)?;
-            let mut action = format!(
-                "truncate to {} bytes (log end offset {})",
-                tail.position, rec.next_offset
-            );
-            if !later.is_empty() {
-                action.push_str(&format!(
-                    "; remove the {} later segment(s) {:?}: {} bytes of .log in all, offsets {}..{}",
-                    later.len(),
-                    dropped.segments,
-                    dropped.log_bytes,
-                    dropped.from_offset,
-                    dropped
-                        .to_offset
-                        .map_or("?".to_string(), |t| t.saturating_sub(1).to_string())
-                ));
-            }
-            report.tail_action = Some(action);
-            report.dropped = Some(dropped);
-            truncated = true;
-        }
-        let last_offset = rec.next_offset.saturating_sub(1);
-        let segment_last = (rec.batches > 0).then_some(last_offset);
-        let mut add = |suffix: &str,
-                       rebuilt: Vec<u8>,
-                       compare: &dyn Fn(&[u8], &[u8]) -> Comparison,
-                       create_if_empty: bool|
-         -> Result<Comparison, ActionError> {
-            let path = seg.with(suffix);
-            let existing = read_opt(&path)?;
-            plan.stamps.push(FileStamp::of(&path));
-            let cmp = match &existing {
-                None if rebuilt.is_empty() && !create_if_empty => Comparison::Identical,
-                None => Comparison::Missing,
-                Some(old) => compare(old, &rebuilt),
-            };
-            let write = match cmp {
-                Comparison::Identical | Comparison::Preallocated { .. } => false,
-                Comparison::Missing
-                | Comparison::AppendWritten { .. }
-                | Comparison::Differs { .. } => true,
-            };
-            if write {
-                plan.steps.push(Step::WriteFile {
-                    path,
-                    new_len: rebuilt.len() as u64,
-                    old_len: existing.map(|e| e.len() as u64),
-                    bytes: rebuilt,
-                    why: "rebuilt as the broker's recovery does".to_string(),
-                });
-            }
-            Ok(cmp)
-        };
-        report.index = Some(add(
-            ".index",
-            rec.offset_index_bytes(),
-            &|old, new| compare_offset_index(old, new, seg.base, &rec.points, segment_last),
-            true,
-        )?);
-        report.timeindex = Some(add(
-            ".timeindex",
-            rec.time_index_bytes(),
-            &|old, new| compare_time_index(old, new, seg.base, last_offset),
-            true,
-        )?);
-        report.txnindex = Some(add(
-            ".txnindex",
-            rec.txn_index_bytes(),
-            &|old, new| {
-                if old == new {
-                    Comparison::Identical
-                } else {
-                    Comparison::Differs {
-                        detail: format!(
-                            "{} entries on disk, {} rebuilt",
-                            old.len() / 34,
-                            new.len() / 34
-                        ),
-                    }
-                }
-            },
-            false,
-        )?);
+        let later = segments.get(k + 1..).unwrap_or(&[]);
+        let (report, truncated) =
+            rebuild_segment(partition_dir, seg, later, sizing, opts, &mut state, plan)?;
         reports.push(report);
         if truncated {
             break;

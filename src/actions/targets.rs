@@ -55,14 +55,23 @@ pub struct ConfigSource {
     pub config_file: Option<PathBuf>,
 }
 
-/// Classify `paths`, group them by log dir, check each log dir (`lock`: also refuse a held
-/// `.lock`) and every partition name, and look up each partition's index sizing.
-pub fn resolve(
-    paths: &[PathBuf],
-    config: &ConfigSource,
-    lock: bool,
-) -> Result<Vec<LogDirTarget>, ActionError> {
-    let mut by_dir: BTreeMap<PathBuf, BTreeMap<String, Option<Vec<i64>>>> = BTreeMap::new();
+/// The partitions named in one log dir, each with its selected segments (`None`: all).
+type Selection = BTreeMap<String, Option<Vec<i64>>>;
+
+/// A checked log dir, its selection and what was skipped.
+type CheckedSelection = (CheckedLogDir, Selection, Vec<String>);
+
+/// `paths` grouped by log dir.
+struct Grouped {
+    /// The selection in each log dir.
+    by_dir: BTreeMap<PathBuf, Selection>,
+    /// The log dirs named whole.
+    whole: BTreeMap<PathBuf, bool>,
+}
+
+/// `paths` classified and grouped by log dir.
+fn group_by_log_dir(paths: &[PathBuf]) -> Result<Grouped, ActionError> {
+    let mut by_dir: BTreeMap<PathBuf, Selection> = BTreeMap::new();
     let mut whole: BTreeMap<PathBuf, bool> = BTreeMap::new();
     for p in paths {
         let target = classify_target(p).map_err(|e| ActionError::io(p, e))?;
@@ -86,6 +95,16 @@ pub fn resolve(
             }
         }
     }
+    Ok(Grouped { by_dir, whole })
+}
+
+/// Check each log dir (`lock`: also refuse a held `.lock`) and every partition name; a log dir
+/// named whole gets all its partition dirs, those with a name never acted on noted.
+fn check_log_dirs(
+    by_dir: BTreeMap<PathBuf, Selection>,
+    whole: &BTreeMap<PathBuf, bool>,
+    lock: bool,
+) -> Result<Vec<CheckedSelection>, ActionError> {
     let mut checked_dirs = Vec::new();
     for (dir, mut parts) in by_dir {
         let checked = if lock {
@@ -108,8 +127,15 @@ pub fn resolve(
         }
         checked_dirs.push((checked, parts, notes));
     }
-    // One view of all the log dirs: the metadata log in one of them gives the topic configs of
-    // all, and a `--config` topic is looked for in all of them.
+    Ok(checked_dirs)
+}
+
+/// One view of all the log dirs: the metadata log in one of them gives the topic configs of
+/// all, and a `--config` topic is looked for in all of them.
+fn cluster_view(
+    checked_dirs: &[CheckedSelection],
+    config: &ConfigSource,
+) -> Result<ClusterView, ActionError> {
     let view = ClusterView::build(&ClusterInputs {
         log_dirs: checked_dirs
             .iter()
@@ -124,16 +150,26 @@ pub fn resolve(
     // A `--config` Kafka would refuse, or configs that cannot be resolved, are refused here,
     // before anything is planned: acting under Kafka's defaults instead would be acting on a
     // guess.
-    let view = match view {
-        Err(ClusterError::Override(e)) => return Err(ActionError::Config(e)),
-        Err(e) => {
-            return Err(ActionError::Refused(format!(
-                "configs not resolved: {}; nothing changed",
-                error_chain(&e)
-            )))
-        }
-        Ok(v) => v,
-    };
+    match view {
+        Err(ClusterError::Override(e)) => Err(ActionError::Config(e)),
+        Err(e) => Err(ActionError::Refused(format!(
+            "configs not resolved: {}; nothing changed",
+            error_chain(&e)
+        ))),
+        Ok(v) => Ok(v),
+    }
+}
+
+/// Classify `paths`, group them by log dir, check each log dir (`lock`: also refuse a held
+/// `.lock`) and every partition name, and look up each partition's index sizing.
+pub fn resolve(
+    paths: &[PathBuf],
+    config: &ConfigSource,
+    lock: bool,
+) -> Result<Vec<LogDirTarget>, ActionError> {
+    let grouped = group_by_log_dir(paths)?;
+    let checked_dirs = check_log_dirs(grouped.by_dir, &grouped.whole, lock)?;
+    let view = cluster_view(&checked_dirs, config)?;
     // Nothing is changed on a guess: configs that may be defaults in place of the topic's
     // (metadata log), a partition dir or checkpoint that could not be read.
     refuse_unreadable(view.unreadable())?;

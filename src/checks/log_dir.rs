@@ -11,9 +11,8 @@ use super::file::{io_findings, problem_finding};
 use super::finding::{EvidenceValue, Finding, Location, Severity};
 use super::location::at_dir;
 
-/// Findings about the log dir root of `dir`.
-pub fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
-    io_findings(&dir.listing.io_problems, &at_dir(dir), out);
+/// `meta.properties` (missing or unreadable) and the clean-shutdown marker.
+fn marker_findings(dir: &LogDir, out: &mut Vec<Finding>) {
     match &dir.meta {
         None => out.push(Finding::new(
             &catalog::DIR_NO_META_PROPERTIES,
@@ -49,6 +48,10 @@ pub fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
         ),
         _ => {}
     }
+}
+
+/// The root checkpoints that could not be read.
+fn checkpoint_findings(dir: &LogDir, out: &mut Vec<Finding>) {
     for (name, ckpt) in [
         (
             "recovery-point-offset-checkpoint",
@@ -74,6 +77,13 @@ pub fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// Findings about the log dir root of `dir`.
+pub fn log_dir_findings(dir: &LogDir, out: &mut Vec<Finding>) {
+    io_findings(&dir.listing.io_problems, &at_dir(dir), out);
+    marker_findings(dir, out);
+    checkpoint_findings(dir, out);
     for l in &dir.listing.leftovers {
         out.push(
             Finding::new(

@@ -13,26 +13,14 @@ use super::finding::{EvidenceValue, Finding, Location};
 use super::location::{at_file, at_partition};
 use super::lost::{data_lost_findings, empty_log_findings, metadata_lost_findings};
 
-/// Findings about the partition dir itself, in a log dir of `mode`. Returns false when its name
-/// does not parse, in which case nothing else about it is checked (the broker fails on the dir
-/// before reading it). A missing `partition.metadata` is a finding only where the broker needs
-/// it (KRaft: [`LogDirMode::requires_topic_id`]) and the dir could be listed whole.
-pub fn partition_dir_findings(
-    dir: &LogDir,
+/// A partition dir the broker has set aside or is moving (its name's suffix).
+fn state_findings(
     p: &Partition,
-    mode: LogDirMode,
+    state: &PartitionDirState,
+    loc: &Location,
     out: &mut Vec<Finding>,
-) -> bool {
-    let Some(name) = &p.name else {
-        out.push(Finding::new(
-            &catalog::PARTITION_BAD_DIR_NAME,
-            at_partition(dir, p),
-            "directory name is not <topic>-<partition>: the broker fails to start on this log dir",
-        ));
-        return false;
-    };
-    let loc = at_partition(dir, p);
-    match &name.state {
+) {
+    match state {
         PartitionDirState::Live => {}
         PartitionDirState::Delete(_) => out.push(
             Finding::new(
@@ -56,9 +44,19 @@ pub fn partition_dir_findings(
             .evidence("size", EvidenceValue::Bytes(p.size().get())),
         ),
     }
-    io_findings(&p.listing.io_problems, &loc, out);
+}
+
+/// `partition.metadata` (only where the broker needs it) and `leader-epoch-checkpoint`.
+fn metadata_findings(
+    dir: &LogDir,
+    p: &Partition,
+    state: &PartitionDirState,
+    mode: LogDirMode,
+    loc: &Location,
+    out: &mut Vec<Finding>,
+) {
     match &p.metadata {
-        None if name.state == PartitionDirState::Live
+        None if *state == PartitionDirState::Live
             && mode.requires_topic_id()
             && listed_whole(dir, p) =>
         {
@@ -84,6 +82,15 @@ pub fn partition_dir_findings(
             "remove it with the broker stopped; the broker rebuilds epochs from the batches on recovery",
         ));
     }
+}
+
+/// Leftovers of interrupted writes, and files the broker does not write here.
+fn leftover_findings(
+    dir: &LogDir,
+    p: &Partition,
+    partition_loc: &Location,
+    out: &mut Vec<Finding>,
+) {
     for l in &p.listing.leftovers {
         let (kind, message) = match l.kind {
             Some(LeftoverKind::Deleted) => (
@@ -111,7 +118,7 @@ pub fn partition_dir_findings(
             &catalog::PARTITION_UNKNOWN_FILE,
             Location {
                 file: Some(u.path.clone()),
-                ..loc.clone()
+                ..partition_loc.clone()
             },
             if u.is_dir {
                 "directory inside a partition dir"
@@ -120,6 +127,31 @@ pub fn partition_dir_findings(
             },
         ));
     }
+}
+
+/// Findings about the partition dir itself, in a log dir of `mode`. Returns false when its name
+/// does not parse, in which case nothing else about it is checked (the broker fails on the dir
+/// before reading it). A missing `partition.metadata` is a finding only where the broker needs
+/// it (KRaft: [`LogDirMode::requires_topic_id`]) and the dir could be listed whole.
+pub fn partition_dir_findings(
+    dir: &LogDir,
+    p: &Partition,
+    mode: LogDirMode,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let Some(name) = &p.name else {
+        out.push(Finding::new(
+            &catalog::PARTITION_BAD_DIR_NAME,
+            at_partition(dir, p),
+            "directory name is not <topic>-<partition>: the broker fails to start on this log dir",
+        ));
+        return false;
+    };
+    let loc = at_partition(dir, p);
+    state_findings(p, &name.state, &loc, out);
+    io_findings(&p.listing.io_problems, &loc, out);
+    metadata_findings(dir, p, &name.state, mode, &loc, out);
+    leftover_findings(dir, p, &loc, out);
     true
 }
 

@@ -6,13 +6,13 @@ use crate::formats::walk::WalkEnd;
 use crate::model::log_dir::LogDir;
 use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
-use crate::model::segment::Segment;
+use crate::model::segment::{LogSummary, Segment};
 use crate::model::units::FilePos;
 use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
 use super::file::problem_finding;
-use super::finding::{EvidenceValue, Finding, FindingClass, Severity};
+use super::finding::{EvidenceValue, Finding, FindingClass, Location, Severity};
 use super::location::{at_segment, at_segment_file};
 
 /// `segment.orphan_index` for each index file (`.index`, `.timeindex`, `.txnindex`) without
@@ -39,6 +39,159 @@ pub fn orphan_index_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding>
                     ),
                 )
                 .evidence("size", EvidenceValue::Bytes(file.size.get())),
+            );
+        }
+    }
+}
+
+/// `log.corrupt_batch`: a batch whose header fails its checks; what happens next depends on
+/// whether the broker's recovery reaches this segment.
+fn corrupt_batch_finding(
+    log: &LogSummary,
+    recovered: bool,
+    at: &dyn Fn(Option<u64>) -> Location,
+    out: &mut Vec<Finding>,
+) {
+    if let Some(e) = &log.walk_error {
+        out.push(
+            Finding::new(
+                &catalog::LOG_CORRUPT_BATCH,
+                at(Some(log.valid_end.get())),
+                format!("corrupt batch: {}", e.kind),
+            )
+            .evidence("bad_field_at", EvidenceValue::Position(e.offset))
+            .evidence(
+                "unverifiable",
+                EvidenceValue::Bytes(log.size.get().saturating_sub(log.valid_end.get())),
+            )
+            .fix(if recovered {
+                format!(
+                    "the broker's recovery on the next start truncates this segment to {} bytes and \
+                     deletes later segments; copy the partition aside first if that data matters",
+                    log.valid_end.get()
+                )
+            } else {
+                "the broker will not recover this segment (clean shutdown, below the recovery point): \
+                 reads stop at this batch; restore it from a replica, or remove .kafka_cleanshutdown to \
+                 make the broker recover (and truncate) it"
+                    .to_string()
+            }),
+        );
+    }
+}
+
+/// `log.truncated_tail` / `log.zero_filled_tail`: a harmless condition when recovery cuts it.
+fn tail_finding(
+    log: &LogSummary,
+    recovered: bool,
+    at: &dyn Fn(Option<u64>) -> Location,
+    out: &mut Vec<Finding>,
+) {
+    let tail = match &log.end {
+        Some(WalkEnd::PartialBatch {
+            position,
+            declared_size,
+            available,
+        }) => Some(
+            Finding::new(
+                &catalog::LOG_TRUNCATED_TAIL,
+                at(Some(*position)),
+                "incomplete batch at the end of the segment",
+            )
+            .evidence("declared", EvidenceValue::Bytes(*declared_size))
+            .evidence("present", EvidenceValue::Bytes(*available)),
+        ),
+        Some(WalkEnd::ZeroFilled { position, len }) => Some(
+            Finding::new(
+                &catalog::LOG_ZERO_FILLED_TAIL,
+                at(Some(*position)),
+                "zero-filled tail at the end of the segment (preallocation or a crash)",
+            )
+            .evidence("zero_bytes", EvidenceValue::Bytes(*len)),
+        ),
+        _ => None,
+    };
+    if let Some(f) = tail {
+        // Recovery cuts such a tail; without recovery the broker appends after it (or reads
+        // into it), which turns it into corruption in the middle of the log.
+        let position = f.location.byte_offset.unwrap_or(0);
+        out.push(if recovered {
+            f.with_severity(Severity::Warning)
+                .with_class(FindingClass::Condition)
+                .fix(format!(
+                    "none needed: the broker's recovery truncates the segment to {position} bytes on the next start"
+                ))
+        } else {
+            f.fix(format!(
+                "the broker will not recover this segment: truncate it to {position} bytes with the \
+                 broker stopped, or remove .kafka_cleanshutdown so its recovery does"
+            ))
+        });
+    }
+}
+
+/// `log.verify_failed` (`--verify`), unless the header walk already stopped at the same place.
+fn verify_finding(log: &LogSummary, at: &dyn Fn(Option<u64>) -> Location, out: &mut Vec<Finding>) {
+    if let Some(e) = &log.verify_error {
+        if log.walk_error.as_ref() != Some(e) {
+            // The batch's start, where DumpLogSegments and the broker's recovery point (and
+            // recovery truncates); the bad field is evidence.
+            let batch_at = log.verify_failed_batch.map_or(e.offset, FilePos::get);
+            out.push(
+                Finding::new(
+                    &catalog::LOG_VERIFY_FAILED,
+                    at(Some(batch_at)),
+                    format!(
+                        "batch at position {batch_at} fails verification: {}",
+                        e.kind
+                    ),
+                )
+                .evidence("batch_position", EvidenceValue::Position(batch_at))
+                .evidence("bad_field_at", EvidenceValue::Position(e.offset))
+                .evidence(
+                    "batches_verified_before",
+                    EvidenceValue::Count(log.verified_batches.unwrap_or(0)),
+                ),
+            );
+        }
+    }
+}
+
+/// Offsets against the segment's base (`log.offset_below_base`) and against the previous
+/// segment's next offset `prev_next` (`log.overlapping_segments`).
+fn offset_findings(
+    log: &LogSummary,
+    base: i64,
+    prev_next: Option<i64>,
+    at: &dyn Fn(Option<u64>) -> Location,
+    out: &mut Vec<Finding>,
+) {
+    if let Some(first) = log.first_batch {
+        if first.base_offset.get() < base {
+            out.push(
+                Finding::new(
+                    &catalog::LOG_OFFSET_BELOW_BASE,
+                    at(Some(first.position.get())),
+                    "first batch starts below the segment's base offset",
+                )
+                .evidence("segment_base_offset", EvidenceValue::Offset(base))
+                .evidence(
+                    "batch_base_offset",
+                    EvidenceValue::Offset(first.base_offset.get()),
+                ),
+            );
+        }
+    }
+    if let Some(prev) = prev_next {
+        if log.first_batch.is_some() && base < prev {
+            out.push(
+                Finding::new(
+                    &catalog::LOG_OVERLAPPING_SEGMENTS,
+                    at(None),
+                    "segment starts before the previous segment ends",
+                )
+                .evidence("previous_next_offset", EvidenceValue::Offset(prev))
+                .evidence("base_offset", EvidenceValue::Offset(base)),
             );
         }
     }
@@ -88,125 +241,10 @@ pub fn log_findings(
             .evidence("size", EvidenceValue::Bytes(log.size.get())),
         );
     }
-    if let Some(e) = &log.walk_error {
-        out.push(
-            Finding::new(
-                &catalog::LOG_CORRUPT_BATCH,
-                at(Some(log.valid_end.get())),
-                format!("corrupt batch: {}", e.kind),
-            )
-            .evidence("bad_field_at", EvidenceValue::Position(e.offset))
-            .evidence(
-                "unverifiable",
-                EvidenceValue::Bytes(log.size.get().saturating_sub(log.valid_end.get())),
-            )
-            .fix(if recovered {
-                format!(
-                    "the broker's recovery on the next start truncates this segment to {} bytes and \
-                     deletes later segments; copy the partition aside first if that data matters",
-                    log.valid_end.get()
-                )
-            } else {
-                "the broker will not recover this segment (clean shutdown, below the recovery point): \
-                 reads stop at this batch; restore it from a replica, or remove .kafka_cleanshutdown to \
-                 make the broker recover (and truncate) it"
-                    .to_string()
-            }),
-        );
-    }
-    let tail = match &log.end {
-        Some(WalkEnd::PartialBatch {
-            position,
-            declared_size,
-            available,
-        }) => Some(
-            Finding::new(
-                &catalog::LOG_TRUNCATED_TAIL,
-                at(Some(*position)),
-                "incomplete batch at the end of the segment",
-            )
-            .evidence("declared", EvidenceValue::Bytes(*declared_size))
-            .evidence("present", EvidenceValue::Bytes(*available)),
-        ),
-        Some(WalkEnd::ZeroFilled { position, len }) => Some(
-            Finding::new(
-                &catalog::LOG_ZERO_FILLED_TAIL,
-                at(Some(*position)),
-                "zero-filled tail at the end of the segment (preallocation or a crash)",
-            )
-            .evidence("zero_bytes", EvidenceValue::Bytes(*len)),
-        ),
-        _ => None,
-    };
-    if let Some(f) = tail {
-        // Recovery cuts such a tail; without recovery the broker appends after it (or reads
-        // into it), which turns it into corruption in the middle of the log.
-        let position = f.location.byte_offset.unwrap_or(0);
-        out.push(if recovered {
-            f.with_severity(Severity::Warning)
-                .with_class(FindingClass::Condition)
-                .fix(format!(
-                    "none needed: the broker's recovery truncates the segment to {position} bytes on the next start"
-                ))
-        } else {
-            f.fix(format!(
-                "the broker will not recover this segment: truncate it to {position} bytes with the \
-                 broker stopped, or remove .kafka_cleanshutdown so its recovery does"
-            ))
-        });
-    }
-    if let Some(e) = &log.verify_error {
-        if log.walk_error.as_ref() != Some(e) {
-            // The batch's start, where DumpLogSegments and the broker's recovery point (and
-            // recovery truncates); the bad field is evidence.
-            let batch_at = log.verify_failed_batch.map_or(e.offset, FilePos::get);
-            out.push(
-                Finding::new(
-                    &catalog::LOG_VERIFY_FAILED,
-                    at(Some(batch_at)),
-                    format!(
-                        "batch at position {batch_at} fails verification: {}",
-                        e.kind
-                    ),
-                )
-                .evidence("batch_position", EvidenceValue::Position(batch_at))
-                .evidence("bad_field_at", EvidenceValue::Position(e.offset))
-                .evidence(
-                    "batches_verified_before",
-                    EvidenceValue::Count(log.verified_batches.unwrap_or(0)),
-                ),
-            );
-        }
-    }
-    if let Some(first) = log.first_batch {
-        if first.base_offset.get() < base {
-            out.push(
-                Finding::new(
-                    &catalog::LOG_OFFSET_BELOW_BASE,
-                    at(Some(first.position.get())),
-                    "first batch starts below the segment's base offset",
-                )
-                .evidence("segment_base_offset", EvidenceValue::Offset(base))
-                .evidence(
-                    "batch_base_offset",
-                    EvidenceValue::Offset(first.base_offset.get()),
-                ),
-            );
-        }
-    }
-    if let Some(prev) = *prev_next {
-        if log.first_batch.is_some() && base < prev {
-            out.push(
-                Finding::new(
-                    &catalog::LOG_OVERLAPPING_SEGMENTS,
-                    at(None),
-                    "segment starts before the previous segment ends",
-                )
-                .evidence("previous_next_offset", EvidenceValue::Offset(prev))
-                .evidence("base_offset", EvidenceValue::Offset(base)),
-            );
-        }
-    }
+    corrupt_batch_finding(log, recovered, &at, out);
+    tail_finding(log, recovered, &at, out);
+    verify_finding(log, &at, out);
+    offset_findings(log, base, *prev_next, &at, out);
     *prev_next = Some(log.next_offset.get());
     true
 }

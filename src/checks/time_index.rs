@@ -2,10 +2,11 @@
 //! [`super::index`], plus an empty index on a rolled segment and a last entry that disagrees
 //! with the log (spec formats §3; cleanup §5: time retention reads the last entry).
 
+use crate::formats::time_index::TimestampOffset;
 use crate::model::log_dir::LogDir;
 use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
-use crate::model::segment::{ScanDepth, Segment};
+use crate::model::segment::{LogSummary, ScanDepth, Segment, TimeIndexSummary};
 use crate::model::units::TimestampMs;
 use crate::rules::recovery::PartitionRecovery;
 
@@ -14,6 +15,91 @@ use super::file::problem_finding;
 use super::finding::{EvidenceValue, Finding, Location};
 use super::index::{index_shape_findings, path_of, zero_tail_expected, TIME_INDEX};
 use super::location::{at_segment, at_segment_file};
+
+/// `timeindex.missing`: harmless when recovery rebuilds it, else time retention loses it.
+fn missing_finding(loc: Location, recovered: bool) -> Finding {
+    if recovered {
+        // Recovery re-reads the batches and rebuilds both indexes (`LogSegment.recover`).
+        Finding::new(
+            TIME_INDEX.missing,
+            loc,
+            "no .timeindex: the broker recovers this segment on start, which rebuilds \
+             its time index from the batches",
+        )
+        .fix("none needed: the broker rebuilds it when it recovers the segment on start")
+    } else {
+        Finding::new(
+            TIME_INDEX.missing,
+            loc,
+            "no .timeindex: the broker creates an empty one and does not rebuild it, so \
+             time retention falls back to the .log file's mtime",
+        )
+    }
+}
+
+/// Where the index's `last` entry disagrees with the batches read (`every_batch`: all of
+/// them): its timestamp against the largest one, its offset against the segment's last.
+/// Empty when they agree.
+fn last_entry_evidence(
+    last: TimestampOffset,
+    log: &LogSummary,
+    every_batch: bool,
+) -> Vec<(&'static str, EvidenceValue)> {
+    let seen_max = log
+        .max_timestamp_seen
+        .filter(|t| t.is_set())
+        .map(TimestampMs::get);
+    let last_offset = log.last_batch.map(|b| b.last_offset.get());
+    let mut evidence = Vec::new();
+    let timestamp_disagrees = seen_max.filter(|m| {
+        if every_batch {
+            *m != last.timestamp
+        } else {
+            *m > last.timestamp
+        }
+    });
+    if let Some(log_max) = timestamp_disagrees {
+        evidence.push((
+            "index_last_timestamp",
+            EvidenceValue::TimestampMs(last.timestamp),
+        ));
+        evidence.push((
+            if every_batch {
+                "largest_batch_timestamp"
+            } else {
+                "largest_batch_timestamp_read"
+            },
+            EvidenceValue::TimestampMs(log_max),
+        ));
+    }
+    if let Some(last_offset) = last_offset.filter(|o| last.offset > *o) {
+        evidence.push(("index_last_offset", EvidenceValue::Offset(last.offset)));
+        evidence.push(("segment_last_offset", EvidenceValue::Offset(last_offset)));
+    }
+    evidence
+}
+
+/// `timeindex.disagrees_with_log`, at the index's last valid entry.
+fn disagreement_finding(
+    ti: &TimeIndexSummary,
+    evidence: Vec<(&'static str, EvidenceValue)>,
+    loc: Location,
+) -> Finding {
+    let mut f = Finding::new(
+        &catalog::TIMEINDEX_DISAGREES_WITH_LOG,
+        Location {
+            byte_offset: Some(
+                ti.shape.valid_entries.saturating_sub(1) as u64 * TIME_INDEX.entry_size,
+            ),
+            ..loc
+        },
+        "time index's last entry disagrees with the log: time retention uses the index",
+    );
+    for (name, value) in evidence {
+        f = f.evidence(name, value);
+    }
+    f
+}
 
 /// Findings about the `.timeindex` of `seg`, at the depth its partition was read. Only its
 /// shape is checked when `recovery` recovers the segment (the broker rebuilds the index).
@@ -30,23 +116,7 @@ pub fn time_index_findings(
     let ti = match &seg.time_index {
         None => {
             let loc = at_segment_file(dir, p, base, &path_of(p, seg, SegmentFileKind::Log), None);
-            out.push(if recovered {
-                // Recovery re-reads the batches and rebuilds both indexes (`LogSegment.recover`).
-                Finding::new(
-                    TIME_INDEX.missing,
-                    loc,
-                    "no .timeindex: the broker recovers this segment on start, which rebuilds \
-                     its time index from the batches",
-                )
-                .fix("none needed: the broker rebuilds it when it recovers the segment on start")
-            } else {
-                Finding::new(
-                    TIME_INDEX.missing,
-                    loc,
-                    "no .timeindex: the broker creates an empty one and does not rebuild it, so \
-                     time retention falls back to the .log file's mtime",
-                )
-            });
+            out.push(missing_finding(loc, recovered));
             return;
         }
         Some(Err(e)) => {
@@ -105,54 +175,10 @@ pub fn time_index_findings(
     }
     let Some(last) = ti.last_valid else { return };
     let every_batch = depth >= ScanDepth::Headers || log.every_batch_read;
-    let seen_max = log
-        .max_timestamp_seen
-        .filter(|t| t.is_set())
-        .map(TimestampMs::get);
-    let last_offset = log.last_batch.map(|b| b.last_offset.get());
-    let mut evidence = Vec::new();
-    let timestamp_disagrees = seen_max.filter(|m| {
-        if every_batch {
-            *m != last.timestamp
-        } else {
-            *m > last.timestamp
-        }
-    });
-    if let Some(log_max) = timestamp_disagrees {
-        evidence.push((
-            "index_last_timestamp",
-            EvidenceValue::TimestampMs(last.timestamp),
-        ));
-        evidence.push((
-            if every_batch {
-                "largest_batch_timestamp"
-            } else {
-                "largest_batch_timestamp_read"
-            },
-            EvidenceValue::TimestampMs(log_max),
-        ));
+    let evidence = last_entry_evidence(last, log, every_batch);
+    if !evidence.is_empty() {
+        out.push(disagreement_finding(ti, evidence, loc()));
     }
-    if let Some(last_offset) = last_offset.filter(|o| last.offset > *o) {
-        evidence.push(("index_last_offset", EvidenceValue::Offset(last.offset)));
-        evidence.push(("segment_last_offset", EvidenceValue::Offset(last_offset)));
-    }
-    if evidence.is_empty() {
-        return;
-    }
-    let mut f = Finding::new(
-        &catalog::TIMEINDEX_DISAGREES_WITH_LOG,
-        Location {
-            byte_offset: Some(
-                ti.shape.valid_entries.saturating_sub(1) as u64 * TIME_INDEX.entry_size,
-            ),
-            ..loc()
-        },
-        "time index's last entry disagrees with the log: time retention uses the index",
-    );
-    for (name, value) in evidence {
-        f = f.evidence(name, value);
-    }
-    out.push(f);
 }
 
 #[cfg(test)]

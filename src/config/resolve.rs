@@ -259,94 +259,18 @@ fn resolve_key(
     sources: &ConfigSources,
     problems: &mut Vec<ConfigError>,
 ) -> ResolvedValue {
-    let topic_value = |value: String, source: ConfigSource, reported: ConfigSource| ResolvedValue {
-        value,
-        source,
-        synonym_key_used: None,
-        reported_source: reported,
-    };
     // 1. Topic-level candidates.
-    let cli = [topic, "*"]
-        .into_iter()
-        .find_map(|t| sources.cli_overrides.get(t).and_then(|m| m.get(def.name)));
-    if let Some(raw) = cli {
-        match topic_level(def, raw, ConfigSource::Override) {
-            Ok(v) => return topic_value(v, ConfigSource::Override, ConfigSource::Override),
-            Err(e) => problems.push(e),
-        }
-    }
-    let described = sources
-        .describe_file
-        .as_ref()
-        .and_then(|f| f.topic(topic))
-        .and_then(|e| e.configs.iter().rev().find(|c| c.name == def.name))
-        // Another release's default is not this release's (`upgrade-check`).
-        .filter(|c| {
-            c.source() != super::KafkaSource::DefaultConfig
-                || sources
-                    .describe_file_release
-                    .is_none_or(|r| r == sources.kafka_version)
-        });
-    if let Some(entry) = described {
-        if let Some(raw) = &entry.value {
-            match topic_level(def, raw, ConfigSource::DescribeFile) {
-                Ok(v) => {
-                    let reported = ConfigSource::from_kafka(entry.source())
-                        .unwrap_or(ConfigSource::DescribeFile);
-                    let used = entry
-                        .synonyms
-                        .first()
-                        .filter(|s| s.name != def.name)
-                        .map(|s| s.name.clone());
-                    return ResolvedValue {
-                        value: v,
-                        source: ConfigSource::DescribeFile,
-                        synonym_key_used: used,
-                        reported_source: reported,
-                    };
-                }
-                Err(e) => problems.push(e),
-            }
-        }
-    }
-    if let Some(raw) = sources
-        .topic_overrides
-        .get(topic)
-        .and_then(|m| m.get(def.name))
-    {
-        match topic_level(def, raw, ConfigSource::DynamicTopicConfig) {
-            Ok(v) => {
-                let s = ConfigSource::DynamicTopicConfig;
-                return topic_value(v, s, s);
-            }
-            Err(e) => problems.push(e),
-        }
+    if let Some(v) = topic_level_value(def, topic, sources, problems) {
+        return v;
     }
     // An internal topic whose overrides were not read: what its creator sets.
     if let Some(v) = internal_topic_value(def, topic, sources, problems) {
         return v;
     }
-    // 2. Broker synonyms: synonym order outside, level order inside.
+    // 2. Broker synonyms.
     let reported = kafka_reported_broker_source(def, sources);
-    for syn in def.synonyms {
-        for (level, map) in broker_levels(sources) {
-            let Some(raw) = map.and_then(|m| m.get(syn.name)) else {
-                continue;
-            };
-            match broker_level(def, syn, raw, level) {
-                Ok(v) => {
-                    return ResolvedValue {
-                        value: v,
-                        source: level,
-                        synonym_key_used: Some(syn.name.into()),
-                        reported_source: reported,
-                    }
-                }
-                // Reported once per topic by `ignored_dynamic_keys`.
-                Err(ConfigError::NotDynamic { .. }) => {}
-                Err(e) => problems.push(e),
-            }
-        }
+    if let Some(v) = broker_synonym_value(def, sources, problems, reported) {
+        return v;
     }
     // 3. Defaults.
     if let Some((syn, v)) = synonym_default(def) {
@@ -362,6 +286,133 @@ fn resolve_key(
         ConfigSource::DefaultConfig,
         ConfigSource::DefaultConfig,
     )
+}
+
+/// A value set under the topic's own key, by no synonym.
+fn topic_value(value: String, source: ConfigSource, reported: ConfigSource) -> ResolvedValue {
+    ResolvedValue {
+        value,
+        source,
+        synonym_key_used: None,
+        reported_source: reported,
+    }
+}
+
+/// The first valid topic-level value of `def` for `topic`: `--config`, then the describe file,
+/// then the topic's overrides. Each invalid one is added to `problems` and skipped.
+fn topic_level_value(
+    def: &TopicConfigDef,
+    topic: &str,
+    sources: &ConfigSources,
+    problems: &mut Vec<ConfigError>,
+) -> Option<ResolvedValue> {
+    let cli = [topic, "*"]
+        .into_iter()
+        .find_map(|t| sources.cli_overrides.get(t).and_then(|m| m.get(def.name)));
+    if let Some(raw) = cli {
+        match topic_level(def, raw, ConfigSource::Override) {
+            Ok(v) => {
+                return Some(topic_value(
+                    v,
+                    ConfigSource::Override,
+                    ConfigSource::Override,
+                ))
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    if let Some(v) = described_value(def, topic, sources, problems) {
+        return Some(v);
+    }
+    if let Some(raw) = sources
+        .topic_overrides
+        .get(topic)
+        .and_then(|m| m.get(def.name))
+    {
+        match topic_level(def, raw, ConfigSource::DynamicTopicConfig) {
+            Ok(v) => {
+                let s = ConfigSource::DynamicTopicConfig;
+                return Some(topic_value(v, s, s));
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    None
+}
+
+/// The value of `def` for `topic` in the describe file, with the source and synonym Kafka
+/// reported for it; an invalid one is added to `problems`.
+fn described_value(
+    def: &TopicConfigDef,
+    topic: &str,
+    sources: &ConfigSources,
+    problems: &mut Vec<ConfigError>,
+) -> Option<ResolvedValue> {
+    let entry = sources
+        .describe_file
+        .as_ref()
+        .and_then(|f| f.topic(topic))
+        .and_then(|e| e.configs.iter().rev().find(|c| c.name == def.name))
+        // Another release's default is not this release's (`upgrade-check`).
+        .filter(|c| {
+            c.source() != super::KafkaSource::DefaultConfig
+                || sources
+                    .describe_file_release
+                    .is_none_or(|r| r == sources.kafka_version)
+        })?;
+    let raw = entry.value.as_ref()?;
+    match topic_level(def, raw, ConfigSource::DescribeFile) {
+        Ok(v) => {
+            let reported =
+                ConfigSource::from_kafka(entry.source()).unwrap_or(ConfigSource::DescribeFile);
+            let used = entry
+                .synonyms
+                .first()
+                .filter(|s| s.name != def.name)
+                .map(|s| s.name.clone());
+            Some(ResolvedValue {
+                value: v,
+                source: ConfigSource::DescribeFile,
+                synonym_key_used: used,
+                reported_source: reported,
+            })
+        }
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    }
+}
+
+/// The first valid broker-level value of one of `def`'s synonyms: synonym order outside, level
+/// order inside. Invalid values are added to `problems` and skipped.
+fn broker_synonym_value(
+    def: &TopicConfigDef,
+    sources: &ConfigSources,
+    problems: &mut Vec<ConfigError>,
+    reported: ConfigSource,
+) -> Option<ResolvedValue> {
+    for syn in def.synonyms {
+        for (level, map) in broker_levels(sources) {
+            let Some(raw) = map.and_then(|m| m.get(syn.name)) else {
+                continue;
+            };
+            match broker_level(def, syn, raw, level) {
+                Ok(v) => {
+                    return Some(ResolvedValue {
+                        value: v,
+                        source: level,
+                        synonym_key_used: Some(syn.name.into()),
+                        reported_source: reported,
+                    })
+                }
+                // Reported once per topic by `ignored_dynamic_keys`.
+                Err(ConfigError::NotDynamic { .. }) => {}
+                Err(e) => problems.push(e),
+            }
+        }
+    }
+    None
 }
 
 /// The value the creator of internal topic `topic` sets for `def`, when the topic's overrides

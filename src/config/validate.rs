@@ -193,32 +193,30 @@ pub struct CrossCheckContext {
 /// Kafka 4.4.0's `LogConfig.validateTopicLogConfigValues` on a topic's effective config (the
 /// override combined with every other source). The error names the values and their sources.
 pub fn cross_check(eff: &EffectiveConfig, ctx: CrossCheckContext) -> Result<(), String> {
-    let long = |k: &str| eff.get_i64(k).unwrap_or_default();
-    let flag = |k: &str| eff.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
-    let shown = |k: &str| match eff.get(k) {
-        Some(v) => format!("`{k}={}` ({})", v.value, v.source),
-        None => format!("`{k}`"),
-    };
+    let v = Values(eff);
     // validateValues
-    let (min_lag, max_lag) = (long("min.compaction.lag.ms"), long("max.compaction.lag.ms"));
+    let (min_lag, max_lag) = (
+        v.long("min.compaction.lag.ms"),
+        v.long("max.compaction.lag.ms"),
+    );
     if min_lag > max_lag {
         return Err(format!(
             "{} is more than {}: Kafka refuses it (\"conflict topic config setting \
              min.compaction.lag.ms ({min_lag}) > max.compaction.lag.ms ({max_lag})\")",
-            shown("min.compaction.lag.ms"),
-            shown("max.compaction.lag.ms"),
+            v.shown("min.compaction.lag.ms"),
+            v.shown("max.compaction.lag.ms"),
         ));
     }
-    let remote = flag("remote.storage.enable");
+    let remote = v.flag("remote.storage.enable");
     if !remote {
         // validateTurningOffRemoteStorageWithDelete
-        if ctx.was_remote_storage_enabled && !flag("remote.log.delete.on.disable") {
+        if ctx.was_remote_storage_enabled && !v.flag("remote.log.delete.on.disable") {
             return Err(format!(
                 "{} turns tiered storage off without {}: Kafka refuses to disable remote storage \
                  without deleting remote data (keep it read-only with \
                  `remote.log.copy.disable=true` instead)",
-                shown("remote.storage.enable"),
-                shown("remote.log.delete.on.disable")
+                v.shown("remote.storage.enable"),
+                v.shown("remote.log.delete.on.disable")
             ));
         }
         return Ok(());
@@ -229,7 +227,7 @@ pub fn cross_check(eff: &EffectiveConfig, ctx: CrossCheckContext) -> Result<(), 
             "{} but the broker's `remote.log.storage.system.enable` is false: \"Tiered Storage \
              functionality is disabled in the broker. Topic cannot be configured with remote log \
              storage.\"",
-            shown("remote.storage.enable")
+            v.shown("remote.storage.enable")
         ));
     }
     // validateRemoteStorageRequiresDeleteCleanupPolicy
@@ -241,43 +239,75 @@ pub fn cross_check(eff: &EffectiveConfig, ctx: CrossCheckContext) -> Result<(), 
         return Err(format!(
             "{} with {}: remote log storage only supports cleanup.policy=delete or an empty \
              cleanup.policy",
-            shown("remote.storage.enable"),
-            shown("cleanup.policy")
+            v.shown("remote.storage.enable"),
+            v.shown("cleanup.policy")
         ));
     }
-    // validateRemoteStorageRetentionSize, validateRemoteStorageRetentionTime
+    check_remote_retention(&v)?;
+    check_remote_copy_lag(&v)?;
+    check_retention_when_copy_disabled(&v)
+}
+
+/// A topic's effective config as the cross-checks read it: an unset or unparsable number is 0
+/// and an unset flag false, as Kafka's defaults make them in the checks that matter.
+struct Values<'a>(&'a EffectiveConfig);
+
+impl Values<'_> {
+    fn long(&self, k: &str) -> i64 {
+        self.0.get_i64(k).unwrap_or_default()
+    }
+
+    fn flag(&self, k: &str) -> bool {
+        self.0.get(k).and_then(|v| v.as_bool()).unwrap_or(false)
+    }
+
+    /// `key=value` and its source, for an error message.
+    fn shown(&self, k: &str) -> String {
+        match self.0.get(k) {
+            Some(v) => format!("`{k}={}` ({})", v.value, v.source),
+            None => format!("`{k}`"),
+        }
+    }
+}
+
+/// Kafka's `validateRemoteStorageRetentionSize` and `validateRemoteStorageRetentionTime`.
+fn check_remote_retention(v: &Values<'_>) -> Result<(), String> {
     for (local_key, total_key, limited) in [
         (
             "local.retention.bytes",
             "retention.bytes",
-            long("retention.bytes") > -1,
+            v.long("retention.bytes") > -1,
         ),
         (
             "local.retention.ms",
             "retention.ms",
-            long("retention.ms") != -1,
+            v.long("retention.ms") != -1,
         ),
     ] {
-        let (local, total) = (long(local_key), long(total_key));
+        let (local, total) = (v.long(local_key), v.long(total_key));
         if limited && local != -2 {
             if local == -1 {
                 return Err(format!(
                     "{} (unlimited) with a limited {}: Kafka requires the local limit to be at \
                      most the total one",
-                    shown(local_key),
-                    shown(total_key)
+                    v.shown(local_key),
+                    v.shown(total_key)
                 ));
             }
             if local > total {
                 return Err(format!(
                     "{} is more than {}: Kafka requires the local limit to be at most the total one",
-                    shown(local_key),
-                    shown(total_key)
+                    v.shown(local_key),
+                    v.shown(total_key)
                 ));
             }
         }
     }
-    // validateRemoteCopyLagSize, validateRemoteCopyLagTime
+    Ok(())
+}
+
+/// Kafka's `validateRemoteCopyLagSize` and `validateRemoteCopyLagTime`.
+fn check_remote_copy_lag(v: &Values<'_>) -> Result<(), String> {
     for (lag_key, local_key, total_key) in [
         (
             "remote.copy.lag.bytes",
@@ -286,36 +316,41 @@ pub fn cross_check(eff: &EffectiveConfig, ctx: CrossCheckContext) -> Result<(), 
         ),
         ("remote.copy.lag.ms", "local.retention.ms", "retention.ms"),
     ] {
-        let local = match long(local_key) {
-            -2 => long(total_key),
+        let local = match v.long(local_key) {
+            -2 => v.long(total_key),
             l => l,
         };
-        let lag = long(lag_key);
+        let lag = v.long(lag_key);
         if lag > 0 && local >= 0 && lag > local {
             return Err(format!(
                 "{} is more than the effective local retention ({local}, from {} and {})",
-                shown(lag_key),
-                shown(local_key),
-                shown(total_key)
+                v.shown(lag_key),
+                v.shown(local_key),
+                v.shown(total_key)
             ));
         }
     }
-    // validateRetentionConfigsWhenRemoteCopyDisabled
-    if flag("remote.log.copy.disable") {
-        for (local_key, total_key) in [
-            ("local.retention.bytes", "retention.bytes"),
-            ("local.retention.ms", "retention.ms"),
-        ] {
-            let local = long(local_key);
-            if local != -2 && local != long(total_key) {
-                return Err(format!(
-                    "{} with {}: when `remote.log.copy.disable` is true, Kafka requires \
-                     `{local_key}` to be -2 or equal to `{total_key}` ({})",
-                    shown("remote.log.copy.disable"),
-                    shown(local_key),
-                    shown(total_key)
-                ));
-            }
+    Ok(())
+}
+
+/// Kafka's `validateRetentionConfigsWhenRemoteCopyDisabled`.
+fn check_retention_when_copy_disabled(v: &Values<'_>) -> Result<(), String> {
+    if !v.flag("remote.log.copy.disable") {
+        return Ok(());
+    }
+    for (local_key, total_key) in [
+        ("local.retention.bytes", "retention.bytes"),
+        ("local.retention.ms", "retention.ms"),
+    ] {
+        let local = v.long(local_key);
+        if local != -2 && local != v.long(total_key) {
+            return Err(format!(
+                "{} with {}: when `remote.log.copy.disable` is true, Kafka requires \
+                 `{local_key}` to be -2 or equal to `{total_key}` ({})",
+                v.shown("remote.log.copy.disable"),
+                v.shown(local_key),
+                v.shown(total_key)
+            ));
         }
     }
     Ok(())

@@ -579,25 +579,35 @@ pub fn decode_group_record(key: &[u8], value: Option<&[u8]>) -> FormatResult<Gro
     } else {
         CLASSIC
     };
-    let c = &mut c;
-    let value = match record_type {
+    let Some(value) = value_body(&mut c, w, record_type, version)? else {
+        // Share and streams groups: the body is not decoded, so not checked for trailing bytes.
+        return Ok(GroupRecord {
+            key,
+            value: Some(GroupValue::NotDecoded { version }),
+        });
+    };
+    finish(&c)?;
+    Ok(GroupRecord {
+        key,
+        value: Some(value),
+    })
+}
+
+/// The value body of a known `record_type` at `version`, one decoder per type; `None` for the
+/// share and streams group types, whose bodies are not decoded.
+fn value_body(
+    c: &mut Cursor<'_>,
+    w: Wire,
+    record_type: i16,
+    version: i16,
+) -> FormatResult<Option<GroupValue>> {
+    Ok(Some(match record_type {
         rt::LEGACY_OFFSET_COMMIT | rt::OFFSET_COMMIT => {
             GroupValue::OffsetCommit(offset_commit(c, w, version)?)
         }
         rt::GROUP_METADATA => GroupValue::GroupMetadata(group_metadata(c, w, version)?),
         rt::CONSUMER_GROUP_METADATA => {
-            let mut v = ConsumerGroupMetadataValue {
-                epoch: c.i32()?,
-                metadata_hash: 0,
-            };
-            w.end_struct(c, |tag, f| {
-                if tag == 0 {
-                    v.metadata_hash = f.i64()?;
-                    return Ok(true);
-                }
-                Ok(false)
-            })?;
-            GroupValue::ConsumerGroupMetadata(v)
+            GroupValue::ConsumerGroupMetadata(consumer_group_metadata(c, w)?)
         }
         rt::CONSUMER_GROUP_PARTITION_METADATA => {
             GroupValue::ConsumerGroupPartitionMetadata(partition_metadata(c, w)?)
@@ -606,64 +616,97 @@ pub fn decode_group_record(key: &[u8], value: Option<&[u8]>) -> FormatResult<Gro
             GroupValue::ConsumerGroupMemberMetadata(member_metadata(c, w)?)
         }
         rt::CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA => {
-            let mut v = ConsumerGroupTargetAssignmentMetadataValue {
-                assignment_epoch: c.i32()?,
-                assignment_timestamp: 0,
-            };
-            w.end_struct(c, |tag, f| {
-                if tag == 0 {
-                    v.assignment_timestamp = f.i64()?;
-                    return Ok(true);
-                }
-                Ok(false)
-            })?;
-            GroupValue::ConsumerGroupTargetAssignmentMetadata(v)
+            GroupValue::ConsumerGroupTargetAssignmentMetadata(target_assignment_metadata(c, w)?)
         }
         rt::CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER => {
-            let topic_partitions = assigned_partitions(c, w, "topic_partitions", false)?;
-            w.skip_tags(c)?;
-            GroupValue::ConsumerGroupTargetAssignmentMember(
-                ConsumerGroupTargetAssignmentMemberValue { topic_partitions },
-            )
+            GroupValue::ConsumerGroupTargetAssignmentMember(target_assignment_member(c, w)?)
         }
         rt::CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT => {
-            let v = ConsumerGroupCurrentMemberAssignmentValue {
-                member_epoch: c.i32()?,
-                previous_member_epoch: c.i32()?,
-                state: c.i8()?,
-                assigned_partitions: assigned_partitions(c, w, "assigned_partitions", true)?,
-                partitions_pending_revocation: assigned_partitions(
-                    c,
-                    w,
-                    "partitions_pending_revocation",
-                    true,
-                )?,
-            };
-            w.skip_tags(c)?;
-            GroupValue::ConsumerGroupCurrentMemberAssignment(v)
+            GroupValue::ConsumerGroupCurrentMemberAssignment(current_member_assignment(c, w)?)
         }
         rt::CONSUMER_GROUP_REGULAR_EXPRESSION => {
-            let v = ConsumerGroupRegularExpressionValue {
-                topics: w.string_array(c, "topics")?,
-                version: c.i64()?,
-                timestamp: c.i64()?,
-            };
-            w.skip_tags(c)?;
-            GroupValue::ConsumerGroupRegularExpression(v)
+            GroupValue::ConsumerGroupRegularExpression(regular_expression(c, w)?)
         }
-        // Share and streams groups: the body is not decoded, so not checked for trailing bytes.
-        _ => {
-            return Ok(GroupRecord {
-                key,
-                value: Some(GroupValue::NotDecoded { version }),
-            })
-        }
+        _ => return Ok(None),
+    }))
+}
+
+fn consumer_group_metadata(
+    c: &mut Cursor<'_>,
+    w: Wire,
+) -> FormatResult<ConsumerGroupMetadataValue> {
+    let mut v = ConsumerGroupMetadataValue {
+        epoch: c.i32()?,
+        metadata_hash: 0,
     };
-    finish(c)?;
-    Ok(GroupRecord {
-        key,
-        value: Some(value),
-    })
+    w.end_struct(c, |tag, f| {
+        if tag == 0 {
+            v.metadata_hash = f.i64()?;
+            return Ok(true);
+        }
+        Ok(false)
+    })?;
+    Ok(v)
+}
+
+fn target_assignment_metadata(
+    c: &mut Cursor<'_>,
+    w: Wire,
+) -> FormatResult<ConsumerGroupTargetAssignmentMetadataValue> {
+    let mut v = ConsumerGroupTargetAssignmentMetadataValue {
+        assignment_epoch: c.i32()?,
+        assignment_timestamp: 0,
+    };
+    w.end_struct(c, |tag, f| {
+        if tag == 0 {
+            v.assignment_timestamp = f.i64()?;
+            return Ok(true);
+        }
+        Ok(false)
+    })?;
+    Ok(v)
+}
+
+fn target_assignment_member(
+    c: &mut Cursor<'_>,
+    w: Wire,
+) -> FormatResult<ConsumerGroupTargetAssignmentMemberValue> {
+    let topic_partitions = assigned_partitions(c, w, "topic_partitions", false)?;
+    w.skip_tags(c)?;
+    Ok(ConsumerGroupTargetAssignmentMemberValue { topic_partitions })
+}
+
+fn current_member_assignment(
+    c: &mut Cursor<'_>,
+    w: Wire,
+) -> FormatResult<ConsumerGroupCurrentMemberAssignmentValue> {
+    let v = ConsumerGroupCurrentMemberAssignmentValue {
+        member_epoch: c.i32()?,
+        previous_member_epoch: c.i32()?,
+        state: c.i8()?,
+        assigned_partitions: assigned_partitions(c, w, "assigned_partitions", true)?,
+        partitions_pending_revocation: assigned_partitions(
+            c,
+            w,
+            "partitions_pending_revocation",
+            true,
+        )?,
+    };
+    w.skip_tags(c)?;
+    Ok(v)
+}
+
+fn regular_expression(
+    c: &mut Cursor<'_>,
+    w: Wire,
+) -> FormatResult<ConsumerGroupRegularExpressionValue> {
+    let v = ConsumerGroupRegularExpressionValue {
+        topics: w.string_array(c, "topics")?,
+        version: c.i64()?,
+        timestamp: c.i64()?,
+    };
+    w.skip_tags(c)?;
+    Ok(v)
 }
 
 fn offset_commit(c: &mut Cursor<'_>, w: Wire, version: i16) -> FormatResult<OffsetCommitValue> {

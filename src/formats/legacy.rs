@@ -188,43 +188,82 @@ pub(crate) fn visit_legacy_records(
     }
 
     let value_pos = record_pos.saturating_add(msg.value_position as u64);
-    let at_value = |kind: ErrorKind| FormatError::new(kind, value_pos);
-    match codec {
-        Compression::Zstd | Compression::Unknown(_) => {
-            return Err(FormatError::new(
-                ErrorKind::InvalidField {
-                    field: "attributes",
-                    reason: format!(
-                        "compression {codec} is not valid for message format v{}",
-                        header.magic
-                    ),
-                },
-                record_pos.saturating_add(5),
-            ));
-        }
-        _ => {}
+    let inner = decompress_wrapper(&msg, record_pos, value_pos, max_decompressed)?;
+    // Like Kafka, read every inner entry first: v1 relative offsets need the last one.
+    let entries = read_inner_entries(&inner, value_pos)?;
+    let wrapper = Wrapper {
+        header,
+        position,
+        offset,
+        value_pos,
+    };
+    visit_inner_entries(&wrapper, entries, f)
+}
+
+/// The compressed wrapper an inner entry came from: what its offsets and timestamps derive from.
+struct Wrapper {
+    header: LegacyHeader,
+    /// File position of the wrapper's log entry.
+    position: u64,
+    /// The wrapper's offset field.
+    offset: i64,
+    /// File position of the wrapper's value: where errors inside the decompressed value point.
+    value_pos: u64,
+}
+
+impl Wrapper {
+    fn error(&self, kind: ErrorKind) -> FormatError {
+        FormatError::new(kind, self.value_pos)
+    }
+}
+
+/// The decompressed value of a compressed wrapper, after checking that its codec is one the
+/// message format allows and that the value is not null.
+fn decompress_wrapper(
+    msg: &LegacyMessage<'_>,
+    record_pos: u64,
+    value_pos: u64,
+    max_decompressed: usize,
+) -> FormatResult<Vec<u8>> {
+    let header = msg.header;
+    let codec = header.compression();
+    if let Compression::Zstd | Compression::Unknown(_) = codec {
+        return Err(FormatError::new(
+            ErrorKind::InvalidField {
+                field: "attributes",
+                reason: format!(
+                    "compression {codec} is not valid for message format v{}",
+                    header.magic
+                ),
+            },
+            record_pos.saturating_add(5),
+        ));
     }
     let value = msg.value.ok_or_else(|| {
-        at_value(ErrorKind::InvalidField {
-            field: "value",
-            reason: "compressed message set with null value".into(),
-        })
+        FormatError::new(
+            ErrorKind::InvalidField {
+                field: "value",
+                reason: "compressed message set with null value".into(),
+            },
+            value_pos,
+        )
     })?;
-    let inner = decompress(codec, value, header.magic, max_decompressed)
-        .map_err(|e| e.at_base(value_pos))?;
+    decompress(codec, value, header.magic, max_decompressed).map_err(|e| e.at_base(value_pos))
+}
 
-    // Like Kafka, read every inner entry first: v1 relative offsets need the last one.
+/// Every inner log entry of a decompressed wrapper value, each checked: a whole entry, not
+/// compressed itself, and with a matching CRC. Every error points at `value_pos`.
+fn read_inner_entries(inner: &[u8], value_pos: u64) -> FormatResult<Vec<(i64, LegacyMessage<'_>)>> {
+    let at_value = |kind: ErrorKind| FormatError::new(kind, value_pos);
+    let moved = |e: FormatError| FormatError {
+        offset: value_pos,
+        ..e
+    };
     let mut entries: Vec<(i64, LegacyMessage<'_>)> = Vec::new();
-    let mut c = Cursor::new(&inner);
+    let mut c = Cursor::new(inner);
     while !c.is_empty() {
-        let inner_offset = c.i64().map_err(|e| FormatError {
-            offset: value_pos,
-            ..e
-        })?;
-        let inner_size = c.i32().map_err(|e| FormatError {
-            offset: value_pos,
-            ..e
-        })?;
+        let inner_offset = c.i64().map_err(moved)?;
+        let inner_size = c.i32().map_err(moved)?;
         let len = usize::try_from(inner_size)
             .ok()
             .filter(|&n| n >= RECORD_OVERHEAD_V0)
@@ -236,14 +275,8 @@ pub(crate) fn visit_legacy_records(
                     max: i64::from(i32::MAX),
                 })
             })?;
-        let bytes = c.take(len).map_err(|e| FormatError {
-            offset: value_pos,
-            ..e
-        })?;
-        let m = parse_legacy_message(bytes).map_err(|e| FormatError {
-            offset: value_pos,
-            ..e
-        })?;
+        let bytes = c.take(len).map_err(moved)?;
+        let m = parse_legacy_message(bytes).map_err(moved)?;
         if m.header.compression() != Compression::None {
             return Err(at_value(ErrorKind::InvalidField {
                 field: "attributes",
@@ -259,33 +292,19 @@ pub(crate) fn visit_legacy_records(
         }
         entries.push((inner_offset, m));
     }
-    let last_inner = match entries.last() {
-        Some((o, _)) => *o,
-        None => {
-            return Err(at_value(ErrorKind::InvalidField {
-                field: "value",
-                reason: "compressed message set with no inner records".into(),
-            }))
-        }
-    };
-    // v1: absolute = wrapper offset - last relative + relative (a wrapper offset of 0, written by
-    // some librdkafka versions, leaves them as they are). v0: inner offsets are absolute.
-    let relative_base = if header.magic == MAGIC_V1 && offset != 0 {
-        if offset < last_inner {
-            return Err(FormatError::new(
-                ErrorKind::InvalidField {
-                    field: "offset",
-                    reason: format!(
-                        "wrapper offset {offset} is less than the last inner offset {last_inner}"
-                    ),
-                },
-                position,
-            ));
-        }
-        offset.checked_sub(last_inner)
-    } else {
-        Some(0)
-    };
+    Ok(entries)
+}
+
+/// Give each inner entry its absolute offset and its timestamp, check that offsets increase and
+/// stay within the wrapper's, and hand the records to `f`.
+fn visit_inner_entries(
+    wrapper: &Wrapper,
+    entries: Vec<(i64, LegacyMessage<'_>)>,
+    f: &mut dyn FnMut(RecordRef<'_>) -> FormatResult<()>,
+) -> FormatResult<()> {
+    let header = wrapper.header;
+    let offset = wrapper.offset;
+    let relative_base = relative_base(wrapper, &entries)?;
     let log_append = header.timestamp_type() == TimestampType::LogAppendTime;
     let mut prev: Option<i64> = None;
     for (inner_offset, m) in entries {
@@ -295,21 +314,21 @@ pub(crate) fn visit_legacy_records(
             Some(inner_offset)
         }
         .ok_or_else(|| {
-            at_value(ErrorKind::InvalidField {
+            wrapper.error(ErrorKind::InvalidField {
                 field: "offset",
                 reason: "inner offset overflows".into(),
             })
         })?;
         if let Some(p) = prev {
             if absolute <= p {
-                return Err(at_value(ErrorKind::NonMonotonicOffset {
+                return Err(wrapper.error(ErrorKind::NonMonotonicOffset {
                     prev: p,
                     next: absolute,
                 }));
             }
         }
         if absolute > offset && offset != 0 {
-            return Err(at_value(ErrorKind::NonMonotonicOffset {
+            return Err(wrapper.error(ErrorKind::NonMonotonicOffset {
                 prev: absolute,
                 next: offset,
             }));
@@ -330,6 +349,42 @@ pub(crate) fn visit_legacy_records(
         })?;
     }
     Ok(())
+}
+
+/// What a v1 wrapper adds to each relative inner offset (`None` if that overflows); 0 otherwise.
+/// An error if the wrapper holds no inner entry, or its offset is below the last inner one.
+fn relative_base(
+    wrapper: &Wrapper,
+    entries: &[(i64, LegacyMessage<'_>)],
+) -> FormatResult<Option<i64>> {
+    let offset = wrapper.offset;
+    let last_inner = match entries.last() {
+        Some((o, _)) => *o,
+        None => {
+            return Err(wrapper.error(ErrorKind::InvalidField {
+                field: "value",
+                reason: "compressed message set with no inner records".into(),
+            }))
+        }
+    };
+    // v1: absolute = wrapper offset - last relative + relative (a wrapper offset of 0, written by
+    // some librdkafka versions, leaves them as they are). v0: inner offsets are absolute.
+    if wrapper.header.magic == MAGIC_V1 && offset != 0 {
+        if offset < last_inner {
+            return Err(FormatError::new(
+                ErrorKind::InvalidField {
+                    field: "offset",
+                    reason: format!(
+                        "wrapper offset {offset} is less than the last inner offset {last_inner}"
+                    ),
+                },
+                wrapper.position,
+            ));
+        }
+        Ok(offset.checked_sub(last_inner))
+    } else {
+        Ok(Some(0))
+    }
 }
 
 /// The `size` bytes of the entry at `position`, or a truncation error.

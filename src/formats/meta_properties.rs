@@ -158,90 +158,9 @@ pub fn parse_meta_properties(bytes: &[u8]) -> FormatResult<MetaProperties> {
         ));
     }
     let properties = parse_properties(bytes)?;
-    let invalid = |field: &'static str, reason: String, at: u64| {
-        FormatError::new(ErrorKind::InvalidField { field, reason }, at)
-    };
-    if properties.is_empty() {
-        let what = if bytes.is_empty() {
-            "the file is empty"
-        } else {
-            "the file holds only comments or blank lines"
-        };
-        return Err(FormatError::new(
-            ErrorKind::BadText(format!("no properties: {what}")),
-            0,
-        ));
-    }
-    if !properties.iter().any(|p| KEYS.contains(&p.key.as_str())) {
-        return Err(FormatError::new(
-            ErrorKind::BadText(format!(
-                "none of {} is set: not a meta.properties file",
-                KEYS.join(", ")
-            )),
-            0,
-        ));
-    }
-    if find(&properties, "version").is_none() {
-        if let Some(p) = find(&properties, "node.id") {
-            return Err(invalid(
-                "version",
-                format!(
-                    "missing, but line {} has node.id: a KRaft file that lost its version line \
-                     (Kafka would read it as version 0 and ignore node.id)",
-                    p.line
-                ),
-                0,
-            ));
-        }
-    }
-    let version = match find(&properties, "version") {
-        None => MetaPropertiesVersion::V0,
-        Some(p) => {
-            let n = java_parse_i32(p.value.trim_matches(|c: char| c <= ' ')).ok_or_else(|| {
-                invalid(
-                    "version",
-                    format!("line {}: not an int: {:?}", p.line, p.value),
-                    p.offset,
-                )
-            })?;
-            match n {
-                0 => MetaPropertiesVersion::V0,
-                1 => MetaPropertiesVersion::V1,
-                2 => MetaPropertiesVersion::V2,
-                _ => {
-                    return Err(FormatError::new(
-                        ErrorKind::UnsupportedVersion {
-                            what: "meta.properties",
-                            version: i64::from(n),
-                        },
-                        p.offset,
-                    ))
-                }
-            }
-        }
-    };
-    let id_key = if version == MetaPropertiesVersion::V0 {
-        "broker.id"
-    } else {
-        "node.id"
-    };
-    let node_id = match find(&properties, id_key) {
-        None if version != MetaPropertiesVersion::V0 => {
-            return Err(invalid("node.id", "missing".into(), 0));
-        }
-        None => None,
-        Some(p) => Some(java_parse_i32(&p.value).ok_or_else(|| {
-            invalid(
-                if version == MetaPropertiesVersion::V0 {
-                    "broker.id"
-                } else {
-                    "node.id"
-                },
-                format!("line {}: not an int: {:?}", p.line, p.value),
-                p.offset,
-            )
-        })?),
-    };
+    check_written_by_kafka(bytes, &properties)?;
+    let version = meta_version(&properties)?;
+    let node_id = meta_node_id(&properties, version)?;
     let cluster_id = find(&properties, "cluster.id").map(|p| p.value.clone());
     if cluster_id.is_none() && version == MetaPropertiesVersion::V1 {
         return Err(invalid("cluster.id", "missing".into(), 0));
@@ -263,6 +182,101 @@ pub fn parse_meta_properties(bytes: &[u8]) -> FormatResult<MetaProperties> {
         directory_id,
         properties,
     })
+}
+
+/// A missing or bad `field`, reported at byte offset `at`.
+fn invalid(field: &'static str, reason: String, at: u64) -> FormatError {
+    FormatError::new(ErrorKind::InvalidField { field, reason }, at)
+}
+
+/// Reject what Kafka never writes although `Properties.load` accepts it: no property at all,
+/// none of Kafka's keys, or `node.id` without the `version` that gives it meaning.
+fn check_written_by_kafka(bytes: &[u8], properties: &[Property]) -> FormatResult<()> {
+    if properties.is_empty() {
+        let what = if bytes.is_empty() {
+            "the file is empty"
+        } else {
+            "the file holds only comments or blank lines"
+        };
+        return Err(FormatError::new(
+            ErrorKind::BadText(format!("no properties: {what}")),
+            0,
+        ));
+    }
+    if !properties.iter().any(|p| KEYS.contains(&p.key.as_str())) {
+        return Err(FormatError::new(
+            ErrorKind::BadText(format!(
+                "none of {} is set: not a meta.properties file",
+                KEYS.join(", ")
+            )),
+            0,
+        ));
+    }
+    if find(properties, "version").is_none() {
+        if let Some(p) = find(properties, "node.id") {
+            return Err(invalid(
+                "version",
+                format!(
+                    "missing, but line {} has node.id: a KRaft file that lost its version line \
+                     (Kafka would read it as version 0 and ignore node.id)",
+                    p.line
+                ),
+                0,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The `version` property (0 when absent, as Kafka reads it).
+fn meta_version(properties: &[Property]) -> FormatResult<MetaPropertiesVersion> {
+    let Some(p) = find(properties, "version") else {
+        return Ok(MetaPropertiesVersion::V0);
+    };
+    let n = java_parse_i32(p.value.trim_matches(|c: char| c <= ' ')).ok_or_else(|| {
+        invalid(
+            "version",
+            format!("line {}: not an int: {:?}", p.line, p.value),
+            p.offset,
+        )
+    })?;
+    match n {
+        0 => Ok(MetaPropertiesVersion::V0),
+        1 => Ok(MetaPropertiesVersion::V1),
+        2 => Ok(MetaPropertiesVersion::V2),
+        _ => Err(FormatError::new(
+            ErrorKind::UnsupportedVersion {
+                what: "meta.properties",
+                version: i64::from(n),
+            },
+            p.offset,
+        )),
+    }
+}
+
+/// The node id: `broker.id` in a version 0 file (optional there), `node.id` in later ones.
+fn meta_node_id(
+    properties: &[Property],
+    version: MetaPropertiesVersion,
+) -> FormatResult<Option<i32>> {
+    let id_key = if version == MetaPropertiesVersion::V0 {
+        "broker.id"
+    } else {
+        "node.id"
+    };
+    match find(properties, id_key) {
+        None if version != MetaPropertiesVersion::V0 => {
+            Err(invalid("node.id", "missing".into(), 0))
+        }
+        None => Ok(None),
+        Some(p) => Ok(Some(java_parse_i32(&p.value).ok_or_else(|| {
+            invalid(
+                id_key,
+                format!("line {}: not an int: {:?}", p.line, p.value),
+                p.offset,
+            )
+        })?)),
+    }
 }
 
 /// The natural line starting at `pos` (without terminator) and the position after it.

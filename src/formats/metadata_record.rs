@@ -384,75 +384,33 @@ pub fn decode_metadata_record(value: &[u8]) -> FormatResult<MetadataRecord> {
     let mut c = Cursor::new(value);
     c.skip(frame.body_start)?;
     let v = frame.version;
+    let c = &mut c;
     let record = match frame.api_key {
-        api_key::REGISTER_BROKER => MetadataRecord::RegisterBroker(register_broker(&mut c, v)?),
-        api_key::TOPIC => {
-            let name = FLEXIBLE.string(&mut c, "name")?;
-            let topic_id = message_wire::uuid(&mut c)?;
-            FLEXIBLE.skip_tags(&mut c)?;
-            MetadataRecord::Topic { name, topic_id }
-        }
-        api_key::PARTITION => MetadataRecord::Partition(read_partition(&mut c, v)?),
-        api_key::CONFIG => {
-            let resource_type = c.i8()?;
-            let resource_name = FLEXIBLE.string(&mut c, "resource_name")?;
-            let name = FLEXIBLE.string(&mut c, "name")?;
-            let value = FLEXIBLE.nullable_string(&mut c, "value")?;
-            FLEXIBLE.skip_tags(&mut c)?;
-            MetadataRecord::Config {
-                resource_type,
-                resource_name,
-                name,
-                value,
-            }
-        }
-        api_key::PARTITION_CHANGE => MetadataRecord::PartitionChange(partition_change(&mut c, v)?),
+        api_key::REGISTER_BROKER => MetadataRecord::RegisterBroker(register_broker(c, v)?),
+        api_key::TOPIC => read_topic(c)?,
+        api_key::PARTITION => MetadataRecord::Partition(read_partition(c, v)?),
+        api_key::CONFIG => read_config(c)?,
+        api_key::PARTITION_CHANGE => MetadataRecord::PartitionChange(partition_change(c, v)?),
         api_key::REMOVE_TOPIC => {
-            let topic_id = message_wire::uuid(&mut c)?;
-            FLEXIBLE.skip_tags(&mut c)?;
+            let topic_id = message_wire::uuid(c)?;
+            FLEXIBLE.skip_tags(c)?;
             MetadataRecord::RemoveTopic { topic_id }
         }
-        api_key::FEATURE_LEVEL => {
-            let name = FLEXIBLE.string(&mut c, "name")?;
-            let feature_level = c.i16()?;
-            FLEXIBLE.skip_tags(&mut c)?;
-            MetadataRecord::FeatureLevel {
-                name,
-                feature_level,
-            }
-        }
+        api_key::FEATURE_LEVEL => read_feature_level(c)?,
         api_key::NO_OP => {
-            FLEXIBLE.skip_tags(&mut c)?;
+            FLEXIBLE.skip_tags(c)?;
             MetadataRecord::NoOp
         }
-        api_key::BEGIN_TRANSACTION => {
-            let mut name = None;
-            FLEXIBLE.end_struct(&mut c, |tag, f| {
-                if tag == 0 {
-                    name = FLEXIBLE.nullable_string(f, "name")?;
-                    Ok(true)
-                } else {
-                    Ok(false)
-                }
-            })?;
-            MetadataRecord::BeginTransaction { name }
-        }
+        api_key::BEGIN_TRANSACTION => MetadataRecord::BeginTransaction {
+            name: tag0_nullable_string(c, "name")?,
+        },
         api_key::END_TRANSACTION => {
-            FLEXIBLE.skip_tags(&mut c)?;
+            FLEXIBLE.skip_tags(c)?;
             MetadataRecord::EndTransaction
         }
-        api_key::ABORT_TRANSACTION => {
-            let mut reason = None;
-            FLEXIBLE.end_struct(&mut c, |tag, f| {
-                if tag == 0 {
-                    reason = FLEXIBLE.nullable_string(f, "reason")?;
-                    Ok(true)
-                } else {
-                    Ok(false)
-                }
-            })?;
-            MetadataRecord::AbortTransaction { reason }
-        }
+        api_key::ABORT_TRANSACTION => MetadataRecord::AbortTransaction {
+            reason: tag0_nullable_string(c, "reason")?,
+        },
         other => MetadataRecord::Unknown {
             api_key: other,
             version: v,
@@ -462,6 +420,52 @@ pub fn decode_metadata_record(value: &[u8]) -> FormatResult<MetadataRecord> {
         return Err(c.error(ErrorKind::TrailingBytes(c.remaining() as u64)));
     }
     Ok(record)
+}
+
+fn read_topic(c: &mut Cursor<'_>) -> FormatResult<MetadataRecord> {
+    let name = FLEXIBLE.string(c, "name")?;
+    let topic_id = message_wire::uuid(c)?;
+    FLEXIBLE.skip_tags(c)?;
+    Ok(MetadataRecord::Topic { name, topic_id })
+}
+
+fn read_config(c: &mut Cursor<'_>) -> FormatResult<MetadataRecord> {
+    let resource_type = c.i8()?;
+    let resource_name = FLEXIBLE.string(c, "resource_name")?;
+    let name = FLEXIBLE.string(c, "name")?;
+    let value = FLEXIBLE.nullable_string(c, "value")?;
+    FLEXIBLE.skip_tags(c)?;
+    Ok(MetadataRecord::Config {
+        resource_type,
+        resource_name,
+        name,
+        value,
+    })
+}
+
+fn read_feature_level(c: &mut Cursor<'_>) -> FormatResult<MetadataRecord> {
+    let name = FLEXIBLE.string(c, "name")?;
+    let feature_level = c.i16()?;
+    FLEXIBLE.skip_tags(c)?;
+    Ok(MetadataRecord::FeatureLevel {
+        name,
+        feature_level,
+    })
+}
+
+/// A body made only of tagged fields, of which tag 0 is a nullable string (`field`): the
+/// transaction markers' name or reason.
+fn tag0_nullable_string(c: &mut Cursor<'_>, field: &'static str) -> FormatResult<Option<String>> {
+    let mut s = None;
+    FLEXIBLE.end_struct(c, |tag, f| {
+        if tag == 0 {
+            s = FLEXIBLE.nullable_string(f, field)?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    })?;
+    Ok(s)
 }
 
 fn register_broker(c: &mut Cursor<'_>, v: u16) -> FormatResult<RegisterBrokerRecord> {

@@ -130,56 +130,88 @@ fn visit_v2_records(
     } else {
         section
     };
-    // Uncompressed: relative offsets map onto the file. Compressed: all point at the section.
-    let locate = |e: FormatError| {
-        if compressed {
+    let section = Section {
+        header,
+        count,
+        last_offset,
+        records_start,
+        compressed,
+    };
+    section.visit(data, f)
+}
+
+/// The (decompressed) records section of a v2 batch, and what its records are checked against.
+struct Section<'h> {
+    header: &'h BatchHeader,
+    /// `recordsCount`, known not to be negative.
+    count: u32,
+    /// The batch's last offset, known not to overflow.
+    last_offset: i64,
+    /// File position of the records section.
+    records_start: u64,
+    compressed: bool,
+}
+
+impl Section<'_> {
+    /// Where an error at `e.offset` inside the section lies in the file. Uncompressed: relative
+    /// offsets map onto the file. Compressed: all point at the section.
+    fn locate(&self, e: FormatError) -> FormatError {
+        if self.compressed {
             FormatError {
-                offset: records_start,
+                offset: self.records_start,
                 ..e
             }
         } else {
-            e.at_base(records_start)
+            e.at_base(self.records_start)
         }
-    };
+    }
 
-    let log_append_time = header.timestamp_type() == TimestampType::LogAppendTime;
-    let mut c = Cursor::new(data);
-    let mut prev: Option<i64> = None;
-    for _ in 0..count {
-        let record_at = c.position();
-        let r = read_record(&mut c, header, log_append_time).map_err(locate)?;
-        if r.offset < header.base_offset || r.offset > last_offset {
-            return Err(locate(FormatError::new(
-                ErrorKind::LengthOutOfRange {
-                    field: "offset_delta",
-                    value: r.offset.wrapping_sub(header.base_offset),
-                    min: 0,
-                    max: i64::from(header.last_offset_delta),
-                },
-                record_at as u64,
-            )));
+    /// Read exactly `count` records from `data`, check their offsets, and hand each to `f`.
+    fn visit(
+        &self,
+        data: &[u8],
+        f: &mut dyn FnMut(RecordRef<'_>) -> FormatResult<()>,
+    ) -> FormatResult<()> {
+        let header = self.header;
+        let log_append_time = header.timestamp_type() == TimestampType::LogAppendTime;
+        let mut c = Cursor::new(data);
+        let mut prev: Option<i64> = None;
+        for _ in 0..self.count {
+            let record_at = c.position();
+            let r = read_record(&mut c, header, log_append_time).map_err(|e| self.locate(e))?;
+            self.check_offset(r.offset, prev)
+                .map_err(|kind| self.locate(FormatError::new(kind, record_at as u64)))?;
+            prev = Some(r.offset);
+            f(r)?;
+        }
+        if !c.is_empty() {
+            // Kafka: "Incorrect declared batch size, records still remaining in file".
+            return Err(self.locate(c.error(ErrorKind::TrailingBytes(c.remaining() as u64))));
+        }
+        Ok(())
+    }
+
+    /// A record's offset must lie in `[base_offset, last_offset]` and follow `prev`.
+    fn check_offset(&self, offset: i64, prev: Option<i64>) -> Result<(), ErrorKind> {
+        let header = self.header;
+        if offset < header.base_offset || offset > self.last_offset {
+            return Err(ErrorKind::LengthOutOfRange {
+                field: "offset_delta",
+                value: offset.wrapping_sub(header.base_offset),
+                min: 0,
+                max: i64::from(header.last_offset_delta),
+            });
         }
         if let Some(p) = prev {
-            if r.offset <= p {
-                return Err(locate(FormatError::new(
-                    ErrorKind::NonMonotonicOffset {
-                        prev: p,
-                        next: r.offset,
-                    },
-                    record_at as u64,
-                )));
+            if offset <= p {
+                return Err(ErrorKind::NonMonotonicOffset {
+                    prev: p,
+                    next: offset,
+                });
             }
         }
-        prev = Some(r.offset);
-        f(r)?;
+        Ok(())
     }
-    if !c.is_empty() {
-        // Kafka: "Incorrect declared batch size, records still remaining in file".
-        return Err(locate(
-            c.error(ErrorKind::TrailingBytes(c.remaining() as u64)),
-        ));
-    }
-    Ok(())
 }
 
 /// Read one v2 record at the cursor (`DefaultRecord.readFrom`). Offsets in errors are relative
@@ -215,38 +247,7 @@ fn read_record<'a>(
     let offset_delta = b.varint().map_err(rebase)?;
     let key = b.varint_bytes().map_err(rebase)?;
     let value = b.varint_bytes().map_err(rebase)?;
-    let headers_at = b.position();
-    let header_count = b.varint().map_err(rebase)?;
-    // Kafka: the count must be >= 0 and not exceed the bytes left (each header needs >= 2).
-    let header_count = usize::try_from(header_count)
-        .ok()
-        .filter(|&n| n <= b.remaining())
-        .ok_or_else(|| {
-            rebase(FormatError::new(
-                ErrorKind::LengthOutOfRange {
-                    field: "headers_count",
-                    value: i64::from(header_count),
-                    min: 0,
-                    max: b.remaining() as i64,
-                },
-                headers_at as u64,
-            ))
-        })?;
-    let mut headers = Vec::new();
-    for _ in 0..header_count {
-        let key_at = b.position();
-        let hk = b.varint_bytes().map_err(rebase)?.ok_or_else(|| {
-            rebase(FormatError::new(
-                ErrorKind::InvalidField {
-                    field: "header_key_length",
-                    reason: "negative header key size".into(),
-                },
-                key_at as u64,
-            ))
-        })?;
-        let hv = b.varint_bytes().map_err(rebase)?;
-        headers.push((hk, hv));
-    }
+    let headers = read_headers(&mut b).map_err(rebase)?;
     if !b.is_empty() {
         // Kafka: "Invalid record size: expected to read N bytes in record payload".
         return Err(rebase(
@@ -277,6 +278,47 @@ fn read_record<'a>(
         headers,
         control,
     })
+}
+
+/// A record header: its key and its value (`None` when null).
+type Header<'a> = (&'a [u8], Option<&'a [u8]>);
+
+/// The headers of a record body, from its header count on. Offsets in errors are relative to
+/// the body.
+fn read_headers<'a>(b: &mut Cursor<'a>) -> FormatResult<Vec<Header<'a>>> {
+    let headers_at = b.position();
+    let header_count = b.varint()?;
+    // Kafka: the count must be >= 0 and not exceed the bytes left (each header needs >= 2).
+    let header_count = usize::try_from(header_count)
+        .ok()
+        .filter(|&n| n <= b.remaining())
+        .ok_or_else(|| {
+            FormatError::new(
+                ErrorKind::LengthOutOfRange {
+                    field: "headers_count",
+                    value: i64::from(header_count),
+                    min: 0,
+                    max: b.remaining() as i64,
+                },
+                headers_at as u64,
+            )
+        })?;
+    let mut headers = Vec::new();
+    for _ in 0..header_count {
+        let key_at = b.position();
+        let hk = b.varint_bytes()?.ok_or_else(|| {
+            FormatError::new(
+                ErrorKind::InvalidField {
+                    field: "header_key_length",
+                    reason: "negative header key size".into(),
+                },
+                key_at as u64,
+            )
+        })?;
+        let hv = b.varint_bytes()?;
+        headers.push((hk, hv));
+    }
+    Ok(headers)
 }
 
 /// Test-only encoder for v2 batches.

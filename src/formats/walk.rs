@@ -128,87 +128,24 @@ impl<'a> ShallowWalker<'a> {
     }
 
     fn step(&mut self) -> Option<FormatResult<BatchInfo>> {
-        let file_len = self.file.len() as u64;
         let p = self.position;
-        let rest = match usize::try_from(p).ok().and_then(|p| self.file.get(p..)) {
-            Some(rest) => rest,
-            None => {
-                return self.fail(FormatError::new(
-                    ErrorKind::LengthOutOfRange {
-                        field: "position",
-                        value: i64::try_from(p).unwrap_or(i64::MAX),
-                        min: 0,
-                        max: i64::try_from(file_len).unwrap_or(i64::MAX),
-                    },
-                    p,
-                ))
-            }
+        let rest = match self.rest() {
+            Ok(rest) => rest,
+            Err(e) => return self.fail(e),
         };
-        let available = rest.len() as u64;
         if rest.is_empty() {
             return self.finish(WalkEnd::Clean);
         }
-        let zero_tail = || WalkEnd::ZeroFilled {
-            position: p,
-            len: available,
+        let (entry, total, offset, magic) = match frame_entry(rest, p) {
+            Ok(Framed::Entry {
+                bytes,
+                total,
+                offset,
+                magic,
+            }) => (bytes, total, offset, magic),
+            Ok(Framed::End(end)) => return self.finish(end),
+            Err(e) => return self.fail(e),
         };
-        let mut c = Cursor::new(rest);
-        if rest.len() <= HEADER_SIZE_UP_TO_MAGIC {
-            // FileLogInputStream: `position + HEADER_SIZE_UP_TO_MAGIC >= end` → no more batches.
-            if rest.iter().all(|&b| b == 0) {
-                return self.finish(zero_tail());
-            }
-            let declared = c
-                .skip(8)
-                .and_then(|()| c.i32())
-                .ok()
-                .and_then(|s| u64::try_from(s).ok());
-            return self.finish(WalkEnd::PartialBatch {
-                position: p,
-                declared_size: declared.map_or(0, |s| s + LOG_OVERHEAD as u64),
-                available,
-            });
-        }
-        // At least 18 bytes: the reads below cannot fail, but stay checked. Bytes 12..16 are the
-        // v2 partition leader epoch or the legacy CRC; the magic is at byte 16 in both.
-        let header = (|| -> FormatResult<(i64, i32, i8)> {
-            let offset = c.i64()?;
-            let size = c.i32()?;
-            c.skip(4)?;
-            Ok((offset, size, c.i8()?))
-        })();
-        let (offset, size, magic) = match header {
-            Ok(h) => h,
-            Err(e) => return self.fail(e.at_base(p)),
-        };
-        if size < RECORD_OVERHEAD_V0 as i32 {
-            if size == 0 && rest.iter().all(|&b| b == 0) {
-                return self.finish(zero_tail());
-            }
-            return self.fail(FormatError::new(
-                ErrorKind::LengthOutOfRange {
-                    field: "size",
-                    value: i64::from(size),
-                    min: RECORD_OVERHEAD_V0 as i64,
-                    max: i64::from(i32::MAX),
-                },
-                p.saturating_add(8),
-            ));
-        }
-        // size >= 14 here, so the conversion and the addition cannot fail.
-        let total = u64::try_from(size)
-            .unwrap_or(u64::MAX)
-            .saturating_add(LOG_OVERHEAD as u64);
-        if total > available {
-            return self.finish(WalkEnd::PartialBatch {
-                position: p,
-                declared_size: total,
-                available,
-            });
-        }
-        let entry = rest
-            .get(..usize::try_from(total).unwrap_or(usize::MAX))
-            .unwrap_or(&[]);
         let info = match magic {
             MAGIC_V2 => v2_info(entry, p, total),
             MAGIC_V0 | MAGIC_V1 => legacy_info(entry, p, total, offset, magic),
@@ -226,6 +163,109 @@ impl<'a> ShallowWalker<'a> {
             Err(e) => self.fail(e),
         }
     }
+
+    /// The file from the walk's position on; an error if the position lies past its end.
+    fn rest(&self) -> FormatResult<&'a [u8]> {
+        let p = self.position;
+        usize::try_from(p)
+            .ok()
+            .and_then(|p| self.file.get(p..))
+            .ok_or_else(|| {
+                FormatError::new(
+                    ErrorKind::LengthOutOfRange {
+                        field: "position",
+                        value: i64::try_from(p).unwrap_or(i64::MAX),
+                        min: 0,
+                        max: i64::try_from(self.file.len() as u64).unwrap_or(i64::MAX),
+                    },
+                    p,
+                )
+            })
+    }
+}
+
+/// What the framing of the next log entry says: a whole entry to decode, or the end of the walk.
+enum Framed<'a> {
+    Entry {
+        /// The whole entry, its 12-byte offset and size included.
+        bytes: &'a [u8],
+        /// `bytes.len()` as declared: 12 + size.
+        total: u64,
+        offset: i64,
+        magic: i8,
+    },
+    End(WalkEnd),
+}
+
+/// Frame the entry at the start of `rest` (not empty; `p` is its file position) by its offset,
+/// size and magic, as `FileLogInputStream.nextBatch` does: steps 2 to 4 of the module docs, and
+/// the zero-filled tail.
+fn frame_entry(rest: &[u8], p: u64) -> FormatResult<Framed<'_>> {
+    let available = rest.len() as u64;
+    let zero_tail = || WalkEnd::ZeroFilled {
+        position: p,
+        len: available,
+    };
+    let mut c = Cursor::new(rest);
+    if rest.len() <= HEADER_SIZE_UP_TO_MAGIC {
+        // FileLogInputStream: `position + HEADER_SIZE_UP_TO_MAGIC >= end` → no more batches.
+        if rest.iter().all(|&b| b == 0) {
+            return Ok(Framed::End(zero_tail()));
+        }
+        let declared = c
+            .skip(8)
+            .and_then(|()| c.i32())
+            .ok()
+            .and_then(|s| u64::try_from(s).ok());
+        return Ok(Framed::End(WalkEnd::PartialBatch {
+            position: p,
+            declared_size: declared.map_or(0, |s| s + LOG_OVERHEAD as u64),
+            available,
+        }));
+    }
+    // At least 18 bytes: the reads below cannot fail, but stay checked. Bytes 12..16 are the
+    // v2 partition leader epoch or the legacy CRC; the magic is at byte 16 in both.
+    let header = (|| -> FormatResult<(i64, i32, i8)> {
+        let offset = c.i64()?;
+        let size = c.i32()?;
+        c.skip(4)?;
+        Ok((offset, size, c.i8()?))
+    })();
+    let (offset, size, magic) = header.map_err(|e| e.at_base(p))?;
+    if size < RECORD_OVERHEAD_V0 as i32 {
+        if size == 0 && rest.iter().all(|&b| b == 0) {
+            return Ok(Framed::End(zero_tail()));
+        }
+        return Err(FormatError::new(
+            ErrorKind::LengthOutOfRange {
+                field: "size",
+                value: i64::from(size),
+                min: RECORD_OVERHEAD_V0 as i64,
+                max: i64::from(i32::MAX),
+            },
+            p.saturating_add(8),
+        ));
+    }
+    // size >= 14 here, so the conversion and the addition cannot fail.
+    let total = u64::try_from(size)
+        .unwrap_or(u64::MAX)
+        .saturating_add(LOG_OVERHEAD as u64);
+    if total > available {
+        return Ok(Framed::End(WalkEnd::PartialBatch {
+            position: p,
+            declared_size: total,
+            available,
+        }));
+    }
+    let bytes = rest
+        .get(..usize::try_from(total).unwrap_or(usize::MAX))
+        .unwrap_or(&[]);
+    Ok(Framed::Entry {
+        bytes,
+        total,
+        offset,
+        magic,
+    })
 }
 
 impl Iterator for ShallowWalker<'_> {

@@ -247,6 +247,18 @@ pub struct MetadataSummary {
     pub topic_count: usize,
 }
 
+impl MetadataSummary {
+    /// What `image`, read from `dir`, holds.
+    fn of(dir: Option<PathBuf>, image: &MetadataImage) -> Self {
+        MetadataSummary {
+            dir,
+            snapshot_used: image.snapshot_used.clone(),
+            complete_up_to: image.complete_up_to,
+            topic_count: image.topics.len(),
+        }
+    }
+}
+
 /// A partition dir on disk.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartitionDirRef {
@@ -345,6 +357,12 @@ pub struct ClusterView {
 
 /// The share coordinator's topic (KIP-932): its partitions tell a 4.0+ broker.
 const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
+
+/// `metadata.log.dir` of `server.properties`, if set.
+fn static_metadata_log_dir(sources: &ConfigSources) -> Option<&str> {
+    let props = sources.static_props.as_ref()?;
+    props.get("metadata.log.dir").map(String::as_str)
+}
 
 /// The `__cluster_metadata-0` dir: under `metadata.log.dir` if set, else in one of the log dirs.
 /// A candidate that cannot be looked up (other than absent) is a problem, not taken for absent:
@@ -824,6 +842,179 @@ fn topic_unread(sources: &ConfigSources, image: &MetadataImage, topic: &str) -> 
     out
 }
 
+/// The metadata image from `metadata_dir`, its problems added to `problems`; without a metadata
+/// dir an empty image, and why there is none.
+fn load_image(
+    metadata_dir: Option<&Path>,
+    mode: LogDirMode,
+    read_mode: ReadMode,
+    problems: &mut Vec<ClusterProblem>,
+) -> MetadataImage {
+    let image = match metadata_dir {
+        Some(dir) => load_metadata_image(dir, read_mode),
+        None => {
+            problems.push(if mode == LogDirMode::ZooKeeper {
+                ClusterProblem::ZooKeeperMode
+            } else {
+                ClusterProblem::MetadataMissing
+            });
+            MetadataImage::default()
+        }
+    };
+    problems.extend(image.problems.iter().cloned().map(ClusterProblem::Metadata));
+    image
+}
+
+/// Layer onto the static `sources` what is read at run time: the image's dynamic configs, the
+/// `--config` overrides and the describe file.
+fn add_dynamic_sources(
+    sources: &mut ConfigSources,
+    inputs: &ClusterInputs,
+    image: &MetadataImage,
+    broker_id: Option<i32>,
+) -> Result<(), ClusterError> {
+    let from_image = from_metadata_maps(&image.topic_configs, &image.broker_configs, broker_id);
+    sources.topic_overrides = from_image.topic_overrides;
+    sources.dynamic_cluster_default = from_image.dynamic_cluster_default;
+    sources.dynamic_broker = from_image.dynamic_broker;
+    sources
+        .add_cli_overrides(inputs.overrides.iter().map(String::as_str))
+        .map_err(ClusterError::Override)?;
+    if let Some(f) = &inputs.describe_file {
+        let bytes = f.read(64 << 20)?;
+        let parsed = parse_describe_file(&String::from_utf8_lossy(&bytes)).map_err(|source| {
+            ClusterError::Parse {
+                name: f.name(),
+                source,
+            }
+        })?;
+        sources.describe_file = Some(parsed);
+        sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
+    }
+    Ok(())
+}
+
+/// The replicas on disk, by the topic their id names (else their dir name); ids looked up by
+/// dir in a map, not by a scan per dir (quadratic in partitions).
+fn present_replicas(
+    ids: &[DirTopicId],
+    held_dirs: &[(PartitionDirRef, PartitionDirName)],
+    image: &MetadataImage,
+) -> BTreeSet<(String, i32)> {
+    let id_of: HashMap<&PartitionDirRef, &Uuid> =
+        ids.iter().map(|d| (&d.dir, &d.topic_id)).collect();
+    held_dirs
+        .iter()
+        .map(|(dir, name)| {
+            let by_id = id_of.get(dir).and_then(|id| image.topic_by_id(id));
+            let topic = by_id.map_or(name.topic.as_str(), |(t, _)| t);
+            (topic.to_string(), name.partition)
+        })
+        .collect()
+}
+
+/// Every topic some input knows: the image's, those with a replica here, the describe file's.
+fn known_topics(
+    image: &MetadataImage,
+    present: &BTreeSet<(String, i32)>,
+    sources: &ConfigSources,
+) -> BTreeSet<String> {
+    (image.topics.keys().cloned())
+        .chain(present.iter().map(|(t, _)| t.clone()))
+        .chain(
+            sources
+                .describe_file
+                .iter()
+                .flat_map(|f| f.topics())
+                .map(str::to_string),
+        )
+        .collect()
+}
+
+/// Add each live partition dir to its dir name's topic in `dirs_by_topic`; the topics named,
+/// once per dir.
+fn live_dirs_by_name(
+    held_dirs: Vec<(PartitionDirRef, PartitionDirName)>,
+    dirs_by_topic: &mut BTreeMap<String, Vec<PartitionDirRef>>,
+) -> Vec<String> {
+    let mut dir_topics = Vec::new();
+    for (dir, name) in held_dirs {
+        if name.state == PartitionDirState::Live {
+            dir_topics.push(name.topic.clone());
+            dirs_by_topic.entry(name.topic).or_default().push(dir);
+        }
+    }
+    dir_topics
+}
+
+/// Whether `problem` concerns the topics asked for (a missing replica of another topic is not
+/// reported when topics are named).
+fn asked_about(inputs: &ClusterInputs, problem: &ClusterProblem) -> bool {
+    match problem {
+        ClusterProblem::MissingReplicas { topic, .. } => {
+            inputs.topics.is_empty() || inputs.topics.contains(topic)
+        }
+        _ => true,
+    }
+}
+
+/// The topics the view covers, sorted: those asked for, else every topic the image, the
+/// describe file or (without a metadata log) the dir names know.
+fn topic_names(
+    inputs: &ClusterInputs,
+    sources: &ConfigSources,
+    image: &MetadataImage,
+    dir_topics: Vec<String>,
+) -> Vec<String> {
+    let mut names: Vec<String> = if inputs.topics.is_empty() {
+        let described = sources.describe_file.iter().flat_map(|f| f.topics());
+        image
+            .topics
+            .keys()
+            .cloned()
+            .chain(described.map(str::to_string))
+            .chain(dir_topics)
+            .collect()
+    } else {
+        inputs.topics.clone()
+    };
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Resolve each of `names`' configs and join them with the image and the dirs held; the
+/// configs' problems go to `problems`.
+fn topic_views(
+    names: Vec<String>,
+    sources: &ConfigSources,
+    image: &MetadataImage,
+    mut dirs_by_topic: BTreeMap<String, Vec<PartitionDirRef>>,
+    problems: &mut Vec<ClusterProblem>,
+) -> BTreeMap<String, TopicView> {
+    let mut topics = BTreeMap::new();
+    for name in names {
+        let resolved = resolve_topic(sources, &name);
+        problems.extend(resolved.problems.iter().map(|e| ClusterProblem::Config {
+            topic: Some(name.clone()),
+            error: e.clone(),
+        }));
+        let image_topic = image.topics.get(&name);
+        let assumed = assumed_values(&resolved, &topic_unread(sources, image, &name));
+        let view = TopicView {
+            assumed,
+            topic_id: image_topic.map(|t| t.topic_id),
+            partition_count: image_topic.map(|t| t.partitions.len()),
+            dirs: dirs_by_topic.remove(&name).unwrap_or_default(),
+            log_config: LogConfig::from_effective(&resolved),
+            resolved,
+            name: name.clone(),
+        };
+        topics.insert(name, view);
+    }
+    topics
+}
+
 /// Where the view finds the partition dirs of its log dirs.
 enum PartitionSource<'a> {
     /// Listed and their `partition.metadata` read here.
@@ -865,52 +1056,21 @@ impl ClusterView {
         let mut problems = Vec::new();
         let (mut sources, log_dirs) = static_sources(inputs)?;
         let metas = read_meta(&log_dirs, &mut problems);
-        let static_metadata_dir = sources
-            .static_props
-            .as_ref()
-            .and_then(|p| p.get("metadata.log.dir"))
-            .cloned();
-        let metadata_dir =
-            find_metadata_dir(&log_dirs, static_metadata_dir.as_deref(), &mut problems);
+        let static_metadata_dir = static_metadata_log_dir(&sources);
+        let metadata_dir = find_metadata_dir(&log_dirs, static_metadata_dir, &mut problems);
         let log_dir_info = log_dir_info(metas, metadata_dir.as_deref());
         let mode = overall_mode(&log_dir_info);
         problems.extend(cluster_id_mismatch(&log_dir_info));
         let disk_node_id = log_dir_info.iter().find_map(|i| i.node_id);
         let broker_id = inputs.broker_id.or(disk_node_id);
 
-        let image = match &metadata_dir {
-            Some(dir) => load_metadata_image(dir, inputs.read_mode),
-            None => {
-                problems.push(if mode == LogDirMode::ZooKeeper {
-                    ClusterProblem::ZooKeeperMode
-                } else {
-                    ClusterProblem::MetadataMissing
-                });
-                MetadataImage::default()
-            }
-        };
-        problems.extend(image.problems.iter().cloned().map(ClusterProblem::Metadata));
-
-        let from_image = from_metadata_maps(&image.topic_configs, &image.broker_configs, broker_id);
-        sources.topic_overrides = from_image.topic_overrides;
-        sources.dynamic_cluster_default = from_image.dynamic_cluster_default;
-        sources.dynamic_broker = from_image.dynamic_broker;
-        sources
-            .add_cli_overrides(inputs.overrides.iter().map(String::as_str))
-            .map_err(ClusterError::Override)?;
-        if let Some(f) = &inputs.describe_file {
-            let bytes = f.read(64 << 20)?;
-            let parsed =
-                parse_describe_file(&String::from_utf8_lossy(&bytes)).map_err(|source| {
-                    ClusterError::Parse {
-                        name: f.name(),
-                        source,
-                    }
-                })?;
-            sources.describe_file = Some(parsed);
-            sources.merge_describe_broker_layers(broker_id.map(|id| id.to_string()).as_deref());
-        }
-
+        let image = load_image(
+            metadata_dir.as_deref(),
+            mode,
+            inputs.read_mode,
+            &mut problems,
+        );
+        add_dynamic_sources(&mut sources, inputs, &image, broker_id)?;
         sources.unread = unread_sources(&sources, metadata_dir.is_some(), mode, &image);
 
         let (ids, held_dirs) = match partitions {
@@ -933,104 +1093,35 @@ impl ClusterView {
         );
         sources.kafka_version = kafka_version.version;
         sources.describe_file_release = inputs.describe_file_release;
-        // The replicas on disk, by the topic their id names (else their dir name); ids looked
-        // up by dir in a map, not by a scan per dir (quadratic in partitions).
-        let id_of: HashMap<&PartitionDirRef, &Uuid> =
-            ids.iter().map(|d| (&d.dir, &d.topic_id)).collect();
-        let present: BTreeSet<(String, i32)> = held_dirs
-            .iter()
-            .map(|(dir, name)| {
-                let by_id = id_of.get(dir).and_then(|id| image.topic_by_id(id));
-                let topic = by_id.map_or(name.topic.as_str(), |(t, _)| t);
-                (topic.to_string(), name.partition)
-            })
-            .collect();
+        let present = present_replicas(&ids, &held_dirs, &image);
         // A `--config` names a topic that exists, and leaves configs Kafka would accept.
-        let known: BTreeSet<String> = (image.topics.keys().cloned())
-            .chain(present.iter().map(|(t, _)| t.clone()))
-            .chain(
-                sources
-                    .describe_file
-                    .iter()
-                    .flat_map(|f| f.topics())
-                    .map(str::to_string),
-            )
-            .collect();
-        validate_overrides(&sources, &known).map_err(ClusterError::Override)?;
+        validate_overrides(&sources, &known_topics(&image, &present, &sources))
+            .map_err(ClusterError::Override)?;
         // Dirs whose ids the image should know: those of the metadata log's cluster.
-        let same_cluster_dirs: Vec<&Path> = log_dir_info
-            .iter()
+        let same_cluster_dirs: Vec<&Path> = (log_dir_info.iter())
             .filter(|i| i.mode.metadata_log)
             .map(|i| i.path.as_path())
             .collect();
         let (partition_topics, mut dirs_by_topic) =
             join_by_topic_id(ids, &image, &same_cluster_dirs, &mut problems);
         // Without a metadata log (ZooKeeper mode) the dir names are the only topic list.
-        let mut dir_topics = Vec::new();
-        if metadata_dir.is_none() {
-            for (dir, name) in held_dirs {
-                if name.state == PartitionDirState::Live {
-                    dir_topics.push(name.topic.clone());
-                    dirs_by_topic.entry(name.topic).or_default().push(dir);
-                }
-            }
-        }
-        if let (Some(_), Some(node)) = (&metadata_dir, broker_id) {
-            let asked = |p: &ClusterProblem| match p {
-                ClusterProblem::MissingReplicas { topic, .. } => {
-                    inputs.topics.is_empty() || inputs.topics.contains(topic)
-                }
-                _ => true,
-            };
-            problems.extend(
-                missing_replicas(&image, node, &present, &log_dir_info)
-                    .into_iter()
-                    .filter(asked),
-            );
-        }
-        let mut names: Vec<String> = if inputs.topics.is_empty() {
-            let described = sources.describe_file.iter().flat_map(|f| f.topics());
-            image
-                .topics
-                .keys()
-                .cloned()
-                .chain(described.map(str::to_string))
-                .chain(dir_topics)
-                .collect()
-        } else {
-            inputs.topics.clone()
+        let dir_topics = match metadata_dir {
+            None => live_dirs_by_name(held_dirs, &mut dirs_by_topic),
+            Some(_) => Vec::new(),
         };
-        names.sort();
-        names.dedup();
+        if let (Some(_), Some(node)) = (&metadata_dir, broker_id) {
+            let missing = missing_replicas(&image, node, &present, &log_dir_info);
+            problems.extend(missing.into_iter().filter(|p| asked_about(inputs, p)));
+        }
+        let names = topic_names(inputs, &sources, &image, dir_topics);
         if metadata_dir.is_some() {
-            for t in inputs
+            let unknown = inputs
                 .topics
                 .iter()
-                .filter(|t| !image.topics.contains_key(*t))
-            {
-                problems.push(ClusterProblem::UnknownTopic { topic: t.clone() });
-            }
+                .filter(|t| !image.topics.contains_key(*t));
+            problems.extend(unknown.map(|t| ClusterProblem::UnknownTopic { topic: t.clone() }));
         }
-        let mut topics = BTreeMap::new();
-        for name in names {
-            let resolved = resolve_topic(&sources, &name);
-            problems.extend(resolved.problems.iter().map(|e| ClusterProblem::Config {
-                topic: Some(name.clone()),
-                error: e.clone(),
-            }));
-            let image_topic = image.topics.get(&name);
-            let assumed = assumed_values(&resolved, &topic_unread(&sources, &image, &name));
-            let view = TopicView {
-                assumed,
-                topic_id: image_topic.map(|t| t.topic_id),
-                partition_count: image_topic.map(|t| t.partitions.len()),
-                dirs: dirs_by_topic.remove(&name).unwrap_or_default(),
-                log_config: LogConfig::from_effective(&resolved),
-                resolved,
-                name: name.clone(),
-            };
-            topics.insert(name, view);
-        }
+        let topics = topic_views(names, &sources, &image, dirs_by_topic, &mut problems);
         let broker = resolve_broker(&sources);
         problems.extend(broker.problems.iter().map(|e| ClusterProblem::Config {
             topic: None,
@@ -1041,12 +1132,7 @@ impl ClusterView {
             log_dir_info,
             mode,
             broker_id,
-            metadata: MetadataSummary {
-                dir: metadata_dir,
-                snapshot_used: image.snapshot_used.clone(),
-                complete_up_to: image.complete_up_to,
-                topic_count: image.topics.len(),
-            },
+            metadata: MetadataSummary::of(metadata_dir, &image),
             image,
             broker_config: BrokerCleanupConfig::from_effective(&broker),
             broker,

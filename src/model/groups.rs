@@ -213,21 +213,7 @@ impl<'s> PartitionReplay<'s> {
     pub fn apply(&mut self, r: &CoordinatorRecord<'_>) {
         self.state.records += 1;
         if let Some(kind) = r.control {
-            if !matches!(kind, ControlKind::Commit | ControlKind::Abort) {
-                return;
-            }
-            let commit = kind == ControlKind::Commit;
-            for (group, tp, value) in self.pending.remove(&r.producer_id).unwrap_or_default() {
-                if let Some(g) = self.state.groups.get_mut(&group) {
-                    g.pending_transactional.remove(&tp);
-                }
-                if commit {
-                    self.set_offset(group, tp, value);
-                } else {
-                    self.drop_if_gone(&group);
-                }
-            }
-            return;
+            return self.end_transaction(r.producer_id, kind);
         }
         let Some(key) = r.key else {
             return self.bad(r.offset, "record without a key".to_string());
@@ -290,6 +276,25 @@ impl<'s> PartitionReplay<'s> {
                 }
             },
             _ => {}
+        }
+    }
+
+    /// A control record of `producer_id`: a commit applies the offsets its transaction wrote,
+    /// an abort drops them; other control records change nothing.
+    fn end_transaction(&mut self, producer_id: i64, kind: ControlKind) {
+        if !matches!(kind, ControlKind::Commit | ControlKind::Abort) {
+            return;
+        }
+        let commit = kind == ControlKind::Commit;
+        for (group, tp, value) in self.pending.remove(&producer_id).unwrap_or_default() {
+            if let Some(g) = self.state.groups.get_mut(&group) {
+                g.pending_transactional.remove(&tp);
+            }
+            if commit {
+                self.set_offset(group, tp, value);
+            } else {
+                self.drop_if_gone(&group);
+            }
         }
     }
 

@@ -431,17 +431,7 @@ fn walk_sorted(
             Ok(entry) => entry,
             Err(e) if e.depth() == 0 => return Err(walk_error_to_io(e)),
             Err(e) => {
-                // An entry at depth d of a dir at depth d - 1, or a dir at depth d that cannot
-                // be listed (reported in its parent, as a failed listing was before).
-                let in_dir = e.depth().saturating_sub(1);
-                let path = e
-                    .path()
-                    .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
-                if e.depth() > 0 && is_junk_link(&path, &e) {
-                    visit(Walked::JunkLink(in_dir, path));
-                } else {
-                    visit(Walked::Problem(in_dir, IoProblem::from_walk(path, &e)));
-                }
+                visit(unreadable_entry(dir, &e));
                 continue;
             }
         };
@@ -486,6 +476,21 @@ fn walk_sorted(
         }
     }
     Ok(())
+}
+
+/// An entry of the walk under `dir` that could not be read: at depth d of a dir at depth d - 1,
+/// or a dir at depth d that cannot be listed (reported in its parent, as a failed listing was
+/// before).
+fn unreadable_entry(dir: &Path, e: &walkdir::Error) -> Walked {
+    let in_dir = e.depth().saturating_sub(1);
+    let path = e
+        .path()
+        .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+    if e.depth() > 0 && is_junk_link(&path, e) {
+        Walked::JunkLink(in_dir, path)
+    } else {
+        Walked::Problem(in_dir, IoProblem::from_walk(path, e))
+    }
 }
 
 /// Whether a partition dir's file of this name is one every load opens and measures itself

@@ -170,6 +170,29 @@ impl Selection {
     }
 }
 
+impl Selection {
+    /// Whether the partition dir `p` is selected.
+    fn includes(&self, p: &PartitionEntry) -> bool {
+        match &self.partitions {
+            None => true,
+            Some(wanted) => target_name(p).is_some_and(|n| wanted.contains_key(&n)),
+        }
+    }
+
+    /// The base offset of the one segment selected in `p`, if only one is.
+    fn only_segment(&self, p: &PartitionEntry) -> Option<i64> {
+        self.partitions
+            .as_ref()
+            .and_then(|w| target_name(p).and_then(|n| w.get(&n).copied().flatten()))
+    }
+}
+
+/// Targets name dirs as `name_text` does (see `classify_target`), so a dir whose name is not
+/// UTF-8 is selected by the name the reports show.
+fn target_name(p: &PartitionEntry) -> Option<String> {
+    p.listing.path.file_name().map(super::names::name_text)
+}
+
 /// Load a log dir (or the selected part of it). `progress` is called once per partition loaded.
 /// Files are never memory-mapped when a live process holds the dir's `.lock` (or when that
 /// cannot be told): a running broker may truncate a segment under the map.
@@ -191,19 +214,6 @@ pub fn load_log_dir(
         };
         &unmapped
     };
-    // Targets name dirs as `name_text` does (see `classify_target`), so a dir whose name is not
-    // UTF-8 is selected by the name the reports show.
-    let dir_name = |p: &PartitionEntry| p.listing.path.file_name().map(super::names::name_text);
-    let selected = |p: &PartitionEntry| match &selection.partitions {
-        None => true,
-        Some(wanted) => dir_name(p).is_some_and(|n| wanted.contains_key(&n)),
-    };
-    let only_segment = |p: &PartitionEntry| {
-        selection
-            .partitions
-            .as_ref()
-            .and_then(|w| dir_name(p).and_then(|n| w.get(&n).copied().flatten()))
-    };
     // Partitions need the root checkpoints before they load, and the listing reaches them
     // only in name order: they are read by name first (as the listing classifies them).
     let checkpoints = RootCheckpoints::read(path);
@@ -222,7 +232,7 @@ pub fn load_log_dir(
         let partitions: Vec<Partition> = rx
             .into_iter()
             .par_bridge()
-            .filter(|entry| selected(entry))
+            .filter(|entry| selection.includes(entry))
             .map(|entry: PartitionEntry| {
                 let ckpt = entry
                     .name
@@ -230,7 +240,7 @@ pub fn load_log_dir(
                     .and_then(|n| by_partition.get(&(n.topic.as_str(), n.partition)))
                     .copied()
                     .unwrap_or_default();
-                let only = only_segment(&entry);
+                let only = selection.only_segment(&entry);
                 let p = load_partition(entry, ckpt, only, opts);
                 progress();
                 p

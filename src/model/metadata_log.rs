@@ -24,11 +24,11 @@ use crate::formats::metadata_record::{
     PartitionRecord,
 };
 use crate::formats::partition_metadata::Uuid;
-use crate::formats::record_walk::{Batch, RecordWalk, StopReason};
+use crate::formats::record_walk::{Batch, RecordWalk, StopReason, WalkStop};
 use crate::formats::{ErrorKind, FormatError};
 
 use super::file_bytes::{read_file, read_file_data, ReadMode};
-use super::listing::list_partition_dir;
+use super::listing::{list_partition_dir, FileInfo};
 
 /// One partition in the image.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,43 +179,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
     for p in &listing.io_problems {
         r.io_problem(&p.path, None, p.message.clone());
     }
-
-    // Snapshots, newest first (by end offset, then epoch).
-    let mut snapshots: Vec<(i64, i32, &Path)> = listing
-        .metadata_snapshots
-        .iter()
-        .filter_map(|f| {
-            let name = f.path.file_name()?.to_str()?;
-            let (end, epoch) = parse_snapshot_name(name)?;
-            Some((end, epoch, f.path.as_path()))
-        })
-        .collect();
-    snapshots.sort();
-    let mut next: Option<i64> = None;
-    for &(end, _, path) in snapshots.iter().rev() {
-        match read_snapshot(path, read_mode) {
-            Ok(records) => {
-                for (offset, kv, record) in records {
-                    r.apply(path, None, offset, kv, record);
-                }
-                if let Some(begin) = r.txn.take() {
-                    r.problem(
-                        path,
-                        None,
-                        Some(begin.begin_offset),
-                        "snapshot ends inside a metadata transaction; its records are not applied"
-                            .into(),
-                        None,
-                    );
-                }
-                r.image.snapshot_used = Some(path.to_path_buf());
-                r.image.complete_up_to = end.checked_sub(1).filter(|o| *o >= 0);
-                next = Some(end);
-                break;
-            }
-            Err(p) => r.image.problems.push(*p),
-        }
-    }
+    let mut next = r.replay_newest_snapshot(&listing.metadata_snapshots, read_mode);
     let segments: Vec<(i64, &Path)> = listing
         .segments
         .values()
@@ -249,24 +213,93 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
             }
         }
     }
-    'segments: for (i, &(_, path)) in segments.iter().enumerate() {
+    for (i, &(_, path)) in segments.iter().enumerate() {
         // A segment whose successor starts at or below the next offset needed holds nothing new.
         if let (Some(n), Some(&(next_base, _))) = (next, segments.get(i + 1)) {
             if next_base <= n {
                 continue;
             }
         }
+        if !r.replay_segment(path, read_mode, &mut next) {
+            break;
+        }
+    }
+    r.finish()
+}
+
+impl Replay {
+    /// Replay the newest snapshot that reads cleanly (by end offset, then epoch), reporting each
+    /// newer one that does not; the log offset the replay continues from, `None` if no snapshot
+    /// was usable.
+    fn replay_newest_snapshot(&mut self, files: &[FileInfo], read_mode: ReadMode) -> Option<i64> {
+        let mut snapshots: Vec<(i64, i32, &Path)> = files
+            .iter()
+            .filter_map(|f| {
+                let name = f.path.file_name()?.to_str()?;
+                let (end, epoch) = parse_snapshot_name(name)?;
+                Some((end, epoch, f.path.as_path()))
+            })
+            .collect();
+        snapshots.sort();
+        for &(end, _, path) in snapshots.iter().rev() {
+            match read_snapshot(path, read_mode) {
+                Ok(records) => {
+                    for (offset, kv, record) in records {
+                        self.apply(path, None, offset, kv, record);
+                    }
+                    if let Some(begin) = self.txn.take() {
+                        self.problem(
+                            path,
+                            None,
+                            Some(begin.begin_offset),
+                            "snapshot ends inside a metadata transaction; its records are not \
+                             applied"
+                                .into(),
+                            None,
+                        );
+                    }
+                    self.image.snapshot_used = Some(path.to_path_buf());
+                    self.image.complete_up_to = end.checked_sub(1).filter(|o| *o >= 0);
+                    return Some(end);
+                }
+                Err(p) => self.image.problems.push(*p),
+            }
+        }
+        None
+    }
+
+    /// Replay one log segment from `next` on, advancing it; whether the replay goes on with the
+    /// next segment (false once a problem has ended it).
+    fn replay_segment(&mut self, path: &Path, read_mode: ReadMode, next: &mut Option<i64>) -> bool {
         // A sparse tail is not read: the walk ends at the data's end, and the hole is added to
         // the zeros it ends with (a batch cut by the hole is incomplete here; the broker reads
         // it as a batch of zeros failing its CRC: the replay stops at it either way).
         let (bytes, hole) = match read_file_data(path, read_mode) {
             Ok(d) => (d.bytes, d.hole),
             Err(e) => {
-                r.io_problem(path, next, format!("cannot read segment: {e}"));
-                break;
+                self.io_problem(path, *next, format!("cannot read segment: {e}"));
+                return false;
             }
         };
         let mut walk = RecordWalk::new(&bytes);
+        if !self.replay_batches(path, &mut walk, next) {
+            return false;
+        }
+        // The walk stopped by itself (the checks in `replay_batches` end the replay at once).
+        let Some(stop) = walk.into_stop() else {
+            return false;
+        };
+        self.segment_ended_cleanly(path, stop, hole, bytes.len() as u64, *next)
+    }
+
+    /// Apply the batches `walk` yields from `next` on; false at a gap in the offsets, a bad CRC
+    /// or an undecodable record (each reported), which end the replay.
+    fn replay_batches(
+        &mut self,
+        path: &Path,
+        walk: &mut RecordWalk<'_>,
+        next: &mut Option<i64>,
+    ) -> bool {
         for batch in walk.by_ref() {
             let info = &batch.info;
             let expected = next.unwrap_or(info.base_offset);
@@ -274,7 +307,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 continue;
             }
             if info.base_offset > expected {
-                r.problem(
+                self.problem(
                     path,
                     Some(info.position),
                     Some(expected),
@@ -284,43 +317,53 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                     ),
                     None,
                 );
-                break 'segments;
+                return false;
             }
             if let Err(e) = batch.verify_crc() {
-                r.format_problem(path, Some(info.base_offset), "corrupt batch", e);
-                break 'segments;
+                self.format_problem(path, Some(info.base_offset), "corrupt batch", e);
+                return false;
             }
             if info.is_control {
-                if r.txn.is_none() {
-                    r.image.complete_up_to = Some(info.last_offset);
+                if self.txn.is_none() {
+                    self.image.complete_up_to = Some(info.last_offset);
                 }
-                next = info.last_offset.checked_add(1);
+                *next = info.last_offset.checked_add(1);
                 continue;
             }
             match decode_batch(&batch, expected) {
                 Ok(records) => {
                     for (offset, kv, record) in records {
-                        r.apply(path, Some(info.position), offset, kv, record);
+                        self.apply(path, Some(info.position), offset, kv, record);
                     }
-                    next = info.last_offset.checked_add(1);
+                    *next = info.last_offset.checked_add(1);
                 }
                 Err((offset, e)) => {
-                    r.format_problem(path, Some(offset), "undecodable metadata record", e);
-                    break 'segments;
+                    self.format_problem(path, Some(offset), "undecodable metadata record", e);
+                    return false;
                 }
             }
         }
-        // The walk stopped by itself (the checks above end the replay at once).
-        let Some(stop) = walk.into_stop() else {
-            break;
-        };
+        true
+    }
+
+    /// Whether a segment's walk, stopped at `stop` with a sparse tail of `hole` bytes after its
+    /// `data_len` bytes of data, ended where the next segment may take over; a bad batch, a torn
+    /// tail or trailing zeros are reported and end the replay.
+    fn segment_ended_cleanly(
+        &mut self,
+        path: &Path,
+        stop: WalkStop,
+        hole: u64,
+        data_len: u64,
+        next: Option<i64>,
+    ) -> bool {
         let zeros = match (stop.reason, hole) {
             (StopReason::BadBatch(e) | StopReason::BadCrc(e) | StopReason::Decode(e), _) => {
-                r.format_problem(path, next, "unreadable batch", e);
-                break;
+                self.format_problem(path, next, "unreadable batch", e);
+                return false;
             }
             (StopReason::End | StopReason::Cap, 0) => None,
-            (StopReason::End | StopReason::Cap, len) => Some((bytes.len() as u64, len)),
+            (StopReason::End | StopReason::Cap, len) => Some((data_len, len)),
             (StopReason::ZeroFilled { len }, hole) => {
                 Some((stop.position, len.saturating_add(hole)))
             }
@@ -331,7 +374,7 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                 },
                 _,
             ) => {
-                r.problem(
+                self.problem(
                     path,
                     Some(stop.position),
                     next,
@@ -341,21 +384,21 @@ pub fn load_metadata_image(dir: &Path, read_mode: ReadMode) -> MetadataImage {
                     ),
                     None,
                 );
-                break;
+                return false;
             }
         };
         if let Some((position, len)) = zeros {
-            r.problem(
+            self.problem(
                 path,
                 Some(position),
                 next,
                 format!("{len} zero bytes at the end of the segment"),
                 None,
             );
-            break;
+            return false;
         }
+        true
     }
-    r.finish()
 }
 
 /// A decoded data record: offset, `(apiKey, version)`, record.
@@ -411,41 +454,92 @@ fn decode_batch(batch: &Batch<'_>, from: i64) -> Result<Vec<Decoded>, (i64, Form
 /// Read a snapshot whole: every batch CRC-checked and decoded, a SNAPSHOT_HEADER control record
 /// first and a SNAPSHOT_FOOTER last, no torn tail. Returns the data records in order.
 fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<MetadataProblem>> {
-    let problem = |byte_offset, offset, message: String, error| {
-        Box::new(MetadataProblem {
-            path: path.to_path_buf(),
-            byte_offset,
-            offset,
-            message: format!("snapshot not usable: {message}"),
-            error,
-            unreadable: false,
-        })
-    };
     let bytes = read_file(path, read_mode).map_err(|e| {
-        let mut p = problem(None, None, format!("cannot read: {e}"), None);
+        let mut p = snapshot_problem(path, None, None, format!("cannot read: {e}"), None);
         p.unreadable = true;
         p
     })?;
     let mut walk = RecordWalk::new(&bytes).checking_crc();
-    let mut out = Vec::new();
-    let mut first_control: Option<ControlKind> = None;
-    let mut last_control: Option<ControlKind> = None;
+    let records = snapshot_records(path, &mut walk)?;
+    let valid_end = walk.valid_end();
+    check_snapshot_walk_end(path, walk.into_stop())?;
+    if records.first_control != Some(ControlKind::SnapshotHeader) {
+        return Err(snapshot_problem(
+            path,
+            Some(0),
+            None,
+            "does not start with a snapshot header".into(),
+            None,
+        ));
+    }
+    if records.last_control != Some(ControlKind::SnapshotFooter) {
+        return Err(snapshot_problem(
+            path,
+            Some(valid_end),
+            None,
+            "does not end with a snapshot footer (truncated?)".into(),
+            None,
+        ));
+    }
+    Ok(records.data)
+}
+
+/// Why the snapshot at `path` cannot be used.
+fn snapshot_problem(
+    path: &Path,
+    byte_offset: Option<u64>,
+    offset: Option<i64>,
+    message: String,
+    error: Option<FormatError>,
+) -> Box<MetadataProblem> {
+    Box::new(MetadataProblem {
+        path: path.to_path_buf(),
+        byte_offset,
+        offset,
+        message: format!("snapshot not usable: {message}"),
+        error,
+        unreadable: false,
+    })
+}
+
+/// What a snapshot's batches hold: its data records, and the control records that open and
+/// close it.
+struct SnapshotRecords {
+    data: Vec<Decoded>,
+    /// The first control record of the first batch, if that batch is a control batch.
+    first_control: Option<ControlKind>,
+    /// The last control record of the last batch, if that batch is a control batch.
+    last_control: Option<ControlKind>,
+}
+
+/// Decode every batch `walk` yields; a corrupt control batch, a first batch that is not a
+/// control batch, or an undecodable record make the snapshot unusable.
+fn snapshot_records(
+    path: &Path,
+    walk: &mut RecordWalk<'_>,
+) -> Result<SnapshotRecords, Box<MetadataProblem>> {
+    let mut out = SnapshotRecords {
+        data: Vec::new(),
+        first_control: None,
+        last_control: None,
+    };
     for (batch_index, batch) in walk.by_ref().enumerate() {
         let info = &batch.info;
         let first_batch = batch_index == 0;
-        last_control = None;
+        out.last_control = None;
         if info.is_control {
             batch
                 .for_each_record(|rec| {
                     let kind = rec.control.map(|c| c.kind);
-                    if first_batch && first_control.is_none() {
-                        first_control = kind;
+                    if first_batch && out.first_control.is_none() {
+                        out.first_control = kind;
                     }
-                    last_control = kind;
+                    out.last_control = kind;
                     Ok(())
                 })
                 .map_err(|e| {
-                    problem(
+                    snapshot_problem(
+                        path,
                         Some(e.offset),
                         Some(info.base_offset),
                         format!("corrupt control batch: {}", e.kind),
@@ -455,7 +549,8 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
             continue;
         }
         if first_batch {
-            return Err(problem(
+            return Err(snapshot_problem(
+                path,
                 Some(info.position),
                 Some(info.base_offset),
                 "does not start with a snapshot header".into(),
@@ -463,67 +558,54 @@ fn read_snapshot(path: &Path, read_mode: ReadMode) -> Result<Vec<Decoded>, Box<M
             ));
         }
         let records = decode_batch(&batch, i64::MIN).map_err(|(offset, e)| {
-            problem(
+            snapshot_problem(
+                path,
                 Some(e.offset),
                 Some(offset),
                 format!("undecodable record: {}", e.kind),
                 Some(e),
             )
         })?;
-        out.extend(records);
+        out.data.extend(records);
     }
-    let valid_end = walk.valid_end();
-    match walk
-        .into_stop()
-        .map(|s| (s.position, s.base_offset, s.reason))
-    {
-        Some((_, _, StopReason::End)) => {}
-        Some((_, _, StopReason::BadBatch(e))) => {
-            return Err(problem(
-                Some(e.offset),
-                None,
-                format!("unreadable batch: {}", e.kind),
-                Some(e),
-            ))
-        }
-        Some((_, base_offset, StopReason::BadCrc(e))) => {
-            return Err(problem(
-                Some(e.offset),
-                base_offset,
-                format!("corrupt batch: {}", e.kind),
-                Some(e),
-            ))
-        }
+    Ok(out)
+}
+
+/// A snapshot's walk must end at the end of the file: anything else makes it unusable.
+fn check_snapshot_walk_end(
+    path: &Path,
+    stop: Option<WalkStop>,
+) -> Result<(), Box<MetadataProblem>> {
+    let problem = |byte_offset, offset, message, error| {
+        Err(snapshot_problem(path, byte_offset, offset, message, error))
+    };
+    match stop.map(|s| (s.position, s.base_offset, s.reason)) {
+        Some((_, _, StopReason::End)) => Ok(()),
+        Some((_, _, StopReason::BadBatch(e))) => problem(
+            Some(e.offset),
+            None,
+            format!("unreadable batch: {}", e.kind),
+            Some(e),
+        ),
+        Some((_, base_offset, StopReason::BadCrc(e))) => problem(
+            Some(e.offset),
+            base_offset,
+            format!("corrupt batch: {}", e.kind),
+            Some(e),
+        ),
         Some((position, _, StopReason::TornTail { .. } | StopReason::ZeroFilled { .. })) => {
-            return Err(problem(
+            problem(
                 Some(position),
                 None,
                 "truncated (incomplete batch at the end)".into(),
                 None,
-            ))
+            )
         }
         // Nothing here ends the walk for a decode error or a cap.
         Some((_, _, StopReason::Decode(_) | StopReason::Cap)) | None => {
-            return Err(problem(None, None, "walk did not finish".into(), None));
+            problem(None, None, "walk did not finish".into(), None)
         }
     }
-    if first_control != Some(ControlKind::SnapshotHeader) {
-        return Err(problem(
-            Some(0),
-            None,
-            "does not start with a snapshot header".into(),
-            None,
-        ));
-    }
-    if last_control != Some(ControlKind::SnapshotFooter) {
-        return Err(problem(
-            Some(valid_end),
-            None,
-            "does not end with a snapshot footer (truncated?)".into(),
-            None,
-        ));
-    }
-    Ok(out)
 }
 
 /// An open metadata transaction.
@@ -681,30 +763,7 @@ impl Replay {
     fn mutate(&mut self, path: &Path, byte: Option<u64>, offset: i64, record: MetadataRecord) {
         let img = &mut self.image;
         match record {
-            MetadataRecord::Topic { name, topic_id } => {
-                if let Some(old) = img.topics_by_id.get(&topic_id) {
-                    if *old != name {
-                        let old = old.clone();
-                        img.topics.remove(&old);
-                    }
-                }
-                match img.topics.get_mut(&name) {
-                    Some(t) if t.topic_id == topic_id => {}
-                    _ => {
-                        if let Some(t) = img.topics.get(&name) {
-                            img.topics_by_id.remove(&t.topic_id);
-                        }
-                        img.topics.insert(
-                            name.clone(),
-                            TopicImage {
-                                topic_id,
-                                partitions: BTreeMap::new(),
-                            },
-                        );
-                    }
-                }
-                img.topics_by_id.insert(topic_id, name);
-            }
+            MetadataRecord::Topic { name, topic_id } => put_topic(img, name, topic_id),
             MetadataRecord::Partition(p) => {
                 let Some(topic) = topic_mut(img, &p.topic_id) else {
                     return self.unknown_topic(path, byte, offset, "PartitionRecord", p.topic_id);
@@ -743,26 +802,7 @@ impl Replay {
                 resource_name,
                 name,
                 value,
-            } => {
-                let map = match resource_type {
-                    resource_type::TOPIC => &mut img.topic_configs,
-                    resource_type::BROKER => &mut img.broker_configs,
-                    _ => return,
-                };
-                match value {
-                    Some(v) => {
-                        map.entry(resource_name).or_default().insert(name, v);
-                    }
-                    None => {
-                        if let Some(m) = map.get_mut(&resource_name) {
-                            m.remove(&name);
-                            if m.is_empty() {
-                                map.remove(&resource_name);
-                            }
-                        }
-                    }
-                }
-            }
+            } => set_config(img, resource_type, resource_name, name, value),
             MetadataRecord::FeatureLevel {
                 name,
                 feature_level,
@@ -791,6 +831,62 @@ impl Replay {
             format!("{what} for unknown topic id {id}"),
             None,
         );
+    }
+}
+
+/// A `TopicRecord`: `name` now has id `topic_id`. A topic renamed under its id, or a name
+/// taken by a new id, drops the old entry; the same name and id keep their partitions.
+fn put_topic(img: &mut MetadataImage, name: String, topic_id: Uuid) {
+    if let Some(old) = img.topics_by_id.get(&topic_id) {
+        if *old != name {
+            let old = old.clone();
+            img.topics.remove(&old);
+        }
+    }
+    match img.topics.get_mut(&name) {
+        Some(t) if t.topic_id == topic_id => {}
+        _ => {
+            if let Some(t) = img.topics.get(&name) {
+                img.topics_by_id.remove(&t.topic_id);
+            }
+            img.topics.insert(
+                name.clone(),
+                TopicImage {
+                    topic_id,
+                    partitions: BTreeMap::new(),
+                },
+            );
+        }
+    }
+    img.topics_by_id.insert(topic_id, name);
+}
+
+/// A `ConfigRecord`: set (or, with no value, remove) a topic or broker config; other resource
+/// types are not kept.
+fn set_config(
+    img: &mut MetadataImage,
+    resource_type: i8,
+    resource_name: String,
+    name: String,
+    value: Option<String>,
+) {
+    let map = match resource_type {
+        resource_type::TOPIC => &mut img.topic_configs,
+        resource_type::BROKER => &mut img.broker_configs,
+        _ => return,
+    };
+    match value {
+        Some(v) => {
+            map.entry(resource_name).or_default().insert(name, v);
+        }
+        None => {
+            if let Some(m) = map.get_mut(&resource_name) {
+                m.remove(&name);
+                if m.is_empty() {
+                    map.remove(&resource_name);
+                }
+            }
+        }
     }
 }
 

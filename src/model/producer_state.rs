@@ -307,7 +307,14 @@ pub fn replay_producer_state(
             .extend(SegmentStop::short_of_end(&path, walk.into_stop()));
     }
     out.producers = state.producers.len();
-    out.open = (state.producers.values())
+    out.open = open_transactions(&state, &first_ts);
+    Ok(out)
+}
+
+/// The transactions `state` leaves open, by first offset, with the first batch's timestamp
+/// where `first_ts` has it.
+fn open_transactions(state: &ProducerState, first_ts: &BTreeMap<i64, i64>) -> Vec<OpenTxn> {
+    let mut open: Vec<OpenTxn> = (state.producers.values())
         .filter_map(|e| {
             Some(OpenTxn {
                 producer_id: e.producer_id,
@@ -319,8 +326,8 @@ pub fn replay_producer_state(
             })
         })
         .collect();
-    out.open.sort_by_key(|t| t.first_offset);
-    Ok(out)
+    open.sort_by_key(|t| t.first_offset);
+    open
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use crate::formats::partition_metadata::Uuid;
 use crate::formats::record_walk::{RecordWalk, StopReason};
 use crate::formats::remote_log_metadata::{
     decode_remote_log_metadata, metadata_partition, PartitionDeleteState, RemoteLogMetadataRecord,
-    SegmentLeaderEpoch, SegmentState, REMOTE_LOG_METADATA_TOPIC,
+    SegmentLeaderEpoch, SegmentRecord, SegmentState, TopicIdPartition, REMOTE_LOG_METADATA_TOPIC,
 };
 
 use super::file_bytes::{read_file_data, ReadMode};
@@ -77,6 +77,29 @@ pub struct PartitionTier {
     pub segments: BTreeMap<Uuid, RemoteSegment>,
     /// The latest partition-deletion state and its event time.
     pub partition_delete: Option<(PartitionDeleteState, i64)>,
+}
+
+impl RemoteSegment {
+    /// The segment a `RemoteLogSegmentMetadataRecord` adds, read at `last_record`
+    /// (metadata partition, offset).
+    fn added(s: &SegmentRecord, last_record: (i32, i64)) -> Self {
+        let f = &s.fields;
+        RemoteSegment {
+            segment_id: s.segment_id,
+            start_offset: f.start_offset,
+            end_offset: f.end_offset,
+            size_bytes: f.segment_size_in_bytes,
+            max_timestamp_ms: f.max_timestamp_ms,
+            leader_epochs: f.segment_leader_epochs.clone(),
+            txn_index_empty: f.txn_index_empty,
+            state: f.state,
+            copy_finished: f.state != SegmentState::CopyStarted,
+            broker_id: f.broker_id,
+            copy_started_ms: f.event_timestamp_ms,
+            state_since_ms: f.event_timestamp_ms,
+            last_record,
+        }
+    }
 }
 
 impl PartitionTier {
@@ -241,41 +264,27 @@ impl RemoteTier {
         })
     }
 
+    /// The tier of `tp`, added empty if no record named it before.
+    fn tier_mut(&mut self, tp: &TopicIdPartition) -> &mut PartitionTier {
+        self.partitions
+            .entry((tp.topic_id, tp.partition))
+            .or_insert_with(|| PartitionTier {
+                topic: tp.topic.clone(),
+                topic_id: tp.topic_id,
+                partition: tp.partition,
+                segments: BTreeMap::new(),
+                partition_delete: None,
+            })
+    }
+
     /// Apply one record of metadata partition `mp` at `offset`, as the metadata manager's cache
     /// does (an update for a segment never added is a problem, as Kafka logs and drops it).
     pub fn apply(&mut self, mp: i32, offset: i64, record: &RemoteLogMetadataRecord) {
         match record {
             RemoteLogMetadataRecord::Segment(s) => {
-                let tp = &s.topic_id_partition;
-                let f = &s.fields;
-                let tier = self
-                    .partitions
-                    .entry((tp.topic_id, tp.partition))
-                    .or_insert_with(|| PartitionTier {
-                        topic: tp.topic.clone(),
-                        topic_id: tp.topic_id,
-                        partition: tp.partition,
-                        segments: BTreeMap::new(),
-                        partition_delete: None,
-                    });
-                tier.segments.insert(
-                    s.segment_id,
-                    RemoteSegment {
-                        segment_id: s.segment_id,
-                        start_offset: f.start_offset,
-                        end_offset: f.end_offset,
-                        size_bytes: f.segment_size_in_bytes,
-                        max_timestamp_ms: f.max_timestamp_ms,
-                        leader_epochs: f.segment_leader_epochs.clone(),
-                        txn_index_empty: f.txn_index_empty,
-                        state: f.state,
-                        copy_finished: f.state != SegmentState::CopyStarted,
-                        broker_id: f.broker_id,
-                        copy_started_ms: f.event_timestamp_ms,
-                        state_since_ms: f.event_timestamp_ms,
-                        last_record: (mp, offset),
-                    },
-                );
+                let tier = self.tier_mut(&s.topic_id_partition);
+                tier.segments
+                    .insert(s.segment_id, RemoteSegment::added(s, (mp, offset)));
             }
             RemoteLogMetadataRecord::SegmentUpdate(u) => {
                 let tp = &u.topic_id_partition;
@@ -310,17 +319,7 @@ impl RemoteTier {
                 }
             }
             RemoteLogMetadataRecord::PartitionDelete(d) => {
-                let tp = &d.topic_id_partition;
-                let tier = self
-                    .partitions
-                    .entry((tp.topic_id, tp.partition))
-                    .or_insert_with(|| PartitionTier {
-                        topic: tp.topic.clone(),
-                        topic_id: tp.topic_id,
-                        partition: tp.partition,
-                        segments: BTreeMap::new(),
-                        partition_delete: None,
-                    });
+                let tier = self.tier_mut(&d.topic_id_partition);
                 tier.partition_delete = Some((d.state, d.event_timestamp_ms));
             }
             // Snapshot records belong to the 3.6-3.7 `remote_log_snapshot` files, not to the

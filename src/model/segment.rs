@@ -676,6 +676,16 @@ const LOG_CHUNK: u64 = 256 * 1024;
 /// Read size for the first batch of a big `.log`: the producer's default `batch.size`.
 const FIRST_BATCH_CHUNK: u64 = 16 * 1024;
 
+/// What the walk of one chunk of a positioned read found.
+struct ChunkWalk {
+    /// Bytes from the chunk's start that whole, valid batches cover.
+    done: u64,
+    /// How the chunk's walk ended, relative to the chunk.
+    end: Option<WalkEnd>,
+    /// The error it hit, rebased to the file.
+    error: Option<FormatError>,
+}
+
 impl LogWalk {
     /// Walk the `.log` behind `file` from `start` to its end with positioned reads of `chunk`
     /// bytes (at least 18; [`LOG_CHUNK`] in use: never the whole of a big file in memory), stopping after the first
@@ -696,19 +706,7 @@ impl LogWalk {
     ) -> io::Result<bool> {
         let chunk_len = chunk.max(18);
         if start > file.len() {
-            // What the walk over the whole file says for a start past its end.
-            self.summary.walk_error = Some(Box::new(FormatError::new(
-                ErrorKind::LengthOutOfRange {
-                    field: "position",
-                    value: i64::try_from(start).unwrap_or(i64::MAX),
-                    min: 0,
-                    max: i64::try_from(file.len()).unwrap_or(i64::MAX),
-                },
-                start,
-            )));
-            self.summary.valid_end = FilePos(start);
-            self.summary.end = None;
-            return Ok(false);
+            return Ok(self.start_past_end(start, file.len()));
         }
         let mut at = start;
         let mut want = chunk_len;
@@ -717,36 +715,14 @@ impl LogWalk {
             // A short read before the end means the file shrank: what was read is what there is.
             let to_end =
                 (chunk.len() as u64) < want || at.saturating_add(chunk.len() as u64) >= file.len();
-            let mut walker = ShallowWalker::new(&chunk);
-            let mut error = None;
-            for item in walker.by_ref() {
-                match item {
-                    Ok(mut b) => {
-                        b.position = b.position.saturating_add(at);
-                        self.record(&b);
-                        if let Some(stats) = stats.as_deref_mut() {
-                            add_to_stats(stats, &b);
-                        }
-                        if first_only {
-                            self.summary.valid_end = FilePos(b.end());
-                            return Ok(true);
-                        }
-                    }
-                    Err(e) => error = Some(e.at_base(at)),
-                }
-            }
-            let done = walker.valid_end();
-            let stop = at.saturating_add(done);
-            let end = walker.end().cloned();
-            let finish = |walk: &mut LogWalk, end: Option<WalkEnd>, error: Option<FormatError>| {
-                walk.summary.valid_end = FilePos(stop);
-                walk.summary.end = end;
-                let clean = error.is_none();
-                walk.summary.walk_error = error.map(Box::new);
-                clean
+            let Some(ChunkWalk { done, end, error }) =
+                self.walk_chunk(&chunk, at, first_only, &mut stats)
+            else {
+                return Ok(true);
             };
+            let stop = at.saturating_add(done);
             if error.is_some() || to_end {
-                return Ok(finish(self, end.map(|e| rebase_end(e, at)), error));
+                return Ok(self.end_walk(stop, end.map(|e| rebase_end(e, at)), error));
             }
             match end {
                 Some(WalkEnd::PartialBatch { declared_size, .. }) => {
@@ -763,17 +739,9 @@ impl LogWalk {
                     want = chunk_len;
                 }
                 Some(WalkEnd::ZeroFilled { .. }) => {
-                    // A whole chunk of zeros at `at`: zeros to the end of the file, or not.
+                    // A whole chunk of zeros at `at` (so `stop` is `at`).
                     let after = at.saturating_add(chunk.len() as u64);
-                    if zeros_to_end(file, after, chunk_len)? {
-                        let len = file.len().saturating_sub(at);
-                        let end = WalkEnd::ZeroFilled { position: at, len };
-                        return Ok(finish(self, Some(end), None));
-                    }
-                    let error = ShallowWalker::new(&ZERO_SIZE_THEN_DATA)
-                        .find_map(Result::err)
-                        .map(|e| e.at_base(at));
-                    return Ok(finish(self, None, error));
+                    return self.end_at_zero_chunk(file, at, after, chunk_len);
                 }
                 // The chunk ended on a batch boundary: go on from there.
                 Some(WalkEnd::Clean) | None => {
@@ -782,6 +750,87 @@ impl LogWalk {
                 }
             }
         }
+    }
+
+    /// What the walk over the whole file says for a start past its end (`len`): an error.
+    fn start_past_end(&mut self, start: u64, len: u64) -> bool {
+        self.summary.walk_error = Some(Box::new(FormatError::new(
+            ErrorKind::LengthOutOfRange {
+                field: "position",
+                value: i64::try_from(start).unwrap_or(i64::MAX),
+                min: 0,
+                max: i64::try_from(len).unwrap_or(i64::MAX),
+            },
+            start,
+        )));
+        self.summary.valid_end = FilePos(start);
+        self.summary.end = None;
+        false
+    }
+
+    /// Record the batches of `chunk`, read at file position `at`; `None` once `first_only` has
+    /// its batch (the walk is over).
+    fn walk_chunk(
+        &mut self,
+        chunk: &[u8],
+        at: u64,
+        first_only: bool,
+        stats: &mut Option<&mut BatchStats>,
+    ) -> Option<ChunkWalk> {
+        let mut walker = ShallowWalker::new(chunk);
+        let mut error = None;
+        for item in walker.by_ref() {
+            match item {
+                Ok(mut b) => {
+                    b.position = b.position.saturating_add(at);
+                    self.record(&b);
+                    if let Some(stats) = stats.as_deref_mut() {
+                        add_to_stats(stats, &b);
+                    }
+                    if first_only {
+                        self.summary.valid_end = FilePos(b.end());
+                        return None;
+                    }
+                }
+                Err(e) => error = Some(e.at_base(at)),
+            }
+        }
+        Some(ChunkWalk {
+            done: walker.valid_end(),
+            end: walker.end().cloned(),
+            error,
+        })
+    }
+
+    /// End the walk at file position `stop`, the way `end` and `error` say; `false` if the
+    /// walk hit an error.
+    fn end_walk(&mut self, stop: u64, end: Option<WalkEnd>, error: Option<FormatError>) -> bool {
+        self.summary.valid_end = FilePos(stop);
+        self.summary.end = end;
+        let clean = error.is_none();
+        self.summary.walk_error = error.map(Box::new);
+        clean
+    }
+
+    /// End the walk at `at`, where a whole chunk of zeros was read (up to `after`): a
+    /// zero-filled tail if the zeros run to the end of the file, else the size-0 header error
+    /// the walk over the whole file would report.
+    fn end_at_zero_chunk(
+        &mut self,
+        file: &PositionedFile,
+        at: u64,
+        after: u64,
+        chunk_len: u64,
+    ) -> io::Result<bool> {
+        if zeros_to_end(file, after, chunk_len)? {
+            let len = file.len().saturating_sub(at);
+            let end = WalkEnd::ZeroFilled { position: at, len };
+            return Ok(self.end_walk(at, Some(end), None));
+        }
+        let error = ShallowWalker::new(&ZERO_SIZE_THEN_DATA)
+            .find_map(Result::err)
+            .map(|e| e.at_base(at));
+        Ok(self.end_walk(at, None, error))
     }
 
     /// The first batch of the whole file `bytes`: recorded as `first_batch` alone (the walk
@@ -867,6 +916,30 @@ fn load_log(
     index: Option<&OffsetIndex<'_>>,
     opts: &LoadOptions,
 ) -> Parsed<LogLoad> {
+    let source = open_log_source(file, opts)?;
+    let path = file.path.as_path();
+    let mut walk = LogWalk::empty(base, source.len());
+    match opts.depth {
+        ScanDepth::Tail => walk_tail(&mut walk, &source, index, path)?,
+        ScanDepth::Headers | ScanDepth::Verify => {
+            let mut stats = BatchStats::default();
+            source.walk(&mut walk, 0, false, Some(&mut stats), path)?;
+            walk.summary.stats = Some(Box::new(stats));
+        }
+    }
+    let mut summary = walk.summary;
+    if let Some(last) = summary.last_batch {
+        summary.next_offset = last.last_offset.next();
+    }
+    if let (ScanDepth::Verify, LogSource::Whole(bytes)) = (opts.depth, &source) {
+        add_verification(&mut summary, bytes, base);
+    }
+    Ok((summary, walk.positions))
+}
+
+/// The `.log`'s bytes for a load at `opts.depth`: deep verification reads the file whole, a
+/// file up to [`LOG_CHUNK`] is read whole, a bigger one by positioned reads.
+fn open_log_source(file: &mut FileInfo, opts: &LoadOptions) -> Parsed<LogSource> {
     let opened = if opts.depth == ScanDepth::Verify {
         file.measure();
         None
@@ -875,7 +948,7 @@ fn load_log(
     };
     let file = &*file;
     let io = |e: io::Error| FileProblem::io(&file.path, &e);
-    let source = if let Some(opened) = opened {
+    Ok(if let Some(opened) = opened {
         let f = opened.map_err(io)?;
         if f.len() <= LOG_CHUNK {
             LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?))
@@ -884,36 +957,27 @@ fn load_log(
         }
     } else {
         LogSource::Whole(read_file(&file.path, opts.read_mode).map_err(io)?)
-    };
-    let size = match &source {
-        LogSource::Whole(bytes) => bytes.len() as u64,
-        LogSource::Positioned(f) => f.len(),
-    };
-    let mut walk = LogWalk {
-        summary: LogSummary {
-            size: Bytes(size),
-            first_batch: None,
-            last_batch: None,
-            next_offset: Offset(base),
-            stats: None,
-            max_timestamp_seen: None,
-            every_batch_read: true,
-            valid_end: FilePos(0),
-            end: None,
-            walk_error: None,
-            verify_error: None,
-            verify_failed_batch: None,
-            verified_batches: None,
-        },
-        positions: Vec::new(),
-    };
-    // One walk from `start` (to the end, or only the first batch), over either source.
-    let walk_from = |walk: &mut LogWalk,
-                     start: u64,
-                     first_only: bool,
-                     stats: Option<&mut BatchStats>|
-     -> Parsed<bool> {
-        match &source {
+    })
+}
+
+impl LogSource {
+    fn len(&self) -> u64 {
+        match self {
+            LogSource::Whole(bytes) => bytes.len() as u64,
+            LogSource::Positioned(f) => f.len(),
+        }
+    }
+
+    /// One walk of the `.log` at `path` from `start` (to the end, or only the first batch).
+    fn walk(
+        &self,
+        walk: &mut LogWalk,
+        start: u64,
+        first_only: bool,
+        stats: Option<&mut BatchStats>,
+        path: &Path,
+    ) -> Parsed<bool> {
+        match self {
             LogSource::Whole(bytes) if first_only => Ok(walk.first(bytes)),
             LogSource::Whole(bytes) => Ok(walk.walk(bytes, start, stats)),
             // The first batch alone: one default `batch.size` (a bigger batch is re-read
@@ -930,66 +994,87 @@ fn load_log(
                         LOG_CHUNK
                     },
                 )
-                .map_err(io),
-        }
-    };
-    match opts.depth {
-        ScanDepth::Tail => {
-            // The first batch, then from the last valid index entry to the end, as Kafka's
-            // readNextOffset does; from the start when the entry does not lead to a clean walk
-            // over at least one batch.
-            let start = index
-                .map(|i| i.last_valid_entry().position)
-                .and_then(|p| u64::try_from(p).ok())
-                .unwrap_or(0);
-            let first_ok = walk_from(&mut walk, 0, true, None)?;
-            if first_ok && walk.summary.first_batch.is_some() {
-                // Only the first batch is kept from the first walk (as `first` does).
-                let first_end = walk.summary.valid_end.get();
-                walk.positions.clear();
-                walk.summary.last_batch = None;
-                walk.summary.max_timestamp_seen = None;
-                walk.summary.every_batch_read = start <= first_end;
-                // A walk from the entry that reads no batch (it points at a cut or zeroed
-                // batch) cannot tell the last batch: the walk from the start does.
-                let clean = walk_from(&mut walk, start, false, None)?;
-                if (!clean || walk.summary.last_batch.is_none()) && start != 0 {
-                    walk.positions.clear();
-                    walk.summary.walk_error = None;
-                    walk.summary.every_batch_read = true;
-                    walk_from(&mut walk, 0, false, None)?;
-                }
-            }
-            // The first batch counts for the largest timestamp seen even when not re-walked.
-            if let Some(first) = walk.summary.first_batch {
-                let seen = &mut walk.summary.max_timestamp_seen;
-                *seen = Some(seen.map_or(first.max_timestamp, |m| m.max(first.max_timestamp)));
-            }
-        }
-        ScanDepth::Headers | ScanDepth::Verify => {
-            let mut stats = BatchStats::default();
-            walk_from(&mut walk, 0, false, Some(&mut stats))?;
-            walk.summary.stats = Some(Box::new(stats));
+                .map_err(|e| FileProblem::io(path, &e)),
         }
     }
-    let mut summary = walk.summary;
-    if let Some(last) = summary.last_batch {
-        summary.next_offset = last.last_offset.next();
-    }
-    if let (ScanDepth::Verify, LogSource::Whole(bytes)) = (opts.depth, &source) {
-        let v = verify_segment(
-            bytes,
-            &VerifyOptions {
-                segment_base_offset: Some(base),
-                ..VerifyOptions::default()
+}
+
+impl LogWalk {
+    /// Nothing walked yet of a `.log` of `size` bytes based at `base`.
+    fn empty(base: i64, size: u64) -> Self {
+        LogWalk {
+            summary: LogSummary {
+                size: Bytes(size),
+                first_batch: None,
+                last_batch: None,
+                next_offset: Offset(base),
+                stats: None,
+                max_timestamp_seen: None,
+                every_batch_read: true,
+                valid_end: FilePos(0),
+                end: None,
+                walk_error: None,
+                verify_error: None,
+                verify_failed_batch: None,
+                verified_batches: None,
             },
-        );
-        // Batches are contiguous: the first failing one starts where the last good one ends.
-        summary.verify_failed_batch = v.error.is_some().then_some(FilePos(v.valid_end));
-        summary.verify_error = v.error.map(Box::new);
-        summary.verified_batches = Some(v.valid_batches);
+            positions: Vec::new(),
+        }
     }
-    Ok((summary, walk.positions))
+}
+
+/// The first batch, then from the last valid index entry to the end, as Kafka's
+/// readNextOffset does; from the start when the entry does not lead to a clean walk over at
+/// least one batch.
+fn walk_tail(
+    walk: &mut LogWalk,
+    source: &LogSource,
+    index: Option<&OffsetIndex<'_>>,
+    path: &Path,
+) -> Parsed<()> {
+    let start = index
+        .map(|i| i.last_valid_entry().position)
+        .and_then(|p| u64::try_from(p).ok())
+        .unwrap_or(0);
+    let first_ok = source.walk(walk, 0, true, None, path)?;
+    if first_ok && walk.summary.first_batch.is_some() {
+        // Only the first batch is kept from the first walk (as `first` does).
+        let first_end = walk.summary.valid_end.get();
+        walk.positions.clear();
+        walk.summary.last_batch = None;
+        walk.summary.max_timestamp_seen = None;
+        walk.summary.every_batch_read = start <= first_end;
+        // A walk from the entry that reads no batch (it points at a cut or zeroed
+        // batch) cannot tell the last batch: the walk from the start does.
+        let clean = source.walk(walk, start, false, None, path)?;
+        if (!clean || walk.summary.last_batch.is_none()) && start != 0 {
+            walk.positions.clear();
+            walk.summary.walk_error = None;
+            walk.summary.every_batch_read = true;
+            source.walk(walk, 0, false, None, path)?;
+        }
+    }
+    // The first batch counts for the largest timestamp seen even when not re-walked.
+    if let Some(first) = walk.summary.first_batch {
+        let seen = &mut walk.summary.max_timestamp_seen;
+        *seen = Some(seen.map_or(first.max_timestamp, |m| m.max(first.max_timestamp)));
+    }
+    Ok(())
+}
+
+/// Add deep verification of the whole `.log` `bytes` to `summary`.
+fn add_verification(summary: &mut LogSummary, bytes: &[u8], base: i64) {
+    let v = verify_segment(
+        bytes,
+        &VerifyOptions {
+            segment_base_offset: Some(base),
+            ..VerifyOptions::default()
+        },
+    );
+    // Batches are contiguous: the first failing one starts where the last good one ends.
+    summary.verify_failed_batch = v.error.is_some().then_some(FilePos(v.valid_end));
+    summary.verify_error = v.error.map(Box::new);
+    summary.verified_batches = Some(v.valid_batches);
 }
 
 fn add_to_stats(stats: &mut BatchStats, b: &BatchInfo) {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::config_doc::{ConfigDoc, ValueDoc};
+use super::config_doc::{ConfigBody, ConfigDoc, LogDirDoc, TopicDoc, ValueDoc};
 use super::sanitize::escape;
 use super::table::{findings_table, write_fitted, TableStyle};
 use super::terminal::{render_layouts, shorten_path, words, Align, Cell, Grid};
@@ -72,48 +72,44 @@ fn values_table(values: &BTreeMap<String, ValueDoc>, style: &TableStyle) -> Stri
     render_layouts(&[full, via, stacked], style.width)
 }
 
-/// Write `doc` as a header line, the broker's values, each topic's values and the findings.
-pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    let fit = |out: &mut dyn Write, atoms: &[String]| {
-        for line in super::terminal::fit_atoms(atoms, style.width, " ", "", "  ") {
-            writeln!(out, "{line}")?;
-        }
-        Ok::<(), io::Error>(())
-    };
-    fit(
-        out,
-        &words(&format!(
-            "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
-            doc.body.mode.name(),
-            doc.body.kafka_versions
-        )),
-    )?;
-    for d in &doc.body.log_dirs {
-        let mut atoms = vec![
-            "log dir".to_string(),
-            format!(
-                "{}:",
-                shorten_path(&escape(&d.path), style.width.saturating_sub(9))
-            ),
-            d.mode.name().to_string(),
-        ];
-        atoms.extend(words(&format!("({}),", escape(&d.mode_evidence))));
-        atoms.push(format!(
-            "cluster.id {},",
-            d.cluster_id.as_deref().map_or("-".into(), escape)
-        ));
-        atoms.push(format!(
-            "node id {}",
-            d.node_id.map_or("-".to_string(), |n| n.to_string())
-        ));
-        fit(out, &atoms)?;
+/// Write `atoms` as lines fitted to the table width.
+fn fit(out: &mut dyn Write, style: &TableStyle, atoms: &[String]) -> io::Result<()> {
+    for line in super::terminal::fit_atoms(atoms, style.width, " ", "", "  ") {
+        writeln!(out, "{line}")?;
     }
-    let meta = &doc.body.metadata;
+    Ok(())
+}
+
+/// A log dir's line: its path, mode and why, cluster and node id.
+fn log_dir_atoms(d: &LogDirDoc, style: &TableStyle) -> Vec<String> {
+    let mut atoms = vec![
+        "log dir".to_string(),
+        format!(
+            "{}:",
+            shorten_path(&escape(&d.path), style.width.saturating_sub(9))
+        ),
+        d.mode.name().to_string(),
+    ];
+    atoms.extend(words(&format!("({}),", escape(&d.mode_evidence))));
+    atoms.push(format!(
+        "cluster.id {},",
+        d.cluster_id.as_deref().map_or("-".into(), escape)
+    ));
+    atoms.push(format!(
+        "node id {}",
+        d.node_id.map_or("-".to_string(), |n| n.to_string())
+    ));
+    atoms
+}
+
+/// The metadata log's line: its dir, snapshot, how far it is complete, the broker id.
+fn metadata_atoms(body: &ConfigBody, style: &TableStyle) -> Vec<String> {
+    let meta = &body.metadata;
     let dir = meta
         .dir
         .as_deref()
         .map_or("-".to_string(), |d| escape(d).into_owned());
-    let atoms = vec![
+    vec![
         format!(
             "metadata log {}",
             shorten_path(&dir, style.width.saturating_sub(13))
@@ -132,35 +128,55 @@ pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -
         ),
         format!(
             "broker id {}",
-            doc.body
-                .broker_id
-                .map_or("-".to_string(), |b| b.to_string())
+            body.broker_id.map_or("-".to_string(), |b| b.to_string())
         ),
+    ]
+}
+
+/// A topic's line, then its values unless all are defaults.
+fn write_topic(t: &TopicDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let atoms = vec![
+        format!("topic {}", escape(&t.topic)),
+        format!("id {}", t.topic_id.as_deref().map_or("-".into(), escape)),
+        format!(
+            "partitions {}",
+            t.partitions.map_or("-".to_string(), |p| p.to_string())
+        ),
+        format!("dirs on disk {}", t.dirs.len()),
     ];
-    fit(out, &atoms)?;
+    if t.configs.is_empty() {
+        let mut atoms = atoms;
+        atoms.push("(all defaults)".to_string());
+        write_fitted(out, &atoms, style, "", "  ")?;
+    } else {
+        write_fitted(out, &atoms, style, "", "  ")?;
+        write!(out, "{}", values_table(&t.configs, style))?;
+    }
+    Ok(())
+}
+
+/// Write `doc` as a header line, the broker's values, each topic's values and the findings.
+pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    fit(
+        out,
+        style,
+        &words(&format!(
+            "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
+            doc.body.mode.name(),
+            doc.body.kafka_versions
+        )),
+    )?;
+    for d in &doc.body.log_dirs {
+        fit(out, style, &log_dir_atoms(d, style))?;
+    }
+    fit(out, style, &metadata_atoms(&doc.body, style))?;
     if !doc.body.broker.is_empty() {
         writeln!(out, "\nbroker")?;
         write!(out, "{}", values_table(&doc.body.broker, style))?;
     }
     for t in &doc.body.topics {
         writeln!(out)?;
-        let atoms = vec![
-            format!("topic {}", escape(&t.topic)),
-            format!("id {}", t.topic_id.as_deref().map_or("-".into(), escape)),
-            format!(
-                "partitions {}",
-                t.partitions.map_or("-".to_string(), |p| p.to_string())
-            ),
-            format!("dirs on disk {}", t.dirs.len()),
-        ];
-        if t.configs.is_empty() {
-            let mut atoms = atoms;
-            atoms.push("(all defaults)".to_string());
-            write_fitted(out, &atoms, style, "", "  ")?;
-        } else {
-            write_fitted(out, &atoms, style, "", "  ")?;
-            write!(out, "{}", values_table(&t.configs, style))?;
-        }
+        write_topic(t, style, out)?;
     }
     if let Some(table) = findings_table(&doc.findings, style) {
         write!(out, "\n{table}")?;

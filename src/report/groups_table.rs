@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::groups_doc::GroupsDoc;
+use super::groups_doc::{GroupDoc, GroupRowDoc, GroupsBody, GroupsDoc};
 use super::human::{age, time, Precision};
 use super::sanitize::escape;
 use super::table::{findings_table, TableStyle};
@@ -23,31 +23,17 @@ fn when(ms: Option<i64>, style: &TableStyle) -> String {
     .unwrap_or_else(|| "-".to_string())
 }
 
-/// Write `doc`.
-pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    let b = &doc.body;
-    let fit = |out: &mut dyn Write, atoms: &[String]| {
-        for line in fit_atoms(atoms, style.width, " ", "", "  ") {
-            writeln!(out, "{line}")?;
-        }
-        Ok::<(), io::Error>(())
-    };
-    let parts: Vec<String> = b
-        .coordinator_partitions
-        .iter()
-        .map(i32::to_string)
-        .collect();
-    fit(
-        out,
-        &words(&format!(
-            "__consumer_offsets partitions replayed here: {} of {} ({} records); offsets.retention.minutes {}",
-            if parts.is_empty() { "none".to_string() } else { parts.join(",") },
-            b.offsets_topic_partitions,
-            b.records_replayed,
-            b.offsets_retention_minutes
-        )),
-    )?;
-    let mut groups = Grid::new(&[
+/// Write `text` as lines fitted to the table width.
+fn fit(out: &mut dyn Write, style: &TableStyle, text: &str) -> io::Result<()> {
+    for line in fit_atoms(&words(text), style.width, " ", "", "  ") {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// One row per group.
+fn groups_grid(groups: &[GroupDoc], style: &TableStyle) -> Grid {
+    let mut grid = Grid::new(&[
         ("GROUP", Align::Left),
         ("KIND", Align::Left),
         ("STATE", Align::Left),
@@ -55,8 +41,8 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
         ("COORDINATOR", Align::Right),
         ("LAST-COMMIT", Align::Left),
     ]);
-    for g in &b.groups {
-        groups.push(vec![
+    for g in groups {
+        grid.push(vec![
             Cell::atom(escape(&g.group).into_owned()),
             Cell::atom(format!("{:?}", g.kind).to_lowercase()),
             Cell::atom(g.state),
@@ -65,29 +51,33 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
             Cell::text(&when(g.last_commit_ms, style)),
         ]);
     }
-    if !b.groups.is_empty() {
-        writeln!(out)?;
-        write!(out, "{}", render_layouts(&[groups], style.width))?;
+    grid
+}
+
+/// The columns of the offsets table (`full`: with the commit and expiry times).
+fn offsets_head(full: bool) -> Grid {
+    let mut cols = vec![
+        ("GROUP", Align::Left),
+        ("TOPIC", Align::Left),
+        ("PARTITION", Align::Right),
+        ("CURRENT-OFFSET", Align::Right),
+        ("LOG-START-OFFSET", Align::Right),
+        ("LOG-END-OFFSET", Align::Right),
+        ("LAG", Align::Right),
+    ];
+    if full {
+        cols.extend([("LAST-COMMIT", Align::Left), ("EXPIRES", Align::Left)]);
     }
-    let head = |full: bool| {
-        let mut cols = vec![
-            ("GROUP", Align::Left),
-            ("TOPIC", Align::Left),
-            ("PARTITION", Align::Right),
-            ("CURRENT-OFFSET", Align::Right),
-            ("LOG-START-OFFSET", Align::Right),
-            ("LOG-END-OFFSET", Align::Right),
-            ("LAG", Align::Right),
-        ];
-        if full {
-            cols.extend([("LAST-COMMIT", Align::Left), ("EXPIRES", Align::Left)]);
-        }
-        cols.push(("NEXT-RETENTION", Align::Left));
-        Grid::new(&cols)
-    };
-    let (mut full, mut short) = (head(true), head(false));
+    cols.push(("NEXT-RETENTION", Align::Left));
+    Grid::new(&cols)
+}
+
+/// One row per group, topic and partition, in a full layout and a short one for narrow
+/// terminals.
+fn offsets_grids(rows: &[GroupRowDoc], style: &TableStyle) -> [Grid; 2] {
+    let (mut full, mut short) = (offsets_head(true), offsets_head(false));
     let at = |ms: Option<i64>| opt(ms.and_then(|ms| time(ms, style.zone, Precision::Minutes)));
-    for r in &b.rows {
+    for r in rows {
         let next = r
             .next_retention
             .as_ref()
@@ -117,21 +107,27 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
         ]);
         full.push(cells);
     }
-    if !b.rows.is_empty() {
-        writeln!(out)?;
-        write!(out, "{}", render_layouts(&[full, short], style.width))?;
-    }
+    [full, short]
+}
+
+/// The topics with partitions on other brokers, then the deleted groups.
+fn write_elsewhere_and_deleted(
+    b: &GroupsBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for t in b.topics.iter().filter(|t| !t.elsewhere.is_empty()) {
         let list = |v: &[i32]| v.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
         fit(
             out,
-            &words(&format!(
+            style,
+            &format!(
                 "topic {}: this broker holds partitions {} of {}; partitions {} need the other brokers' log dirs",
                 escape(&t.topic),
                 if t.held.is_empty() { "none".to_string() } else { list(&t.held) },
                 opt(t.partitions),
                 list(&t.elsewhere)
-            )),
+            ),
         )?;
     }
     if !b.deleted_groups.is_empty() {
@@ -140,11 +136,47 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
             .iter()
             .map(|g| escape(g).into_owned())
             .collect();
-        fit(
+        fit(out, style, &format!("deleted groups: {}", names.join(", ")))?;
+    }
+    Ok(())
+}
+
+/// Write `doc`.
+pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let b = &doc.body;
+    let parts: Vec<String> = b
+        .coordinator_partitions
+        .iter()
+        .map(i32::to_string)
+        .collect();
+    fit(
+        out,
+        style,
+        &format!(
+            "__consumer_offsets partitions replayed here: {} of {} ({} records); offsets.retention.minutes {}",
+            if parts.is_empty() { "none".to_string() } else { parts.join(",") },
+            b.offsets_topic_partitions,
+            b.records_replayed,
+            b.offsets_retention_minutes
+        ),
+    )?;
+    if !b.groups.is_empty() {
+        writeln!(out)?;
+        write!(
             out,
-            &words(&format!("deleted groups: {}", names.join(", "))),
+            "{}",
+            render_layouts(&[groups_grid(&b.groups, style)], style.width)
         )?;
     }
+    if !b.rows.is_empty() {
+        writeln!(out)?;
+        write!(
+            out,
+            "{}",
+            render_layouts(&offsets_grids(&b.rows, style), style.width)
+        )?;
+    }
+    write_elsewhere_and_deleted(b, style, out)?;
     if let Some(t) = findings_table(&doc.findings, style) {
         writeln!(out)?;
         write!(out, "{t}")?;

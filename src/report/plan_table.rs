@@ -9,7 +9,10 @@ use std::io::{self, Write};
 use humansize::{format_size, BINARY};
 
 use super::human::{time, Precision};
-use super::plan_doc::{CompactionDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc};
+use super::plan_doc::{
+    CompactionDoc, GatesDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc, TotalsDoc,
+    WhatIfDoc,
+};
 use super::sanitize::escape;
 use super::table::{findings_table, write_fitted, TableStyle};
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
@@ -142,6 +145,93 @@ fn partition_header(p: &PartitionPlanDoc) -> Vec<String> {
     atoms
 }
 
+/// The time axis of a timeline: `width` columns from `start` to `end` (ms).
+struct Axis {
+    start: i64,
+    end: i64,
+    width: usize,
+}
+
+impl Axis {
+    /// From the oldest record time (or the cut-off) to the newest one not in the future, the
+    /// evaluation instant `now` always included.
+    fn of(p: &PartitionPlanDoc, cutoff: Option<i64>, now: i64, width: usize) -> Axis {
+        let start = p
+            .segments
+            .iter()
+            .map(|s| s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms))
+            .chain(cutoff)
+            .filter(|t| *t >= 0)
+            .min()
+            .unwrap_or(now)
+            .min(now);
+        let end = p
+            .segments
+            .iter()
+            .map(|s| s.largest_timestamp_ms)
+            .filter(|t| *t <= now)
+            .chain([now])
+            .max()
+            .unwrap_or(now);
+        Axis { start, end, width }
+    }
+
+    /// The column of `ms`, clamped to the axis.
+    fn col(&self, ms: i64) -> usize {
+        let span = i128::from(self.end.saturating_sub(self.start)).max(1);
+        let x = (i128::from(ms.clamp(self.start, self.end)) - i128::from(self.start))
+            * (self.width as i128 - 1);
+        usize::try_from(x / span).unwrap_or(0)
+    }
+}
+
+fn mark(row: &mut [char], c: usize, ch: char) {
+    if let Some(x) = row.get_mut(c) {
+        *x = ch;
+    }
+}
+
+/// The base offset of the segment the others are kept behind, from the reasons' evidence.
+fn blocking_segment(p: &PartitionPlanDoc) -> Option<i64> {
+    p.segments.iter().find_map(|s| {
+        let r = s.reason.as_ref()?;
+        r.evidence
+            .iter()
+            .find(|e| e.name == "blocking_segment")
+            .and_then(|e| serde_json::to_value(&e.value).ok())
+            .and_then(|v| v.as_i64())
+    })
+}
+
+/// One segment's bar, between the `|` of the cut-off and of the instant.
+fn segment_bar(
+    s: &SegmentPlanDoc,
+    axis: &Axis,
+    cutoff: Option<i64>,
+    now: i64,
+    blocker: Option<i64>,
+) -> String {
+    let mut row = vec![' '; axis.width];
+    if let Some(c) = cutoff {
+        mark(&mut row, axis.col(c), '|');
+    }
+    mark(&mut row, axis.col(now), '|');
+    let fill = match s.pass {
+        Some(_) => '=',
+        None if Some(s.base_offset) == blocker => '#',
+        None => '-',
+    };
+    let from = axis.col(s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms));
+    let to = axis.col(s.largest_timestamp_ms);
+    for c in from..=to.max(from) {
+        mark(&mut row, c, fill);
+    }
+    if s.largest_timestamp_ms > axis.end {
+        mark(&mut row, axis.width - 1, '>');
+    }
+    row.into_iter().collect()
+}
+
 /// The `--timeline` axis of one partition: each segment from its oldest to its newest record
 /// time, `=` deleted, `-` kept, `#` the segment the others are kept behind; `C` marks the
 /// retention cut-off (the instant minus the time limit the rules apply: `retention.ms`, or
@@ -156,62 +246,11 @@ pub fn timeline(p: &PartitionPlanDoc, retention_ms: Option<i64>, now: i64, width
         .unwrap_or(1);
     let axis_w = width.saturating_sub(label_w + 10).max(10);
     let cutoff = retention_ms.map(|r| now.saturating_sub(r));
-    let start = p
-        .segments
-        .iter()
-        .map(|s| s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms))
-        .chain(cutoff)
-        .filter(|t| *t >= 0)
-        .min()
-        .unwrap_or(now)
-        .min(now);
-    let end = p
-        .segments
-        .iter()
-        .map(|s| s.largest_timestamp_ms)
-        .filter(|t| *t <= now)
-        .chain([now])
-        .max()
-        .unwrap_or(now);
-    let span = i128::from(end.saturating_sub(start)).max(1);
-    let col = |ms: i64| -> usize {
-        let x = (i128::from(ms.clamp(start, end)) - i128::from(start)) * (axis_w as i128 - 1);
-        usize::try_from(x / span).unwrap_or(0)
-    };
-    let blocker: Option<i64> = p.segments.iter().find_map(|s| {
-        let r = s.reason.as_ref()?;
-        r.evidence
-            .iter()
-            .find(|e| e.name == "blocking_segment")
-            .and_then(|e| serde_json::to_value(&e.value).ok())
-            .and_then(|v| v.as_i64())
-    });
+    let axis = Axis::of(p, cutoff, now, axis_w);
+    let blocker = blocking_segment(p);
     let mut out = String::new();
     for s in &p.segments {
-        let mut row = vec![' '; axis_w];
-        let mark = |row: &mut Vec<char>, c: usize, ch: char| {
-            if let Some(x) = row.get_mut(c) {
-                *x = ch;
-            }
-        };
-        if let Some(c) = cutoff {
-            mark(&mut row, col(c), '|');
-        }
-        mark(&mut row, col(now), '|');
-        let fill = match s.pass {
-            Some(_) => '=',
-            None if Some(s.base_offset) == blocker => '#',
-            None => '-',
-        };
-        let from = col(s.first_timestamp_ms.unwrap_or(s.largest_timestamp_ms));
-        let to = col(s.largest_timestamp_ms);
-        for c in from..=to.max(from) {
-            mark(&mut row, c, fill);
-        }
-        if s.largest_timestamp_ms > end {
-            mark(&mut row, axis_w - 1, '>');
-        }
-        let bar: String = row.into_iter().collect();
+        let bar = segment_bar(s, &axis, cutoff, now, blocker);
         let v = if s.pass.is_some() { "delete" } else { "retain" };
         out.push_str(&format!(
             "{:>label_w$} {} {v}\n",
@@ -221,13 +260,9 @@ pub fn timeline(p: &PartitionPlanDoc, retention_ms: Option<i64>, now: i64, width
     }
     let mut marks = vec![' '; axis_w];
     if let Some(c) = cutoff {
-        if let Some(x) = marks.get_mut(col(c)) {
-            *x = 'C';
-        }
+        mark(&mut marks, axis.col(c), 'C');
     }
-    if let Some(x) = marks.get_mut(col(now)) {
-        *x = 'N';
-    }
+    mark(&mut marks, axis.col(now), 'N');
     let marks: String = marks.into_iter().collect();
     out.push_str(&format!("{:>label_w$} {}\n", "", marks.trim_end()));
     out
@@ -286,6 +321,83 @@ fn write_partition(
     writeln!(out)
 }
 
+/// The totals freed, per log dir and per topic.
+fn write_totals(totals_doc: &TotalsDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let mut totals = vec![
+        "total:".to_string(),
+        format!(
+            "frees {} in {} segment(s)",
+            format_size(totals_doc.bytes_freed, BINARY),
+            totals_doc.segments_deleted
+        ),
+    ];
+    for d in &totals_doc.per_log_dir {
+        totals.push(format!(
+            "· {}: {} in {};",
+            escape(&d.log_dir),
+            format_size(d.bytes, BINARY),
+            d.segments
+        ));
+    }
+    write_fitted(out, &totals, style, "", "    ")?;
+    let mut topics = vec!["per topic:".to_string()];
+    for tp in &totals_doc.per_topic {
+        topics.push(format!(
+            "{}: {} in {};",
+            escape(&tp.topic),
+            format_size(tp.bytes, BINARY),
+            tp.segments
+        ));
+    }
+    write_fitted(out, &topics, style, "", "    ")?;
+    Ok(())
+}
+
+/// What a `--config` change would free, and which segments change their verdict.
+fn write_what_if(w: &WhatIfDoc, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out)?;
+    let mut l = vec!["what if".to_string()];
+    l.extend(w.config.iter().map(|c| escape(c).into_owned()));
+    l.push(format!(
+        ": frees {} in {} segment(s) ({:+} B vs today)",
+        format_size(w.totals.bytes_freed, BINARY),
+        w.totals.segments_deleted,
+        w.bytes_freed_delta
+    ));
+    write_fitted(out, &l, style, "", "    ")?;
+    if w.changes.is_empty() {
+        writeln!(out, "  no segment changes its verdict")?;
+    }
+    for c in &w.changes {
+        let l = vec![
+            format!("  {}-{}", escape(&c.topic), c.partition),
+            format!("segment {}", c.base_offset),
+            format_size(c.size_bytes, BINARY),
+            format!("{} → {}", short(&c.before), short(&c.after)),
+        ];
+        write_fitted(out, &l, style, "", "    ")?;
+    }
+    Ok(())
+}
+
+/// The `--fail-if-*` gates given, and whether each tripped.
+fn write_gates(gates_doc: &GatesDoc, out: &mut dyn Write) -> io::Result<()> {
+    for (name, g) in [
+        ("--fail-if-deletes-more-than", gates_doc.deletes_more_than),
+        ("--fail-if-retains-expired", gates_doc.retains_expired),
+    ] {
+        if let Some(g) = g {
+            let state = if g.tripped { "TRIPPED" } else { "ok" };
+            writeln!(
+                out,
+                "gate {name}: {state} (value {}, limit {})",
+                g.value, g.limit
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Render a plan document.
 pub fn render_plan(
     doc: &Envelope<PlanBody>,
@@ -304,75 +416,16 @@ pub fn render_plan(
     for p in &b.partitions {
         write_partition(p, style, show_timeline, out)?;
     }
-    let mut totals = vec![
-        "total:".to_string(),
-        format!(
-            "frees {} in {} segment(s)",
-            format_size(b.totals.bytes_freed, BINARY),
-            b.totals.segments_deleted
-        ),
-    ];
-    for d in &b.totals.per_log_dir {
-        totals.push(format!(
-            "· {}: {} in {};",
-            escape(&d.log_dir),
-            format_size(d.bytes, BINARY),
-            d.segments
-        ));
-    }
-    write_fitted(out, &totals, style, "", "    ")?;
-    let mut topics = vec!["per topic:".to_string()];
-    for tp in &b.totals.per_topic {
-        topics.push(format!(
-            "{}: {} in {};",
-            escape(&tp.topic),
-            format_size(tp.bytes, BINARY),
-            tp.segments
-        ));
-    }
-    write_fitted(out, &topics, style, "", "    ")?;
+    write_totals(&b.totals, style, out)?;
     if b.cleaner_first.pick != "nothing" {
         let mut l = vec![format!("cleaner takes first ({}):", b.cleaner_first.pick)];
         l.extend(b.cleaner_first.logs.iter().map(|x| escape(x).into_owned()));
         write_fitted(out, &l, style, "", "    ")?;
     }
     if let Some(w) = &b.what_if {
-        writeln!(out)?;
-        let mut l = vec!["what if".to_string()];
-        l.extend(w.config.iter().map(|c| escape(c).into_owned()));
-        l.push(format!(
-            ": frees {} in {} segment(s) ({:+} B vs today)",
-            format_size(w.totals.bytes_freed, BINARY),
-            w.totals.segments_deleted,
-            w.bytes_freed_delta
-        ));
-        write_fitted(out, &l, style, "", "    ")?;
-        if w.changes.is_empty() {
-            writeln!(out, "  no segment changes its verdict")?;
-        }
-        for c in &w.changes {
-            let l = vec![
-                format!("  {}-{}", escape(&c.topic), c.partition),
-                format!("segment {}", c.base_offset),
-                format_size(c.size_bytes, BINARY),
-                format!("{} → {}", short(&c.before), short(&c.after)),
-            ];
-            write_fitted(out, &l, style, "", "    ")?;
-        }
+        write_what_if(w, style, out)?;
     }
-    for (name, g) in [
-        ("--fail-if-deletes-more-than", b.gates.deletes_more_than),
-        ("--fail-if-retains-expired", b.gates.retains_expired),
-    ] {
-        if let Some(g) = g {
-            let state = if g.tripped { "TRIPPED" } else { "ok" };
-            writeln!(
-                out,
-                "gate {name}: {state} (value {}, limit {})",
-                g.value, g.limit
-            )?;
-        }
-    }
+    write_gates(&b.gates, out)?;
     if let Some(f) = findings_table(&doc.findings, style) {
         writeln!(out)?;
         out.write_all(f.as_bytes())?;

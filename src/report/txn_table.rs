@@ -8,41 +8,14 @@ use super::human::{age, time, Precision};
 use super::sanitize::escape;
 use super::table::{findings_table, TableStyle};
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
-use super::txn_doc::TxnDoc;
+use super::txn_doc::{OpenTxnDoc, TxnDoc, TxnIdDoc, TxnPartitionDoc};
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }
 
-/// Write `doc`.
-pub fn render_transactions(
-    doc: &TxnDoc,
-    style: &TableStyle,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let b = &doc.body;
-    let at = |ms: i64| opt(time(ms, style.zone, Precision::Minutes));
-    let parts: Vec<String> = b
-        .transaction_state_partitions
-        .iter()
-        .map(i32::to_string)
-        .collect();
-    for line in
-        fit_atoms(
-            &words(&format!(
-            "__transaction_state partitions replayed here: {} of {}; transaction.max.timeout.ms {}",
-            if parts.is_empty() { "none".to_string() } else { parts.join(",") },
-            opt(b.transaction_state_partition_count),
-            b.transaction_max_timeout_ms
-        )),
-            style.width,
-            " ",
-            "",
-            "  ",
-        )
-    {
-        writeln!(out, "{line}")?;
-    }
+/// One row per transactional id.
+fn ids_grid(ids_doc: &[TxnIdDoc]) -> Grid {
     let mut ids = Grid::new(&[
         ("TRANSACTIONAL-ID", Align::Left),
         ("PRODUCER-ID", Align::Right),
@@ -51,7 +24,7 @@ pub fn render_transactions(
         ("TIMEOUT-MS", Align::Right),
         ("PARTITIONS", Align::Left),
     ]);
-    for t in &b.transactional_ids {
+    for t in ids_doc {
         ids.push(vec![
             Cell::atom(escape(&t.transactional_id).into_owned()),
             Cell::atom(t.producer_id.to_string()),
@@ -61,6 +34,11 @@ pub fn render_transactions(
             Cell::text(&escape(&t.partitions.join(" "))),
         ]);
     }
+    ids
+}
+
+/// One row per partition: its first unstable and last stable offsets.
+fn partitions_grid(partitions: &[TxnPartitionDoc]) -> Grid {
     let mut parts = Grid::new(&[
         ("PARTITION", Align::Left),
         ("SNAPSHOT", Align::Right),
@@ -70,7 +48,7 @@ pub fn render_transactions(
         ("LAST-STABLE", Align::Right),
         ("LOG-END", Align::Right),
     ]);
-    for p in &b.partitions {
+    for p in partitions {
         parts.push(vec![
             Cell::atom(escape(&format!("{}-{}", p.topic, p.partition)).into_owned()),
             Cell::atom(opt(p.snapshot_offset)),
@@ -81,6 +59,12 @@ pub fn render_transactions(
             Cell::atom(opt(p.log_end_offset)),
         ]);
     }
+    parts
+}
+
+/// One row per open transaction.
+fn open_grid(open_doc: &[OpenTxnDoc], style: &TableStyle) -> Grid {
+    let at = |ms: i64| opt(time(ms, style.zone, Precision::Minutes));
     let mut open = Grid::new(&[
         ("PARTITION", Align::Left),
         ("PRODUCER", Align::Left),
@@ -89,7 +73,7 @@ pub fn render_transactions(
         ("LAST-BATCH", Align::Left),
         ("VERDICT", Align::Left),
     ]);
-    for t in &b.open_transactions {
+    for t in open_doc {
         let who = t.transactional_id.as_deref().map_or_else(
             || format!("{} epoch {}", t.producer_id, t.producer_epoch),
             |id| {
@@ -114,10 +98,47 @@ pub fn render_transactions(
             Cell::atom(format!("{:?}", t.verdict)),
         ]);
     }
+    open
+}
+
+/// Write `doc`.
+pub fn render_transactions(
+    doc: &TxnDoc,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let b = &doc.body;
+    let parts: Vec<String> = b
+        .transaction_state_partitions
+        .iter()
+        .map(i32::to_string)
+        .collect();
+    for line in
+        fit_atoms(
+            &words(&format!(
+            "__transaction_state partitions replayed here: {} of {}; transaction.max.timeout.ms {}",
+            if parts.is_empty() { "none".to_string() } else { parts.join(",") },
+            opt(b.transaction_state_partition_count),
+            b.transaction_max_timeout_ms
+        )),
+            style.width,
+            " ",
+            "",
+            "  ",
+        )
+    {
+        writeln!(out, "{line}")?;
+    }
     for (grid, any) in [
-        (ids, !b.transactional_ids.is_empty()),
-        (parts, !b.partitions.is_empty()),
-        (open, !b.open_transactions.is_empty()),
+        (
+            ids_grid(&b.transactional_ids),
+            !b.transactional_ids.is_empty(),
+        ),
+        (partitions_grid(&b.partitions), !b.partitions.is_empty()),
+        (
+            open_grid(&b.open_transactions, style),
+            !b.open_transactions.is_empty(),
+        ),
     ] {
         if any {
             writeln!(out)?;

@@ -11,6 +11,14 @@ use super::policy::{
 };
 use super::{Pass, RetainReason, RetentionInput};
 
+/// What one scan found.
+struct Scanned {
+    /// The deletable prefix of the live segments, each with the time it has been eligible since.
+    deletable: Vec<(usize, TimestampMs)>,
+    /// The segment that stopped the scan, and why it is kept.
+    stopper: Option<(usize, RetainReason)>,
+}
+
 /// `out[i]` = the sum of the sizes of `segments[i..]`, with one extra 0 at the end. The sums
 /// saturate, as `Bytes`' `Sum` does; saturating sums of non-negative terms are order-independent,
 /// so each equals the forward sum over the same segments.
@@ -170,15 +178,15 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// One `deletableSegments` scan plus `deleteSegments`.
-    pub(super) fn run_pass(&mut self, pass: Pass) {
-        if self.rolled_new_active {
-            return; // only the new empty active segment is left: never deletable
-        }
-        let mut size_diff: i128 = 0;
+    /// How many bytes the size pass is over its limit (0 for the other passes), or `None` when
+    /// the pass retains every live segment without a scan: no limit, or within the size limit.
+    fn size_excess(&mut self, pass: Pass) -> Option<i128> {
         match pass {
             Pass::Size => match size_limit(self.input.config, &self.input.tiered).max() {
-                None => return self.retain_all_live(pass, RetainReason::NoLimit { pass }),
+                None => {
+                    self.retain_all_live(pass, RetainReason::NoLimit { pass });
+                    None
+                }
                 Some(r) => {
                     let total = self.live_bytes();
                     if i128::from(total.get()) < i128::from(r) {
@@ -191,9 +199,9 @@ impl<'a> Scan<'a> {
                                 v.push((pass, reason));
                             }
                         }
-                        return;
+                        return None;
                     }
-                    size_diff = i128::from(total.get()) - i128::from(r);
+                    Some(i128::from(total.get()) - i128::from(r))
                 }
             },
             Pass::Time => {
@@ -201,71 +209,110 @@ impl<'a> Scan<'a> {
                     .max()
                     .is_none()
                 {
-                    return self.retain_all_live(pass, RetainReason::NoLimit { pass });
+                    self.retain_all_live(pass, RetainReason::NoLimit { pass });
+                    return None;
                 }
+                Some(0)
             }
-            Pass::LogStartOffset => {}
+            Pass::LogStartOffset => Some(0),
         }
+    }
+
+    /// Why segment `i` (`s`, the last one when `is_last`, ending at `upper`) is kept although
+    /// the pass's predicate says `pred`; `None`: it is deletable.
+    fn kept_because(
+        &self,
+        i: usize,
+        s: &SegmentFacts,
+        is_last: bool,
+        upper: Offset,
+        pred: Result<TimestampMs, RetainReason>,
+    ) -> Option<RetainReason> {
+        if is_last && s.is_empty() {
+            return Some(RetainReason::EmptyActive);
+        }
+        match pred {
+            Err(r) => Some(r),
+            Ok(_) if !self.tiered_eligible(i, upper) => Some(if is_last {
+                RetainReason::RolledForUpload
+            } else {
+                RetainReason::NotUploaded {
+                    upper_bound: upper,
+                    highest_remote: self.input.tiered.highest_offset_in_remote_storage,
+                }
+            }),
+            Ok(_) => None,
+        }
+    }
+
+    /// The scan proper: the deletable prefix of the live segments (each with the time it has
+    /// been eligible since), and the segment that stopped it, with why.
+    fn scan(&mut self, pass: Pass, size_diff: &mut i128) -> Scanned {
         let n = self.input.segments.len();
         let hw = self.input.high_watermark;
         let mut deletable: Vec<(usize, TimestampMs)> = Vec::new();
-        let mut stopper: Option<(usize, RetainReason)> = None;
         let mut eligible_since = TimestampMs(i64::MIN);
         for i in self.first..n {
             let Some(s) = self.seg(i).copied() else { break };
             let is_last = i + 1 == n;
             let upper = self.upper_bound(i);
             if hw.value < upper {
-                stopper = Some((
-                    i,
-                    RetainReason::HwBelowUpperBound {
-                        hw,
-                        upper_bound: upper,
-                    },
-                ));
-                break;
+                let reason = RetainReason::HwBelowUpperBound {
+                    hw,
+                    upper_bound: upper,
+                };
+                return Scanned {
+                    deletable,
+                    stopper: Some((i, reason)),
+                };
             }
-            let pred = self.predicate(pass, i, &mut size_diff);
+            let pred = self.predicate(pass, i, size_diff);
             if pred.is_ok() && self.remote && is_last && !s.is_empty() {
                 self.rolled_for_upload = true;
             }
-            let reason = if is_last && s.is_empty() {
-                Some(RetainReason::EmptyActive)
-            } else {
-                match pred {
-                    Err(r) => Some(r),
-                    Ok(_) if !self.tiered_eligible(i, upper) => Some(if is_last {
-                        RetainReason::RolledForUpload
-                    } else {
-                        RetainReason::NotUploaded {
-                            upper_bound: upper,
-                            highest_remote: self.input.tiered.highest_offset_in_remote_storage,
-                        }
-                    }),
-                    Ok(_) => None,
-                }
-            };
-            match (reason, pred) {
+            match (self.kept_because(i, &s, is_last, upper, pred), pred) {
                 (None, Ok(since)) => {
                     eligible_since = eligible_since.max(since);
                     deletable.push((i, eligible_since));
                 }
                 (Some(r), _) | (None, Err(r)) => {
-                    stopper = Some((i, r));
-                    break;
+                    return Scanned {
+                        deletable,
+                        stopper: Some((i, r)),
+                    }
                 }
             }
         }
-        if let Some((i, r)) = stopper {
-            let base = self.seg(i).map_or(Offset(0), |s| s.base_offset);
-            if let Some(v) = self.reasons.get_mut(i) {
-                v.push((pass, r));
-            }
-            for v in self.reasons.iter_mut().skip(i + 1) {
-                v.push((pass, RetainReason::BlockedBehind { base_offset: base }));
-            }
+        Scanned {
+            deletable,
+            stopper: None,
         }
-        self.delete(pass, &deletable);
+    }
+
+    /// The segment `i` that stopped the scan is kept for `r`, every later one behind it.
+    fn retain_from(&mut self, pass: Pass, i: usize, r: RetainReason) {
+        let base = self.seg(i).map_or(Offset(0), |s| s.base_offset);
+        if let Some(v) = self.reasons.get_mut(i) {
+            v.push((pass, r));
+        }
+        for v in self.reasons.iter_mut().skip(i + 1) {
+            v.push((pass, RetainReason::BlockedBehind { base_offset: base }));
+        }
+    }
+
+    /// One `deletableSegments` scan plus `deleteSegments`.
+    pub(super) fn run_pass(&mut self, pass: Pass) {
+        if self.rolled_new_active {
+            return; // only the new empty active segment is left: never deletable
+        }
+        let Some(mut size_diff) = self.size_excess(pass) else {
+            return;
+        };
+        let scanned = self.scan(pass, &mut size_diff);
+        if let Some((i, r)) = scanned.stopper {
+            self.retain_from(pass, i, r);
+        }
+        self.delete(pass, &scanned.deletable);
     }
 
     /// `deleteSegments`: roll if everything goes, then raise the (local) log start.
