@@ -1289,24 +1289,7 @@ mod tests {
     use std::io::Write;
 
     fn empty_walk() -> LogWalk {
-        LogWalk {
-            summary: LogSummary {
-                size: Bytes(0),
-                first_batch: None,
-                last_batch: None,
-                next_offset: Offset(0),
-                stats: None,
-                max_timestamp_seen: None,
-                every_batch_read: true,
-                valid_end: FilePos(0),
-                end: None,
-                walk_error: None,
-                verify_error: None,
-                verify_failed_batch: None,
-                verified_batches: None,
-            },
-            positions: Vec::new(),
-        }
+        LogWalk::empty(0, 0)
     }
 
     /// Batches of growing size (some larger than the test chunks), ending in `tail`.
