@@ -153,7 +153,7 @@ pub struct BrokerConfigDef {
 /// Java `Long.MAX_VALUE`, rendered.
 pub const LONG_MAX: &str = "9223372036854775807";
 
-const fn same(
+pub(super) const fn same(
     name: &'static str,
     config_type: ConfigType,
     default: &'static str,
@@ -196,7 +196,7 @@ const fn later(
     }
 }
 
-const fn topic(
+pub(super) const fn topic(
     name: &'static str,
     config_type: ConfigType,
     default: &'static str,

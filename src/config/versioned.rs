@@ -19,80 +19,49 @@
 //! `message.downconversion.enable=true`, `message.timestamp.difference.max.ms=Long.MAX_VALUE`.
 
 use super::defaults::{
-    BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Unit, Validator, LONG_MAX, TOPIC_CONFIGS,
+    BrokerConfigDef, ConfigType, Synonym, TopicConfigDef, Validator, LONG_MAX, TOPIC_CONFIGS,
 };
 use super::removed::{removed_config, RemovedConfig};
 use crate::model::kafka_version::KafkaVersion;
+
+use super::defaults::{same, topic};
 
 /// `LegacyRecord.RECORD_OVERHEAD_V0`: the minimum `segment.bytes` before 4.1 (topic) and 4.0
 /// (broker).
 const LEGACY_SEGMENT_MIN: i64 = 14;
 
-const fn synonym(
-    name: &'static str,
-    ty: ConfigType,
-    default: &'static str,
-    v: Validator,
-) -> Synonym {
-    Synonym {
-        name,
-        unit: Unit::Same,
-        config_type: ty,
-        default: Some(default),
-        validator: v,
-        dynamic: true,
-    }
-}
-
-const fn def(
-    name: &'static str,
-    ty: ConfigType,
-    default: &'static str,
-    validator: Validator,
-    synonyms: &'static [Synonym],
-) -> TopicConfigDef {
-    TopicConfigDef {
-        name,
-        config_type: ty,
-        default,
-        validator,
-        synonyms,
-        unconfirmed: false,
-    }
-}
-
 /// Topic configs of 3.x that 4.0 removed, as 3.9.1 defines them.
 static REMOVED_IN_4_0: &[TopicConfigDef] = &[
-    def(
+    topic(
         "message.downconversion.enable",
         ConfigType::Boolean,
         "true",
         Validator::None,
-        &[synonym(
+        &[same(
             "log.message.downconversion.enable",
             ConfigType::Boolean,
             "true",
             Validator::None,
         )],
     ),
-    def(
+    topic(
         "message.format.version",
         ConfigType::String,
         "3.0-IV1",
         Validator::None,
-        &[synonym(
+        &[same(
             "log.message.format.version",
             ConfigType::String,
             "3.0-IV1",
             Validator::None,
         )],
     ),
-    def(
+    topic(
         "message.timestamp.difference.max.ms",
         ConfigType::Long,
         LONG_MAX,
         Validator::AtLeast(0),
-        &[synonym(
+        &[same(
             "log.message.timestamp.difference.max.ms",
             ConfigType::Long,
             LONG_MAX,
@@ -101,14 +70,14 @@ static REMOVED_IN_4_0: &[TopicConfigDef] = &[
     ),
 ];
 
-static AFTER_MAX_3X: &[Synonym] = &[synonym(
+static AFTER_MAX_3X: &[Synonym] = &[same(
     "log.message.timestamp.after.max.ms",
     ConfigType::Long,
     LONG_MAX,
     Validator::AtLeast(0),
 )];
 
-static SEGMENT_BYTES_3X: &[Synonym] = &[synonym(
+static SEGMENT_BYTES_3X: &[Synonym] = &[same(
     "log.segment.bytes",
     ConfigType::Int,
     "1073741824",
