@@ -103,3 +103,15 @@ fn every_kind_has_a_meaning_and_a_fix() {
         );
     }
 }
+
+/// Exit codes mean action: a kind whose default fix needs no action is info by default (the
+/// finding would be made info anyway; the docs must not promise a warning).
+#[test]
+fn a_kind_whose_fix_needs_no_action_is_info() {
+    use logclean::checks::finding::{fix_needs_no_action, Severity};
+    for k in ALL {
+        if fix_needs_no_action(k.fix) {
+            assert_eq!(k.severity, Severity::Info, "{}: fix `{}`", k.code, k.fix);
+        }
+    }
+}

@@ -131,7 +131,7 @@ kinds! {
     PARTITION_UNKNOWN_TOPIC_ID = "partition.unknown_topic_id", Condition, Warning,
         "a live dir whose topic id is not in the metadata log: the broker sets it aside as stray (`config`)",
         "if the topic was deleted, the dir's data is no longer served; remove it once you are sure";
-    SNAPSHOT_CRC_MISMATCH = "snapshot.crc_mismatch", Corruption, Warning,
+    SNAPSHOT_CRC_MISMATCH = "snapshot.crc_mismatch", Corruption, Info,
         "producer snapshot fails its CRC-32C; the broker deletes it and rebuilds producer state",
         "none needed: the broker rebuilds producer state from an older snapshot or the log (a slower start)";
     SEGMENT_ORPHAN_INDEX = "segment.orphan_index", Condition, Info,
@@ -158,7 +158,7 @@ kinds! {
     LOG_OVERLAPPING_SEGMENTS = "log.overlapping_segments", Corruption, Error,
         "a segment starts before the previous segment ends",
         "restore the partition from a replica with the broker stopped; compare the segments with `logclean inspect --records`";
-    INDEX_MISSING = "index.missing", Condition, Warning,
+    INDEX_MISSING = "index.missing", Condition, Info,
         "missing `.index`: the broker recovers (re-reads and re-indexes) the segment on start",
         "none needed; the broker rebuilds it at the cost of reading the segment";
     INDEX_SANITY_FAILED = "index.sanity_failed", Corruption, Error,

@@ -132,7 +132,16 @@ impl EvidenceValue {
     }
 }
 
-/// One finding.
+/// Whether `fix` says, without condition, that nothing needs doing (`none needed: …`,
+/// `none needed; …`; not `none needed if …`, which asks the reader to check something).
+pub fn fix_needs_no_action(fix: &str) -> bool {
+    fix.strip_prefix("none needed")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', ';', '.']))
+}
+
+/// One finding. Exit codes mean action: a finding whose fix is "none needed"
+/// ([`fix_needs_no_action`]) is info, whatever its kind or rule says, so it never makes the
+/// exit code 1 (or 2) unless `--fail-on info`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// The catalog entry this finding is an instance of.
@@ -166,6 +175,15 @@ impl Finding {
             evidence: Vec::new(),
             fix: kind.fix.to_string(),
         }
+        .settled()
+    }
+
+    /// The same finding at info when its fix needs no action (the one place that rule lives).
+    fn settled(mut self) -> Self {
+        if fix_needs_no_action(&self.fix) {
+            self.severity = Severity::Info;
+        }
+        self
     }
 
     /// Add one fact.
@@ -186,13 +204,14 @@ impl Finding {
         if !fix.is_empty() {
             self.fix = fix;
         }
-        self
+        self.settled()
     }
 
     /// The same finding at another severity (a rule that depends on what the broker does next).
+    /// (A fix that needs no action keeps it at info.)
     pub fn with_severity(mut self, severity: Severity) -> Self {
         self.severity = severity;
-        self
+        self.settled()
     }
 
     /// The same finding in another class (a rule that depends on what the broker does next).
@@ -251,6 +270,23 @@ mod tests {
             "an empty fix keeps the kind's"
         );
         assert_eq!(f.evidence.len(), 1);
+    }
+
+    #[test]
+    fn a_fix_that_needs_no_action_makes_the_finding_info() {
+        let loc = Location::default;
+        let f = Finding::new(&catalog::LOG_TRUNCATED_TAIL, loc(), "m")
+            .with_severity(Severity::Warning)
+            .fix("none needed: the broker's recovery truncates it");
+        assert_eq!(f.severity, Severity::Info);
+        let f = f.with_severity(Severity::Error);
+        assert_eq!(f.severity, Severity::Info, "raising it again keeps it info");
+        let f = Finding::new(&catalog::LOG_TRUNCATED_TAIL, loc(), "m")
+            .fix("none needed if the broker recovers it; otherwise restore it");
+        assert_eq!(f.severity, Severity::Error, "a conditional fix may need action");
+        assert!(fix_needs_no_action("none needed; the broker rebuilds it"));
+        assert!(!fix_needs_no_action("none needed if the new default suits"));
+        assert!(!fix_needs_no_action("restore it (none needed: no)"));
     }
 
     #[test]

@@ -116,8 +116,8 @@ fn tail_finding(
         // into it), which turns it into corruption in the middle of the log.
         let position = f.location.byte_offset.unwrap_or(0);
         out.push(if recovered {
-            f.with_severity(Severity::Warning)
-                .with_class(FindingClass::Condition)
+            // Its "none needed" fix makes it info (`Finding::fix`).
+            f.with_class(FindingClass::Condition)
                 .fix(format!(
                     "none needed: the broker's recovery truncates the segment to {position} bytes on the next start"
                 ))
@@ -285,7 +285,7 @@ mod tests {
     }
 
     #[test]
-    fn truncated_tail_recovered_on_start_is_a_warning() {
+    fn truncated_tail_recovered_on_start_is_info() {
         let s = Scratch::new();
         std::fs::remove_file(s.path(".kafka_cleanshutdown")).unwrap();
         std::fs::write(s.path("recovery-point-offset-checkpoint"), "0\n0\n").unwrap();
@@ -293,7 +293,8 @@ mod tests {
         std::fs::write(s.path(LOG), &b[..b.len() - 10]).unwrap();
         let f = findings(&s, ScanDepth::Headers);
         assert_eq!(codes(&f), ["log.truncated_tail"]);
-        assert_eq!(f[0].severity, Severity::Warning);
+        // Recovery truncates it: nothing to do, so info (exit codes mean action).
+        assert_eq!(f[0].severity, Severity::Info);
         assert_eq!(f[0].class, FindingClass::Condition);
         assert!(f[0].fix.starts_with("none needed"), "{}", f[0].fix);
     }

@@ -39,7 +39,8 @@ pub mod upgrade_check;
         without a running broker and reports what it finds, using the broker's own rules.\n\n\
         Read-only commands never write, create or lock anything in a log dir.",
     after_help = "Exit codes: 0 fine; 1 findings at or above --fail-on; 2 corrupt data found; \
-        3 usage error, I/O error or refused mutation; 130 interrupted."
+        3 usage error, I/O error or refused mutation; 130 interrupted. Exit codes mean action: a \
+        finding whose fix is \"none needed\" is info, so it sets no exit code unless --fail-on info."
 )]
 pub struct Cli {
     /// Output format.
