@@ -7,6 +7,7 @@
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
 use crate::checks::location::at_plan;
+use crate::model::names::{shell_path, shell_word};
 use crate::model::text::{age, segment_name, utc};
 use crate::model::units::TimestampMs;
 use crate::plan::{PartitionPlan, Plan};
@@ -87,8 +88,8 @@ fn finding(
          --entity-type topics --entity-name {} --add-config segment.ms={retention_ms}` \
          (segment.ms is {seg_ms}; it only applies on the next append), or with the broker \
          stopped `logclean roll --execute {}`",
-        p.topic,
-        p.log_dir.join(&p.dir_name).display()
+        shell_word(p.topic.as_bytes()),
+        shell_path(&p.log_dir.join(&p.dir_name))
     );
     let mut f = Finding::new(
         &catalog::SEGMENT_ACTIVE_NOT_ROLLING,

@@ -116,7 +116,7 @@ fn finding(
     .fix(format!(
         "`kafka-configs.sh --bootstrap-server HOST:PORT --alter --entity-type topics \
          --entity-name {} --add-config {key}={suggested}` (or the broker default `log.*` key)",
-        t.name
+        crate::model::names::shell_word(t.name.as_bytes())
     ))
 }
 

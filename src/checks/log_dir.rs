@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::model::log_dir::{LogDir, OffsetCheckpoint};
-use crate::model::names::path_text;
+use crate::model::names::shell_path;
 
 use super::catalog;
 use super::file::{io_findings, problem_finding};
@@ -128,7 +128,7 @@ pub fn not_a_log_dir_finding(path: &Path, below: &[PathBuf]) -> Finding {
     for d in below {
         f = f.evidence("log_dir", EvidenceValue::Path(d.clone()));
     }
-    let args: Vec<String> = below.iter().map(|d| path_text(d)).collect();
+    let args: Vec<String> = below.iter().map(|d| shell_path(d)).collect();
     f.fix(format!(
         "run logclean on the log dirs themselves: {}",
         args.join(" ")

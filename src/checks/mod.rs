@@ -32,6 +32,7 @@ pub mod problems;
 pub mod run;
 pub mod segment;
 pub mod snapshot;
+pub mod stake;
 pub mod startup;
 #[cfg(test)]
 pub(crate) mod test_support;

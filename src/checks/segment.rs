@@ -12,7 +12,7 @@ use crate::rules::recovery::PartitionRecovery;
 
 use super::catalog;
 use super::file::problem_finding;
-use super::finding::{EvidenceValue, Finding, FindingClass, Location, Severity};
+use super::finding::{EvidenceValue, Finding, FindingClass, Location};
 use super::location::{at_segment, at_segment_file};
 
 /// `segment.orphan_index` for each index file (`.index`, `.timeindex`, `.txnindex`) without
@@ -254,6 +254,7 @@ mod tests {
     use super::*;
     use crate::checks::test_support::{codes, orders_segment_findings, Scratch};
     use crate::model::segment::ScanDepth;
+use crate::checks::finding::Severity;
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
         let mut prev = None;

@@ -251,7 +251,8 @@ fn future_findings(
                     "fix the producers' clocks, or keep accepting them: `kafka-configs.sh \
                      --alter --entity-type topics --entity-name {} --add-config \
                      message.timestamp.after.max.ms={}`",
-                    name.topic, old.message_timestamp_after_max_ms
+                    crate::model::names::shell_word(name.topic.as_bytes()),
+                    old.message_timestamp_after_max_ms
                 )),
             );
         }

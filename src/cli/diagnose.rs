@@ -149,7 +149,7 @@ pub fn run(
     }
     let doc = Document {
         command: "diagnose",
-        body: DiagnoseBody::new(d.summary),
+        body: DiagnoseBody::new(d.headline, d.summary),
         findings: d.findings,
         scanned: Some(d.scanned),
         assumptions: Some(AssumptionsDoc::new(&d.assumptions)),

@@ -9,6 +9,7 @@
 //! [`run_checks`] over all three → filtered, deduplicated (code and canonical place:
 //! [`dedup_findings`]), sorted → [`Diagnosis`] with its [`Summary`].
 
+pub mod headline;
 pub mod summary;
 
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ use crate::model::units::TimestampMs;
 use crate::plan::{build_plan, PlanOptions};
 use crate::rules::KafkaVersion;
 
+pub use headline::Headline;
 pub use summary::Summary;
 
 /// What to read and when to evaluate it.
@@ -95,6 +97,8 @@ pub struct Diagnosis {
     pub findings: Vec<Finding>,
     /// Counts, top partitions and per-log-dir totals.
     pub summary: Summary,
+    /// Per log dir the answer first: space, time to full, what frees it; and what it assumes.
+    pub headline: Headline,
     /// What was read.
     pub scanned: ScanTotals,
     /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
@@ -181,8 +185,12 @@ pub fn diagnose(
     let summary =
         Summary::new(&findings, &plan, filter).with_figures(&checked.startup, &checked.disk);
     let topics = summary::topic_bytes(&plan, filter);
+    let assumptions = view.assumptions(&filter.topics);
+    let locks: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.lock)).collect();
+    let headline = Headline::new(&summary.log_dirs, &locks, &findings, &plan, &assumptions);
     Ok(Diagnosis {
-        assumptions: view.assumptions(&filter.topics),
+        assumptions,
+        headline,
         now_ms: inputs.now_ms,
         findings,
         summary,

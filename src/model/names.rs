@@ -274,6 +274,53 @@ pub fn path_text(path: &std::path::Path) -> String {
     name_text(path.as_os_str())
 }
 
+/// `bytes` as one POSIX shell word that a shell reads back as exactly these bytes, for a
+/// command a finding asks the reader to copy: as they are when every byte is plainly safe
+/// (`/srv/kafka/logs-0/orders-0`); in single quotes when some are not but all are printable
+/// (`'/srv/my logs/orders-0'`, a quote as `'\''`); else ANSI-C quoted with every control or
+/// non-UTF-8 byte as `\xNN` (`$'/srv/logs/a\x1bb-0'`), so no byte from disk ever reaches
+/// the terminal raw.
+pub fn shell_word(bytes: &[u8]) -> String {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b);
+    if !bytes.is_empty() && bytes.iter().all(|&b| plain(b)) {
+        return String::from_utf8_lossy(bytes).into_owned();
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) if !s.chars().any(char::is_control) => format!("'{}'", s.replace('\'', "'\\''")),
+        _ => {
+            let mut out = String::from("$'");
+            for chunk in bytes.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    match c {
+                        '\\' | '\'' => {
+                            out.push('\\');
+                            out.push(c);
+                        }
+                        c if c.is_control() => {
+                            let mut buf = [0u8; 4];
+                            for b in c.encode_utf8(&mut buf).bytes() {
+                                out.push_str(&format!("\\x{b:02x}"));
+                            }
+                        }
+                        c => out.push(c),
+                    }
+                }
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out.push('\'');
+            out
+        }
+    }
+}
+
+/// [`shell_word`] of a path.
+pub fn shell_path(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    shell_word(path.as_os_str().as_bytes())
+}
+
 /// The name [`name_text`] wrote as `text`: `\\` is a backslash, `\xNN` (two lowercase hex
 /// digits) the byte 0xNN; any other backslash stands for itself.
 pub fn name_from_text(text: &str) -> std::ffi::OsString {
@@ -346,6 +393,24 @@ pub mod opt_path_serde {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shell_words_read_back_as_the_same_bytes() {
+        use super::shell_word;
+        assert_eq!(shell_word(b"/srv/kafka/logs-0/orders-0"), "/srv/kafka/logs-0/orders-0");
+        assert_eq!(shell_word(b"/srv/my logs/o'rders-0"), "'/srv/my logs/o'\\''rders-0'");
+        assert_eq!(shell_word(b"/srv/a\x1bb\xe9-0"), "$'/srv/a\\x1bb\\xe9-0'");
+        assert_eq!(shell_word(b""), "''");
+        // What a shell makes of each: the bytes back.
+        for name in [&b"/srv/my logs/o'rders-0"[..], b"/srv/a\x1b\\b\xe9'-0", b"plain"] {
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf %s {}", shell_word(name)))
+                .output()
+                .unwrap();
+            assert_eq!(out.stdout, name, "{}", shell_word(name));
+        }
+    }
+
     use super::*;
 
     fn live(topic: &str, partition: i32) -> PartitionDirName {

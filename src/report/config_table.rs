@@ -9,7 +9,8 @@ use std::path::Path;
 
 use super::config_doc::{ConfigBody, ConfigDoc, LogDirDoc, TopicDoc, ValueDoc};
 use super::sanitize::escape;
-use super::table::{findings_table, write_fitted, TableStyle};
+use super::diagnostics::render_findings;
+use super::table::{write_fitted, TableStyle};
 use super::terminal::{render_layouts, shorten_path, words, Align, Cell, Grid};
 
 /// A value as atoms: split after commas so that lists wrap between their items.
@@ -178,7 +179,7 @@ pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -
         writeln!(out)?;
         write_topic(t, style, out)?;
     }
-    if let Some(table) = findings_table(&doc.findings, style) {
+    if let Some(table) = render_findings(&doc.findings, style) {
         write!(out, "\n{table}")?;
     }
     Ok(())

@@ -312,6 +312,7 @@ mod tests {
             now_ms: 0,
             findings: Vec::new(),
             summary: crate::diagnose::Summary::default(),
+            headline: crate::diagnose::Headline::default(),
             scanned: ScanTotals {
                 log_dirs: 0,
                 partitions: 0,

@@ -1,6 +1,6 @@
-//! The `diagnose` table: the summary (scan, counts by severity and code, log dirs, top
-//! partitions by retained bytes), then the findings table of every command
-//! ([`findings_table`]: the same finding on many partitions shown once with the list).
+//! The `diagnose` table: the headline (per log dir: space, time to full, what frees it, who
+//! holds it; what it assumes), the findings as diagnostics ([`render_findings`], most severe
+//! first), then the details (counts by code, log dirs, next start and disk, top partitions).
 
 use std::io::{self, Write};
 
@@ -9,16 +9,21 @@ use serde::Serialize;
 
 use super::human::{age, time, Precision};
 use super::sanitize::{escape, escape_path};
-use super::table::{findings_table, write_fitted, TableStyle};
+use super::diagnostics::{render_findings, wrap};
+use super::table::{write_fitted, TableStyle};
 use super::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
 use super::wire::Envelope;
 
 use crate::diagnose::summary::{CodeCount, LogDirTotals, PartitionBytes};
-use crate::diagnose::Summary;
+use crate::diagnose::headline::{HeadlineAssumptions, TimeToFull};
+use crate::diagnose::{Headline, Summary};
+use crate::model::lock::LockState;
 
-/// The `diagnose` document's own keys: the summary's parts at the top level.
+/// The `diagnose` document's own keys: the headline, then the summary's parts at the top level.
 #[derive(Debug, Serialize)]
 pub struct DiagnoseBody {
+    /// Per log dir the answer first, and what it assumes (docs/json.md).
+    pub headline: Headline,
     /// Per code: findings, highest severity, partitions.
     pub by_code: Vec<CodeCount>,
     /// Per log dir: bytes and what the next retention pass frees.
@@ -28,9 +33,10 @@ pub struct DiagnoseBody {
 }
 
 impl DiagnoseBody {
-    /// The body of `summary`.
-    pub fn new(summary: Summary) -> DiagnoseBody {
+    /// The body of `headline` and `summary`.
+    pub fn new(headline: Headline, summary: Summary) -> DiagnoseBody {
         DiagnoseBody {
+            headline,
             by_code: summary.by_code,
             log_dirs: summary.log_dirs,
             top_partitions: summary.top_partitions,
@@ -87,7 +93,100 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
     vec![path, recovers, est, space, growth, full]
 }
 
-/// Render the `diagnose` table.
+/// How a broker's hold on a log dir reads.
+fn lock_text(l: LockState) -> String {
+    match l {
+        LockState::NoLockFile => "no broker holds it (no .lock)".to_string(),
+        LockState::Unlocked => "no broker holds it (.lock not locked)".to_string(),
+        LockState::HeldBy { pid: Some(pid) } => {
+            format!("a running broker holds it (.lock locked by pid {pid}): repairs refuse it")
+        }
+        LockState::HeldBy { pid: None } => {
+            "a running broker holds it (.lock locked): repairs refuse it".to_string()
+        }
+        LockState::Unknown => "whether a broker holds it is unknown (.lock not probed)".to_string(),
+    }
+}
+
+/// Time to full in words.
+fn full_text(t: &TimeToFull, style: &TableStyle) -> String {
+    match t {
+        TimeToFull::Known {
+            ms,
+            at_ms,
+            growth_bytes_per_hour,
+        } => format!(
+            "full in {} ({}) at {}/h",
+            span(*ms),
+            time(*at_ms, style.zone, Precision::Minutes).unwrap_or_default(),
+            size(*growth_bytes_per_hour)
+        ),
+        TimeToFull::Unknown { because } => format!("time to full unknown: {because}"),
+    }
+}
+
+/// What the answers assume, in one sentence.
+fn assumes_text(a: &HeadlineAssumptions) -> String {
+    let configs = match (a.topics_on_assumed_configs, a.unread_config_sources) {
+        (0, 0) => "every deciding config read".to_string(),
+        (0, n) => format!("{n} config source(s) not read (no topic depends on them)"),
+        (t, _) => format!("{t} topic(s) on assumed config values (ASSUMED CONFIGS above)"),
+    };
+    let hw = match a.partitions_with_assumed_hw {
+        0 => "HW from the checkpoints and roles".to_string(),
+        n => format!("HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown)"),
+    };
+    let upload = match a.partitions_with_unknown_upload_state {
+        0 => "no tiered partitions".to_string(),
+        n => format!("upload state unknown for {n} tiered partition(s)"),
+    };
+    let mut version = a.kafka_version.clone();
+    if let Some(x) = &a.kafka_version_assumption {
+        version.push_str(&format!(" (assumed: {x})"));
+    }
+    format!("assumes: {configs}; {hw}; {upload}; {version}")
+}
+
+/// The headline: per log dir its space, time to full, what frees it and who holds it; then what
+/// it all assumes.
+fn write_headline(h: &Headline, style: &TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let w = style.width;
+    for d in &h.log_dirs {
+        writeln!(out, "{}", escape_path(&d.path))?;
+        let space = match (d.fs_free_bytes, d.fs_total_bytes) {
+            (Some(f), Some(t)) => format!("free {} of {}", size(f), size(t)),
+            _ => "free space unknown".to_string(),
+        };
+        let line = format!(
+            "used {}, {space}; {}",
+            size(d.used_bytes),
+            full_text(&d.time_to_full, style)
+        );
+        let fixes = match d.fixes_freeing {
+            0 => "no fix below frees space".to_string(),
+            n => format!("the fixes below free {} ({n} finding(s))", size(d.fixes_free_bytes)),
+        };
+        let frees = format!(
+            "next retention pass frees {} ({} segment(s)); {fixes}",
+            size(d.next_pass_frees_bytes),
+            d.next_pass_frees_segments
+        );
+        for text in [line, frees, lock_text(d.lock)] {
+            for l in wrap("  ", &text, "    ", w) {
+                writeln!(out, "{l}")?;
+            }
+        }
+    }
+    for l in wrap("", &escape(&assumes_text(&h.assumes)), "  ", w) {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
+}
+
+/// Render the `diagnose` table: the scan line, the headline, the findings as diagnostics (most
+/// severe first), then the details (findings per code, per log dir, next start and disk, top
+/// partitions). The details come after the findings rather than behind a flag: the first screen
+/// answers, and the rest is still there for a ticket.
 pub fn render_diagnose(
     doc: &Envelope<DiagnoseBody>,
     style: &TableStyle,
@@ -103,25 +202,28 @@ pub fn render_diagnose(
         head.push(size(t.log_bytes));
     }
     write_fitted(out, &head, style, "", "  ")?;
-    let counts = vec![
-        "findings:".to_string(),
-        format!("{} error,", s.error),
-        format!("{} warning,", s.warning),
-        format!("{} info", s.info),
-    ];
-    write_fitted(out, &counts, style, "", "  ")?;
     let b = &doc.body;
+    write_headline(&b.headline, style, out)?;
+    writeln!(
+        out,
+        "findings: {} error, {} warning, {} info{}",
+        s.error,
+        s.warning,
+        s.info,
+        if s.error + s.warning + s.info > 1 {
+            " (most severe first)"
+        } else {
+            ""
+        }
+    )?;
+    writeln!(out)?;
+    match render_findings(&doc.findings, style) {
+        Some(t) => write!(out, "{t}")?,
+        None => writeln!(out, "no findings")?,
+    }
     write_code_and_dir_grids(b, style, out)?;
     write_figures_grid(b, style, out)?;
-    write_top_partitions(b, style, out)?;
-    if let Some(t) = findings_table(&doc.findings, style) {
-        writeln!(out)?;
-        write!(out, "{t}")?;
-    } else {
-        writeln!(out)?;
-        writeln!(out, "no findings")?;
-    }
-    Ok(())
+    write_top_partitions(b, style, out)
 }
 
 /// Findings per code, then bytes per log dir.

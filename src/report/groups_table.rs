@@ -8,7 +8,8 @@ use std::io::{self, Write};
 use super::groups_doc::{GroupDoc, GroupRowDoc, GroupsBody, GroupsDoc};
 use super::human::{age, time, Precision};
 use super::sanitize::escape;
-use super::table::{findings_table, TableStyle};
+use super::diagnostics::render_findings;
+use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -177,7 +178,7 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
         )?;
     }
     write_elsewhere_and_deleted(b, style, out)?;
-    if let Some(t) = findings_table(&doc.findings, style) {
+    if let Some(t) = render_findings(&doc.findings, style) {
         writeln!(out)?;
         write!(out, "{t}")?;
     }

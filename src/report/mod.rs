@@ -9,6 +9,7 @@ pub mod config_doc;
 pub mod config_table;
 pub mod diagnose_metrics;
 pub mod diagnose_table;
+pub mod diagnostics;
 pub mod groups_doc;
 pub mod groups_table;
 pub mod human;

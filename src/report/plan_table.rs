@@ -14,7 +14,8 @@ use super::plan_doc::{
     WhatIfDoc,
 };
 use super::sanitize::escape;
-use super::table::{findings_table, write_fitted, TableStyle};
+use super::diagnostics::render_findings;
+use super::table::{write_fitted, TableStyle};
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 use super::wire::Envelope;
 
@@ -426,7 +427,7 @@ pub fn render_plan(
         write_what_if(w, style, out)?;
     }
     write_gates(&b.gates, out)?;
-    if let Some(f) = findings_table(&doc.findings, style) {
+    if let Some(f) = render_findings(&doc.findings, style) {
         writeln!(out)?;
         out.write_all(f.as_bytes())?;
     }

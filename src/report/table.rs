@@ -1,5 +1,5 @@
 //! Tables for people: one line per log dir, one per partition and its segments table, the
-//! findings, the summary. Every line fits [`TableStyle::width`] ([`super::terminal`]); every
+//! summary (findings are diagnostics: [`super::diagnostics`]). Every line fits [`TableStyle::width`] ([`super::terminal`]); every
 //! name or value read from disk goes through [`escape`] first.
 //!
 //! Segment times name their zone in the header (`largest timestamp (UTC)`), or, with
@@ -8,11 +8,6 @@
 //! `first timestamp`; drop `batches`; drop `index / time`. `segment`, `size`, `offsets` and
 //! `largest timestamp` always stay; narrower still, each segment is a record of
 //! `header: value` lines.
-//!
-//! Findings table: the same code with the same message and fix (figures aside) on several
-//! places is one row with the count and the first [`LISTED_PLACES`] places. Layouts: `severity`,
-//! `code`, `where`, `what`, `fix`; then severity above the code in one column; then the fix
-//! below the message in `what`; then code and place in one column.
 
 use std::io::{self, Write};
 
@@ -21,7 +16,6 @@ use humansize::{format_size, BINARY};
 use super::human::{age, time, time_without_zone, Precision, Zone};
 use super::sanitize::escape;
 use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
-use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
 use super::wire::{IndexDoc, InspectDoc, MetadataLogDoc, PartitionDoc, SegmentDoc};
 use crate::model::mode::LogDirMode;
 
@@ -37,13 +31,6 @@ pub struct TableStyle {
     /// The instant ages are counted from (the run's `evaluated_at_ms`).
     pub evaluated_at_ms: i64,
 }
-
-/// Narrowest width of a prose column (message, fix) in the findings table, unless the table
-/// cannot fit otherwise.
-const PROSE: usize = 24;
-
-/// Places listed in a grouped finding row before `+K more`.
-pub const LISTED_PLACES: usize = 5;
 
 /// What `--verify` checked, for the summary line (counted by the command from the model).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -114,17 +101,6 @@ impl TableStyle {
             }
             None => vec!["-".to_string()],
         }
-    }
-
-    fn severity_color(&self, s: &str) -> Option<&'static str> {
-        if !self.color {
-            return None;
-        }
-        Some(match s {
-            "error" => "31",
-            "warning" => "33",
-            _ => "36",
-        })
     }
 }
 
@@ -302,294 +278,6 @@ fn segments_table(p: &PartitionDoc, style: &TableStyle) -> String {
         })
         .collect();
     render_layouts(&layouts, style.width)
-}
-
-/// An evidence value as atoms: sizes with humansize (and the exact count past 1 KiB),
-/// timestamps in the run's zone with their age, CRCs in hex, text and paths escaped.
-pub fn evidence_value(e: &EvidenceDoc, style: &TableStyle) -> Vec<String> {
-    use EvidenceValueDoc as V;
-    match (e.kind, &e.value) {
-        ("bytes", V::Unsigned(b)) if *b >= 1024 => {
-            vec![format_size(*b, BINARY), format!("({b} bytes)")]
-        }
-        ("bytes", V::Unsigned(b)) => vec![format!("{b} bytes")],
-        ("timestamp_ms", V::Int(ms)) if *ms < 0 => vec![format!("{ms}"), "(no timestamp)".into()],
-        ("timestamp_ms", V::Int(ms)) => {
-            style.time_and_age(Some(*ms), None, Precision::Seconds, false)
-        }
-        ("crc32", V::Unsigned(c)) => vec![format!("0x{c:08x}")],
-        (_, V::Int(v)) => vec![v.to_string()],
-        (_, V::Unsigned(v)) => vec![v.to_string()],
-        (_, V::Flag(b)) => vec![if *b { "yes" } else { "no" }.to_string()],
-        ("path", V::Text(t)) => vec![escape(t).into_owned()],
-        (_, V::Text(t)) => words(&escape(t)),
-    }
-}
-
-/// Evidence lines of atoms: `name:` and the value, one item a line, except that the items
-/// after a `problem` item (one example of a bounded summary) share its line.
-pub fn evidence_lines(evidence: &[EvidenceDoc], style: &TableStyle) -> Vec<Vec<String>> {
-    let mut lines: Vec<Vec<String>> = Vec::new();
-    let mut in_example = false;
-    for e in evidence {
-        let mut item = vec![format!("{}:", e.name)];
-        item.extend(evidence_value(e, style));
-        match lines.last_mut() {
-            Some(line) if in_example && e.kind != "problem" => {
-                if let Some(last) = line.last_mut() {
-                    last.push(',');
-                }
-                line.extend(item);
-            }
-            _ => lines.push(item),
-        }
-        if e.kind == "problem" {
-            in_example = true;
-        }
-    }
-    lines
-}
-
-/// A message with its figures blanked out: findings whose texts differ only in figures group.
-fn template(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut in_digits = false;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('#');
-            }
-            in_digits = true;
-        } else {
-            in_digits = false;
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The last component of a path.
-fn file_name(file: &str) -> String {
-    std::path::Path::new(file)
-        .file_name()
-        .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
-}
-
-/// Where a finding is, as atoms: partition dir, file name and `@byte`; the file or dir; else
-/// the log dir.
-fn place(f: &FindingDoc) -> Vec<String> {
-    let l = &f.location;
-    let mut atoms = match (&l.dir, &l.file) {
-        (Some(dir), Some(file)) => vec![
-            escape(dir).into_owned(),
-            escape(&file_name(file)).into_owned(),
-        ],
-        (Some(dir), None) => vec![escape(dir).into_owned()],
-        (None, Some(file)) => vec![escape(file).into_owned()],
-        (None, None) => match &l.group {
-            Some(g) => vec!["group".to_string(), escape(g).into_owned()],
-            None => vec![escape(&l.log_dir).into_owned()],
-        },
-    };
-    if let Some(b) = l.byte_offset {
-        atoms.push(format!("@{b}"));
-    }
-    atoms
-}
-
-/// Findings that share code, severity, message and fix (figures aside).
-struct Group<'a> {
-    first: &'a FindingDoc,
-    all: Vec<&'a FindingDoc>,
-}
-
-fn group(findings: &[FindingDoc]) -> Vec<Group<'_>> {
-    let mut groups: Vec<(String, Group<'_>)> = Vec::new();
-    for f in findings {
-        let key = format!(
-            "{}\u{0}{}\u{0}{}\u{0}{}",
-            f.severity,
-            f.code,
-            template(&f.message),
-            template(&f.fix)
-        );
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => g.all.push(f),
-            None => groups.push((
-                key,
-                Group {
-                    first: f,
-                    all: vec![f],
-                },
-            )),
-        }
-    }
-    groups.into_iter().map(|(_, g)| g).collect()
-}
-
-struct FindingCells {
-    severity: Cell,
-    code: String,
-    place: Vec<Vec<String>>,
-    what: Vec<Vec<String>>,
-    fix: Vec<String>,
-}
-
-fn finding_cells(g: &Group<'_>, style: &TableStyle) -> FindingCells {
-    let n = g.all.len();
-    let mut place = Vec::new();
-    if n > 1 {
-        let mut dirs: Vec<&str> = g
-            .all
-            .iter()
-            .filter_map(|f| f.location.dir.as_deref())
-            .collect();
-        dirs.sort_unstable();
-        dirs.dedup();
-        let files = g.all.iter().all(|f| f.location.file.is_some());
-        let count = match dirs.len() {
-            0 if files => format!("{n} files:"),
-            0 => format!("{n} places:"),
-            d if d == n => format!("{n} partitions:"),
-            1 if files => format!("{n} files in 1 partition:"),
-            d if files => format!("{n} files in {d} partitions:"),
-            d => format!("{n} places in {d} partitions:"),
-        };
-        place.push(words(&count));
-    }
-    // The same file name in each partition (a segment's file): named once above the dirs.
-    let file_of = |f: &FindingDoc| f.location.file.as_deref().map(file_name);
-    let same_file = n > 1
-        && g.all
-            .iter()
-            .all(|f| f.location.dir.is_some() && f.location.byte_offset.is_none())
-        && g.all
-            .iter()
-            .all(|f| file_of(f).is_some() && file_of(f) == file_of(g.first));
-    if let (true, Some(name)) = (same_file, file_of(g.first)) {
-        if let Some(line) = place.last_mut() {
-            if let Some(last) = line.last_mut() {
-                last.pop();
-            }
-            line.push("each".to_string());
-            line.push(format!("{}:", escape(&name)));
-        }
-    }
-    let mut prev_dir: Option<&str> = None;
-    for f in g.all.iter().take(LISTED_PLACES) {
-        let mut atoms = self::place(f);
-        let dir = f.location.dir.as_deref();
-        // Files of the partition named just above are listed without repeating it.
-        if dir.is_some() && dir == prev_dir && f.location.file.is_some() && atoms.len() > 1 {
-            atoms.remove(0);
-        }
-        prev_dir = dir;
-        if same_file {
-            atoms.truncate(1);
-        }
-        place.push(atoms);
-    }
-    if n > LISTED_PLACES {
-        place.push(vec![
-            format!("+{} more", n - LISTED_PLACES),
-            "(--format json lists all)".to_string(),
-        ]);
-    }
-    let mut what = vec![words(&escape(&g.first.message))];
-    if g.all.iter().any(|f| f.message != g.first.message) {
-        what.push(words("(figures differ by place; the first is shown)"));
-    }
-    let evidence = evidence_lines(&g.first.evidence, style);
-    if n > 1 && !evidence.is_empty() {
-        what.push(words("evidence at the first place:"));
-    }
-    what.extend(evidence.into_iter().map(|mut l| {
-        l.insert(0, "·".to_string());
-        l
-    }));
-    FindingCells {
-        severity: Cell::atom(g.first.severity).colored(style.severity_color(g.first.severity)),
-        code: g.first.code.to_string(),
-        place,
-        what,
-        fix: words(&escape(&g.first.fix)),
-    }
-}
-
-/// The findings table (None when there are none), grouped and fitted to `style.width`.
-pub fn findings_table(findings: &[FindingDoc], style: &TableStyle) -> Option<String> {
-    if findings.is_empty() {
-        return None;
-    }
-    let rows: Vec<FindingCells> = group(findings)
-        .iter()
-        .map(|g| finding_cells(g, style))
-        .collect();
-    let mut full = Grid::new(&[
-        ("severity", Align::Left),
-        ("code", Align::Left),
-        ("where", Align::Left),
-        ("what", Align::Left),
-        ("fix", Align::Left),
-    ])
-    .floor(3, PROSE)
-    .floor(4, PROSE);
-    let mut stacked = Grid::new(&[
-        ("code", Align::Left),
-        ("where", Align::Left),
-        ("what", Align::Left),
-        ("fix", Align::Left),
-    ])
-    .floor(2, PROSE)
-    .floor(3, PROSE);
-    let mut fix_below = Grid::new(&[
-        ("code", Align::Left),
-        ("where", Align::Left),
-        ("what / fix", Align::Left),
-    ])
-    .floor(2, PROSE);
-    let mut narrow =
-        Grid::new(&[("code / where", Align::Left), ("what / fix", Align::Left)]).floor(1, PROSE);
-    for r in &rows {
-        let sev = r.severity.lines.first().cloned().unwrap_or_default();
-        let code_cell =
-            Cell::lines(vec![sev.clone(), vec![r.code.clone()]]).colored(r.severity.color);
-        let with_fix = {
-            let mut w = r.what.clone();
-            let mut fix = vec!["fix:".to_string()];
-            fix.extend(r.fix.iter().cloned());
-            w.push(fix);
-            w
-        };
-        full.push(vec![
-            r.severity.clone(),
-            Cell::atom(r.code.clone()),
-            Cell::lines(r.place.clone()),
-            Cell::lines(r.what.clone()),
-            Cell::lines(vec![r.fix.clone()]),
-        ]);
-        stacked.push(vec![
-            code_cell.clone(),
-            Cell::lines(r.place.clone()),
-            Cell::lines(r.what.clone()),
-            Cell::lines(vec![r.fix.clone()]),
-        ]);
-        fix_below.push(vec![
-            code_cell.clone(),
-            Cell::lines(r.place.clone()),
-            Cell::lines(with_fix.clone()),
-        ]);
-        let mut left = vec![sev, vec![r.code.clone()]];
-        left.extend(r.place.iter().cloned());
-        narrow.push(vec![
-            Cell::lines(left).colored(r.severity.color),
-            Cell::lines(with_fix),
-        ]);
-    }
-    Some(render_layouts(
-        &[full, stacked, fix_below, narrow],
-        style.width,
-    ))
 }
 
 /// Write `atoms` fitted to `style.width`, two spaces apart, continuation lines indented.
@@ -774,7 +462,7 @@ pub fn render_inspect(
         }
         writeln!(out)?;
     }
-    if let Some(t) = findings_table(&doc.findings, style) {
+    if let Some(t) = super::diagnostics::render_findings(&doc.findings, style) {
         write!(out, "{t}")?;
     }
     let s = &doc.summary;

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 
 use super::human::{age, time, Precision};
 use super::sanitize::escape;
-use super::table::{findings_table, TableStyle};
+use super::diagnostics::render_findings;
+use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 use super::txn_doc::{OpenTxnDoc, TxnDoc, TxnIdDoc, TxnPartitionDoc};
 
@@ -152,7 +153,7 @@ pub fn render_transactions(
     {
         writeln!(out, "{}", escape(cmd))?;
     }
-    if let Some(t) = findings_table(&doc.findings, style) {
+    if let Some(t) = render_findings(&doc.findings, style) {
         writeln!(out)?;
         write!(out, "{t}")?;
     }

@@ -12,7 +12,8 @@ use crate::plan::Plan;
 
 use super::plan_doc::{ChangeDoc, ShortDoc};
 use super::sanitize::escape;
-use super::table::{findings_table, TableStyle};
+use super::diagnostics::render_findings;
+use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 use super::wire::assumptions::KafkaVersionDoc;
 use super::wire::Envelope;
@@ -131,7 +132,7 @@ pub fn render_upgrade(
         writeln!(out)?;
         write!(out, "{}", render_layouts(&[grid], style.width))?;
     }
-    match findings_table(&doc.findings, style) {
+    match render_findings(&doc.findings, style) {
         Some(t) => {
             writeln!(out)?;
             write!(out, "{t}")

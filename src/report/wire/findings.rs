@@ -24,6 +24,14 @@ pub struct FindingDoc {
     pub evidence: Vec<EvidenceDoc>,
     /// What to do.
     pub fix: String,
+    /// The bytes the finding is about (`checks::stake`): reports order findings of one
+    /// severity by it, most first. Absent when it is about no bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_at_stake: Option<u64>,
+    /// The bytes its fix frees (deleting them, or letting retention delete them); absent when
+    /// the fix frees nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix_frees_bytes: Option<u64>,
 }
 
 /// A location on the wire; absent keys mean not applicable.
@@ -126,6 +134,7 @@ impl LocationDoc {
 impl FindingDoc {
     /// Wire form of a finding.
     pub fn new(f: &Finding) -> Self {
+        let stake = crate::checks::stake::stake(f);
         FindingDoc {
             code: f.code,
             severity: f.severity.name(),
@@ -134,6 +143,8 @@ impl FindingDoc {
             message: f.message.clone(),
             evidence: f.evidence.iter().map(EvidenceDoc::new).collect(),
             fix: f.fix.clone(),
+            bytes_at_stake: stake.map(|s| s.bytes),
+            fix_frees_bytes: stake.filter(|s| s.freed_by_fix).map(|s| s.bytes),
         }
     }
 
