@@ -283,7 +283,11 @@ mod tests {
         assert_eq!(f.severity, Severity::Info, "raising it again keeps it info");
         let f = Finding::new(&catalog::LOG_TRUNCATED_TAIL, loc(), "m")
             .fix("none needed if the broker recovers it; otherwise restore it");
-        assert_eq!(f.severity, Severity::Error, "a conditional fix may need action");
+        assert_eq!(
+            f.severity,
+            Severity::Error,
+            "a conditional fix may need action"
+        );
         assert!(fix_needs_no_action("none needed; the broker rebuilds it"));
         assert!(!fix_needs_no_action("none needed if the new default suits"));
         assert!(!fix_needs_no_action("restore it (none needed: no)"));

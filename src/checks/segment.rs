@@ -252,9 +252,9 @@ pub fn log_findings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::finding::Severity;
     use crate::checks::test_support::{codes, orders_segment_findings, Scratch};
     use crate::model::segment::ScanDepth;
-use crate::checks::finding::Severity;
 
     fn findings(s: &Scratch, depth: ScanDepth) -> Vec<Finding> {
         let mut prev = None;

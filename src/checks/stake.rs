@@ -49,7 +49,9 @@ pub fn stake(f: &Finding) -> Option<Stake> {
         }
     }
     // Rates and filesystem figures are not bytes a finding is about.
-    let not_at_stake = |n: &str| n.ends_with("_per_hour") || n.starts_with("fs_") || n.ends_with("per_sec_per_thread");
+    let not_at_stake = |n: &str| {
+        n.ends_with("_per_hour") || n.starts_with("fs_") || n.ends_with("per_sec_per_thread")
+    };
     f.evidence
         .iter()
         .filter_map(|e| match e.value {

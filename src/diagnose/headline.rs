@@ -109,9 +109,9 @@ fn time_to_full(disk: Option<&DiskProjection>) -> TimeToFull {
             growth_bytes_per_hour: d.growth_bytes_per_hour,
         },
         (_, _, None) => unknown("the filesystem's free space could not be read"),
-        _ if d.partitions_with_rate == 0 => unknown(
-            "no partition has a write rate yet (it needs records spanning at least 10 min)",
-        ),
+        _ if d.partitions_with_rate == 0 => {
+            unknown("no partition has a write rate yet (it needs records spanning at least 10 min)")
+        }
         _ => unknown(
             "no partition grows at its current write rate (retention keeps pace); a faster \
              producer changes that",

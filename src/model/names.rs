@@ -396,12 +396,22 @@ mod tests {
     #[test]
     fn shell_words_read_back_as_the_same_bytes() {
         use super::shell_word;
-        assert_eq!(shell_word(b"/srv/kafka/logs-0/orders-0"), "/srv/kafka/logs-0/orders-0");
-        assert_eq!(shell_word(b"/srv/my logs/o'rders-0"), "'/srv/my logs/o'\\''rders-0'");
+        assert_eq!(
+            shell_word(b"/srv/kafka/logs-0/orders-0"),
+            "/srv/kafka/logs-0/orders-0"
+        );
+        assert_eq!(
+            shell_word(b"/srv/my logs/o'rders-0"),
+            "'/srv/my logs/o'\\''rders-0'"
+        );
         assert_eq!(shell_word(b"/srv/a\x1bb\xe9-0"), "$'/srv/a\\x1bb\\xe9-0'");
         assert_eq!(shell_word(b""), "''");
         // What a shell makes of each: the bytes back.
-        for name in [&b"/srv/my logs/o'rders-0"[..], b"/srv/a\x1b\\b\xe9'-0", b"plain"] {
+        for name in [
+            &b"/srv/my logs/o'rders-0"[..],
+            b"/srv/a\x1b\\b\xe9'-0",
+            b"plain",
+        ] {
             let out = std::process::Command::new("bash")
                 .arg("-c")
                 .arg(format!("printf %s {}", shell_word(name)))

@@ -8,8 +8,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::config_doc::{ConfigBody, ConfigDoc, LogDirDoc, TopicDoc, ValueDoc};
-use super::sanitize::escape;
 use super::diagnostics::render_findings;
+use super::sanitize::escape;
 use super::table::{write_fitted, TableStyle};
 use super::terminal::{render_layouts, shorten_path, words, Align, Cell, Grid};
 

@@ -7,15 +7,15 @@ use std::io::{self, Write};
 use humansize::{format_size, BINARY};
 use serde::Serialize;
 
+use super::diagnostics::{render_findings, wrap};
 use super::human::{age, time, Precision};
 use super::sanitize::{escape, escape_path};
-use super::diagnostics::{render_findings, wrap};
 use super::table::{write_fitted, TableStyle};
 use super::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
 use super::wire::Envelope;
 
-use crate::diagnose::summary::{CodeCount, LogDirTotals, PartitionBytes};
 use crate::diagnose::headline::{HeadlineAssumptions, TimeToFull};
+use crate::diagnose::summary::{CodeCount, LogDirTotals, PartitionBytes};
 use crate::diagnose::{Headline, Summary};
 use crate::model::lock::LockState;
 
@@ -86,7 +86,8 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
                 _ => "unknown".to_string(),
             };
             let growth = format!("{}/h", size(x.growth_bytes_per_hour));
-            let full = x.ms_until_full.map_or_else(|| "never".to_string(), span);
+            // Without growth it is unknown, not "never" (the headline says why).
+            let full = x.ms_until_full.map_or_else(|| "unknown".to_string(), span);
             (space, growth, full)
         },
     );
@@ -134,7 +135,9 @@ fn assumes_text(a: &HeadlineAssumptions) -> String {
     };
     let hw = match a.partitions_with_assumed_hw {
         0 => "HW from the checkpoints and roles".to_string(),
-        n => format!("HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown)"),
+        n => format!(
+            "HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown)"
+        ),
     };
     let upload = match a.partitions_with_unknown_upload_state {
         0 => "no tiered partitions".to_string(),
@@ -164,7 +167,10 @@ fn write_headline(h: &Headline, style: &TableStyle, out: &mut dyn Write) -> io::
         );
         let fixes = match d.fixes_freeing {
             0 => "no fix below frees space".to_string(),
-            n => format!("the fixes below free {} ({n} finding(s))", size(d.fixes_free_bytes)),
+            n => format!(
+                "the fixes below free {} ({n} finding(s))",
+                size(d.fixes_free_bytes)
+            ),
         };
         let frees = format!(
             "next retention pass frees {} ({} segment(s)); {fixes}",

@@ -20,7 +20,7 @@ use humansize::{format_size, BINARY};
 use super::human::{age, duration, time, Precision};
 use super::sanitize::escape;
 use super::table::TableStyle;
-use super::terminal::text_width;
+use super::terminal::{shorten_path, text_width};
 use super::wire::findings::{EvidenceDoc, EvidenceValueDoc, FindingDoc};
 use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 
@@ -120,9 +120,18 @@ fn file_name(file: &str) -> String {
         .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Where one finding is: partition dir, file name and `@byte`; the file or dir; the group; else
-/// the log dir.
-fn place(f: &FindingDoc) -> String {
+/// Where one finding is: partition dir, file name and `@byte`; the file or dir; the group; the
+/// topic; else the log dir. A path too long for `max` columns is shortened in the middle (a
+/// place is read, not copied: the evidence and the fix keep every path whole).
+fn place(f: &FindingDoc, max: usize) -> String {
+    let s = place_in_full(f);
+    if text_width(&s) <= max {
+        return s;
+    }
+    shorten_path(&s, max)
+}
+
+fn place_in_full(f: &FindingDoc) -> String {
     let l = &f.location;
     let mut s = match (&l.dir, &l.file) {
         (Some(dir), Some(file)) => format!("{} {}", escape(dir), escape(&file_name(file))),
@@ -141,10 +150,10 @@ fn place(f: &FindingDoc) -> String {
 }
 
 /// A group's places: what the header names, and the `at:` line listing them (for several).
-fn places(g: &FindingGroup<'_>) -> (String, Option<String>) {
+fn places(g: &FindingGroup<'_>, max: usize) -> (String, Option<String>) {
     let n = g.all.len();
     if n == 1 {
-        return (place(g.first), None);
+        return (place(g.first, max), None);
     }
     let mut dirs: Vec<&str> = g
         .all
@@ -162,7 +171,12 @@ fn places(g: &FindingGroup<'_>) -> (String, Option<String>) {
         d if files => format!("{n} files in {d} partitions"),
         d => format!("{n} places in {d} partitions"),
     };
-    let mut listed: Vec<String> = g.all.iter().take(LISTED_PLACES).map(|f| place(f)).collect();
+    let mut listed: Vec<String> = g
+        .all
+        .iter()
+        .take(LISTED_PLACES)
+        .map(|f| place(f, max))
+        .collect();
     if n > LISTED_PLACES {
         listed.push(format!(
             "+{} more (--format json lists all)",
@@ -272,15 +286,14 @@ fn has_words(line: &str, lead: &str) -> bool {
 pub fn wrap(first: &str, text: &str, indent: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut line = first.to_string();
-    let mut lead = first.to_string();
     for w in glued(text) {
         let w = w.as_str();
-        if has_words(&line, &lead)
+        // A lead with words of its own (a diagnostic's header) may end its line too.
+        if !line.trim().is_empty()
             && !line.ends_with(' ')
             && text_width(&line) + 1 + text_width(w) > width
         {
             out.push(std::mem::replace(&mut line, indent.to_string()));
-            lead = indent.to_string();
         }
         line.push_str(sep(&line));
         line.push_str(w);
@@ -293,8 +306,27 @@ pub fn wrap(first: &str, text: &str, indent: &str, width: usize) -> Vec<String> 
 fn is_unit(w: &str) -> bool {
     let w = w.trim_end_matches([',', ';', ':', ')', '.']);
     [
-        "ms", "s", "min", "h", "d", "y", "B", "KiB", "MiB", "GiB", "TiB", "bytes", "B/s", "B/h",
-        "KiB/h", "MiB/h", "GiB/h", "MiB/s", "MB/s", "segment(s)", "partition(s)",
+        "ms",
+        "s",
+        "min",
+        "h",
+        "d",
+        "y",
+        "B",
+        "KiB",
+        "MiB",
+        "GiB",
+        "TiB",
+        "bytes",
+        "B/s",
+        "B/h",
+        "KiB/h",
+        "MiB/h",
+        "GiB/h",
+        "MiB/s",
+        "MB/s",
+        "segment(s)",
+        "partition(s)",
     ]
     .contains(&w)
 }
@@ -392,7 +424,9 @@ fn fix_lines(fix: &str, width: usize) -> Vec<String> {
         match command {
             // Inside a command: break only here, with a shell continuation.
             Some(id) if prev_span == Some(id) => {
-                if !fits(&line, w.text) || !fits(&line, &format!("{} \\", w.text)) && !last_of(&words, i, id) {
+                if !fits(&line, w.text)
+                    || !fits(&line, &format!("{} \\", w.text)) && !last_of(&words, i, id)
+                {
                     line.push_str(" \\");
                     lines.push(std::mem::replace(&mut line, CONTINUED.to_string()));
                     line_lead = CONTINUED.to_string();
@@ -434,11 +468,12 @@ fn diagnostic(g: &FindingGroup<'_>, style: &TableStyle) -> Vec<String> {
     let f = g.first;
     let severity = match (style.color, severity_rank(f.severity)) {
         (false, _) => f.severity.to_string(),
-        (true, 2) => format!("\x1b[1;31m{}\x1b[0m", f.severity),
-        (true, 1) => format!("\x1b[1;33m{}\x1b[0m", f.severity),
-        (true, _) => format!("\x1b[1;36m{}\x1b[0m", f.severity),
+        (true, 2) => format!("\x1b[31m{}\x1b[0m", f.severity),
+        (true, 1) => format!("\x1b[33m{}\x1b[0m", f.severity),
+        (true, _) => format!("\x1b[36m{}\x1b[0m", f.severity),
     };
-    let (head, at) = places(g);
+    let prefix = text_width(f.severity) + text_width(f.code) + 4;
+    let (head, at) = places(g, style.width.saturating_sub(prefix).max(20));
     // Width is counted without the colour codes.
     let plain = format!("{}[{}] {head}:", f.severity, f.code);
     let mut lines = wrap(&plain, &escape(&f.message), WRAPPED, style.width);
@@ -448,7 +483,9 @@ fn diagnostic(g: &FindingGroup<'_>, style: &TableStyle) -> Vec<String> {
     if let Some(at) = at {
         lines.extend(wrap(&format!("{ITEM}at:"), &at, WRAPPED, style.width));
         if g.all.iter().any(|x| x.message != f.message) {
-            lines.push(format!("{ITEM}(figures differ by place; the first is shown)"));
+            lines.push(format!(
+                "{ITEM}(figures differ by place; the first is shown)"
+            ));
         }
     }
     let evidence = evidence_lines(&f.evidence, style);
@@ -485,7 +522,8 @@ pub fn render_findings(findings: &[FindingDoc], style: &TableStyle) -> Option<St
 /// The fix text of each diagnostic in `table` output: every `fix:` line joined with its
 /// wrapped lines by single spaces, each shell continuation (` \`) dropped, in output order.
 /// (What tests compare with the JSON `fix`.)
-pub fn fixes_in(table: &str) -> Vec<String> {
+#[cfg(test)]
+fn fixes_in(table: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut current: Option<String> = None;
     for line in table.lines() {
@@ -546,7 +584,8 @@ mod tests {
             assert!(
                 lines
                     .iter()
-                    .any(|l| l.contains("'/srv/my logs/kafka-logs-with-a-very-long-name-0/trickle-0'`")),
+                    .any(|l| l
+                        .contains("'/srv/my logs/kafka-logs-with-a-very-long-name-0/trickle-0'`")),
                 "{text}"
             );
             // Only an argument wider than the line overflows it, alone on its line.
@@ -571,11 +610,17 @@ mod tests {
         let e = |name: &'static str, kind: &'static str, value| EvidenceDoc { name, kind, value };
         let s = style(100);
         assert_eq!(
-            evidence_item(&e("retention_ms", "int", EvidenceValueDoc::Int(7_200_000)), &s),
+            evidence_item(
+                &e("retention_ms", "int", EvidenceValueDoc::Int(7_200_000)),
+                &s
+            ),
             "retention.ms = 7200000 (2 h)"
         );
         assert_eq!(
-            evidence_item(&e("segment_bytes", "int", EvidenceValueDoc::Int(1 << 30)), &s),
+            evidence_item(
+                &e("segment_bytes", "int", EvidenceValueDoc::Int(1 << 30)),
+                &s
+            ),
             "segment.bytes = 1073741824 (1 GiB)"
         );
         assert_eq!(
@@ -583,7 +628,14 @@ mod tests {
             "size: 6.33 KiB (6480 bytes)"
         );
         assert_eq!(
-            evidence_item(&e("first_timestamp", "timestamp_ms", EvidenceValueDoc::Int(7_200_000)), &s),
+            evidence_item(
+                &e(
+                    "first_timestamp",
+                    "timestamp_ms",
+                    EvidenceValueDoc::Int(7_200_000)
+                ),
+                &s
+            ),
             "first_timestamp: 1970-01-01 02:00:00 UTC (in 2 h)"
         );
     }

@@ -5,10 +5,10 @@
 
 use std::io::{self, Write};
 
+use super::diagnostics::render_findings;
 use super::groups_doc::{GroupDoc, GroupRowDoc, GroupsBody, GroupsDoc};
 use super::human::{age, time, Precision};
 use super::sanitize::escape;
-use super::diagnostics::render_findings;
 use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 

@@ -8,13 +8,13 @@ use std::io::{self, Write};
 
 use humansize::{format_size, BINARY};
 
+use super::diagnostics::render_findings;
 use super::human::{time, Precision};
 use super::plan_doc::{
     CompactionDoc, GatesDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc, TotalsDoc,
     WhatIfDoc,
 };
 use super::sanitize::escape;
-use super::diagnostics::render_findings;
 use super::table::{write_fitted, TableStyle};
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 use super::wire::Envelope;

@@ -4,9 +4,9 @@
 
 use std::io::{self, Write};
 
+use super::diagnostics::render_findings;
 use super::human::{age, time, Precision};
 use super::sanitize::escape;
-use super::diagnostics::render_findings;
 use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 use super::txn_doc::{OpenTxnDoc, TxnDoc, TxnIdDoc, TxnPartitionDoc};

@@ -10,9 +10,9 @@ use crate::checks::upgrade::UpgradeReport;
 use crate::model::cluster::ClusterView;
 use crate::plan::Plan;
 
+use super::diagnostics::render_findings;
 use super::plan_doc::{ChangeDoc, ShortDoc};
 use super::sanitize::escape;
-use super::diagnostics::render_findings;
 use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
 use super::wire::assumptions::KafkaVersionDoc;
