@@ -208,6 +208,9 @@ fn int_in_units(name: &str, v: i64) -> String {
     if unlimited {
         return format!("{v} (unlimited)");
     }
+    if name.ends_with("bytes_per_sec") && v >= 0 {
+        return format!("{} B/s", v);
+    }
     if name.ends_with("_ms") && v > 0 {
         return format!("{v} ({})", duration(v));
     }
@@ -638,6 +641,12 @@ mod tests {
             ),
             "first_timestamp: 1970-01-01 02:00:00 UTC (in 2 h)"
         );
+    }
+
+    #[test]
+    fn templates_blank_figures_only() {
+        assert_eq!(template("12 of 4096 slots"), "# of # slots");
+        assert_eq!(template("no figures"), "no figures");
     }
 
     #[test]

@@ -537,10 +537,4 @@ mod tests {
             max.to_string()
         );
     }
-
-    #[test]
-    fn templates_blank_figures_only() {
-        assert_eq!(template("12 of 4096 slots"), "# of # slots");
-        assert_eq!(template("no figures"), "no figures");
-    }
 }

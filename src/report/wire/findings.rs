@@ -198,7 +198,9 @@ mod tests {
                     {"name": "lock_file", "kind": "flag", "value": true},
                     {"name": "problem", "kind": "problem", "value": "partial_tail"}
                 ],
-                "fix": catalog::LOG_TRUNCATED_TAIL.fix
+                "fix": catalog::LOG_TRUNCATED_TAIL.fix,
+                // Its largest bytes evidence; the fix of a truncated tail frees nothing.
+                "bytes_at_stake": 512
             })
         );
     }
