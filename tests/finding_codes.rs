@@ -218,7 +218,8 @@ cases! {
         |d| copy_dir_readable(&d.join("logs-0/orders-2"), &d.join("logs-1/orders-2")),
         healthy "basic-delete";
     // --- producer snapshots and segments ----------------------------------------------------
-    snapshot_crc_mismatch: "snapshot.crc_mismatch", "warning", exit 2,
+    // The broker deletes it and rebuilds producer state: no action, so info and exit 0.
+    snapshot_crc_mismatch: "snapshot.crc_mismatch", "info", exit 0,
         "basic-delete" ["inspect", "logs-0"],
         "orders-0/00000000000000000004.snapshot: one bit of the stored CRC-32C (byte 2) flipped",
         |d| edit(&seg(d, "orders-0", 4, "snapshot"), |b| b[2] ^= 0x01),
@@ -279,7 +280,8 @@ cases! {
         |d| rebase_segment(d, "orders-0", 4, 2),
         healthy "basic-delete";
     // --- offset and time indexes --------------------------------------------------------------
-    index_missing: "index.missing", "warning", exit 1,
+    // The broker rebuilds it: no action, so info and exit 0.
+    index_missing: "index.missing", "info", exit 0,
         "basic-delete" ["inspect", "logs-0"],
         "orders-0/00000000000000000004.index removed",
         |d| fs::remove_file(seg(d, "orders-0", 4, "index")).unwrap(),
@@ -1136,9 +1138,10 @@ fn docs_and_table_name_the_same_codes() {
 }
 
 /// Where the broker recovers the segment on start (unclean shutdown, at or past the recovery
-/// point), a torn or zero-filled tail is a warning, not corruption: recovery truncates it.
+/// point), a torn or zero-filled tail is info, not corruption: recovery truncates it, so its fix
+/// needs no action (exit codes mean action).
 #[test]
-fn tail_findings_are_warnings_where_the_broker_recovers() {
+fn tail_findings_are_info_where_the_broker_recovers() {
     type Damage = fn(&mut Vec<u8>);
     let damages: [(&str, Damage); 2] = [
         ("log.truncated_tail", |b| b.truncate(b.len() - 10)),
@@ -1153,7 +1156,7 @@ fn tail_findings_are_warnings_where_the_broker_recovers() {
         let r = run(&root, &["inspect", "logs-0"], false);
         assert_eq!(
             r.severities(code),
-            BTreeSet::from(["warning"]),
+            BTreeSet::from(["info"]),
             "{code}: {:?}",
             r.findings
         );
