@@ -179,7 +179,9 @@ pub fn diagnose(
     sort_findings(&mut findings);
     dedup_findings(&mut findings);
     let summary =
-        Summary::new(&findings, &plan, filter).with_figures(&checked.startup, &checked.disk);
+        Summary::new(&findings, &plan, filter)
+        .with_figures(&checked.startup, &checked.disk)
+        .with_space(&checked.space);
     let topics = summary::topic_bytes(&plan, filter);
     Ok(Diagnosis {
         assumptions: view.assumptions(&filter.topics),

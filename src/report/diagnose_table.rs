@@ -113,6 +113,7 @@ pub fn render_diagnose(
     let b = &doc.body;
     write_code_and_dir_grids(b, style, out)?;
     write_figures_grid(b, style, out)?;
+    write_space_grid(b, style, out)?;
     write_top_partitions(b, style, out)?;
     if let Some(t) = findings_table(&doc.findings, style) {
         writeln!(out)?;
@@ -206,6 +207,45 @@ fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write)
         write!(out, "{}", grid(&h, rows, style.width))?;
     }
     Ok(())
+}
+
+/// Why each byte is there, per log dir (allocated bytes; the reasons sum to `du -s`).
+pub fn write_space_grid(
+    b: &DiagnoseBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut rows = Vec::new();
+    for d in &b.log_dirs {
+        let Some(s) = &d.space else { continue };
+        let path = shorten_path(&escape_path(&d.path), style.width / 3);
+        for r in &s.by_reason {
+            rows.push(vec![
+                path.clone(),
+                r.reason.replace('_', " "),
+                size(r.bytes),
+                r.files.to_string(),
+            ]);
+        }
+        rows.push(vec![
+            path,
+            "total (du -s)".to_string(),
+            size(s.allocated_bytes),
+            String::new(),
+        ]);
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "why every byte is here (allocated blocks):")?;
+    let h = [
+        ("log dir", Align::Left),
+        ("reason", Align::Left),
+        ("bytes", Align::Right),
+        ("entries", Align::Right),
+    ];
+    write!(out, "{}", grid(&h, rows, style.width))
 }
 
 /// The partitions keeping the most bytes after the next pass.

@@ -27,6 +27,7 @@ pub mod high_watermark;
 pub mod recovery;
 pub mod retention;
 pub mod roll;
+pub mod space;
 pub mod timing;
 pub mod transactions;
 
