@@ -85,8 +85,8 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
     let paths: Vec<_> = ctx.dirs.iter().map(|d| d.path.clone()).collect();
     let space = space_usage(ctx.plan, &paths);
-    let startup = startup_costs(ctx.dirs, ctx.view, &mut findings);
-    let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &mut findings);
+    let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, &mut findings);
+    let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &startup, &mut findings);
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
     findings.extend(coordinator_findings(ctx));
     Checked {

@@ -68,7 +68,10 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
         |c| {
             (
                 format!("{} seg, {}", c.segments(), size(c.recover_bytes)),
-                format!("{:.1} s", c.estimated_ms as f64 / 1000.0),
+                match d.disk.as_ref().filter(|x| x.start_lacks_space()) {
+                    Some(_) => format!("fails: needs {} free", size(c.boot.needs_bytes)),
+                    None => format!("{:.1} s", c.estimated_ms as f64 / 1000.0),
+                },
             )
         },
     );
@@ -79,8 +82,15 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
                 (Some(f), Some(t)) => format!("{} / {}", size(f), size(t)),
                 _ => "unknown".to_string(),
             };
-            let growth = format!("{}/h", size(x.growth_bytes_per_hour));
-            let full = x.ms_until_full.map_or_else(|| "never".to_string(), span);
+            let growth = match &x.growth_unknown {
+                Some(_) => "unknown".to_string(),
+                None => format!("{}/h", size(x.growth_bytes_per_hour)),
+            };
+            let full = match (x.ms_until_full, &x.growth_unknown) {
+                (Some(ms), _) => span(ms),
+                (None, Some(_)) => "unknown".to_string(),
+                (None, None) => "never".to_string(),
+            };
             (space, growth, full)
         },
     );
@@ -205,6 +215,29 @@ fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write)
             ("full in", Align::Right),
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
+        for d in &b.log_dirs {
+            let path = shorten_path(&escape_path(&d.path), style.width / 3);
+            if let Some(c) = &d.startup {
+                let free = d.disk.as_ref().and_then(|x| x.fs_free_bytes);
+                writeln!(
+                    out,
+                    "  {path}: the next start needs at least {} free{}",
+                    size(c.boot.needs_bytes),
+                    free.map_or_else(String::new, |f| format!(" ({} free)", size(f)))
+                )?;
+                writeln!(
+                    out,
+                    "    it writes {} producer snapshot(s), {} of index pages, {} of checkpoints",
+                    c.boot.snapshot_files,
+                    size(c.boot.index_bytes),
+                    size(c.boot.other_bytes),
+                )?;
+            }
+            if let Some(why) = d.disk.as_ref().and_then(|x| x.growth_unknown.as_ref()) {
+                writeln!(out, "  {path}: growth unknown:")?;
+                writeln!(out, "    {why}")?;
+            }
+        }
     }
     Ok(())
 }

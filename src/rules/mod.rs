@@ -20,6 +20,7 @@
 //! | [`groups`] | group → partition mapping, offset expiry, what a moved log start costs a group | §C1 |
 //! | [`transactions`] | last stable offset; open, open long or hanging | — |
 
+pub mod boot;
 pub mod compaction;
 pub mod facts;
 pub mod groups;
