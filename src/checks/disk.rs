@@ -320,8 +320,6 @@ pub fn full_finding(d: &DiskProjection) -> Option<Finding> {
         Some(why) => format!("growth unknown ({why})"),
         None => format!("growth {} B/h", d.growth_bytes_per_hour),
     };
-    let need = d.start_needs_bytes.unwrap_or(0);
-    let target = need.max(total / 20).max(1);
     let mut f = Finding::new(
         &catalog::DIR_DISK_FULL,
         Location {
@@ -348,9 +346,12 @@ pub fn full_finding(d: &DiskProjection) -> Option<Finding> {
             EvidenceValue::Bytes(d.freed_by_next_pass),
         )
         .fix(format!(
-            "with the broker stopped, free space: `logclean free --target {target} {}` (dry \
-             run; then `--execute`), or grow the filesystem; `log_dirs[].space` says why every \
-             byte is there",
+            "with the broker stopped, free at least {} B: first what the broker deletes anyway \
+             (`leftover_broker_deletes` in `log_dirs[].space`: `.deleted` files, `-delete` \
+             dirs), then what the next retention pass deletes ({} B: `logclean delete {} \
+             --execute --purge`); or grow the filesystem",
+            d.start_needs_bytes.unwrap_or(0).max(total / 20),
+            d.freed_by_next_pass,
             crate::model::names::path_text(&d.path)
         )),
     )
