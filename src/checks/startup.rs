@@ -264,8 +264,19 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
     .filter_map(|f| f.as_ref().map(|f| f.len_or_zero()))
     .max()
     .unwrap_or(0);
+    // The empty root checkpoints a start fills (missing ones are created empty first).
+    let empty_checkpoints = [&root.replication_offset, &root.log_start_offset]
+        .iter()
+        .filter(|f| f.as_ref().is_none_or(|f| f.len_or_zero() == 0))
+        .count() as u64;
     BootBytes::of(
-        log_dir_boot_writes(&facts, largest_checkpoint, holds_metadata_log, block),
+        log_dir_boot_writes(
+            &facts,
+            largest_checkpoint,
+            empty_checkpoints,
+            holds_metadata_log,
+            block,
+        ),
         block,
     )
 }
