@@ -23,7 +23,13 @@ fn du(dir: &Path, apparent: bool) -> u64 {
     }
     let out = cmd.arg(dir).output().unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().parse().unwrap()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 fn log_dirs_of(scenario: &Path) -> Vec<PathBuf> {
@@ -38,12 +44,18 @@ fn log_dirs_of(scenario: &Path) -> Vec<PathBuf> {
 
 fn space_of(dir: &Path) -> Value {
     let out = logclean(
-        &["diagnose", "--format", "json", "--now", "2026-12-01T00:00:00Z", s(dir)],
+        &[
+            "diagnose",
+            "--format",
+            "json",
+            "--now",
+            "2026-12-01T00:00:00Z",
+            s(dir),
+        ],
         None,
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{dir:?}: {e}: {}", String::from_utf8_lossy(&out.stderr))
-    });
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{dir:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
     let d = doc["log_dirs"]
         .as_array()
         .unwrap()
@@ -71,9 +83,10 @@ fn add_leftovers(logs: &Path) {
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
         .filter(|p| {
-            fs::read_dir(p).unwrap().any(|e| {
-                e.unwrap().file_name().to_string_lossy().ends_with(".log")
-            }) && !p.file_name().unwrap().to_string_lossy().starts_with("__")
+            fs::read_dir(p)
+                .unwrap()
+                .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".log"))
+                && !p.file_name().unwrap().to_string_lossy().starts_with("__")
         })
         .min()
         .unwrap();
@@ -89,7 +102,11 @@ fn add_leftovers(logs: &Path) {
     let active = logs_in(&part).pop().unwrap();
     // A preallocated 10 MiB index of which only the first page is written (sparse).
     let idx = active.with_extension("index");
-    let f = fs::OpenOptions::new().create(true).append(true).open(&idx).unwrap();
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&idx)
+        .unwrap();
     f.set_len(10 * 1024 * 1024).unwrap();
     fs::copy(&active, part.join("00000000000000999999.log.deleted")).unwrap();
     fs::copy(&active, part.join("00000000000000999998.log.cleaned")).unwrap();
@@ -108,7 +125,10 @@ fn add_leftovers(logs: &Path) {
 fn the_reasons_sum_to_the_filesystems_usage_on_every_fixture() {
     let mut checked = 0;
     let root = support::fixtures_root();
-    let mut scenarios: Vec<PathBuf> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut scenarios: Vec<PathBuf> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     scenarios.sort();
     for scenario in scenarios {
         for src in log_dirs_of(&scenario) {
@@ -127,7 +147,11 @@ fn the_reasons_sum_to_the_filesystems_usage_on_every_fixture() {
                     .map(|r| r["bytes"].as_u64().unwrap())
                     .sum();
                 let du_blocks = du(&logs, false);
-                assert_eq!(space["allocated_bytes"].as_u64().unwrap(), du_blocks, "{src:?}");
+                assert_eq!(
+                    space["allocated_bytes"].as_u64().unwrap(),
+                    du_blocks,
+                    "{src:?}"
+                );
                 assert_eq!(sum, du_blocks, "{src:?} {with_leftovers}: {space}");
                 assert_eq!(space["unwalked"].as_array().unwrap().len(), 0);
                 let per_dir: u64 = space["dirs"]
@@ -160,7 +184,14 @@ fn every_planned_segment_is_attributed_by_its_verdict() {
     let logs = tmp.path().join("logs");
     copy_dir_readable(&support::fixtures_root().join("basic-delete/logs-0"), &logs);
     let out = logclean(
-        &["diagnose", "--format", "json", "--now", "2027-06-01T00:00:00Z", s(&logs)],
+        &[
+            "diagnose",
+            "--format",
+            "json",
+            "--now",
+            "2027-06-01T00:00:00Z",
+            s(&logs),
+        ],
         None,
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -169,7 +200,14 @@ fn every_planned_segment_is_attributed_by_its_verdict() {
     assert_eq!(reason(space, "not_planned"), 0, "{space}");
     assert!(reason(space, "deleted_next_pass") >= d["freed_bytes"].as_u64().unwrap());
     let prom = logclean(
-        &["diagnose", "--format", "prometheus", "--now", "2027-06-01T00:00:00Z", s(&logs)],
+        &[
+            "diagnose",
+            "--format",
+            "prometheus",
+            "--now",
+            "2027-06-01T00:00:00Z",
+            s(&logs),
+        ],
         None,
     );
     let text = String::from_utf8(prom.stdout).unwrap();

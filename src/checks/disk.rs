@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::checks::catalog;
-use crate::checks::startup::StartupCost;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
+use crate::checks::startup::StartupCost;
 use crate::model::log_dir::LogDir;
 use crate::model::text::age;
 use crate::model::text::utc;
@@ -320,23 +320,24 @@ pub fn full_finding(d: &DiskProjection) -> Option<Finding> {
         Some(why) => format!("growth unknown ({why})"),
         None => format!("growth {} B/h", d.growth_bytes_per_hour),
     };
-    let mut f = Finding::new(
-        &catalog::DIR_DISK_FULL,
-        Location {
-            log_dir: d.path.clone(),
-            ..Location::default()
-        },
-        format!(
+    let mut f =
+        Finding::new(
+            &catalog::DIR_DISK_FULL,
+            Location {
+                log_dir: d.path.clone(),
+                ..Location::default()
+            },
+            format!(
             "the filesystem is {}: {free} B free of {total} B ({pct}){start}; {growth}; the next \
              retention pass frees {} B",
             if bp < FULL_BASIS_POINTS || lacks { "full" } else { "nearly full" },
             d.freed_by_next_pass
         ),
-    )
-    .with_severity(severity)
-    .evidence("fs_free_bytes", EvidenceValue::Bytes(free))
-    .evidence("fs_total_bytes", EvidenceValue::Bytes(total))
-    .evidence("free_percent", EvidenceValue::Text(pct));
+        )
+        .with_severity(severity)
+        .evidence("fs_free_bytes", EvidenceValue::Bytes(free))
+        .evidence("fs_total_bytes", EvidenceValue::Bytes(total))
+        .evidence("free_percent", EvidenceValue::Text(pct));
     if let Some(n) = d.start_needs_bytes {
         f = f.evidence("start_needs_bytes", EvidenceValue::Bytes(n));
     }
@@ -587,7 +588,11 @@ mod tests {
         d.fs_free_bytes = Some(0);
         let f = full_finding(&d).unwrap();
         assert_eq!((f.code, f.severity), ("dir.disk_full", Severity::Error));
-        assert!(f.message.contains("growth unknown (no window)"), "{}", f.message);
+        assert!(
+            f.message.contains("growth unknown (no window)"),
+            "{}",
+            f.message
+        );
         d.fs_free_bytes = Some(40_000);
         assert_eq!(full_finding(&d).unwrap().severity, Severity::Warning, "4 %");
         d.start_needs_bytes = Some(50_000);
@@ -622,7 +627,10 @@ mod tests {
             }),
         );
         assert_eq!(d[0].ms_until_full, None);
-        assert!(d[0].growth_unknown.as_ref().unwrap().contains("10 min"), "{d:?}");
+        assert!(
+            d[0].growth_unknown.as_ref().unwrap().contains("10 min"),
+            "{d:?}"
+        );
     }
 
     #[test]

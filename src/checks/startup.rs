@@ -42,9 +42,7 @@ use crate::model::names::LeftoverKind;
 use crate::model::names::SegmentFileKind;
 use crate::plan::space::SpaceUsage;
 use crate::plan::Plan;
-use crate::rules::boot::{
-    log_dir_boot_writes, BootWrites, PartitionBootFacts, RecoveredSegment,
-};
+use crate::rules::boot::{log_dir_boot_writes, BootWrites, PartitionBootFacts, RecoveredSegment};
 use crate::rules::recovery::{recovery_on_next_start, RecoveryCause};
 use crate::rules::space::SpaceReason;
 
@@ -234,7 +232,10 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
             }
             let next = match segs.get(i + 1) {
                 Some(n) => n.base_offset.get(),
-                None => s.log_summary().map_or(s.base_offset, |l| l.next_offset).get(),
+                None => s
+                    .log_summary()
+                    .map_or(s.base_offset, |l| l.next_offset)
+                    .get(),
             };
             recovered.push(RecoveredSegment {
                 next_offset: next,

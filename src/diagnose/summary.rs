@@ -147,7 +147,10 @@ pub struct SpaceSummary {
 }
 
 fn reason_map(b: &ByReason) -> BTreeMap<&'static str, u64> {
-    b.rows().iter().map(|r| (r.reason.name(), r.bytes)).collect()
+    b.rows()
+        .iter()
+        .map(|r| (r.reason.name(), r.bytes))
+        .collect()
 }
 
 impl SpaceSummary {
@@ -281,7 +284,10 @@ impl Summary {
     /// The same summary with why each byte of each log dir is there.
     pub fn with_space(mut self, space: &[SpaceUsage]) -> Summary {
         for d in &mut self.log_dirs {
-            d.space = space.iter().find(|x| x.path == d.path).map(SpaceSummary::of);
+            d.space = space
+                .iter()
+                .find(|x| x.path == d.path)
+                .map(SpaceSummary::of);
         }
         self
     }

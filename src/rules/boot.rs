@@ -201,7 +201,10 @@ mod tests {
         let w = partition_boot_writes(&p, B);
         // Snapshots at 4 (exists) and 8 (new, also the log end): one new file; each segment's
         // final time-index entry in a time index that holds no block: two pages.
-        assert_eq!((w.snapshot_files, w.snapshot_bytes, w.index_bytes), (1, B, 2 * B));
+        assert_eq!(
+            (w.snapshot_files, w.snapshot_bytes, w.index_bytes),
+            (1, B, 2 * B)
+        );
         assert_eq!(w.needs_bytes, 3 * B);
     }
 
@@ -217,7 +220,11 @@ mod tests {
         let w = partition_boot_writes(&p, B);
         assert_eq!(w.index_bytes, 20 * 1024 + 32 * 1024);
         p.recovered[0] = seg(9, 10 * 1024 * 1024, 64 * 1024);
-        assert_eq!(partition_boot_writes(&p, B).index_bytes, 0, "pages already held");
+        assert_eq!(
+            partition_boot_writes(&p, B).index_bytes,
+            0,
+            "pages already held"
+        );
         p.freed_at_load = 1 << 20;
         assert_eq!(partition_boot_writes(&p, B).needs_bytes, 0, "deleted first");
     }

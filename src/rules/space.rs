@@ -168,7 +168,11 @@ const ROOT_BOOKKEEPING: &[&str] = &[
 ];
 
 /// Partition files the broker writes and reads besides segments.
-const PARTITION_BOOKKEEPING: &[&str] = &["leader-epoch-checkpoint", "partition.metadata", "quorum-state"];
+const PARTITION_BOOKKEEPING: &[&str] = &[
+    "leader-epoch-checkpoint",
+    "partition.metadata",
+    "quorum-state",
+];
 
 /// The class of one entry (see the module docs).
 pub fn classify(f: &EntryFacts<'_>) -> FileClass {
@@ -345,8 +349,14 @@ mod tests {
         let r = |c: &[&str]| class(c, &[100], &[]);
         assert_eq!(r(&["meta.properties"]), FileClass::Reason(Bookkeeping));
         assert_eq!(r(&["core.1234"]), FileClass::Reason(Unknown));
-        assert_eq!(r(&["t-0", &format!("{SEG}.log")]), FileClass::SegmentLog(100));
-        assert_eq!(r(&["t-0", &format!("{SEG}.index")]), FileClass::SegmentIndex(100));
+        assert_eq!(
+            r(&["t-0", &format!("{SEG}.log")]),
+            FileClass::SegmentLog(100)
+        );
+        assert_eq!(
+            r(&["t-0", &format!("{SEG}.index")]),
+            FileClass::SegmentIndex(100)
+        );
         assert_eq!(
             r(&["t-0", "00000000000000000007.timeindex"]),
             FileClass::Reason(LeftoverBrokerDeletes),
@@ -398,7 +408,10 @@ mod tests {
         let bases: BTreeSet<i64> = [0, 100].into_iter().collect();
         let snaps: BTreeSet<i64> = [50, 100, 150, 180].into_iter().collect();
         assert!(!stray_snapshot(100, &bases, &snaps), "at a base");
-        assert!(!stray_snapshot(180, &bases, &snaps), "largest above the last base");
+        assert!(
+            !stray_snapshot(180, &bases, &snaps),
+            "largest above the last base"
+        );
         assert!(stray_snapshot(150, &bases, &snaps));
         assert!(stray_snapshot(50, &bases, &snaps));
         let below: BTreeSet<i64> = [50].into_iter().collect();
