@@ -647,6 +647,15 @@ cases! {
         healthy "basic-delete" ["diagnose", "logs-0", "logs-1", "--server-properties",
             "server.properties", "--now", "2026-11-30T13:32:33Z", "--disk-space",
             "10000,1000000"];
+    dir_disk_full: "dir.disk_full", "error", exit 1,
+        "idle-active-segment" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-11-30T13:32:47Z", "--disk-space", "0,1000000000"],
+        "none but --disk-space 0,1000000000: 0 B free (no growth measured, no disk_full_soon) and \
+         the next start needs blocks for its checkpoints",
+        |_| {},
+        healthy "idle-active-segment" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-11-30T13:32:47Z", "--disk-space",
+            "1000000000000,2000000000000"];
     config_retention_bytes_unlimited: "config.retention_bytes_unlimited", "warning", exit 1,
         "unclean-shutdown" ["diagnose", "logs-0", "--server-properties", "server.properties",
             "--now", "2026-11-30T13:34:35Z", "--disk-space", "1000000000000,2000000000000"],

@@ -303,17 +303,75 @@ pub fn execute(
         Some(q) => q.join(&run_id),
         None => run_dir.join("quarantine"),
     };
+    let staged = stage_run(
+        plan,
+        opts,
+        fs,
+        &log_dir,
+        (&tmp_dir, &run_dir, &quarantine_dir),
+    );
+    if let Err(e) = staged {
+        // Nothing of the log dir was touched: leave nothing behind (a full disk fails here, and
+        // a half-staged run must not block the next one).
+        discard_run(&tmp_dir, opts, &quarantine_dir);
+        return Err(e);
+    }
+    let journal = read_journal(&run_dir)?;
+    let result = run_steps(&journal, &log_dir, fs);
+    if result.is_err() && !begun(&run_dir) {
+        // No step began (its `begin` record could not be written, on a full disk): the run
+        // changed nothing and is not pending, so it is removed rather than left to block the
+        // next run.
+        discard_run(&run_dir, opts, &quarantine_dir);
+    }
+    result
+}
+
+/// Whether the run in `run_dir` recorded any step as begun.
+fn begun(run_dir: &Path) -> bool {
+    read_journal(run_dir).map_or(true, |j| {
+        j.records.iter().any(|r| matches!(r, Record::Begin { .. }))
+    })
+}
+
+/// Remove a run that changed nothing: its dir, a `--quarantine` dir of its own, and the
+/// default journal root's dirs when they are left empty.
+fn discard_run(dir: &Path, opts: &RunOptions, quarantine_dir: &Path) {
+    let _ = fs::remove_dir_all(dir);
+    if opts.quarantine_root.is_some() {
+        let _ = fs::remove_dir(quarantine_dir);
+    }
+    if opts.journal_root.is_none() {
+        // `<parent>/.logclean-journal/<log dir name>`: removed only when empty.
+        let root = dir.parent();
+        if let Some(root) = root {
+            let _ = fs::remove_dir(root);
+            if let Some(top) = root.parent() {
+                let _ = fs::remove_dir(top);
+            }
+        }
+    }
+}
+
+/// Prepare a run in `tmp_dir` (staged contents, the plan record) and rename it to `run_dir`.
+fn stage_run(
+    plan: &ActionPlan,
+    opts: &RunOptions,
+    fs: &dyn Fs,
+    log_dir: &CheckedLogDir,
+    (tmp_dir, run_dir, quarantine_dir): (&Path, &Path, &Path),
+) -> Result<(), ActionError> {
     let mkdir = |d: &Path| fs.create_dir_all(d).map_err(|e| ActionError::io(d, e));
     mkdir(&tmp_dir.join("staged"))?;
     if opts.quarantine_root.is_none() {
         mkdir(&tmp_dir.join("quarantine"))?;
     } else {
-        mkdir(&quarantine_dir)?;
+        mkdir(quarantine_dir)?;
     }
     let staging_quarantine = if opts.quarantine_root.is_none() {
         tmp_dir.join("quarantine")
     } else {
-        quarantine_dir.clone()
+        quarantine_dir.to_path_buf()
     };
     Quarantine {
         dir: staging_quarantine,
@@ -331,14 +389,12 @@ pub fn execute(
         &tmp_dir.join("journal.jsonl"),
         &Record::Plan {
             plan: plan.clone(),
-            quarantine: quarantine_dir.clone(),
+            quarantine: quarantine_dir.to_path_buf(),
             purge: opts.purge,
         },
     )?;
-    fs.rename(&tmp_dir, &run_dir)
-        .map_err(|e| ActionError::io(&tmp_dir, e))?;
-    let journal = read_journal(&run_dir)?;
-    run_steps(&journal, &log_dir, fs)
+    fs.rename(tmp_dir, run_dir)
+        .map_err(|e| ActionError::io(tmp_dir, e))
 }
 
 /// The latest pending run of `log_dir` (or the one in `run_dir`).

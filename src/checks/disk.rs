@@ -23,6 +23,7 @@ use serde::Serialize;
 
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
+use crate::checks::startup::StartupCost;
 use crate::model::log_dir::LogDir;
 use crate::model::text::age;
 use crate::model::text::utc;
@@ -171,7 +172,32 @@ pub struct DiskProjection {
     pub full_at_ms: Option<i64>,
     /// Bytes the next retention pass frees.
     pub freed_by_next_pass: u64,
+    /// Why no growth rate could be measured (`None`: measured, or nothing to measure): a
+    /// rate that cannot be measured is unknown, never "no growth".
+    pub growth_unknown: Option<String>,
+    /// Planned partitions with bytes but no rate (under 10 min of record time kept).
+    pub partitions_without_rate: usize,
+    /// The free space the next start needs at least (`startup.boot.needs_bytes`).
+    pub start_needs_bytes: Option<u64>,
 }
+
+impl DiskProjection {
+    /// Whether the next start cannot succeed for lack of space (free below what it writes).
+    pub fn start_lacks_space(&self) -> bool {
+        matches!((self.fs_free_bytes, self.start_needs_bytes), (Some(f), Some(n)) if f < n)
+    }
+
+    /// Free bytes as a share of the filesystem, in hundredths of a percent.
+    pub fn free_basis_points(&self) -> Option<u64> {
+        let (f, t) = (self.fs_free_bytes?, self.fs_total_bytes?);
+        (t > 0).then(|| u64::try_from(u128::from(f) * 10_000 / u128::from(t)).unwrap_or(0))
+    }
+}
+
+/// Under this share free (2 %), the filesystem is full: an error.
+pub const FULL_BASIS_POINTS: u64 = 200;
+/// Under this share free (5 %), it is nearly full: a warning.
+pub const NEARLY_FULL_BASIS_POINTS: u64 = 500;
 
 /// The projection of each of `log_dirs` from `plan`, with the filesystem figures of `stats`.
 pub fn projections_with(
@@ -204,9 +230,15 @@ pub fn projections_with(
                 ms_until_full: None,
                 full_at_ms: None,
                 freed_by_next_pass: parts.iter().map(|p| p.freed().bytes.get()).sum(),
+                growth_unknown: None,
+                partitions_without_rate: 0,
+                start_needs_bytes: None,
             };
             for p in &parts {
-                if let Some(rate) = write_rate(p, now) {
+                let has_bytes = p.segments.iter().any(|s| s.size.get() > 0);
+                let rate = write_rate(p, now);
+                d.partitions_without_rate += usize::from(has_bytes && rate.is_none());
+                if let Some(rate) = rate {
                     d.partitions_with_rate += 1;
                     d.write_bytes_per_hour = d.write_bytes_per_hour.saturating_add(rate.per_hour());
                     if grows(p, rate) {
@@ -215,6 +247,12 @@ pub fn projections_with(
                             d.growth_bytes_per_hour.saturating_add(rate.per_hour());
                     }
                 }
+            }
+            if d.partitions_with_rate == 0 && d.partitions_without_rate > 0 {
+                d.growth_unknown = Some(format!(
+                    "{} partition(s) keep under the 10 min of record time a rate needs",
+                    d.partitions_without_rate
+                ));
             }
             if let Some(space) = stats.space(dir) {
                 d.fs_free_bytes = Some(space.free_bytes);
@@ -233,20 +271,91 @@ pub fn projections_with(
 }
 
 /// The projections of `dirs` with the `--disk-space` figures when given, else statvfs of each
-/// dir, with their findings added to `findings`.
+/// dir, and what their next start needs (`startup`), with their findings added to `findings`.
 pub fn disk_projections(
     plan: &Plan,
     dirs: &[LogDir],
     given: Option<FsSpace>,
+    startup: &[StartupCost],
     findings: &mut Vec<Finding>,
 ) -> Vec<DiskProjection> {
     let paths: Vec<PathBuf> = dirs.iter().map(|d| d.path.clone()).collect();
-    let projections = match given {
+    let mut projections = match given {
         Some(space) => projections_with(plan, &paths, &Given(space)),
         None => projections_with(plan, &paths, &Statvfs),
     };
+    for d in &mut projections {
+        d.start_needs_bytes = (startup.iter())
+            .find(|c| c.path == d.path)
+            .map(|c| c.boot.needs_bytes);
+    }
+    findings.extend(projections.iter().filter_map(full_finding));
     findings.extend(disk_findings(&projections, plan.now.get()));
     projections
+}
+
+/// `dir.disk_full`: the filesystem is full or nearly full, or below what the next start needs,
+/// whatever the growth rate.
+pub fn full_finding(d: &DiskProjection) -> Option<Finding> {
+    let (free, total) = (d.fs_free_bytes?, d.fs_total_bytes?);
+    let bp = d.free_basis_points()?;
+    let lacks = d.start_lacks_space();
+    let severity = if lacks || bp < FULL_BASIS_POINTS {
+        Severity::Error
+    } else if bp < NEARLY_FULL_BASIS_POINTS {
+        Severity::Warning
+    } else {
+        return None;
+    };
+    let pct = format!("{}.{:02} %", bp / 100, bp % 100);
+    let start = match d.start_needs_bytes {
+        Some(n) if lacks => format!(
+            "; the next start cannot succeed: it needs at least {n} B free to start and {free} B \
+             are free"
+        ),
+        Some(n) => format!("; the next start needs at least {n} B free"),
+        None => String::new(),
+    };
+    let growth = match &d.growth_unknown {
+        Some(why) => format!("growth unknown ({why})"),
+        None => format!("growth {} B/h", d.growth_bytes_per_hour),
+    };
+    let mut f =
+        Finding::new(
+            &catalog::DIR_DISK_FULL,
+            Location {
+                log_dir: d.path.clone(),
+                ..Location::default()
+            },
+            format!(
+            "the filesystem is {}: {free} B free of {total} B ({pct}){start}; {growth}; the next \
+             retention pass frees {} B",
+            if bp < FULL_BASIS_POINTS || lacks { "full" } else { "nearly full" },
+            d.freed_by_next_pass
+        ),
+        )
+        .with_severity(severity)
+        .evidence("fs_free_bytes", EvidenceValue::Bytes(free))
+        .evidence("fs_total_bytes", EvidenceValue::Bytes(total))
+        .evidence("free_percent", EvidenceValue::Text(pct));
+    if let Some(n) = d.start_needs_bytes {
+        f = f.evidence("start_needs_bytes", EvidenceValue::Bytes(n));
+    }
+    Some(
+        f.evidence(
+            "freed_by_next_pass",
+            EvidenceValue::Bytes(d.freed_by_next_pass),
+        )
+        .fix(format!(
+            "with the broker stopped, free at least {} B: first what the broker deletes anyway \
+             (`leftover_broker_deletes` in `log_dirs[].space`: `.deleted` files, `-delete` \
+             dirs), then what the next retention pass deletes ({} B: `logclean delete {} \
+             --execute --purge`); or grow the filesystem",
+            d.start_needs_bytes.unwrap_or(0).max(total / 20),
+            d.freed_by_next_pass,
+            crate::model::names::path_text(&d.path)
+        )),
+    )
 }
 
 /// `dir.disk_full_soon` for a projection full within [`WARN_FULL_MS`].
@@ -373,6 +482,9 @@ mod tests {
             ms_until_full: Some(ms),
             full_at_ms: Some(ms),
             freed_by_next_pass: 7,
+            growth_unknown: None,
+            partitions_without_rate: 0,
+            start_needs_bytes: None,
         }
     }
 
@@ -456,6 +568,7 @@ mod tests {
                 free_bytes: 100,
                 total_bytes: 1000,
             }),
+            &[],
             &mut findings,
         );
         assert!(findings.is_empty());
@@ -464,6 +577,30 @@ mod tests {
         assert_eq!(d[0].partitions_growing, 0);
         assert_eq!(d[0].ms_until_full, None, "nothing grows: never full");
         assert!(disk_findings(&d, CAPTURED).is_empty());
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_whatever_the_growth() {
+        let mut d = projection(5_000, 1);
+        d.ms_until_full = None;
+        d.growth_unknown = Some("no window".to_string());
+        d.fs_total_bytes = Some(1_000_000);
+        d.fs_free_bytes = Some(0);
+        let f = full_finding(&d).unwrap();
+        assert_eq!((f.code, f.severity), ("dir.disk_full", Severity::Error));
+        assert!(
+            f.message.contains("growth unknown (no window)"),
+            "{}",
+            f.message
+        );
+        d.fs_free_bytes = Some(40_000);
+        assert_eq!(full_finding(&d).unwrap().severity, Severity::Warning, "4 %");
+        d.start_needs_bytes = Some(50_000);
+        let f = full_finding(&d).unwrap();
+        assert_eq!(f.severity, Severity::Error, "below what the start needs");
+        assert!(f.message.contains("cannot succeed"), "{}", f.message);
+        d.fs_free_bytes = Some(100_000);
+        assert!(full_finding(&d).is_none(), "10 % free, start fits");
     }
 
     #[test]
@@ -479,6 +616,21 @@ mod tests {
             s.largest_timestamp.0 = s.first_timestamp.unwrap();
         }
         assert_eq!(write_rate(&p, CAPTURED), None);
+        let mut plan = plan.clone();
+        plan.partitions = vec![p];
+        let d = projections_with(
+            &plan,
+            &[plan.partitions[0].log_dir.clone()],
+            &Given(FsSpace {
+                free_bytes: 0,
+                total_bytes: 1000,
+            }),
+        );
+        assert_eq!(d[0].ms_until_full, None);
+        assert!(
+            d[0].growth_unknown.as_ref().unwrap().contains("10 min"),
+            "{d:?}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::targets::NotALogDir;
 use crate::model::units::TimestampMs;
+use crate::plan::space::{space_usage, SpaceUsage};
 use crate::plan::Plan;
 use crate::rules::KafkaVersion;
 
@@ -67,6 +68,8 @@ pub struct Checked {
     pub startup: Vec<StartupCost>,
     /// The disk projection of each log dir.
     pub disk: Vec<DiskProjection>,
+    /// Why each byte of each log dir is there.
+    pub space: Vec<SpaceUsage>,
 }
 
 /// Every finding of `ctx`.
@@ -80,14 +83,17 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
-    let startup = startup_costs(ctx.dirs, ctx.view, &mut findings);
-    let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &mut findings);
+    let paths: Vec<_> = ctx.dirs.iter().map(|d| d.path.clone()).collect();
+    let space = space_usage(ctx.plan, &paths);
+    let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, &mut findings);
+    let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &startup, &mut findings);
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
     findings.extend(coordinator_findings(ctx));
     Checked {
         findings,
         startup,
         disk,
+        space,
     }
 }
 

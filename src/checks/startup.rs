@@ -40,7 +40,11 @@ use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::LeftoverKind;
 use crate::model::names::SegmentFileKind;
+use crate::plan::space::SpaceUsage;
+use crate::plan::Plan;
+use crate::rules::boot::{log_dir_boot_writes, BootWrites, PartitionBootFacts, RecoveredSegment};
 use crate::rules::recovery::{recovery_on_next_start, RecoveryCause};
+use crate::rules::space::SpaceReason;
 
 /// The broker's recovery rate per thread, bytes per second (measured: 45 MB/s).
 pub const RECOVERY_BYTES_PER_SEC: u64 = 45_000_000;
@@ -137,6 +141,145 @@ pub struct StartupCost {
     pub assumed_bytes_per_sec_per_thread: u64,
     /// The estimated recovery time, ms (see the module docs).
     pub estimated_ms: i64,
+    /// What the start writes before it serves, and the free space it needs at least
+    /// ([`crate::rules::boot`]).
+    pub boot: BootBytes,
+}
+
+/// The bytes the next start writes before it serves (`log_dirs[].startup.boot` in JSON).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct BootBytes {
+    /// The free space the start needs at least.
+    pub needs_bytes: u64,
+    /// Producer snapshots it writes.
+    pub snapshot_files: u64,
+    /// Their blocks.
+    pub snapshot_bytes: u64,
+    /// New blocks of rebuilt `.index`/`.timeindex` files.
+    pub index_bytes: u64,
+    /// Checkpoint tmp files, metadata-log appends, `quorum-state.tmp`.
+    pub other_bytes: u64,
+    /// Blocks the loader deletes first (credited per partition).
+    pub freed_at_load: u64,
+    /// The filesystem block size assumed.
+    pub block_bytes: u64,
+}
+
+impl BootBytes {
+    fn of(w: BootWrites, block: u64) -> BootBytes {
+        BootBytes {
+            needs_bytes: w.needs_bytes,
+            snapshot_files: w.snapshot_files,
+            snapshot_bytes: w.snapshot_bytes,
+            index_bytes: w.index_bytes,
+            other_bytes: w.other_bytes,
+            freed_at_load: w.freed_at_load,
+            block_bytes: block,
+        }
+    }
+}
+
+/// The filesystem block size of `path` (`statvfs` `f_bsize`), 4096 when it cannot be read.
+pub fn block_size(path: &std::path::Path) -> u64 {
+    nix::sys::statvfs::statvfs(path)
+        .ok()
+        .map(|s| s.block_size())
+        .filter(|b| *b > 0)
+        .unwrap_or(4096)
+}
+
+/// The bytes `dir`'s next start writes, from its recovery rule, the blocks its files hold now
+/// (`space`) and the index interval of each partition (`plan`).
+pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: u64) -> BootBytes {
+    let recovery = recovery_on_next_start(dir);
+    let allocated = |path: Option<PathBuf>| -> u64 {
+        let (Some(path), Some(space)) = (path, space) else {
+            return 0;
+        };
+        space
+            .entries
+            .iter()
+            .find(|e| e.path == path)
+            .map_or(0, |e| e.allocated)
+    };
+    let freed_in = |dir_name: &str| -> u64 {
+        space.map_or(0, |s| {
+            s.entries
+                .iter()
+                .filter(|e| e.top.as_deref() == Some(dir_name) && e.depth == 2)
+                .filter(|e| e.reason == SpaceReason::LeftoverBrokerDeletes)
+                .map(|e| e.allocated)
+                .sum()
+        })
+    };
+    let mut facts = Vec::new();
+    let mut holds_metadata_log = false;
+    for (p, r) in dir.partitions.iter().zip(&recovery.partitions) {
+        if !r.loaded {
+            continue;
+        }
+        holds_metadata_log |= p.name.as_ref().is_some_and(|n| n.is_metadata_log());
+        let interval = plan
+            .partitions
+            .iter()
+            .find(|x| x.log_dir == dir.path && x.dir_name == p.dir_name)
+            .map_or(4096, |x| x.config.index_interval_bytes);
+        let segs: Vec<_> = p.log_segments().collect();
+        let mut recovered = Vec::new();
+        for (i, s) in segs.iter().enumerate() {
+            if r.cause(s).is_none() {
+                continue;
+            }
+            let next = match segs.get(i + 1) {
+                Some(n) => n.base_offset.get(),
+                None => s
+                    .log_summary()
+                    .map_or(s.base_offset, |l| l.next_offset)
+                    .get(),
+            };
+            recovered.push(RecoveredSegment {
+                next_offset: next,
+                log_bytes: s.size().get(),
+                index_allocated: allocated(s.path(&p.path, SegmentFileKind::Index)),
+                time_index_allocated: allocated(s.path(&p.path, SegmentFileKind::TimeIndex)),
+            });
+        }
+        facts.push(PartitionBootFacts {
+            recovered,
+            snapshot_offsets: p.snapshots.iter().map(|s| s.offset).collect(),
+            segment_bases: segs.iter().map(|s| s.base_offset.get()).collect(),
+            log_end: p.log_end_offset().map(|o| o.get()),
+            clean_shutdown: dir.clean_shutdown.is_some(),
+            freed_at_load: freed_in(&p.dir_name),
+            index_interval_bytes: u64::try_from(interval).unwrap_or(4096),
+        });
+    }
+    let root = &dir.listing.root;
+    let largest_checkpoint = [
+        &root.recovery_point,
+        &root.log_start_offset,
+        &root.replication_offset,
+        &root.cleaner_offset,
+    ]
+    .iter()
+    .filter_map(|f| f.as_ref().map(|f| f.len_or_zero()))
+    .max()
+    .unwrap_or(0);
+    // The empty root checkpoints a start fills (missing ones are created empty first).
+    let empty_checkpoints = [&root.replication_offset, &root.log_start_offset]
+        .iter()
+        .filter(|f| f.as_ref().is_none_or(|f| f.len_or_zero() == 0))
+        .count() as u64;
+    BootBytes::of(
+        log_dir_boot_writes(
+            &facts,
+            largest_checkpoint,
+            empty_checkpoints,
+            holds_metadata_log,
+            block,
+        ),
+        block,
+    )
 }
 
 impl StartupCost {
@@ -235,10 +378,20 @@ pub fn startup_cost(dir: &LogDir, threads: &RecoveryThreads) -> StartupCost {
 pub fn startup_costs(
     dirs: &[LogDir],
     view: &ClusterView,
+    plan: &Plan,
+    space: &[SpaceUsage],
     findings: &mut Vec<Finding>,
 ) -> Vec<StartupCost> {
     let threads = recovery_threads(view);
-    let costs: Vec<StartupCost> = dirs.iter().map(|d| startup_cost(d, &threads)).collect();
+    let costs: Vec<StartupCost> = dirs
+        .iter()
+        .map(|d| {
+            let mut c = startup_cost(d, &threads);
+            let space = space.iter().find(|s| s.path == d.path);
+            c.boot = boot_bytes(d, space, plan, block_size(&d.path));
+            c
+        })
+        .collect();
     findings.extend(startup_findings(&costs));
     costs
 }

@@ -182,8 +182,9 @@ pub fn diagnose(
     findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
     dedup_findings(&mut findings);
-    let summary =
-        Summary::new(&findings, &plan, filter).with_figures(&checked.startup, &checked.disk);
+    let summary = Summary::new(&findings, &plan, filter)
+        .with_figures(&checked.startup, &checked.disk)
+        .with_space(&checked.space);
     let topics = summary::topic_bytes(&plan, filter);
     let assumptions = view.assumptions(&filter.topics);
     let locks: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.lock)).collect();

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::checks::disk::DiskProjection;
 use crate::checks::finding::{Finding, Severity};
 use crate::checks::startup::StartupCost;
+use crate::plan::space::{ByReason, SpaceUsage};
 use crate::plan::{PartitionPlan, Plan};
 use crate::rules::retention::Verdict;
 
@@ -91,6 +92,112 @@ pub struct LogDirTotals {
     pub startup: Option<StartupCost>,
     /// Free space, growth and time until full (`None` until [`Summary::with_figures`]).
     pub disk: Option<DiskProjection>,
+    /// Why each byte is there (`None` until [`Summary::with_space`]).
+    pub space: Option<SpaceSummary>,
+}
+
+/// Bytes for one reason (`log_dirs[].space.by_reason[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReasonRow {
+    /// The reason's name (`deleted_next_pass`, `within_retention`, ...).
+    pub reason: &'static str,
+    /// Allocated bytes.
+    pub bytes: u64,
+    /// Files and dirs.
+    pub files: u64,
+}
+
+/// One topic's or one dir's allocated bytes by reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlaceSpace {
+    /// The topic, or the dir name (partition dirs, the remote index cache, unknown dirs).
+    pub name: String,
+    /// Allocated bytes.
+    pub bytes: u64,
+    /// Reason name → bytes.
+    pub by_reason: BTreeMap<&'static str, u64>,
+}
+
+/// A path the attribution could not walk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unwalked {
+    /// The path.
+    #[serde(with = "crate::model::names::path_serde")]
+    pub path: PathBuf,
+    /// Why.
+    pub message: String,
+}
+
+/// Why every byte of a log dir is there (`log_dirs[].space`): allocated bytes (`st_blocks ×
+/// 512`), summing to the filesystem's usage of the dir (`du -B1 -s`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SpaceSummary {
+    /// Allocated bytes of the dir and everything below it.
+    pub allocated_bytes: u64,
+    /// The sum of the files' lengths (preallocated indexes make it larger than the blocks).
+    pub apparent_bytes: u64,
+    /// Per reason, in report order.
+    pub by_reason: Vec<ReasonRow>,
+    /// Per topic (live partition dirs; `-delete`/`-stray`/`-future` dirs under their topic).
+    pub topics: Vec<PlaceSpace>,
+    /// Per top-level dir.
+    pub dirs: Vec<PlaceSpace>,
+    /// What could not be walked (its bytes are missing from the sums).
+    pub unwalked: Vec<Unwalked>,
+}
+
+fn reason_map(b: &ByReason) -> BTreeMap<&'static str, u64> {
+    b.rows()
+        .iter()
+        .map(|r| (r.reason.name(), r.bytes))
+        .collect()
+}
+
+impl SpaceSummary {
+    /// The summary of `u`.
+    pub fn of(u: &SpaceUsage) -> SpaceSummary {
+        let mut topics: BTreeMap<String, (u64, BTreeMap<&'static str, u64>)> = BTreeMap::new();
+        for d in &u.dirs {
+            if let Some((topic, _)) = &d.topic {
+                let t = topics.entry(topic.clone()).or_default();
+                t.0 += d.bytes;
+                for (k, v) in reason_map(&d.by_reason) {
+                    *t.1.entry(k).or_default() += v;
+                }
+            }
+        }
+        SpaceSummary {
+            allocated_bytes: u.allocated,
+            apparent_bytes: u.apparent,
+            by_reason: (u.by_reason.rows().iter())
+                .map(|r| ReasonRow {
+                    reason: r.reason.name(),
+                    bytes: r.bytes,
+                    files: r.files,
+                })
+                .collect(),
+            topics: (topics.into_iter())
+                .map(|(name, (bytes, by_reason))| PlaceSpace {
+                    name,
+                    bytes,
+                    by_reason,
+                })
+                .collect(),
+            dirs: (u.dirs.iter())
+                .map(|d| PlaceSpace {
+                    name: d.dir_name.clone(),
+                    bytes: d.bytes,
+                    by_reason: reason_map(&d.by_reason),
+                })
+                .collect(),
+            unwalked: (u.problems.iter())
+                .map(|p| Unwalked {
+                    path: p.path.clone(),
+                    message: p.message.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The summary of a diagnosis.
@@ -146,6 +253,7 @@ impl Summary {
                     freed_segments: 0,
                     startup: None,
                     disk: None,
+                    space: None,
                 });
             d.partitions += 1;
             d.bytes += p.bytes;
@@ -171,6 +279,17 @@ impl Summary {
             top_partitions: parts,
             log_dirs: dirs.into_values().collect(),
         }
+    }
+
+    /// The same summary with why each byte of each log dir is there.
+    pub fn with_space(mut self, space: &[SpaceUsage]) -> Summary {
+        for d in &mut self.log_dirs {
+            d.space = space
+                .iter()
+                .find(|x| x.path == d.path)
+                .map(SpaceSummary::of);
+        }
+        self
     }
 
     /// The same summary with each log dir's startup cost and disk projection.

@@ -5,6 +5,7 @@
 
 pub mod cluster;
 pub mod coordinators;
+pub mod disk_usage;
 pub mod file_bytes;
 pub mod groups;
 pub mod kafka_version;

@@ -25,6 +25,7 @@
 //! comes after `log.initial.task.delay.ms`.
 
 pub mod adapter;
+pub mod space;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -41,6 +41,8 @@ pub const METRIC_NAMES: &[&str] = &[
     "logclean_topic_bytes",
     "logclean_topic_retained_bytes",
     "logclean_topic_partitions",
+    "logclean_space_bytes",
+    "logclean_topic_space_bytes",
 ];
 
 fn count(n: impl TryInto<u64>) -> MetricValue {
@@ -94,7 +96,45 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
     out.extend(log_dir_gauges(&d.summary.log_dirs));
     out.extend(log_dir_projection_gauges(&d.summary.log_dirs));
     out.extend(topic_gauges(&d.topics));
+    out.extend(space_gauges(&d.summary.log_dirs));
     out
+}
+
+/// Allocated bytes per log dir and reason, and per topic and reason.
+fn space_gauges(dirs: &[LogDirTotals]) -> Vec<Gauge> {
+    let mut per_dir = Gauge::new(
+        "logclean_space_bytes",
+        "Allocated bytes (st_blocks x 512) of the log dir per reason they are there; the reasons sum to the filesystem's usage of the dir.",
+    );
+    let mut per_topic = Gauge::new(
+        "logclean_topic_space_bytes",
+        "Allocated bytes of a topic's partition dirs in the log dir, per reason.",
+    );
+    for d in dirs {
+        let Some(s) = &d.space else { continue };
+        for r in &s.by_reason {
+            per_dir.set(
+                vec![
+                    ("log_dir", path_text(&d.path)),
+                    ("reason", r.reason.to_string()),
+                ],
+                count(r.bytes),
+            );
+        }
+        for t in &s.topics {
+            for (reason, bytes) in &t.by_reason {
+                per_topic.set(
+                    vec![
+                        ("log_dir", path_text(&d.path)),
+                        ("topic", t.name.clone()),
+                        ("reason", reason.to_string()),
+                    ],
+                    count(*bytes),
+                );
+            }
+        }
+    }
+    vec![per_dir, per_topic]
 }
 
 /// The instant and the exit code.

@@ -74,7 +74,10 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
         |c| {
             (
                 format!("{} seg, {}", c.segments(), size(c.recover_bytes)),
-                format!("{:.1} s", c.estimated_ms as f64 / 1000.0),
+                match d.disk.as_ref().filter(|x| x.start_lacks_space()) {
+                    Some(_) => format!("fails: needs {} free", size(c.boot.needs_bytes)),
+                    None => format!("{:.1} s", c.estimated_ms as f64 / 1000.0),
+                },
             )
         },
     );
@@ -85,9 +88,15 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
                 (Some(f), Some(t)) => format!("{} / {}", size(f), size(t)),
                 _ => "unknown".to_string(),
             };
-            let growth = format!("{}/h", size(x.growth_bytes_per_hour));
-            // Without growth it is unknown, not "never" (the headline says why).
-            let full = x.ms_until_full.map_or_else(|| "unknown".to_string(), span);
+            let growth = match &x.growth_unknown {
+                Some(_) => "unknown".to_string(),
+                None => format!("{}/h", size(x.growth_bytes_per_hour)),
+            };
+            let full = match (x.ms_until_full, &x.growth_unknown) {
+                (Some(ms), _) => span(ms),
+                (None, Some(_)) => "unknown".to_string(),
+                (None, None) => "never".to_string(),
+            };
             (space, growth, full)
         },
     );
@@ -229,6 +238,7 @@ pub fn render_diagnose(
     }
     write_code_and_dir_grids(b, style, out)?;
     write_figures_grid(b, style, out)?;
+    write_space_grid(b, style, out)?;
     write_top_partitions(b, style, out)
 }
 
@@ -312,8 +322,70 @@ fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write)
             ("full in", Align::Right),
         ];
         write!(out, "{}", grid(&h, rows, style.width))?;
+        for d in &b.log_dirs {
+            let path = shorten_path(&escape_path(&d.path), style.width / 3);
+            if let Some(c) = &d.startup {
+                let free = d.disk.as_ref().and_then(|x| x.fs_free_bytes);
+                writeln!(
+                    out,
+                    "  {path}: the next start needs at least {} free{}",
+                    size(c.boot.needs_bytes),
+                    free.map_or_else(String::new, |f| format!(" ({} free)", size(f)))
+                )?;
+                writeln!(
+                    out,
+                    "    it writes {} producer snapshot(s), {} of index pages, {} of checkpoints",
+                    c.boot.snapshot_files,
+                    size(c.boot.index_bytes),
+                    size(c.boot.other_bytes),
+                )?;
+            }
+            if let Some(why) = d.disk.as_ref().and_then(|x| x.growth_unknown.as_ref()) {
+                writeln!(out, "  {path}: growth unknown:")?;
+                writeln!(out, "    {why}")?;
+            }
+        }
     }
     Ok(())
+}
+
+/// Why each byte is there, per log dir (allocated bytes; the reasons sum to `du -s`).
+pub fn write_space_grid(
+    b: &DiagnoseBody,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut rows = Vec::new();
+    for d in &b.log_dirs {
+        let Some(s) = &d.space else { continue };
+        let path = shorten_path(&escape_path(&d.path), style.width / 3);
+        for r in &s.by_reason {
+            rows.push(vec![
+                path.clone(),
+                r.reason.replace('_', " "),
+                size(r.bytes),
+                r.files.to_string(),
+            ]);
+        }
+        rows.push(vec![
+            path,
+            "total (du -s)".to_string(),
+            size(s.allocated_bytes),
+            String::new(),
+        ]);
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "why every byte is here (allocated blocks):")?;
+    let h = [
+        ("log dir", Align::Left),
+        ("reason", Align::Left),
+        ("bytes", Align::Right),
+        ("entries", Align::Right),
+    ];
+    write!(out, "{}", grid(&h, rows, style.width))
 }
 
 /// The partitions keeping the most bytes after the next pass.

@@ -20,6 +20,7 @@
 //! | [`groups`] | group → partition mapping, offset expiry, what a moved log start costs a group | §C1 |
 //! | [`transactions`] | last stable offset; open, open long or hanging | — |
 
+pub mod boot;
 pub mod compaction;
 pub mod facts;
 pub mod groups;
@@ -27,6 +28,7 @@ pub mod high_watermark;
 pub mod recovery;
 pub mod retention;
 pub mod roll;
+pub mod space;
 pub mod timing;
 pub mod transactions;
 

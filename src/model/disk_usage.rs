@@ -1,0 +1,226 @@
+//! The blocks a log dir holds on its filesystem, entry by entry: every file and dir below the
+//! log dir with its allocated bytes (`st_blocks × 512`, what the filesystem charges for it:
+//! a preallocated, mostly sparse index costs little) and its apparent length.
+//!
+//! The walk `lstat`s every entry (links are not followed, as `du` does not follow them), counts a
+//! hard-linked inode once, and reads nothing but directory entries: it opens no file, so it is
+//! safe on a live or read-only log dir. What cannot be listed or stat'ed is kept as a problem,
+//! never skipped in silence. The sum of [`DirUsage::entries`] is what `du -B1 -s` reports for the
+//! dir (the dirs' own blocks included).
+
+use std::collections::HashSet;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::names::name_text;
+
+/// Below the log dir, the broker's layout is two levels deep (`<partition dir>/<file>`); a
+/// deeper tree is not the broker's, and it is walked only this far (what lies deeper is counted
+/// as a problem, so that the sum is never silently short).
+pub const MAX_DEPTH: usize = 8;
+
+/// One entry below (or of) a log dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsedEntry {
+    /// Path components below the log dir (empty for the log dir itself), as text.
+    pub components: Vec<String>,
+    /// A directory (its own blocks: the entries' table).
+    pub is_dir: bool,
+    /// Allocated bytes (`st_blocks × 512`); 0 for the second and later names of a hard-linked
+    /// inode.
+    pub allocated: u64,
+    /// Apparent length (`st_size`).
+    pub apparent: u64,
+}
+
+impl UsedEntry {
+    /// The first component (the partition dir or root file it lies in), `None` for the log dir.
+    pub fn top(&self) -> Option<&str> {
+        self.components.first().map(String::as_str)
+    }
+
+    /// The last component (the file's own name), `None` for the log dir.
+    pub fn name(&self) -> Option<&str> {
+        self.components.last().map(String::as_str)
+    }
+}
+
+/// An entry the walk could not list or stat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageProblem {
+    /// The path.
+    pub path: PathBuf,
+    /// The OS error, or why it was not walked.
+    pub message: String,
+}
+
+/// Every entry of one log dir with its blocks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirUsage {
+    /// The log dir.
+    pub path: PathBuf,
+    /// Its entries, the log dir itself first, then in walk order (names sorted per dir).
+    pub entries: Vec<UsedEntry>,
+    /// What could not be walked.
+    pub problems: Vec<UsageProblem>,
+}
+
+impl DirUsage {
+    /// Allocated bytes of every entry (the `du -B1 -s` of the dir).
+    pub fn allocated(&self) -> u64 {
+        self.entries.iter().map(|e| e.allocated).sum()
+    }
+}
+
+/// Walk `dir` (see the module docs). A log dir that cannot be stat'ed gives an empty usage with
+/// the problem.
+pub fn walk_usage(dir: &Path) -> DirUsage {
+    let mut usage = DirUsage {
+        path: dir.to_path_buf(),
+        ..DirUsage::default()
+    };
+    let mut seen = HashSet::new();
+    match fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            let is_dir = meta.is_dir();
+            usage
+                .entries
+                .push(entry(Vec::new(), &meta, is_dir, &mut seen));
+            if is_dir {
+                walk_children(dir, &[], &mut usage, &mut seen);
+            }
+        }
+        Err(e) => usage.problems.push(UsageProblem {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        }),
+    }
+    usage
+}
+
+fn entry(
+    components: Vec<String>,
+    meta: &fs::Metadata,
+    is_dir: bool,
+    seen: &mut HashSet<(u64, u64)>,
+) -> UsedEntry {
+    // A second name of an inode costs nothing more (du counts an inode once).
+    let first = meta.nlink() <= 1 || seen.insert((meta.dev(), meta.ino()));
+    UsedEntry {
+        components,
+        is_dir,
+        allocated: if first {
+            meta.blocks().saturating_mul(512)
+        } else {
+            0
+        },
+        apparent: meta.len(),
+    }
+}
+
+fn walk_children(
+    dir: &Path,
+    below: &[String],
+    usage: &mut DirUsage,
+    seen: &mut HashSet<(u64, u64)>,
+) {
+    if below.len() >= MAX_DEPTH {
+        usage.problems.push(UsageProblem {
+            path: dir.to_path_buf(),
+            message: format!("deeper than {MAX_DEPTH} levels below the log dir: not walked"),
+        });
+        return;
+    }
+    let read = match fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) => {
+            usage.problems.push(UsageProblem {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            });
+            return;
+        }
+    };
+    let mut names = Vec::new();
+    for item in read {
+        match item {
+            Ok(i) => names.push(i.file_name()),
+            Err(e) => usage.problems.push(UsageProblem {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        let mut components = below.to_vec();
+        components.push(name_text(&name));
+        match fs::symlink_metadata(&path) {
+            Ok(meta) => {
+                let is_dir = meta.is_dir();
+                usage
+                    .entries
+                    .push(entry(components.clone(), &meta, is_dir, seen));
+                if is_dir {
+                    walk_children(&path, &components, usage, seen);
+                }
+            }
+            Err(e) => usage.problems.push(UsageProblem {
+                path,
+                message: e.to_string(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_blocks_not_length_and_links_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("t-0");
+        fs::create_dir(&p).unwrap();
+        // A sparse file: a long length, no data blocks.
+        let f = fs::File::create(p.join("00000000000000000000.index")).unwrap();
+        f.set_len(10 * 1024 * 1024).unwrap();
+        fs::write(p.join("00000000000000000000.log"), vec![1u8; 10_000]).unwrap();
+        fs::hard_link(
+            p.join("00000000000000000000.log"),
+            tmp.path().join("link.log"),
+        )
+        .unwrap();
+        let u = walk_usage(tmp.path());
+        assert!(u.problems.is_empty(), "{:?}", u.problems);
+        let idx = u
+            .entries
+            .iter()
+            .find(|e| e.name() == Some("00000000000000000000.index"))
+            .unwrap();
+        assert_eq!(idx.apparent, 10 * 1024 * 1024);
+        assert!(idx.allocated < 64 * 1024, "sparse: {}", idx.allocated);
+        let logs: Vec<_> = u
+            .entries
+            .iter()
+            .filter(|e| e.name().is_some_and(|n| n.ends_with(".log")))
+            .collect();
+        assert_eq!(logs.len(), 2);
+        assert_eq!(
+            logs.iter().filter(|e| e.allocated > 0).count(),
+            1,
+            "a hard link is counted once"
+        );
+        assert_eq!(u.entries[0].components, Vec::<String>::new());
+        assert_eq!(u.entries[1].top(), Some("link.log"));
+    }
+
+    #[test]
+    fn a_missing_dir_is_a_problem() {
+        let u = walk_usage(Path::new("/no/such/log/dir"));
+        assert!(u.entries.is_empty());
+        assert_eq!(u.problems.len(), 1);
+    }
+}

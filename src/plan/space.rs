@@ -1,0 +1,296 @@
+//! Why every byte of a log dir is there: the blocks of each entry ([`walk_usage`]) given the
+//! reason [`crate::rules::space`] finds for it, a segment's from the plan's verdict on it. The
+//! reasons partition the log dir's blocks, so their sum is the filesystem's usage of the dir
+//! (`du -B1 -s`, dirs' own blocks included).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::model::disk_usage::{walk_usage, DirUsage, UsageProblem};
+use crate::model::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
+use crate::rules::space::{classify, verdict_reason, EntryFacts, FileClass, SpaceReason};
+
+use super::{Blocker, PartitionPlan, Plan, SegmentPlan};
+
+/// Bytes for one reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReasonBytes {
+    /// The reason.
+    pub reason: SpaceReason,
+    /// Allocated bytes.
+    pub bytes: u64,
+    /// Entries (files or dirs).
+    pub files: u64,
+}
+
+/// Bytes per reason, in [`SpaceReason::ALL`] order, only the reasons with entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ByReason(BTreeMap<SpaceReason, (u64, u64)>);
+
+impl ByReason {
+    fn add(&mut self, reason: SpaceReason, bytes: u64) {
+        let e = self.0.entry(reason).or_insert((0, 0));
+        e.0 = e.0.saturating_add(bytes);
+        e.1 += 1;
+    }
+
+    /// The reasons with entries, in report order.
+    pub fn rows(&self) -> Vec<ReasonBytes> {
+        self.0
+            .iter()
+            .map(|(reason, (bytes, files))| ReasonBytes {
+                reason: *reason,
+                bytes: *bytes,
+                files: *files,
+            })
+            .collect()
+    }
+
+    /// The bytes of `reason`.
+    pub fn bytes(&self, reason: SpaceReason) -> u64 {
+        self.0.get(&reason).map_or(0, |e| e.0)
+    }
+
+    /// Every reason's bytes.
+    pub fn total(&self) -> u64 {
+        self.0.values().map(|e| e.0).sum()
+    }
+}
+
+/// One entry with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttributedEntry {
+    /// Its path.
+    pub path: PathBuf,
+    /// The partition dir (or root entry) it lies in; `None` for the log dir itself.
+    pub top: Option<String>,
+    /// A directory.
+    pub is_dir: bool,
+    /// Path components below the log dir (0: the log dir itself, 1: a root entry).
+    pub depth: usize,
+    /// Allocated bytes.
+    pub allocated: u64,
+    /// Why it is there.
+    pub reason: SpaceReason,
+}
+
+/// One partition dir's (or other top-level dir's) bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopSpace {
+    /// The dir name.
+    pub dir_name: String,
+    /// Its topic and partition, when the name parses.
+    pub topic: Option<(String, i32)>,
+    /// Allocated bytes, the dir's own blocks included.
+    pub bytes: u64,
+    /// Per reason.
+    pub by_reason: ByReason,
+}
+
+/// One log dir's bytes by reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpaceUsage {
+    /// The log dir.
+    pub path: PathBuf,
+    /// Allocated bytes of everything below it, itself included.
+    pub allocated: u64,
+    /// Apparent bytes (sum of lengths), for comparison.
+    pub apparent: u64,
+    /// Per reason.
+    pub by_reason: ByReason,
+    /// Per top-level dir (partition dirs, the remote index cache, unknown dirs), by name.
+    pub dirs: Vec<TopSpace>,
+    /// Every entry.
+    pub entries: Vec<AttributedEntry>,
+    /// What could not be walked.
+    pub problems: Vec<UsageProblem>,
+}
+
+/// The attribution of each of `log_dirs` under `plan`.
+pub fn space_usage(plan: &Plan, log_dirs: &[PathBuf]) -> Vec<SpaceUsage> {
+    log_dirs
+        .iter()
+        .map(|d| attribute(plan, &walk_usage(d)))
+        .collect()
+}
+
+/// Base offsets of `.log` files and offsets of `.snapshot` files per top-level entry.
+type Offsets = BTreeMap<String, (BTreeSet<i64>, BTreeSet<i64>)>;
+
+fn offsets_by_dir(usage: &DirUsage) -> Offsets {
+    let mut out: Offsets = BTreeMap::new();
+    for e in usage.entries.iter().filter(|e| e.components.len() == 2) {
+        let (Some(top), Some(name)) = (e.top(), e.name()) else {
+            continue;
+        };
+        let Some(parsed) = parse_segment_file_name(name).filter(|p| p.leftover.is_none()) else {
+            continue;
+        };
+        let slot = out.entry(top.to_string()).or_default();
+        match parsed.kind {
+            SegmentFileKind::Log => {
+                slot.0.insert(parsed.offset);
+            }
+            SegmentFileKind::Snapshot => {
+                slot.1.insert(parsed.offset);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The attribution of one walked log dir under `plan`.
+pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
+    let offsets = offsets_by_dir(usage);
+    let empty = (BTreeSet::new(), BTreeSet::new());
+    let parts: BTreeMap<&str, &PartitionPlan> = plan
+        .partitions
+        .iter()
+        .filter(|p| p.log_dir == usage.path)
+        .map(|p| (p.dir_name.as_str(), p))
+        .collect();
+    let mut out = SpaceUsage {
+        path: usage.path.clone(),
+        allocated: usage.allocated(),
+        apparent: usage.entries.iter().map(|e| e.apparent).sum(),
+        by_reason: ByReason::default(),
+        dirs: Vec::new(),
+        entries: Vec::with_capacity(usage.entries.len()),
+        problems: usage.problems.clone(),
+    };
+    let mut dirs: BTreeMap<String, TopSpace> = BTreeMap::new();
+    for e in &usage.entries {
+        let top = e.top().map(str::to_string);
+        let (bases, snaps) = top
+            .as_deref()
+            .and_then(|t| offsets.get(t))
+            .unwrap_or(&empty);
+        let class = classify(&EntryFacts {
+            components: &e.components,
+            is_dir: e.is_dir,
+            log_bases: bases,
+            snapshot_offsets: snaps,
+        });
+        let segment_of = |base: i64| {
+            let p = parts.get(top.as_deref()?)?;
+            Some((*p, p.segments.iter().find(|s| s.base_offset.0 == base)?))
+        };
+        let reason = match class {
+            FileClass::Reason(r) => r,
+            FileClass::SegmentLog(base) => {
+                segment_of(base).map_or(SpaceReason::NotPlanned, |(p, s)| segment_reason(p, s))
+            }
+            FileClass::SegmentIndex(base) => match segment_of(base) {
+                Some((p, s)) if segment_reason(p, s) == SpaceReason::DeletedNextPass => {
+                    SpaceReason::DeletedNextPass
+                }
+                _ => SpaceReason::IndexOverhead,
+            },
+        };
+        out.by_reason.add(reason, e.allocated);
+        if let Some(t) = &top {
+            // Root files are their own "dir" only when they are dirs; root files count in the
+            // log dir's totals alone.
+            if e.components.len() > 1 || e.is_dir {
+                let d = dirs.entry(t.clone()).or_insert_with(|| TopSpace {
+                    dir_name: t.clone(),
+                    topic: parse_partition_dir_name(t).map(|n| (n.topic, n.partition)),
+                    bytes: 0,
+                    by_reason: ByReason::default(),
+                });
+                d.bytes = d.bytes.saturating_add(e.allocated);
+                d.by_reason.add(reason, e.allocated);
+            }
+        }
+        out.entries.push(AttributedEntry {
+            path: e
+                .components
+                .iter()
+                .fold(usage.path.clone(), |p, c| p.join(c)),
+            top,
+            is_dir: e.is_dir,
+            depth: e.components.len(),
+            allocated: e.allocated,
+            reason,
+        });
+    }
+    out.dirs = dirs.into_values().collect();
+    out
+}
+
+/// A planned segment's reason (its verdict's; an older blocking segment's for one held behind
+/// it).
+pub fn segment_reason(p: &PartitionPlan, s: &SegmentPlan) -> SpaceReason {
+    segment_reason_depth(p, s, 0)
+}
+
+fn segment_reason_depth(p: &PartitionPlan, s: &SegmentPlan, depth: usize) -> SpaceReason {
+    let pinned = p.compaction.as_ref().is_some_and(|c| {
+        matches!(c.blocked_by, Some(Blocker::OpenTransaction { first_unstable_offset })
+            if s.next_offset > first_unstable_offset)
+    });
+    let blocker = |base: i64| {
+        if depth > 2 || base == s.base_offset.0 {
+            return None;
+        }
+        let b = p.segments.iter().find(|x| x.base_offset.0 == base)?;
+        Some(segment_reason_depth(p, b, depth + 1))
+    };
+    verdict_reason(&s.verdict, s.retained_expired, pinned, &blocker)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::disk::fixture;
+    use std::path::Path;
+
+    fn du_bytes(dir: &Path) -> u64 {
+        let out = std::process::Command::new("du")
+            .args(["-B1", "-s"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.split_whitespace().next().unwrap().parse().unwrap()
+    }
+
+    /// 2026-11-30T13:32:47Z.
+    const NOW: i64 = 1_796_045_567_000;
+
+    fn check_sums(usage: &SpaceUsage) {
+        let d = &usage.path;
+        assert!(usage.problems.is_empty(), "{d:?}: {:?}", usage.problems);
+        assert_eq!(usage.by_reason.total(), usage.allocated, "{d:?}");
+        assert_eq!(usage.allocated, du_bytes(d), "{d:?}");
+        let per_dir: u64 = usage.dirs.iter().map(|x| x.bytes).sum();
+        let root_files: u64 = (usage.entries.iter())
+            .filter(|e| e.depth == 0 || (e.depth == 1 && !e.is_dir))
+            .map(|e| e.allocated)
+            .sum();
+        assert_eq!(per_dir + root_files, usage.allocated, "{d:?}");
+    }
+
+    #[test]
+    fn basic_delete_splits_by_verdict_and_sums_to_du() {
+        let (_, dirs, plan) = fixture::load("basic-delete", NOW);
+        let usage = attribute(&plan, &walk_usage(&dirs[0].path));
+        check_sums(&usage);
+        // Every planned segment's .log is attributed by its verdict, none is left unplanned.
+        assert_eq!(usage.by_reason.bytes(SpaceReason::NotPlanned), 0);
+        let freed: u64 = plan.partitions.iter().map(|p| p.freed().bytes.get()).sum();
+        assert!(freed > 0);
+        assert!(usage.by_reason.bytes(SpaceReason::DeletedNextPass) >= freed);
+        assert!(usage.by_reason.bytes(SpaceReason::Bookkeeping) > 0);
+        assert!(usage.by_reason.bytes(SpaceReason::Directories) > 0);
+    }
+
+    #[test]
+    fn future_timestamps_are_blocked_bytes() {
+        let (_, dirs, plan) = fixture::load("future-timestamps", NOW);
+        let usage = attribute(&plan, &walk_usage(&dirs[0].path));
+        check_sums(&usage);
+        assert!(usage.by_reason.bytes(SpaceReason::BlockedByTimestamp) > 0);
+    }
+}
