@@ -47,7 +47,10 @@ pub fn duplicate_partition_findings(dirs: &[LogDir], out: &mut Vec<Finding>) {
             })
             .copied()
             .collect();
-        for group in same_cluster_groups(&live).iter().flat_map(|g| same_node_groups(g)) {
+        for group in same_cluster_groups(&live)
+            .iter()
+            .flat_map(|g| same_node_groups(g))
+        {
             let [(first_dir, first), _, ..] = group.as_slice() else {
                 continue;
             };

@@ -103,10 +103,23 @@ pub fn replication_findings(view: &ClusterView, join: &ReplicaJoin, plan: &Plan)
             .max();
         if isr_len < effective {
             out.extend(held_under_min_isr(
-                plan, topic, *partition, replicas, image, &candidates, effective,
+                plan,
+                topic,
+                *partition,
+                replicas,
+                image,
+                &candidates,
+                effective,
             ));
         }
-        out.extend(diverging(plan, topic, *partition, replicas, &candidates, hw));
+        out.extend(diverging(
+            plan,
+            topic,
+            *partition,
+            replicas,
+            &candidates,
+            hw,
+        ));
     }
     out
 }

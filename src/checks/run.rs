@@ -24,10 +24,10 @@ use super::inspect::inspect_findings;
 use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
 use super::replication::replication_findings;
-use crate::model::replica_join::ReplicaJoin;
 use super::startup::{startup_costs, StartupCost};
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
+use crate::model::replica_join::ReplicaJoin;
 
 /// Everything the checks read: the model, the cluster view and the plan built from them at one
 /// instant, and the options that change what is read or claimed.

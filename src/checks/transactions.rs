@@ -13,8 +13,8 @@ use crate::model::coordinators::replay_transactions;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::names::TRANSACTION_STATE_TOPIC;
-use crate::model::txn_state::TxnState;
 use crate::model::replica_join::ReplicaJoin;
+use crate::model::txn_state::TxnState;
 use crate::plan::adapter::replica_high_watermark;
 use crate::rules::transactions::{assess, PartitionFacts, TxnFacts, TxnVerdict, TxnVerdicts};
 

@@ -358,6 +358,13 @@ pub struct ClusterView {
 /// The share coordinator's topic (KIP-932): its partitions tell a 4.0+ broker.
 const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 
+/// One node's log dirs and the replicas present in them.
+struct NodePresent {
+    node: i32,
+    dirs: Vec<LogDirInfo>,
+    present: BTreeSet<(String, i32)>,
+}
+
 /// With the dirs of more than one node: per node, its log dirs and the replicas present in
 /// them; empty with one node.
 fn present_per_node(
@@ -365,7 +372,7 @@ fn present_per_node(
     ids: &[DirTopicId],
     held_dirs: &[(PartitionDirRef, PartitionDirName)],
     image: &MetadataImage,
-) -> Vec<(i32, Vec<LogDirInfo>, BTreeSet<(String, i32)>)> {
+) -> Vec<NodePresent> {
     let nodes = node_ids(info);
     if nodes.len() < 2 {
         return Vec::new();
@@ -376,12 +383,22 @@ fn present_per_node(
                 .filter(|i| i.node_id == Some(n))
                 .cloned()
                 .collect();
+            // The loaded dirs' paths are canonical; the ones given may be relative.
+            let paths: Vec<PathBuf> = (mine.iter())
+                .map(|i| std::fs::canonicalize(&i.path).unwrap_or_else(|_| i.path.clone()))
+                .collect();
             let held: Vec<_> = (held_dirs.iter())
-                .filter(|(d, _)| mine.iter().any(|i| i.path == d.log_dir))
+                .filter(|(d, _)| {
+                    (mine.iter().zip(&paths)).any(|(i, c)| i.path == d.log_dir || *c == d.log_dir)
+                })
                 .cloned()
                 .collect();
             let present = present_replicas(ids, &held, image);
-            (n, mine, present)
+            NodePresent {
+                node: n,
+                dirs: mine,
+                present,
+            }
         })
         .collect()
 }
@@ -1189,8 +1206,8 @@ impl ClusterView {
         if let (Some(_), Some(node)) = (&metadata_dir, broker_id) {
             if !per_node_present.is_empty() {
                 // Several brokers: each node's replicas are looked for in its own dirs.
-                for (n, info, present) in &per_node_present {
-                    let missing = missing_replicas(&image, *n, present, info);
+                for n in &per_node_present {
+                    let missing = missing_replicas(&image, n.node, &n.present, &n.dirs);
                     problems.extend(missing.into_iter().filter(|p| asked_about(inputs, p)));
                 }
             } else {
@@ -1235,11 +1252,11 @@ impl ClusterView {
         node_ids(&self.log_dir_info)
     }
 
-    /// The node whose dir `log_dir` is (its meta.properties), else the view's broker.
-    pub fn node_of(&self, log_dir: &Path) -> Option<i32> {
-        (self.log_dir_info.iter())
-            .find(|i| i.path == log_dir)
-            .and_then(|i| i.node_id)
+    /// The node whose loaded log dir `dir` is (its meta.properties), else the view's broker.
+    pub fn node_of(&self, dir: &LogDir) -> Option<i32> {
+        (dir.meta.as_ref())
+            .and_then(|m| m.as_ref().ok())
+            .and_then(|m| m.node_id)
             .or(self.broker_id)
     }
 

@@ -47,7 +47,7 @@ impl ReplicaJoin {
     pub fn of(view: &ClusterView, dirs: &[LogDir]) -> Self {
         let mut by_partition: BTreeMap<(String, i32), Vec<JoinedReplica>> = BTreeMap::new();
         for dir in dirs {
-            let node_id = view.node_of(&dir.path);
+            let node_id = view.node_of(dir);
             for p in &dir.partitions {
                 let Some(name) = p.name.as_ref() else {
                     continue;

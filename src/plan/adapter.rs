@@ -181,7 +181,14 @@ fn leader_high_watermark(
     topic: &str,
     partition: i32,
 ) -> Option<Offset> {
-    let (role, _) = role(view, join, leader.node_id, topic, partition, min_isr_of(view, topic));
+    let (role, _) = role(
+        view,
+        join,
+        leader.node_id,
+        topic,
+        partition,
+        min_isr_of(view, topic),
+    );
     if matches!(role, ReplicaRole::Follower { .. } | ReplicaRole::Unknown) {
         return None;
     }
@@ -270,20 +277,20 @@ pub fn topic_of(view: &ClusterView, log_dir: &Path, p: &Partition) -> Option<Str
     Some(view.topic_of_dir(log_dir, &p.dir_name, &name.topic))
 }
 
-/// The HW facts of replica `p` of `topic`'s `partition` in `log_dir` (its role from the
+/// The HW facts of replica `p` of `topic`'s `partition` in `dir` (its role from the
 /// metadata image, a follower's leader HW from `join`), and where the role came from.
 #[allow(clippy::too_many_arguments)]
 fn hw_facts(
     view: &ClusterView,
     join: &ReplicaJoin,
-    log_dir: &Path,
+    dir: &LogDir,
     topic: &str,
     partition: i32,
     p: &Partition,
     log_start: Offset,
     log_end: Offset,
 ) -> (HwFacts, &'static str) {
-    let node = view.node_of(log_dir);
+    let node = view.node_of(dir);
     let (role, role_source) = role(view, join, node, topic, partition, min_isr_of(view, topic));
     let facts = HwFacts {
         checkpoint: p.checkpoints.high_watermark,
@@ -310,7 +317,7 @@ pub fn replica_high_watermark(
     let (facts, role_source) = hw_facts(
         view,
         join,
-        &dir.path,
+        dir,
         &topic,
         name.partition,
         p,
@@ -341,7 +348,7 @@ pub fn replica_facts(
     let (hw, role_source) = hw_facts(
         view,
         join,
-        &dir.path,
+        dir,
         &topic,
         name.partition,
         p,
