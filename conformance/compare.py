@@ -34,6 +34,20 @@ def normalize(m):
     # Manifests written before the 3.9.1 scenarios have no mode: every one of them is a KRaft broker.
     out["mode"] = out["mode"] or "kraft"
     out["broker_config"] = {k: v for k, v in m.get("broker_config", {}).items() if k not in VOLATILE_BROKER_KEYS}
+    # Multi-broker fixtures (issue 21): one entry per node, its dirs and static config (minus ports), whether it
+    # was running at capture; partitions[] has one entry per replica (node_id); the scenario's recorded broker
+    # behaviour (facts: HW, ISR, ELR, the offsets acks=1 writes got) is compared as is.
+    if "nodes" in m:
+        out["nodes"] = {str(n["node_id"]): {
+            "process_roles": n.get("process_roles"),
+            "at_capture": n.get("at_capture"),
+            "log_dirs": n.get("log_dirs"),
+            "log_dir_files": n.get("log_dir_files"),
+            "broker_config": {k: v for k, v in n.get("broker_config", {}).items() if k not in VOLATILE_BROKER_KEYS},
+        } for n in m["nodes"]}
+        out["facts"] = m.get("facts")
+        out["assignment"] = {"%s-%d" % (t["name"], a["partition"]): a for t in m.get("topics", [])
+                             for a in t.get("assignment", [])}
     out["dynamic_broker_configs"] = m.get("dynamic_broker_configs", {})
     topics = {}
     internal = set()
@@ -49,9 +63,11 @@ def normalize(m):
     parts = {}
     for p in m.get("partitions", []):
         key = "%s-%d" % (p["topic"], p["partition"])
+        if "node_id" in p:
+            key += "@node-%d" % p["node_id"]
         d = {k: p.get(k) for k in ("log_dir", "log_start_offset", "high_watermark", "last_stable_offset",
                                    "log_end_offset", "segments_on_disk", "txnindex_on_disk",
-                                   "producer_snapshots_on_disk")}
+                                   "producer_snapshots_on_disk", "role", "in_isr", "offset_lag")}
         if p["topic"] not in internal and not p["topic"].startswith("__"):
             d["size_bytes"] = p.get("size_bytes")
         parts[key] = d

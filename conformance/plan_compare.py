@@ -30,11 +30,15 @@ import sys
 SKIP_TOPICS = {"__cluster_metadata"}
 
 
-def plan_partitions(doc):
-    """(topic, partition) -> plan partition object; accepts top-level partitions[] or log_dirs[].partitions[]."""
+def plan_partitions(doc, by_replica=False):
+    """(topic, partition) -> plan partition object; accepts top-level partitions[] or log_dirs[].partitions[].
+    by_replica (multi-broker replays): keyed by (node-N/logs-M, topic, partition), the log dir's last two parts."""
     parts = list(doc.get("partitions") or [])
     for d in doc.get("log_dirs") or []:
         parts.extend(d.get("partitions") or [])
+    if by_replica:
+        return {("/".join(p["log_dir"].rstrip("/").split("/")[-2:]), p["topic"], int(p["partition"])): p
+                for p in parts}
     return {(p["topic"], int(p["partition"])): p for p in parts}
 
 
@@ -48,6 +52,7 @@ class Result:
         self.differ = []  # (partition label, what)
         self.time_sensitive = 0
         self.excluded_merged = 0
+        self.not_replayed = 0
         self.rows = []
 
     def ok(self):
@@ -56,12 +61,20 @@ class Result:
 
 def compare(scenario, replay, plan_start, plan_end):
     res = Result()
-    ps, pe = plan_partitions(plan_start), plan_partitions(plan_end)
+    cluster = "nodes_started" in replay
+    ps, pe = plan_partitions(plan_start, cluster), plan_partitions(plan_end, cluster)
     for rp in replay["partitions"]:
         if rp["topic"] in SKIP_TOPICS:
             continue
         key = (rp["topic"], int(rp["partition"]))
         label = f"{rp['topic']}-{rp['partition']}"
+        if cluster:
+            # One replica per node: compared per replica; a node stopped before capture was not replayed.
+            key = (rp["log_dir"], rp["topic"], int(rp["partition"]))
+            label = f"{rp['log_dir']}/{label}"
+            if not rp.get("replayed"):
+                res.not_replayed += 1
+                continue
         a, b = ps.get(key), pe.get(key)
         if a is None or b is None:
             res.differ.append((label, "partition missing from the plan"))
@@ -172,7 +185,9 @@ def print_table(scenario, res):
     for r in [HEAD] + res.rows:
         print("   " + "  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
     print(f"   {scenario}: {res.agree} agree, {len(res.differ)} differ, {res.time_sensitive} time-sensitive "
-          f"(not compared strictly), {res.excluded_merged} merged by the cleaner (not compared)")
+          f"(not compared strictly), {res.excluded_merged} merged by the cleaner (not compared)"
+          + (f", {res.not_replayed} replica(s) on nodes stopped before capture (not replayed)"
+             if res.not_replayed else ""))
     for label, what in res.differ:
         print(f"   DIFF {label}: {what}")
 
@@ -194,7 +209,7 @@ def oracle(scenario, replay):
             ck = f" cleaner ckpt {p['cleaner_checkpoint_before']}->{p['cleaner_checkpoint_after']}"
         print(f"   {p['log_dir']}/{p['topic']}-{p['partition']}: segs {fmt(p['segments_before'])} -> "
               f"{fmt(p['segments_after'])}; deleted {fmt(p['deleted'])}; created {fmt(p['created'])}; "
-              f"log start {p['log_start_offset']} HW {p['high_watermark']}{ck}")
+              f"log start {p['log_start_offset']} HW {p.get('high_watermark')}{ck}")
 
 
 def main(argv):

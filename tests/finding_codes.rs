@@ -217,6 +217,27 @@ cases! {
         "logs-0/orders-2 copied to logs-1/orders-2 (a move that left both copies live)",
         |d| copy_dir_readable(&d.join("logs-0/orders-2"), &d.join("logs-1/orders-2")),
         healthy "basic-delete";
+    // --- several brokers' dirs (issue 21) ---------------------------------------------------
+    partition_hw_held_under_min_isr: "partition.hw_held_under_min_isr", "warning", exit 1,
+        "rf3-stuck-hw" ["diagnose", "node-1/logs-0", "node-2/logs-0", "node-3/logs-0", "--now",
+            "2026-12-02T05:50:00Z"],
+        "none: the real three-node fixture (ISR [1] under min.insync.replicas 2, acks=1 writes to 8, HW 4)",
+        |_| {},
+        healthy "rf3-retention" ["diagnose", "node-1/logs-0", "node-2/logs-0", "node-2/logs-1",
+            "node-3/logs-0", "--now", "2026-12-02T05:48:00Z"];
+    partition_replicas_diverge: "partition.replicas_diverge", "warning", exit 1,
+        "rf3-retention" ["diagnose", "node-1/logs-0", "node-2/logs-0", "node-2/logs-1",
+            "node-3/logs-0", "--now", "2026-12-02T05:48:00Z"],
+        "node-2/logs-1/orders-0: the newest segment 18 removed (log end 18, below the HW 20; node 2 is in the ELR)",
+        |d| {
+            for ext in ["log", "index", "timeindex", "snapshot"] {
+                let p = d.join(format!("node-2/logs-1/orders-0/{:020}.{ext}", 18));
+                if p.exists() {
+                    fs::remove_file(p).unwrap();
+                }
+            }
+        },
+        healthy "rf3-retention";
     // --- producer snapshots and segments ----------------------------------------------------
     // The broker deletes it and rebuilds producer state: no action, so info and exit 0.
     snapshot_crc_mismatch: "snapshot.crc_mismatch", "info", exit 0,
@@ -1085,6 +1106,16 @@ fn undamaged_fixtures_show_only_their_real_conditions() {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .filter(|n| n.starts_with("logs-"))
             .collect();
+        // A three-node fixture (issue 21): every node's log dirs, read together.
+        for node in ["node-1", "node-2", "node-3"] {
+            if let Ok(rd) = fs::read_dir(root.join(node)) {
+                dirs.extend(
+                    rd.map(|e| e.unwrap().file_name().into_string().unwrap())
+                        .filter(|n| n.starts_with("logs-"))
+                        .map(|n| format!("{node}/{n}")),
+                );
+            }
+        }
         dirs.sort();
         let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
         let want: BTreeSet<&str> = expected

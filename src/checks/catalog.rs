@@ -122,6 +122,12 @@ kinds! {
     PARTITION_HW_BEYOND_LOG_END = "partition.hw_beyond_log_end", Condition, Warning,
         "checkpointed high watermark past the log end: acknowledged data is missing",
         "compare with the other replicas (`kafka-topics.sh --describe`); if this one lost data, let it re-replicate from the leader";
+    PARTITION_HW_HELD_UNDER_MIN_ISR = "partition.hw_held_under_min_isr", Condition, Warning,
+        "the ISR (metadata log) is below min(`min.insync.replicas`, replication factor) and the leader's log runs past its HW: Kafka 4.x does not advance the HW under min ISR (KIP-966), so acks=0/1 writes stay uncommitted and retention frees nothing above the HW; names the ISR, the replicas out of it and the bytes held",
+        "bring the replicas out of the ISR back (start their brokers; `kafka-topics.sh --describe --under-min-isr-partitions` lists such partitions); lowering the topic's min.insync.replicas also lets the HW advance, with weaker durability";
+    PARTITION_REPLICAS_DIVERGE = "partition.replicas_diverge", Condition, Warning,
+        "given several brokers' dirs, replicas of one partition differ beyond replication lag: an ISR/ELR member whose log ends below the HW another replica checkpointed (warning), or a replica whose log ends below another's log start, which truncates fully and refetches from the leader's log start (info)",
+        "compare the replicas (`kafka-log-dirs.sh --describe`, `kafka-topics.sh --describe`); a replica missing committed records must not become leader (keep unclean.leader.election.enable=false) and re-replicates once the leader is back";
     PARTITION_LOG_START_BEYOND_END = "partition.log_start_beyond_end", Condition, Error,
         "checkpointed log start offset past the log end: the broker deletes every segment on start",
         "correct the partition's line in log-start-offset-checkpoint with the broker stopped";

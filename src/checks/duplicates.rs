@@ -1,5 +1,6 @@
 //! Findings across log dirs: log dirs of different clusters given together, and the same live
-//! partition in two log dirs of one broker, which it refuses to start with ("Duplicate log
+//! partition in two log dirs of one broker (dirs of different `node.id`s are different
+//! brokers' replicas), which it refuses to start with ("Duplicate log
 //! directories", `LogManager.loadLog`).
 
 use crate::model::log_dir::{partitions_by_name, LogDir};
@@ -46,7 +47,10 @@ pub fn duplicate_partition_findings(dirs: &[LogDir], out: &mut Vec<Finding>) {
             })
             .copied()
             .collect();
-        for group in same_cluster_groups(&live) {
+        for group in same_cluster_groups(&live)
+            .iter()
+            .flat_map(|g| same_node_groups(g))
+        {
             let [(first_dir, first), _, ..] = group.as_slice() else {
                 continue;
             };
@@ -65,6 +69,36 @@ pub fn duplicate_partition_findings(dirs: &[LogDir], out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// The `node.id` of `dir`'s readable `meta.properties`.
+fn node_id(dir: &LogDir) -> Option<i32> {
+    dir.meta
+        .as_ref()
+        .and_then(|m| m.as_ref().ok())
+        .and_then(|m| m.node_id)
+}
+
+/// `copies` grouped by broker: several brokers' dirs read together (issue 21) hold one
+/// replica each of a partition, not duplicates. One group per known `node.id` (a copy in a
+/// dir without one joins every group), or one group when no id is known.
+fn same_node_groups<'a>(
+    copies: &[(&'a LogDir, &'a Partition)],
+) -> Vec<Vec<(&'a LogDir, &'a Partition)>> {
+    let mut nodes: Vec<i32> = copies.iter().filter_map(|(d, _)| node_id(d)).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    if nodes.is_empty() {
+        return vec![copies.to_vec()];
+    }
+    (nodes.into_iter())
+        .map(|n| {
+            (copies.iter())
+                .filter(|(d, _)| node_id(d).is_none_or(|m| m == n))
+                .copied()
+                .collect()
+        })
+        .collect()
 }
 
 /// `copies` grouped by cluster: one group per known `cluster.id` (a copy in a dir without one

@@ -254,7 +254,14 @@ pub fn high_watermark(hw: &HighWatermark, role_source: &str) -> Explanation {
             "checkpoint_awaiting_followers",
             "leader with followers in its ISR: HW stays at the checkpoint until they fetch",
         ),
-        HwBasis::FollowerFromLeader { .. } => ("follower_from_leader", "follower: the leader's HW"),
+        HwBasis::FollowerFromLeader { .. } => (
+            "follower_from_leader",
+            "follower: the leader's HW, from the leader's dirs",
+        ),
+        HwBasis::FollowerCheckpointAssumed if role_source == "leader_dirs_not_given" => (
+            "follower_checkpoint_assumed",
+            "follower, the leader's dirs not given: the checkpoint, assumed",
+        ),
         HwBasis::FollowerCheckpointAssumed => (
             "follower_checkpoint_assumed",
             "follower, leader's HW unknown: the checkpoint, assumed",
@@ -262,6 +269,11 @@ pub fn high_watermark(hw: &HighWatermark, role_source: &str) -> Explanation {
         HwBasis::CheckpointAssumed if role_source == "zookeeper_mode" => (
             "checkpoint_assumed",
             "ZooKeeper-mode dir, role unknown: the checkpoint, assumed",
+        ),
+        HwBasis::CheckpointAssumed if role_source == "no_leader_in_metadata" => (
+            "checkpoint_assumed",
+            "no leader in the metadata log (the next is elected on restart): the checkpoint, \
+             assumed",
         ),
         HwBasis::CheckpointAssumed => (
             "checkpoint_assumed",

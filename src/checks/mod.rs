@@ -29,6 +29,7 @@ pub mod lost;
 pub mod partition;
 pub mod plan;
 pub mod problems;
+pub mod replication;
 pub mod run;
 pub mod segment;
 pub mod snapshot;

@@ -24,9 +24,11 @@ use super::groups::check_groups;
 use super::inspect::inspect_findings;
 use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
+use super::replication::replication_findings;
 use super::startup::{startup_costs, StartupCost};
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
+use crate::model::replica_join::ReplicaJoin;
 
 /// Everything the checks read: the model, the cluster view and the plan built from them at one
 /// instant, and the options that change what is read or claimed.
@@ -80,6 +82,8 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(inspect_findings(ctx.dirs));
     findings.extend(config_findings(ctx.view));
     findings.extend(plan_findings(ctx.plan));
+    let join = ReplicaJoin::of(ctx.view, ctx.dirs);
+    findings.extend(replication_findings(ctx.view, &join, ctx.plan));
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));

@@ -13,6 +13,7 @@ use crate::model::coordinators::replay_transactions;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::names::TRANSACTION_STATE_TOPIC;
+use crate::model::replica_join::ReplicaJoin;
 use crate::model::txn_state::TxnState;
 use crate::plan::adapter::replica_high_watermark;
 use crate::rules::transactions::{assess, PartitionFacts, TxnFacts, TxnVerdict, TxnVerdicts};
@@ -48,11 +49,12 @@ pub fn check_transactions(
     now: i64,
 ) -> TxnChecked {
     let replay = replay_transactions(dirs, mode);
+    let join = ReplicaJoin::of(view, dirs);
     let partitions: Vec<PartitionFacts> = (replay.partitions.into_iter())
         .map(|r| PartitionFacts {
             // The HW the plan assumes (role from the metadata image), so that both say the
             // same of one partition.
-            high_watermark: replica_high_watermark(view, r.log_dir, r.partition)
+            high_watermark: replica_high_watermark(view, &join, r.log_dir, r.partition)
                 .map(|(hw, _)| hw.value.get()),
             log_end_offset: r.partition.log_end_offset().map(|o| o.get()),
             tp: r.tp,

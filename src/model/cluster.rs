@@ -358,6 +358,88 @@ pub struct ClusterView {
 /// The share coordinator's topic (KIP-932): its partitions tell a 4.0+ broker.
 const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 
+/// One node's log dirs and the replicas present in them.
+struct NodePresent {
+    node: i32,
+    dirs: Vec<LogDirInfo>,
+    present: BTreeSet<(String, i32)>,
+}
+
+/// With the dirs of more than one node: per node, its log dirs and the replicas present in
+/// them; empty with one node.
+fn present_per_node(
+    info: &[LogDirInfo],
+    ids: &[DirTopicId],
+    held_dirs: &[(PartitionDirRef, PartitionDirName)],
+    image: &MetadataImage,
+) -> Vec<NodePresent> {
+    let nodes = node_ids(info);
+    if nodes.len() < 2 {
+        return Vec::new();
+    }
+    (nodes.into_iter())
+        .map(|n| {
+            let mine: Vec<LogDirInfo> = (info.iter())
+                .filter(|i| i.node_id == Some(n))
+                .cloned()
+                .collect();
+            // The loaded dirs' paths are canonical; the ones given may be relative.
+            let paths: Vec<PathBuf> = (mine.iter())
+                .map(|i| std::fs::canonicalize(&i.path).unwrap_or_else(|_| i.path.clone()))
+                .collect();
+            let held: Vec<_> = (held_dirs.iter())
+                .filter(|(d, _)| {
+                    (mine.iter().zip(&paths)).any(|(i, c)| i.path == d.log_dir || *c == d.log_dir)
+                })
+                .cloned()
+                .collect();
+            let present = present_replicas(ids, &held, image);
+            NodePresent {
+                node: n,
+                dirs: mine,
+                present,
+            }
+        })
+        .collect()
+}
+
+/// The distinct node ids of the log dirs' meta.properties, ascending.
+fn node_ids(info: &[LogDirInfo]) -> BTreeSet<i32> {
+    info.iter().filter_map(|i| i.node_id).collect()
+}
+
+/// With the dirs of more than one node: the `__cluster_metadata-0` of each log dir that has
+/// one, loaded, and the one that has applied the most records (highest
+/// [`MetadataImage::complete_up_to`]; the first given on a tie). `None` with one node or fewer
+/// than two copies (the single-broker search applies).
+fn several_nodes_metadata(
+    info: &[LogDirInfo],
+    read_mode: ReadMode,
+) -> Option<(PathBuf, MetadataImage)> {
+    if node_ids(info).len() < 2 {
+        return None;
+    }
+    let name = format!("{METADATA_TOPIC}-0");
+    let copies: Vec<PathBuf> = (info.iter())
+        .map(|i| i.path.join(&name))
+        .filter(|p| p.is_dir())
+        .collect();
+    if copies.len() < 2 {
+        return None;
+    }
+    let mut best: Option<(PathBuf, MetadataImage)> = None;
+    for dir in copies {
+        let image = load_metadata_image(&dir, read_mode);
+        let newer = best
+            .as_ref()
+            .is_none_or(|(_, b)| image.complete_up_to > b.complete_up_to);
+        if newer {
+            best = Some((dir, image));
+        }
+    }
+    best
+}
+
 /// `metadata.log.dir` of `server.properties`, if set.
 fn static_metadata_log_dir(sources: &ConfigSources) -> Option<&str> {
     let props = sources.static_props.as_ref()?;
@@ -1064,12 +1146,23 @@ impl ClusterView {
         let disk_node_id = log_dir_info.iter().find_map(|i| i.node_id);
         let broker_id = inputs.broker_id.or(disk_node_id);
 
-        let image = load_image(
-            metadata_dir.as_deref(),
-            mode,
-            inputs.read_mode,
-            &mut problems,
-        );
+        // Several brokers' dirs: each node keeps its own copy of the metadata log, and the one
+        // that has applied the most records is the cluster's latest word on leaders and ISRs.
+        let (metadata_dir, image) = match several_nodes_metadata(&log_dir_info, inputs.read_mode) {
+            Some((dir, image)) if metadata_dir.is_some() && static_metadata_dir.is_none() => {
+                problems.extend(image.problems.iter().cloned().map(ClusterProblem::Metadata));
+                (Some(dir), image)
+            }
+            _ => {
+                let image = load_image(
+                    metadata_dir.as_deref(),
+                    mode,
+                    inputs.read_mode,
+                    &mut problems,
+                );
+                (metadata_dir, image)
+            }
+        };
         add_dynamic_sources(&mut sources, inputs, &image, broker_id)?;
         sources.unread = unread_sources(&sources, metadata_dir.is_some(), mode, &image);
 
@@ -1094,6 +1187,7 @@ impl ClusterView {
         sources.kafka_version = kafka_version.version;
         sources.describe_file_release = inputs.describe_file_release;
         let present = present_replicas(&ids, &held_dirs, &image);
+        let per_node_present = present_per_node(&log_dir_info, &ids, &held_dirs, &image);
         // A `--config` names a topic that exists, and leaves configs Kafka would accept.
         validate_overrides(&sources, &known_topics(&image, &present, &sources))
             .map_err(ClusterError::Override)?;
@@ -1110,8 +1204,16 @@ impl ClusterView {
             Some(_) => Vec::new(),
         };
         if let (Some(_), Some(node)) = (&metadata_dir, broker_id) {
-            let missing = missing_replicas(&image, node, &present, &log_dir_info);
-            problems.extend(missing.into_iter().filter(|p| asked_about(inputs, p)));
+            if !per_node_present.is_empty() {
+                // Several brokers: each node's replicas are looked for in its own dirs.
+                for n in &per_node_present {
+                    let missing = missing_replicas(&image, n.node, &n.present, &n.dirs);
+                    problems.extend(missing.into_iter().filter(|p| asked_about(inputs, p)));
+                }
+            } else {
+                let missing = missing_replicas(&image, node, &present, &log_dir_info);
+                problems.extend(missing.into_iter().filter(|p| asked_about(inputs, p)));
+            }
         }
         let names = topic_names(inputs, &sources, &image, dir_topics);
         if metadata_dir.is_some() {
@@ -1142,6 +1244,30 @@ impl ClusterView {
             problems,
             kafka_version,
         })
+    }
+
+    /// The node ids of the log dirs read, ascending: more than one when several brokers' dirs
+    /// are read together.
+    pub fn node_ids(&self) -> BTreeSet<i32> {
+        node_ids(&self.log_dir_info)
+    }
+
+    /// The node whose loaded log dir `dir` is (its meta.properties), else the view's broker.
+    pub fn node_of(&self, dir: &LogDir) -> Option<i32> {
+        (dir.meta.as_ref())
+            .and_then(|m| m.as_ref().ok())
+            .and_then(|m| m.node_id)
+            .or(self.broker_id)
+    }
+
+    /// The topic partition dir `dir_name` of `log_dir` belongs to: by topic id when the image
+    /// knows it, else `name_topic` (the dir name's).
+    pub fn topic_of_dir(&self, log_dir: &Path, dir_name: &str, name_topic: &str) -> String {
+        let key = PartitionDirRef {
+            log_dir: log_dir.to_path_buf(),
+            dir_name: dir_name.to_string(),
+        };
+        (self.partition_topics.get(&key).cloned()).unwrap_or_else(|| name_topic.to_string())
     }
 
     /// What the verdicts on `topics` (all when empty) assume: the levels not read and each

@@ -48,6 +48,11 @@ pub struct PartitionImage {
     /// The log directory id of each replica (same order as `replicas`); empty when the
     /// metadata version predates directory assignment (PartitionRecord v0).
     pub directories: Vec<Uuid>,
+    /// Eligible leader replicas (KIP-966; empty when none or before `PartitionRecord` v2):
+    /// replicas that left the ISR while it was below `min.insync.replicas`, with every
+    /// committed record. A clean shutdown of the last ISR member leaves the ISR empty and the
+    /// leader -1, its members here.
+    pub elr: Vec<i32>,
 }
 
 impl PartitionImage {
@@ -904,6 +909,7 @@ fn partition_image(p: PartitionRecord) -> PartitionImage {
         partition_epoch: p.partition_epoch,
         leader_recovery_state: p.leader_recovery_state,
         directories: p.directories.unwrap_or_default(),
+        elr: p.eligible_leader_replicas.unwrap_or_default(),
     }
 }
 
@@ -941,6 +947,9 @@ fn merge(p: &mut PartitionImage, c: PartitionChangeRecord) {
     }
     if let Some(state) = c.leader_recovery_state {
         p.leader_recovery_state = state;
+    }
+    if let Some(elr) = c.eligible_leader_replicas {
+        p.elr = elr;
     }
     p.partition_epoch = p.partition_epoch.wrapping_add(1);
 }

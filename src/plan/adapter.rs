@@ -15,6 +15,7 @@ use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
+use crate::model::replica_join::{JoinedReplica, ReplicaJoin};
 use crate::model::segment::Segment;
 use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::rules::compaction::CleanerSegmentFacts;
@@ -111,9 +112,13 @@ fn cleaner_segment_facts(s: &Segment) -> CleanerSegmentFacts {
     }
 }
 
-/// The replica's role from the metadata image, for node `node`.
+/// The replica's role from the metadata image, for `node` (the replica's own node: with
+/// several brokers' dirs, each dir's meta.properties says whose it is). A follower's leader HW
+/// is the leader's own, from the leader's files in `join` when they were read.
 fn role(
     view: &ClusterView,
+    join: &ReplicaJoin,
+    node: Option<i32>,
     topic: &str,
     partition: i32,
     min_isr: u32,
@@ -122,7 +127,7 @@ fn role(
         return (ReplicaRole::Unknown, "zookeeper_mode");
     }
     let (Some(node), Some(image)) = (
-        view.broker_id,
+        node,
         view.image
             .topics
             .get(topic)
@@ -148,11 +153,61 @@ fn role(
     } else if image.leader < 0 {
         return (ReplicaRole::Unknown, "no_leader_in_metadata");
     } else {
-        ReplicaRole::Follower {
-            leader_high_watermark: None,
-        }
+        let leader = join.on_node(topic, partition, image.leader);
+        let leader_hw = leader.and_then(|l| leader_high_watermark(view, join, l, topic, partition));
+        let source = match (leader_hw, leader) {
+            (Some(_), _) => "metadata_image_and_leader_dirs",
+            // The leader's dirs were not among those read (one broker's dirs alone, or
+            // several brokers' without the leader's).
+            (None, None) => "leader_dirs_not_given",
+            (None, Some(_)) => "metadata_image",
+        };
+        return (
+            ReplicaRole::Follower {
+                leader_high_watermark: leader_hw,
+            },
+            source,
+        );
     };
     (role, "metadata_image")
+}
+
+/// The HW the leader replica `leader` holds when retention first runs, from its own files
+/// (its role is a leader's, so this does not recurse further).
+fn leader_high_watermark(
+    view: &ClusterView,
+    join: &ReplicaJoin,
+    leader: &JoinedReplica,
+    topic: &str,
+    partition: i32,
+) -> Option<Offset> {
+    let (role, _) = role(
+        view,
+        join,
+        leader.node_id,
+        topic,
+        partition,
+        min_isr_of(view, topic),
+    );
+    if matches!(role, ReplicaRole::Follower { .. } | ReplicaRole::Unknown) {
+        return None;
+    }
+    let facts = HwFacts {
+        checkpoint: leader.checkpointed_high_watermark,
+        log_start_offset: leader.log_start_offset?,
+        log_end_offset: leader.log_end_offset?,
+        role,
+    };
+    Some(assumed_high_watermark(&facts).value)
+}
+
+/// `min.insync.replicas` of `topic` (1 when unknown).
+fn min_isr_of(view: &ClusterView, topic: &str) -> u32 {
+    view.topics
+        .get(topic)
+        .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(1)
 }
 
 fn startup_actions(p: &Partition) -> Vec<StartupAction> {
@@ -219,35 +274,24 @@ impl FutureDirs {
 /// The topic a partition dir belongs to: by topic id when the image knows it.
 pub fn topic_of(view: &ClusterView, log_dir: &Path, p: &Partition) -> Option<String> {
     let name = p.name.as_ref()?;
-    let key = crate::model::cluster::PartitionDirRef {
-        log_dir: log_dir.to_path_buf(),
-        dir_name: p.dir_name.clone(),
-    };
-    Some(
-        view.partition_topics
-            .get(&key)
-            .cloned()
-            .unwrap_or_else(|| name.topic.clone()),
-    )
+    Some(view.topic_of_dir(log_dir, &p.dir_name, &name.topic))
 }
 
-/// The HW facts of replica `p` of `topic`'s `partition` (its role from the metadata image),
-/// and where the role came from.
+/// The HW facts of replica `p` of `topic`'s `partition` in `dir` (its role from the
+/// metadata image, a follower's leader HW from `join`), and where the role came from.
+#[allow(clippy::too_many_arguments)]
 fn hw_facts(
     view: &ClusterView,
+    join: &ReplicaJoin,
+    dir: &LogDir,
     topic: &str,
     partition: i32,
     p: &Partition,
     log_start: Offset,
     log_end: Offset,
 ) -> (HwFacts, &'static str) {
-    let min_isr = view
-        .topics
-        .get(topic)
-        .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
-        .and_then(|n| u32::try_from(n).ok())
-        .unwrap_or(1);
-    let (role, role_source) = role(view, topic, partition, min_isr);
+    let node = view.node_of(dir);
+    let (role, role_source) = role(view, join, node, topic, partition, min_isr_of(view, topic));
     let facts = HwFacts {
         checkpoint: p.checkpoints.high_watermark,
         log_start_offset: log_start,
@@ -261,6 +305,7 @@ fn hw_facts(
 /// it), and where its role came from; `None` where [`replica_facts`] has none.
 pub fn replica_high_watermark(
     view: &ClusterView,
+    join: &ReplicaJoin,
     dir: &LogDir,
     p: &Partition,
 ) -> Option<(HighWatermark, &'static str)> {
@@ -271,6 +316,8 @@ pub fn replica_high_watermark(
     let topic = topic_of(view, &dir.path, p)?;
     let (facts, role_source) = hw_facts(
         view,
+        join,
+        dir,
         &topic,
         name.partition,
         p,
@@ -284,6 +331,7 @@ pub fn replica_high_watermark(
 /// (`-delete`, `-future`, `-stray`) and partitions not loaded whole.
 pub fn replica_facts(
     view: &ClusterView,
+    join: &ReplicaJoin,
     futures: &FutureDirs,
     dir: &LogDir,
     p: &Partition,
@@ -297,7 +345,16 @@ pub fn replica_facts(
     let log_end = p.log_end_offset()?;
     let segs: Vec<&Segment> = p.log_segments().collect();
     let recovery = partition_recovery(dir.clean_shutdown.is_some(), p);
-    let (hw, role_source) = hw_facts(view, &topic, name.partition, p, log_start, log_end);
+    let (hw, role_source) = hw_facts(
+        view,
+        join,
+        dir,
+        &topic,
+        name.partition,
+        p,
+        log_start,
+        log_end,
+    );
     let system_enabled = view
         .broker
         .get("remote.log.storage.system.enable")

@@ -37,6 +37,7 @@ use crate::model::cluster::ClusterView;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
+use crate::model::replica_join::ReplicaJoin;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::rules::compaction::{
     self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
@@ -658,6 +659,7 @@ fn clean_before_retention(
 /// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
 fn plan_replica(
     view: &ClusterView,
+    join: &ReplicaJoin,
     futures: &FutureDirs,
     dir: &LogDir,
     clock: BrokerClock,
@@ -667,7 +669,7 @@ fn plan_replica(
     let broker = &view.broker_config;
     let now = opts.now;
     let config = view.partition_log_config(&dir.path, &p.dir_name)?;
-    let f = replica_facts(view, futures, dir, p)?;
+    let f = replica_facts(view, join, futures, dir, p)?;
     if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
         return None;
     }
@@ -716,11 +718,13 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
     // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
     let futures = FutureDirs::of(dirs);
+    // Several brokers' dirs: a follower's HW is its leader's, from the leader's files.
+    let join = ReplicaJoin::of(view, dirs);
     // A partition's facts are kept only while the cleaner might take it first (a log it will
     // clean): the facts of every other partition are dropped where it was planned.
     let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Option<Pending>>) = replicas
         .par_iter()
-        .filter_map(|&(dir, clock, p)| plan_replica(view, &futures, dir, clock, p, opts))
+        .filter_map(|&(dir, clock, p)| plan_replica(view, &join, &futures, dir, clock, p, opts))
         .map(|(plan, pending)| {
             let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
             (plan, candidate.then_some(pending))

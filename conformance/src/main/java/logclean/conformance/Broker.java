@@ -58,7 +58,19 @@ public final class Broker implements AutoCloseable {
     private final List<Path> logDirs = new ArrayList<>();
     private final int brokerPort;
     private final int controllerPort;
+    /** This node's id: {@link #NODE_ID} for a single-node broker, 1..3 for a {@link Cluster} node. */
+    private final int nodeId;
+    /** Whether this node runs the (single-voter) KRaft controller; a {@link Cluster}'s nodes 2 and 3 do not. */
+    private final boolean controllerRole;
     private Process process;
+    /** -Xmx of the broker JVM; a {@link Cluster}'s three nodes run with less. */
+    private String maxHeap = "512m";
+
+    /** Sets the broker JVM's -Xmx (e.g. "256m"). */
+    Broker heap(String xmx) {
+        this.maxHeap = xmx;
+        return this;
+    }
 
     /** Default broker settings (small, deterministic); scenario overrides are applied on top. */
     public static Map<String, String> defaults() {
@@ -109,16 +121,33 @@ public final class Broker implements AutoCloseable {
     }
 
     private Broker(Path work, Dist dist, int numLogDirs, Map<String, String> overrides, String classpath) {
+        this(work, dist, numLogDirs, overrides, classpath, NODE_ID, -1);
+    }
+
+    /**
+     * A node of a multi-node 4.4.0 KRaft cluster ({@link Cluster}): {@code quorumPort} &lt; 0 makes it the
+     * combined broker+controller (the single voter, formatted --standalone), else a broker-only node whose
+     * controller listens on {@code quorumPort}.
+     */
+    Broker(Path work, int nodeId, int quorumPort, int numLogDirs, Map<String, String> overrides) {
+        this(work, Dist.of(Dist.DEFAULT_VERSION, Dist.Mode.KRAFT), numLogDirs, overrides,
+            System.getProperty("java.class.path"), nodeId, quorumPort);
+    }
+
+    private Broker(Path work, Dist dist, int numLogDirs, Map<String, String> overrides, String classpath,
+                   int nodeId, int quorumPort) {
+        this.nodeId = nodeId;
+        this.controllerRole = quorumPort < 0;
         this.work = work;
         this.dist = dist;
         this.classpath = classpath;
         this.zk = dist.zk() ? new ZkServer(work, work.resolve("zookeeper"), classpath) : null;
         this.numLogDirs = numLogDirs;
         this.brokerPort = freePort();
-        int cp;
-        do {
+        int cp = quorumPort;
+        while (cp < 0 || cp == brokerPort && controllerRole) {
             cp = freePort();
-        } while (cp == brokerPort);
+        }
         this.controllerPort = cp;
         for (int i = 0; i < numLogDirs; i++) {
             logDirs.add(work.resolve("logs-" + i).toAbsolutePath());
@@ -130,9 +159,18 @@ public final class Broker implements AutoCloseable {
             config.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
             config.put("inter.broker.listener.name", "PLAINTEXT");
             config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT");
+        } else if (!controllerRole) {
+            config.put("process.roles", "broker");
+            config.put("node.id", String.valueOf(nodeId));
+            config.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+            config.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            config.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            config.put("controller.listener.names", "CONTROLLER");
+            config.put("inter.broker.listener.name", "PLAINTEXT");
+            config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         } else {
             config.put("process.roles", "broker,controller");
-            config.put("node.id", String.valueOf(NODE_ID));
+            config.put("node.id", String.valueOf(nodeId));
             if (dist.isV3()) {
                 config.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
             } else {
@@ -232,8 +270,8 @@ public final class Broker implements AutoCloseable {
     private List<String> javaCmd(String mainClass, String... jvmExtra) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xms128m");
-        cmd.add("-Xmx512m");
+        cmd.add(controllerRole && nodeId == NODE_ID && maxHeap.equals("512m") ? "-Xms128m" : "-Xms64m");
+        cmd.add("-Xmx" + maxHeap);
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Djava.awt.headless=true");
@@ -304,7 +342,7 @@ public final class Broker implements AutoCloseable {
         }
         List<String> cmd = javaCmd("kafka.tools.StorageTool");
         cmd.addAll(List.of("format", "--cluster-id", CLUSTER_ID, "--config", propertiesFile().toString()));
-        if (!dist.isV3()) {
+        if (!dist.isV3() && controllerRole) {
             cmd.add("--standalone");
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -351,7 +389,7 @@ public final class Broker implements AutoCloseable {
                 try {
                     Collection<?> nodes = a.describeCluster(new DescribeClusterOptions().timeoutMs(5000))
                         .nodes().get(6, TimeUnit.SECONDS);
-                    if (!nodes.isEmpty()) {
+                    if (nodes.stream().anyMatch(n -> ((org.apache.kafka.common.Node) n).id() == nodeId)) {
                         return;
                     }
                 } catch (Exception e) {
@@ -399,6 +437,15 @@ public final class Broker implements AutoCloseable {
 
     public int controllerPort() {
         return controllerPort;
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    /** The JVM's pid while it runs (for the manifest's account of what was stopped or killed). */
+    public long pid() {
+        return process == null ? -1 : process.pid();
     }
 
     @Override

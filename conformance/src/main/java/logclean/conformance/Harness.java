@@ -55,6 +55,9 @@ public final class Harness {
             System.exit(2);
         }
         String name = args[0];
+        if (ClusterScenarios.ALL.containsKey(name)) {
+            System.exit(runCluster(name, Path.of(args[1])));
+        }
         Scenarios.Scenario sc = Scenarios.ALL.get(Dist.baseScenario(name));
         if (sc == null || !Dist.baseScenario(name).equals(name) && !Scenarios.V3.contains(Dist.baseScenario(name))) {
             System.err.println("unknown scenario " + name + "; known: " + Scenarios.ALL.keySet() + ", and with a "
@@ -78,6 +81,26 @@ public final class Harness {
             }
         }
         System.exit(rc);
+    }
+
+    /** A multi-broker scenario ({@link ClusterScenarios}): exit code 0 or 1, every child JVM killed. */
+    static int runCluster(String name, Path outDir) {
+        Path out = outDir.toAbsolutePath().resolve(name);
+        Path work = Path.of(System.getProperty("conformance.work", "work")).toAbsolutePath().resolve(name);
+        try {
+            ClusterScenarios.run(name, ClusterScenarios.ALL.get(name), work, out);
+            return 0;
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.err.println("[" + name + "] FAILED; broker logs: " + work.resolve("node-*/broker.log"));
+            return 1;
+        } finally {
+            for (Process p : Broker.CHILDREN) {
+                if (p.isAlive()) {
+                    p.destroyForcibly();
+                }
+            }
+        }
     }
 
     static void run(String name, Scenarios.Scenario sc, Path work, Path out) throws Exception {

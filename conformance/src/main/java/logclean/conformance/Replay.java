@@ -91,7 +91,11 @@ public final class Replay {
         long timeoutMs = 1000L * (args.length > 4 ? Long.parseLong(args[4]) : 90);
         int rc = 0;
         try {
-            run(dir, out, minRunMs, settleMs, timeoutMs);
+            if (Files.isDirectory(dir.resolve("node-1"))) {
+                runCluster(dir, out, minRunMs, settleMs, timeoutMs);
+            } else {
+                run(dir, out, minRunMs, settleMs, timeoutMs);
+            }
         } catch (Throwable t) {
             t.printStackTrace();
             System.err.println("replay FAILED; broker log: " + dir.resolve("broker.log"));
@@ -344,6 +348,197 @@ public final class Replay {
         json.writeValue(out.toFile(), res);
         Files.writeString(out, Files.readString(out) + "\n");
         System.out.println("replay: window " + window + (timedOut ? " (TIMED OUT waiting to settle)" : "") + " -> " + out);
+    }
+
+    /**
+     * A multi-broker fixture (issue 21; REPLAY_DIR holds manifest.json and node-N/ with server.properties and
+     * logs-M): the nodes the manifest says were running at capture are started on their dirs (node 1 the
+     * controller, the others brokers pointed at it; new ports), the retention task and the cleaner let loose,
+     * until every started node's dirs settle. A node stopped before capture stays stopped, as it was: its
+     * replicas are listed with "replayed": false. Per replica: the live segments before and after, the
+     * checkpoints, and whether the node led the partition after the run (describeTopics).
+     */
+    static void runCluster(Path dir, Path out, long minRunMs, long settleMs, long timeoutMs) throws Exception {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        var manifest = json.readTree(dir.resolve("manifest.json").toFile());
+        List<Integer> started = new ArrayList<>();
+        Map<Integer, Integer> dirsOf = new TreeMap<>();
+        for (var n : manifest.get("nodes")) {
+            int id = n.get("node_id").asInt();
+            dirsOf.put(id, n.get("log_dirs").size());
+            if ("running".equals(n.path("at_capture").asText())) {
+                started.add(id);
+            }
+        }
+        if (!started.contains(1)) {
+            throw new IllegalStateException("node 1 (the controller) was not running at capture: nothing to replay");
+        }
+        List<String> names = new ArrayList<>();
+        List<Part> parts = new ArrayList<>();
+        for (var e : dirsOf.entrySet()) {
+            for (int i = 0; i < e.getValue(); i++) {
+                String dn = "node-" + e.getKey() + "/logs-" + i;
+                names.add(dn);
+                try (Stream<Path> st = Files.list(dir.resolve(dn))) {
+                    for (Path p : st.filter(Files::isDirectory).sorted().toList()) {
+                        String name = p.getFileName().toString();
+                        Matcher m = PARTITION_DIR.matcher(name);
+                        if (m.matches() && !name.equals("__cluster_metadata-0") && !name.endsWith("-delete")
+                            && !name.endsWith("-future") && !name.endsWith("-stray")) {
+                            parts.add(new Part(dn, m.group(1), Integer.parseInt(m.group(2)), p));
+                        }
+                    }
+                }
+            }
+        }
+        Map<String, List<Long>> before = new HashMap<>();
+        for (Part p : parts) {
+            before.put(p.logDir() + "/" + p.key(), Harness.segmentBases(p.path(), ".log"));
+        }
+        Map<String, Map<String, Long>> cleanerBefore = new HashMap<>();
+        Map<String, Map<String, Long>> startBefore = new HashMap<>();
+        for (String dn : names) {
+            cleanerBefore.put(dn, checkpoint(dir.resolve(dn).resolve("cleaner-offset-checkpoint")));
+            startBefore.put(dn, checkpoint(dir.resolve(dn).resolve("log-start-offset-checkpoint")));
+        }
+        ObjectNode res = json.createObjectNode();
+        res.put("kafka_version", Dist.DEFAULT_VERSION);
+        res.put("mode", "kraft");
+        res.put("replay_dir", dir.toString());
+        ArrayNode sn = res.putArray("nodes_started");
+        started.forEach(sn::add);
+        ObjectNode ov = res.putObject("overrides");
+        replayOverrides().forEach(ov::put);
+        ObjectNode window = res.putObject("window");
+        Map<String, Integer> leaders = new HashMap<>();
+        boolean timedOut = false;
+        List<Broker> brokers = new ArrayList<>();
+        try {
+            Broker controller = null;
+            for (int id : started) {
+                Properties fixture = new Properties();
+                Path nodeDir = dir.resolve("node-" + id);
+                Path props = nodeDir.resolve("server.properties.fixture");
+                if (!Files.exists(props)) {
+                    Files.move(nodeDir.resolve("server.properties"), props);
+                }
+                try (var r = Files.newBufferedReader(props, StandardCharsets.UTF_8)) {
+                    fixture.load(r);
+                }
+                Map<String, String> overrides = new LinkedHashMap<>();
+                for (String k : new TreeSet<>(fixture.stringPropertyNames())) {
+                    if (!LAUNCHER_KEYS.contains(k)) {
+                        overrides.put(k, fixture.getProperty(k));
+                    }
+                }
+                overrides.putAll(replayOverrides());
+                Broker b = new Broker(nodeDir, id, controller == null ? -1 : controller.controllerPort(),
+                    dirsOf.get(id), overrides).heap(Cluster.HEAP);
+                if (controller == null) {
+                    controller = b;
+                }
+                brokers.add(b);
+                b.writeConfig();
+            }
+            window.put("start_ms", System.currentTimeMillis());
+            for (Broker b : brokers) {
+                b.start();
+            }
+            for (Broker b : brokers) {
+                b.awaitReady(Duration.ofSeconds(120));
+            }
+            long ready = System.currentTimeMillis();
+            window.put("ready_ms", ready);
+            String sig = signature(dir, parts, names);
+            long changed = System.currentTimeMillis();
+            while (true) {
+                Thread.sleep(500);
+                for (Broker b : brokers) {
+                    if (!b.isAlive()) {
+                        throw new IllegalStateException("node " + b.nodeId() + " exited, see " + b.work());
+                    }
+                }
+                long now = System.currentTimeMillis();
+                String s2 = signature(dir, parts, names);
+                if (!s2.equals(sig)) {
+                    sig = s2;
+                    changed = now;
+                }
+                if (now - ready >= minRunMs && now - changed >= settleMs) {
+                    break;
+                }
+                if (now - ready >= timeoutMs) {
+                    timedOut = true;
+                    break;
+                }
+            }
+            window.put("settled_ms", System.currentTimeMillis());
+            try (Admin admin = controller.admin()) {
+                Collection<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+                admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).forEach((t, d) ->
+                    d.partitions().forEach(pi -> leaders.put(t + "-" + pi.partition(),
+                        pi.leader() == null ? -1 : pi.leader().id())));
+            }
+            window.put("stop_begin_ms", System.currentTimeMillis());
+            for (int i = brokers.size() - 1; i >= 0; i--) {
+                brokers.get(i).stopClean();
+            }
+            window.put("stop_ms", System.currentTimeMillis());
+        } finally {
+            for (Broker b : brokers) {
+                b.close();
+            }
+        }
+        res.put("timed_out", timedOut);
+        ArrayNode pa = res.putArray("partitions");
+        for (Part p : parts) {
+            int node = Integer.parseInt(p.logDir().substring("node-".length(), p.logDir().indexOf('/')));
+            ObjectNode o = pa.addObject();
+            o.put("log_dir", p.logDir());
+            o.put("node_id", node);
+            o.put("replayed", started.contains(node));
+            o.put("topic", p.topic());
+            o.put("partition", p.partition());
+            o.put("leader_after", leaders.getOrDefault(p.key(), -1));
+            List<Long> b = before.get(p.logDir() + "/" + p.key());
+            List<Long> a = Harness.segmentBases(p.path(), ".log");
+            ArrayNode bn = o.putArray("segments_before");
+            b.forEach(bn::add);
+            ArrayNode an = o.putArray("segments_after");
+            a.forEach(an::add);
+            ArrayNode del = o.putArray("deleted");
+            b.stream().filter(x -> !a.contains(x)).forEach(del::add);
+            ArrayNode cre = o.putArray("created");
+            a.stream().filter(x -> !b.contains(x)).forEach(cre::add);
+            putNullable(o, "log_start_checkpoint_before", startBefore.get(p.logDir()).get(p.key()));
+            Long lsAfter = checkpoint(dir.resolve(p.logDir()).resolve("log-start-offset-checkpoint")).get(p.key());
+            putNullable(o, "log_start_checkpoint_after", lsAfter);
+            // The replica's own log start after the run: the checkpoint holds it only when it is above the first
+            // segment's base (LogManager.checkpointLogStartOffsetsInDir), else it is that base.
+            long first = a.isEmpty() ? -1 : a.get(0);
+            o.put("log_start_offset", Math.max(lsAfter == null ? -1 : lsAfter, first));
+            Long cb = cleanerBefore.get(p.logDir()).get(p.key());
+            Long ca = checkpoint(dir.resolve(p.logDir()).resolve("cleaner-offset-checkpoint")).get(p.key());
+            putNullable(o, "cleaner_checkpoint_before", cb);
+            putNullable(o, "cleaner_checkpoint_after", ca);
+            o.put("cleaned", ca != null && !ca.equals(cb));
+        }
+        json.writeValue(out.toFile(), res);
+        Files.writeString(out, Files.readString(out) + "\n");
+        System.out.println("replay (nodes " + started + "): window " + window + (timedOut ? " (TIMED OUT)" : "")
+            + " -> " + out);
+    }
+
+    /** {@link #signature(Path, List, int)} over named dirs (node-N/logs-M). */
+    static String signature(Path root, List<Part> parts, List<String> dirNames) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Part p : parts) {
+            sb.append(p.logDir()).append('/').append(p.key()).append(Harness.segmentBases(p.path(), ".log")).append(';');
+        }
+        for (String dn : dirNames) {
+            sb.append(checkpoint(root.resolve(dn).resolve("cleaner-offset-checkpoint"))).append(';');
+        }
+        return sb.toString();
     }
 
     static void putNullable(ObjectNode o, String k, Long v) {

@@ -1,0 +1,275 @@
+//! Several brokers' log dirs read together (issue 21), on the three-node fixtures a real
+//! Kafka 4.4.0 cluster wrote (`rf3-retention`, `rf3-stuck-hw`; conformance/README.md): replicas
+//! join by topic id and partition, per-node duplicates are not duplicates, the stuck HW under
+//! min ISR is a finding with the broker's own figures from the manifest, and a follower without
+//! its leader's dirs says what it assumed.
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use support::scratch::copy_dir;
+
+fn fixture(name: &str) -> PathBuf {
+    support::fixtures_root().join(name)
+}
+
+fn manifest(root: &Path) -> Value {
+    serde_json::from_slice(&fs::read(root.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// Every log dir of every node, as the manifest lists them.
+fn node_dirs(root: &Path) -> Vec<String> {
+    let m = manifest(root);
+    (m["nodes"].as_array().unwrap().iter())
+        .flat_map(|n| n["log_dirs"].as_array().unwrap().iter())
+        .map(|d| root.join(d.as_str().unwrap()).display().to_string())
+        .collect()
+}
+
+/// `logclean --format json --no-progress COMMAND ARGS`: its document.
+fn run(command: &str, args: &[String]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .args(["--format", "json", "--no-progress", command])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn evidence<'a>(item: &'a Value, name: &str) -> &'a Value {
+    let ev = item["evidence"].as_array().unwrap();
+    &(ev.iter())
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no {name}"))["value"]
+}
+
+fn codes(doc: &Value) -> Vec<String> {
+    (doc["findings"].as_array().unwrap().iter())
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn base_time(root: &Path) -> String {
+    manifest(root)["base_time"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_stuck_high_watermark_is_a_finding_with_the_brokers_figures() {
+    let root = fixture("rf3-stuck-hw");
+    let m = manifest(&root);
+    let facts = &m["facts"]["after_acks1_writes"];
+    let mut args = node_dirs(&root);
+    args.extend(["--now".into(), base_time(&root)]);
+    let doc = run("diagnose", &args);
+    let codes = codes(&doc);
+    // One replica per node is not a duplicate.
+    assert!(
+        !codes.iter().any(|c| c == "partition.duplicate"),
+        "{codes:?}"
+    );
+    assert!(
+        !codes.iter().any(|c| c == "partition.replicas_diverge"),
+        "{codes:?}"
+    );
+    let held: Vec<&Value> = (doc["findings"].as_array().unwrap().iter())
+        .filter(|f| f["code"] == "partition.hw_held_under_min_isr")
+        .collect();
+    assert_eq!(held.len(), 1, "{codes:?}");
+    let f = held[0];
+    assert!(f["location"]["log_dir"]
+        .as_str()
+        .unwrap()
+        .ends_with("node-1/logs-0"));
+    assert_eq!(f["location"]["dir"], "stuck-0");
+    // What the running cluster said: ListOffsets latest 4 with ISR [1] while acks=1 writes
+    // got offsets up to 7 (log end 8).
+    assert_eq!(evidence(f, "high_watermark"), &facts["high_watermark"]);
+    assert_eq!(
+        evidence(f, "log_end_offset"),
+        &facts["log_end_offset_from_acks"]
+    );
+    assert_eq!(facts["isr"], serde_json::json!([1]));
+    assert_eq!(evidence(f, "node"), 1);
+    assert_eq!(evidence(f, "effective_min_isr"), 2);
+    // Shut down cleanly afterwards, the metadata log leaves no leader, an empty ISR and the
+    // last members eligible (ELR).
+    assert_eq!(evidence(f, "isr"), "[]");
+    assert_eq!(evidence(f, "elr"), "[1, 2]");
+    assert_eq!(evidence(f, "not_in_isr"), "[1, 2, 3]");
+    // Segment 4 is past retention.ms but above the HW: the bytes it holds.
+    let seg4 = fs::metadata(root.join("node-1/logs-0/stuck-0/00000000000000000004.log")).unwrap();
+    assert_eq!(evidence(f, "held_bytes"), seg4.len());
+    assert_eq!(evidence(f, "held_segments"), 1);
+}
+
+#[test]
+fn followers_without_their_leaders_dirs_say_so() {
+    let root = fixture("rf3-stuck-hw");
+    // Nodes 2 and 3 stopped while node 1 led: their metadata logs name node 1 the leader.
+    let args: Vec<String> = ["node-2/logs-0", "node-3/logs-0"]
+        .iter()
+        .map(|d| root.join(d).display().to_string())
+        .chain([
+            "--at".to_string(),
+            manifest(&root)["base_time_ms"].to_string(),
+        ])
+        .collect();
+    let doc = run("plan", &args);
+    let parts = doc["partitions"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    for p in parts {
+        let hw = &p["high_watermark"];
+        assert_eq!(hw["kind"], "follower_checkpoint_assumed", "{hw}");
+        assert_eq!(evidence(hw, "role_source"), "leader_dirs_not_given", "{hw}");
+    }
+}
+
+/// Per partition, the segments each replica's plan deletes.
+fn deleted_per_replica(doc: &Value) -> BTreeMap<String, Vec<(String, Vec<i64>)>> {
+    let mut out: BTreeMap<String, Vec<(String, Vec<i64>)>> = BTreeMap::new();
+    for p in doc["partitions"].as_array().unwrap() {
+        let deleted = (p["segments"].as_array().unwrap().iter())
+            .filter(|s| s["verdict"] == "delete")
+            .map(|s| s["base_offset"].as_i64().unwrap())
+            .collect();
+        out.entry(p["dir"].as_str().unwrap().to_string())
+            .or_default()
+            .push((p["log_dir"].as_str().unwrap().to_string(), deleted));
+    }
+    out
+}
+
+#[test]
+fn every_replica_of_a_partition_plans_the_same_deletions() {
+    let root = fixture("rf3-retention");
+    let mut args = node_dirs(&root);
+    args.extend(["--at".into(), manifest(&root)["base_time_ms"].to_string()]);
+    let doc = run("plan", &args);
+    let per = deleted_per_replica(&doc);
+    assert_eq!(
+        per.keys().collect::<Vec<_>>(),
+        ["orders-0", "orders-1", "sized-0"]
+    );
+    for (dir, replicas) in &per {
+        assert_eq!(replicas.len(), 3, "{dir}: one replica per node");
+        assert!(
+            !replicas[0].1.is_empty(),
+            "{dir}: expired segments are deleted"
+        );
+        assert!(
+            replicas.iter().all(|r| r.1 == replicas[0].1),
+            "{dir}: {replicas:?}"
+        );
+    }
+    let mut args = node_dirs(&root);
+    args.extend(["--now".into(), base_time(&root)]);
+    assert_eq!(codes(&run("diagnose", &args)), Vec::<String>::new());
+}
+
+#[test]
+fn an_eligible_replica_short_of_the_high_watermark_diverges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("rf3-retention");
+    copy_dir(&fixture("rf3-retention"), &root);
+    // Node 2 (in the ELR of orders-0) loses its newest segment: its log ends at 18, below the
+    // HW 20 every replica checkpointed.
+    let part = root.join("node-2/logs-1/orders-0");
+    for e in fs::read_dir(&part).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("00000000000000000018.")
+        {
+            fs::remove_file(p).unwrap();
+        }
+    }
+    let mut args = node_dirs(&root);
+    args.extend(["--now".into(), base_time(&root)]);
+    let doc = run("diagnose", &args);
+    let f = (doc["findings"].as_array().unwrap().iter())
+        .find(|f| f["code"] == "partition.replicas_diverge")
+        .unwrap_or_else(|| panic!("{:?}", codes(&doc)));
+    assert!(f["location"]["log_dir"]
+        .as_str()
+        .unwrap()
+        .ends_with("node-2/logs-1"));
+    assert_eq!(f["location"]["dir"], "orders-0");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(evidence(f, "node"), 2);
+    assert_eq!(evidence(f, "log_end_offset"), 18);
+    assert_eq!(evidence(f, "high_watermark"), 20);
+}
+
+#[test]
+fn followers_take_their_leaders_high_watermark_from_its_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("rf3-stuck-hw");
+    copy_dir(&fixture("rf3-stuck-hw"), &root);
+    // Without node 1's metadata log the most advanced copy is node 2's, written when node 2
+    // stopped: node 1 leads with the ISR [1] (min.insync.replicas 2).
+    fs::remove_dir_all(root.join("node-1/logs-0/__cluster_metadata-0")).unwrap();
+    let mut args = node_dirs(&root);
+    args.extend(["--at".into(), manifest(&root)["base_time_ms"].to_string()]);
+    let doc = run("plan", &args);
+    let hws: BTreeMap<String, (String, i64)> = (doc["partitions"].as_array().unwrap().iter())
+        .map(|p| {
+            let node = p["log_dir"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .nth(1)
+                .unwrap()
+                .to_string();
+            let hw = &p["high_watermark"];
+            (
+                node,
+                (
+                    hw["kind"].as_str().unwrap().to_string(),
+                    evidence(hw, "high_watermark").as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    // The leader alone under min ISR keeps its checkpointed HW 4; each follower takes it
+    // (min with its own log end, 4).
+    assert_eq!(
+        hws["node-1"],
+        ("leader_under_min_isr".to_string(), 4),
+        "{hws:?}"
+    );
+    assert_eq!(
+        hws["node-2"],
+        ("follower_from_leader".to_string(), 4),
+        "{hws:?}"
+    );
+    assert_eq!(
+        hws["node-3"],
+        ("follower_from_leader".to_string(), 4),
+        "{hws:?}"
+    );
+    let mut args = node_dirs(&root);
+    args.extend(["--now".into(), base_time(&root)]);
+    let doc = run("diagnose", &args);
+    let f = (doc["findings"].as_array().unwrap().iter())
+        .find(|f| f["code"] == "partition.hw_held_under_min_isr")
+        .unwrap_or_else(|| panic!("{:?}", codes(&doc)));
+    assert_eq!(evidence(f, "isr"), "[1]");
+    assert_eq!(evidence(f, "not_in_isr"), "[2, 3]");
+    assert_eq!(evidence(f, "high_watermark"), 4);
+    assert_eq!(evidence(f, "log_end_offset"), 8);
+}
