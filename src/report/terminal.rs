@@ -270,6 +270,8 @@ pub struct Grid {
     pub rows: Vec<Vec<Cell>>,
     /// Narrowest width of each column beyond its atoms' (prose stays readable), by column.
     pub floor: Vec<usize>,
+    /// Drawn without borders, columns two spaces apart (as Kafka's own tools print).
+    pub plain: bool,
 }
 
 /// Atoms wider than this count as this when a column's narrowest width is computed (they are
@@ -292,7 +294,15 @@ impl Grid {
             align: columns.iter().map(|(_, a)| *a).collect(),
             rows: Vec::new(),
             floor: vec![0; columns.len()],
+            plain: false,
         }
+    }
+
+    /// The same grid drawn without borders, columns two spaces apart, as
+    /// `kafka-consumer-groups.sh` prints.
+    pub fn plain(mut self) -> Grid {
+        self.plain = true;
+        self
     }
 
     /// Never make column `c` narrower than `w` (unless the whole table must be squeezed).
@@ -327,8 +337,12 @@ impl Grid {
             .collect()
     }
 
-    fn frame(n: usize) -> usize {
-        3 * n + 1
+    fn frame(&self, n: usize) -> usize {
+        if self.plain {
+            2 * n.saturating_sub(1)
+        } else {
+            3 * n + 1
+        }
     }
 
     /// Whether column `c` holds prose (a line of four words or more), which may wrap.
@@ -352,7 +366,7 @@ impl Grid {
     /// Column widths for `width` columns, or None when the narrowest do not fit.
     fn widths(&self, width: usize) -> Option<Vec<usize>> {
         let bounds = self.bounds();
-        let frame = Grid::frame(bounds.len());
+        let frame = self.frame(bounds.len());
         let natural: usize = bounds.iter().map(|b| b.1).sum();
         if natural + frame <= width {
             return Some(bounds.iter().map(|b| b.1).collect());
@@ -396,6 +410,15 @@ impl Grid {
     }
 
     fn render_with(&self, ws: &[usize]) -> String {
+        if self.plain {
+            let mut out = String::new();
+            let header: Vec<Cell> = self.headers.iter().map(|h| Cell::text(h)).collect();
+            self.render_row(&mut out, &header, ws, false);
+            for row in &self.rows {
+                self.render_row(&mut out, row, ws, true);
+            }
+            return out;
+        }
         let rule = |l: &str, fill: &str, mid: &str, r: &str| {
             let mut s = String::from(l);
             for (i, w) in ws.iter().enumerate() {
@@ -429,10 +452,16 @@ impl Grid {
             })
             .collect();
         let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+        let (open, sep, close) = if self.plain {
+            ("", "  ", "")
+        } else {
+            ("│ ", " ┆ ", " │")
+        };
         for line in 0..height {
-            out.push('│');
+            let start = out.len();
+            out.push_str(open);
             for (c, w) in ws.iter().enumerate() {
-                out.push_str(if c == 0 { " " } else { " ┆ " });
+                out.push_str(if c == 0 { "" } else { sep });
                 let text = wrapped
                     .get(c)
                     .and_then(|l| l.get(line))
@@ -455,7 +484,11 @@ impl Grid {
                     None => out.push_str(&padded),
                 }
             }
-            out.push_str(" │\n");
+            out.push_str(close);
+            // A plain table's last column is not padded.
+            let end = out.trim_end_matches(' ').len().max(start);
+            out.truncate(end);
+            out.push('\n');
         }
     }
 }
