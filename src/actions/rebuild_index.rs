@@ -774,7 +774,12 @@ fn tail_action(
         action.push_str(&format!(
             "; remove the {} later segment(s) {}: {} bytes of .log in all, offsets {}..{}",
             later.len(),
-            dropped.segments.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            dropped
+                .segments
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
             dropped.log_bytes,
             dropped.from_offset,
             dropped

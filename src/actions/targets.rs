@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::{classify_target, RootCheckpoints, Target};
-use crate::model::names::{name_text, parse_partition_dir_name, path_text, PartitionDirState, METADATA_TOPIC};
+use crate::model::names::{
+    name_text, parse_partition_dir_name, path_text, PartitionDirState, METADATA_TOPIC,
+};
 
 use super::guard::{check_log_dir, check_partition_name, CheckedLogDir};
 use super::rebuild_index::IndexSizing;

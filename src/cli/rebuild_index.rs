@@ -52,7 +52,9 @@ pub fn run(
         outcome = outcome.merge(Outcome::Findings);
     }
     // Corruption an applied truncation repaired no longer stands: the run fixed it.
-    if m.reports().any(|r| r.corrupt() && !(m.executed && r.truncates())) {
+    if m.reports()
+        .any(|r| r.corrupt() && !(m.executed && r.truncates()))
+    {
         outcome = outcome.merge(Outcome::Corrupt);
     }
     let doc = Document::new(m.command, MutationBody::new(&m), outcome);

@@ -153,7 +153,11 @@ fn hidden_words(h: &Hidden) -> Option<String> {
         by.push(format!("{} by --kind {}", h.by_kind, h.kinds.join(",")));
     }
     if h.by_topic > 0 {
-        by.push(format!("{} by --topic {}", h.by_topic, escape(&h.topics.join(","))));
+        by.push(format!(
+            "{} by --topic {}",
+            h.by_topic,
+            escape(&h.topics.join(","))
+        ));
     }
     if let (n @ 1.., Some(sev)) = (h.by_min_severity, h.min_severity) {
         by.push(format!("{n} by --min-severity {sev}"));
@@ -231,9 +235,10 @@ fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write)
         .any(|d| d.startup.is_some() || d.disk.is_some())
     {
         writeln!(out)?;
-        writeln!(
+        write_words(
             out,
-            "next start and disk (recovery estimated at 45 MB/s per recovery thread):"
+            "next start and disk (recovery estimated at 45 MB/s per recovery thread):",
+            style,
         )?;
         let rows = b
             .log_dirs

@@ -289,7 +289,11 @@ fn write_partition(
             format!("{}/{}", escape(&p.log_dir), escape(&p.dir)),
             format!("policy {}", p.cleanup_policy),
         ];
-        atoms.extend(empty_words(p.segments.len(), p.log_start_offset, p.log_end_offset));
+        atoms.extend(empty_words(
+            p.segments.len(),
+            p.log_start_offset,
+            p.log_end_offset,
+        ));
         write_fitted(out, &atoms, style, "", "    ")?;
         return write_partition_notes(p, style, out);
     }
