@@ -399,3 +399,111 @@ fn no_metadata_log_no_claim_about_the_group_mapping() {
         .iter()
         .any(|(c, _)| c == "group.wrong_partition"));
 }
+
+/// Run `logclean groups ARGS` as a table at `columns` columns: stdout, stderr and the exit code.
+fn groups_table(columns: usize, args: &[&str]) -> (String, String, i32) {
+    let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
+        .current_dir(fixture())
+        .env("COLUMNS", columns.to_string())
+        .args(["--color", "never", "--no-progress", "groups"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
+/// Issue 26: at 100 columns each group, topic and partition is one line, as
+/// `kafka-consumer-groups.sh --describe` prints it, with Kafka's column names and logclean's
+/// NEXT-RETENTION; at every width every line fits, and narrower terminals drop the documented
+/// columns first.
+#[test]
+fn one_line_per_group_topic_and_partition_at_100_columns() {
+    let (doc, _) = groups(&fixture(), &["logs-0", "--now", &at(56)]);
+    let rows = doc["rows"].as_array().unwrap();
+    assert!(rows.len() >= 10, "{}", rows.len());
+    let (out, _, _) = groups_table(100, &["logs-0", "--now", &at(56)]);
+    let lines: Vec<&str> = out.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.starts_with("GROUP ") && l.contains(" TOPIC "))
+        .unwrap_or_else(|| panic!("no offsets header:\n{out}"));
+    for name in [
+        "GROUP",
+        "TOPIC",
+        "PARTITION",
+        "CURRENT-OFFSET",
+        "LAG",
+        "NEXT-RETENTION",
+    ] {
+        assert!(lines[head].contains(name), "{}", lines[head]);
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let line = lines[head + 1 + i];
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols[0], r["group"].as_str().unwrap(), "{line}");
+        assert_eq!(cols[1], r["topic"].as_str().unwrap(), "{line}");
+        assert_eq!(cols[2], r["partition"].to_string(), "{line}");
+        assert_eq!(cols[3], r["current_offset"].to_string(), "{line}");
+        let next = &r["next_retention"];
+        if let Some(to) = next["reset_to"].as_i64() {
+            assert!(
+                line.ends_with(&format!("resets to {to}, skips {}", next["skipped"])),
+                "{line}"
+            );
+        }
+    }
+    for columns in [40, 60, 80, 100, 120, 200] {
+        let (out, _, _) = groups_table(columns, &["logs-0", "--now", &at(56)]);
+        for l in out.lines() {
+            assert!(l.chars().count() <= columns, "{columns}: {l}");
+        }
+        let wide = out
+            .lines()
+            .any(|l| l.starts_with("GROUP ") && l.contains("EXPIRES"));
+        assert_eq!(wide, columns >= 200, "{columns}:\n{out}");
+    }
+}
+
+/// Issue 26: `--group` / `--topic` naming nothing here is an error that says so (as Kafka's
+/// "Consumer group 'x' does not exist."), exit 3, never an empty table; a filter that matches
+/// says what it kept of how much.
+#[test]
+fn unknown_group_or_topic_is_said_and_filters_say_what_they_kept() {
+    for (args, says) in [
+        (
+            ["--group", "nosuch"],
+            "consumer group `nosuch` does not exist",
+        ),
+        (["--topic", "nosuch"], "topic `nosuch` does not exist"),
+        (
+            ["--group", "g-deleted"],
+            "consumer group `g-deleted` was deleted",
+        ),
+    ] {
+        let (out, err, code) = groups_table(100, &[&args[..], &["logs-0"]].concat());
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+    }
+    let (out, _, code) = groups_table(100, &["--group", "g-behind", "logs-0", "--now", &at(56)]);
+    assert_ne!(code, 3, "{out}");
+    assert!(
+        out.contains("filtered by --group g-behind: 1 of 6 group(s), 2 of 12 offset row(s) shown"),
+        "{out}"
+    );
+    let (out, _, _) = groups_table(100, &["--topic", "events", "logs-0", "--now", &at(56)]);
+    assert!(
+        out.contains("filtered by --topic events: 6 of 6 group(s), 12 of 12"),
+        "{out}"
+    );
+    let (doc, _) = groups(
+        &fixture(),
+        &["--group", "g-behind", "logs-0", "--now", &at(56)],
+    );
+    assert_eq!(doc["filter"]["groups_total"], 6);
+    assert_eq!(doc["filter"]["rows_total"], 12);
+}

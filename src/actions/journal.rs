@@ -268,17 +268,11 @@ pub struct RunReport {
     pub steps_taken: usize,
 }
 
-/// Apply `plan` through a new journal. Refuses when the log dir fails the guards, a file changed
-/// since planning, or an earlier run of this log dir is still pending.
-pub fn execute(
-    plan: &ActionPlan,
-    opts: &RunOptions,
-    fs: &dyn Fs,
-) -> Result<RunReport, ActionError> {
+/// The refusals of [`execute`] that do not need the files to have been planned a moment ago:
+/// the log dir's guards, every step's target, no pending run. A dry run runs them too, so it
+/// never promises what `--execute` then refuses.
+pub fn preflight(plan: &ActionPlan, opts: &RunOptions) -> Result<CheckedLogDir, ActionError> {
     let log_dir = check_log_dir(&plan.log_dir)?;
-    for stamp in &plan.stamps {
-        stamp.verify()?;
-    }
     for step in &plan.steps {
         super::guard::check_write_target(&log_dir, step.path())?;
     }
@@ -290,6 +284,21 @@ pub fn execute(
             path_text(&p.file())
         )));
     }
+    Ok(log_dir)
+}
+
+/// Apply `plan` through a new journal. Refuses when the log dir fails the guards, a file changed
+/// since planning, or an earlier run of this log dir is still pending.
+pub fn execute(
+    plan: &ActionPlan,
+    opts: &RunOptions,
+    fs: &dyn Fs,
+) -> Result<RunReport, ActionError> {
+    let log_dir = preflight(plan, opts)?;
+    for stamp in &plan.stamps {
+        stamp.verify()?;
+    }
+    let root = root_of(&log_dir.path, opts);
     let run_id = format!(
         "{:013}-{}",
         chrono::Utc::now().timestamp_millis(),

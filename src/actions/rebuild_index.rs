@@ -546,10 +546,15 @@ fn compare_time_index(on_disk: &[u8], rebuilt: &[u8], base: i64, last_offset: i6
     if prev.map(|p| p.timestamp) != rebuilt_last {
         return Comparison::Differs {
             detail: format!(
-                "the last entry's timestamp is {:?}, the segment's max timestamp is {:?}: \
-                 time-based retention would use the wrong time",
-                prev.map(|p| p.timestamp),
-                rebuilt_last
+                "{}, {}: time-based retention would use the wrong time",
+                prev.map_or("the time index has no entry".to_string(), |p| format!(
+                    "the time index's last entry says {}",
+                    p.timestamp
+                )),
+                rebuilt_last.map_or(
+                    "the segment's batches give no max timestamp".to_string(),
+                    |t| format!("the segment's max timestamp is {t}")
+                ),
             ),
         };
     }
@@ -589,6 +594,11 @@ impl SegmentReport {
     /// Whether the segment's data is corrupt (invalid tail or failing recovery).
     pub fn corrupt(&self) -> bool {
         self.invalid_tail.is_some() || self.fatal.is_some()
+    }
+
+    /// Whether the plan truncates the segment's invalid tail (applied, the data is repaired).
+    pub fn truncates(&self) -> bool {
+        self.dropped.is_some()
     }
 
     /// Whether an index differs in a way that matters.
@@ -762,9 +772,14 @@ fn tail_action(
     );
     if !later.is_empty() {
         action.push_str(&format!(
-            "; remove the {} later segment(s) {:?}: {} bytes of .log in all, offsets {}..{}",
+            "; remove the {} later segment(s) {}: {} bytes of .log in all, offsets {}..{}",
             later.len(),
-            dropped.segments,
+            dropped
+                .segments
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
             dropped.log_bytes,
             dropped.from_offset,
             dropped

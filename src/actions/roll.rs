@@ -51,8 +51,19 @@ pub struct RollReport {
     pub active_base: Option<i64>,
     /// The new segment's base offset, when rolled.
     pub new_base: Option<i64>,
-    /// Rolled, or why not.
+    /// What the plan does (`rolls: …`; `rolled: …` once applied, [`RollReport::applied`]), or
+    /// why not.
     pub outcome: String,
+}
+
+impl RollReport {
+    /// The report once its plan was applied: a planned roll is said done.
+    pub fn applied(mut self) -> RollReport {
+        if let (Some(base), Some(next)) = (self.active_base, self.new_base) {
+            self.outcome = format!("rolled: segment {base} closed, new segment {next}");
+        }
+        self
+    }
 }
 
 fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, ActionError> {
@@ -362,6 +373,6 @@ pub fn plan_roll(
     plan_snapshot(partition_dir, &segments, &new, plan)?;
     plan_new_segment(&new, plan)?;
     report.new_base = Some(next);
-    report.outcome = format!("rolled: segment {} closed, new segment {next}", active.base);
+    report.outcome = format!("rolls: segment {} closes, new segment {next}", active.base);
     Ok(report)
 }

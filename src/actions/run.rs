@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::model::targets::LoadProgress;
 
 use super::fsutil::RealFs;
-use super::journal::{execute, RunOptions};
+use super::journal::{execute, preflight, RunOptions};
 use super::plan::ActionPlan;
 use super::signals::defer_interrupts;
 use super::targets::{resolve, ConfigSource, LogDirTarget};
@@ -97,6 +97,13 @@ where
         progress.add_length(t.partitions.len() as u64);
         let (plan, reports) = pool.install(|| plan_log_dir(command, t, progress, &plan_one))?;
         let mut journal = None;
+        if !opts.execute && !read_only && !plan.steps.is_empty() {
+            // The dry run refuses what `--execute` would refuse.
+            if let Err(e) = preflight(&plan, &opts.run) {
+                progress.finish();
+                return Err(e);
+            }
+        }
         if opts.execute && !plan.steps.is_empty() {
             match pool.install(|| execute(&plan, &opts.run, &RealFs)) {
                 Ok(r) => journal = Some(r.journal),

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::model::cluster::{ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::{classify_target, RootCheckpoints, Target};
-use crate::model::names::{name_text, parse_partition_dir_name, path_text, PartitionDirState};
+use crate::model::names::{
+    name_text, parse_partition_dir_name, path_text, PartitionDirState, METADATA_TOPIC,
+};
 
 use super::guard::{check_log_dir, check_partition_name, CheckedLogDir};
 use super::rebuild_index::IndexSizing;
@@ -117,9 +119,16 @@ fn check_log_dirs(
             check_partition_name(name)?;
         }
         if whole.contains_key(&dir) {
-            for name in partition_dirs(&checked.path)? {
+            let (live, skipped) = partition_dirs(&checked.path)?;
+            notes.extend(skipped);
+            for name in live {
                 if check_partition_name(&name).is_err() {
-                    notes.push(format!("{name}: skipped (never acted on)"));
+                    let why = if name == format!("{METADATA_TOPIC}-0") {
+                        ": the KRaft metadata log, which logclean never changes"
+                    } else {
+                        ""
+                    };
+                    notes.push(format!("{name}: skipped (never acted on){why}"));
                     continue;
                 }
                 parts.entry(name).or_insert(None);
@@ -243,14 +252,33 @@ fn check_meta_only(dir: &Path) -> Result<CheckedLogDir, ActionError> {
 /// The partition-looking dirs of a log dir, by name ([`name_text`]: a name that is not UTF-8 is
 /// carried escaped, fails [`check_partition_name`] and is noted as skipped, never opened by a
 /// lossy copy of its name).
-fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
+fn partition_dirs(log_dir: &Path) -> Result<(Vec<String>, Vec<String>), ActionError> {
     let entries = fs::read_dir(log_dir).map_err(|e| ActionError::io(log_dir, e))?;
     let mut out: Vec<String> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
     for e in entries {
         // An entry that cannot be read may be a partition dir: not skipped.
         let e = e.map_err(|err| ActionError::io(log_dir, err))?;
         let name = name_text(&e.file_name());
-        if !parse_partition_dir_name(&name).is_some_and(|p| p.state == PartitionDirState::Live) {
+        let Some(parsed) = parse_partition_dir_name(&name) else {
+            continue;
+        };
+        // The broker's own dirs in passing are named, with why they are left alone.
+        let why = match parsed.state {
+            PartitionDirState::Live => None,
+            PartitionDirState::Future(_) => Some(
+                "the target of a replica move between log dirs (alter-log-dirs); the broker \
+                 copies into it and swaps it in",
+            ),
+            PartitionDirState::Delete(_) => {
+                Some("a deleted replica the broker removes after file.delete.delay.ms")
+            }
+            PartitionDirState::Stray(_) => {
+                Some("a stray replica the controller no longer assigns here")
+            }
+        };
+        if let Some(why) = why {
+            skipped.push(format!("{name}: skipped: {why}"));
             continue;
         }
         // Symlinked partition dirs count (the broker follows them); writes through them are
@@ -263,5 +291,6 @@ fn partition_dirs(log_dir: &Path) -> Result<Vec<String>, ActionError> {
         }
     }
     out.sort();
-    Ok(out)
+    skipped.sort();
+    Ok((out, skipped))
 }

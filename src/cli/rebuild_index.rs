@@ -51,7 +51,10 @@ pub fn run(
     if args.verify_only && m.reports().any(SegmentReport::needs_rebuild) {
         outcome = outcome.merge(Outcome::Findings);
     }
-    if m.reports().any(SegmentReport::corrupt) {
+    // Corruption an applied truncation repaired no longer stands: the run fixed it.
+    if m.reports()
+        .any(|r| r.corrupt() && !(m.executed && r.truncates()))
+    {
         outcome = outcome.merge(Outcome::Corrupt);
     }
     let doc = Document::new(m.command, MutationBody::new(&m), outcome);

@@ -35,10 +35,18 @@ pub fn run(args: &RollArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
             plan_roll(&t.path_of(p), p.sizing, plan).map(|r| vec![r])
         },
     );
-    let m = match result {
+    let mut m = match result {
         Ok(m) => m,
         Err(e) => return Ok(refused(e)),
     };
+    if m.executed {
+        for d in &mut m.log_dirs {
+            d.reports = std::mem::take(&mut d.reports)
+                .into_iter()
+                .map(RollReport::applied)
+                .collect();
+        }
+    }
     let outcome = if m.reports().any(|r| r.outcome.starts_with("refused")) {
         Outcome::Findings
     } else {

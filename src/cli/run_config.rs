@@ -151,6 +151,11 @@ impl Default for Filters {
 }
 
 impl Filters {
+    /// The one `--topic` of a command that takes one (`groups`).
+    pub fn topic_arg(&self) -> Option<&str> {
+        self.topics.first().map(String::as_str)
+    }
+
     /// Refuse a `--kind` that is neither a finding code nor a domain.
     fn validate(&self) -> anyhow::Result<()> {
         if let Some(k) = (self.kinds.iter())

@@ -86,6 +86,33 @@ impl Filter {
             && self.keeps_topic(f.location.topic.as_deref())
             && self.min_severity.is_none_or(|s| f.severity >= s)
     }
+
+    /// What this filter hid of `findings`: each hidden finding counted once, under the first
+    /// of `--kind`, `--topic`, `--min-severity` that drops it. `None` without any filter.
+    pub fn hidden(&self, findings: &[Finding]) -> Option<summary::Hidden> {
+        if self.kinds.is_empty() && self.topics.is_empty() && self.min_severity.is_none() {
+            return None;
+        }
+        let mut h = summary::Hidden {
+            kinds: self.kinds.clone(),
+            topics: self.topics.clone(),
+            min_severity: self.min_severity.map(Severity::name),
+            total: findings.len(),
+            by_kind: 0,
+            by_topic: 0,
+            by_min_severity: 0,
+        };
+        for f in findings {
+            if !self.keeps_code(f.code) {
+                h.by_kind += 1;
+            } else if !self.keeps_topic(f.location.topic.as_deref()) {
+                h.by_topic += 1;
+            } else if self.min_severity.is_some_and(|s| f.severity < s) {
+                h.by_min_severity += 1;
+            }
+        }
+        Some(h)
+    }
 }
 
 /// The result of one diagnosis.
@@ -179,12 +206,14 @@ pub fn diagnose(
     let mut findings = checked.findings;
     // A dir both listed by the load and read by the cluster view is one unreadable input.
     dedup_unreadable(&mut findings);
-    findings.retain(|f| filter.keeps(f));
     sort_findings(&mut findings);
     dedup_findings(&mut findings);
-    let summary = Summary::new(&findings, &plan, filter)
+    let hidden = filter.hidden(&findings);
+    findings.retain(|f| filter.keeps(f));
+    let mut summary = Summary::new(&findings, &plan, filter)
         .with_figures(&checked.startup, &checked.disk)
         .with_space(&checked.space);
+    summary.hidden = hidden;
     let topics = summary::topic_bytes(&plan, filter);
     let assumptions = view.assumptions(&filter.topics);
     let locks: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.lock)).collect();

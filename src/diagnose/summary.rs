@@ -200,14 +200,38 @@ impl SpaceSummary {
     }
 }
 
+/// What `--kind`, `--topic` and `--min-severity` hid: each hidden finding counted under the
+/// first of them that drops it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Hidden {
+    /// `--kind` values.
+    pub kinds: Vec<String>,
+    /// `--topic` values.
+    pub topics: Vec<String>,
+    /// `--min-severity`.
+    pub min_severity: Option<&'static str>,
+    /// Findings before filtering.
+    pub total: usize,
+    /// Hidden by `--kind`.
+    pub by_kind: usize,
+    /// Hidden by `--topic`.
+    pub by_topic: usize,
+    /// Hidden by `--min-severity`.
+    pub by_min_severity: usize,
+}
+
 /// The summary of a diagnosis.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     /// Per code, in code order.
     pub by_code: Vec<CodeCount>,
     /// The partitions keeping the most bytes after the next pass, most first (at most
-    /// [`TOP_PARTITIONS`]; `--topic` narrows them).
+    /// [`TOP_PARTITIONS`], none of 0 bytes; `--topic` narrows them).
     pub top_partitions: Vec<PartitionBytes>,
+    /// Partitions holding bytes past those listed in `top_partitions`.
+    pub more_partitions: usize,
+    /// What the filters hid (`None`: no filter given).
+    pub hidden: Option<Hidden>,
     /// Per log dir.
     pub log_dirs: Vec<LogDirTotals>,
 }
@@ -273,10 +297,15 @@ impl Summary {
                 (&a.log_dir, &a.topic, a.partition).cmp(&(&b.log_dir, &b.topic, b.partition))
             })
         });
+        // A 0-byte partition holds nothing worth listing among the largest.
+        parts.retain(|p| p.bytes > 0);
+        let more_partitions = parts.len().saturating_sub(TOP_PARTITIONS);
         parts.truncate(TOP_PARTITIONS);
         Summary {
             by_code,
             top_partitions: parts,
+            more_partitions,
+            hidden: None,
             log_dirs: dirs.into_values().collect(),
         }
     }

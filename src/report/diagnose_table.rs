@@ -11,11 +11,11 @@ use super::diagnostics::{render_findings, wrap};
 use super::human::{age, time, Precision};
 use super::sanitize::{escape, escape_path};
 use super::table::{write_fitted, TableStyle};
-use super::terminal::{render_layouts, shorten_path, Align, Cell, Grid};
+use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
 use super::wire::Envelope;
 
 use crate::diagnose::headline::{HeadlineAssumptions, TimeToFull};
-use crate::diagnose::summary::{CodeCount, LogDirTotals, PartitionBytes};
+use crate::diagnose::summary::{CodeCount, Hidden, LogDirTotals, PartitionBytes};
 use crate::diagnose::{Headline, Summary};
 use crate::model::lock::LockState;
 
@@ -30,6 +30,11 @@ pub struct DiagnoseBody {
     pub log_dirs: Vec<LogDirTotals>,
     /// The partitions keeping the most bytes after the next pass.
     pub top_partitions: Vec<PartitionBytes>,
+    /// Partitions holding bytes past those in `top_partitions`.
+    pub more_partitions: usize,
+    /// What `--kind`, `--topic` and `--min-severity` hid (absent without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<Hidden>,
 }
 
 impl DiagnoseBody {
@@ -40,6 +45,8 @@ impl DiagnoseBody {
             by_code: summary.by_code,
             log_dirs: summary.log_dirs,
             top_partitions: summary.top_partitions,
+            more_partitions: summary.more_partitions,
+            hidden: summary.hidden,
         }
     }
 }
@@ -231,15 +238,57 @@ pub fn render_diagnose(
             ""
         }
     )?;
+    if let Some(h) = b.hidden.as_ref().and_then(hidden_words) {
+        write_words(out, &format!("filtered: {h}"), style)?;
+    }
     writeln!(out)?;
     match render_findings(&doc.findings, style) {
         Some(t) => write!(out, "{t}")?,
-        None => writeln!(out, "no findings")?,
+        None => match b.hidden.as_ref().and_then(hidden_words) {
+            Some(h) => write_words(out, &format!("no findings: {h}"), style)?,
+            None => writeln!(out, "no findings")?,
+        },
     }
     write_code_and_dir_grids(b, style, out)?;
     write_figures_grid(b, style, out)?;
     write_space_grid(b, style, out)?;
     write_top_partitions(b, style, out)
+}
+
+/// `text` fitted to the width, words one space apart.
+fn write_words(out: &mut dyn Write, text: &str, style: &TableStyle) -> io::Result<()> {
+    for line in fit_atoms(&words(text), style.width, " ", "", "  ") {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// What the filters hid, in words (`12 of 30 findings hidden by --min-severity warning`), or
+/// None when they hid nothing and kept everything there was.
+fn hidden_words(h: &Hidden) -> Option<String> {
+    let mut by = Vec::new();
+    if h.by_kind > 0 {
+        by.push(format!("{} by --kind {}", h.by_kind, h.kinds.join(",")));
+    }
+    if h.by_topic > 0 {
+        by.push(format!(
+            "{} by --topic {}",
+            h.by_topic,
+            escape(&h.topics.join(","))
+        ));
+    }
+    if let (n @ 1.., Some(sev)) = (h.by_min_severity, h.min_severity) {
+        by.push(format!("{n} by --min-severity {sev}"));
+    }
+    let hidden = h.by_kind + h.by_topic + h.by_min_severity;
+    Some(match hidden {
+        0 => format!("the filters hid none of {} finding(s)", h.total),
+        _ => format!(
+            "{hidden} of {} finding(s) hidden: {}",
+            h.total,
+            by.join(", ")
+        ),
+    })
 }
 
 /// Findings per code, then bytes per log dir.
@@ -304,9 +353,10 @@ fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write)
         .any(|d| d.startup.is_some() || d.disk.is_some())
     {
         writeln!(out)?;
-        writeln!(
+        write_words(
             out,
-            "next start and disk (recovery estimated at 45 MB/s per recovery thread):"
+            "next start and disk (recovery estimated at 45 MB/s per recovery thread):",
+            style,
         )?;
         let rows = b
             .log_dirs
@@ -388,39 +438,50 @@ pub fn write_space_grid(
     write!(out, "{}", grid(&h, rows, style.width))
 }
 
-/// The partitions keeping the most bytes after the next pass.
+/// The partitions keeping the most bytes after the next pass (at most ten, none of 0 bytes;
+/// their log dir only when there are several), and how many more hold bytes.
 fn write_top_partitions(
     b: &DiagnoseBody,
     style: &TableStyle,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    if !b.top_partitions.is_empty() {
-        writeln!(out)?;
+    if b.top_partitions.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "top partitions by bytes kept after the next retention pass:"
+    )?;
+    let several_dirs = b.log_dirs.len() > 1;
+    let rows = b
+        .top_partitions
+        .iter()
+        .map(|p| {
+            let mut row = vec![format!("{}-{}", escape(&p.topic), p.partition)];
+            if several_dirs {
+                row.push(shorten_path(&escape_path(&p.log_dir), style.width / 3));
+            }
+            row.extend([size(p.retained_bytes), size(p.bytes), size(p.freed_bytes)]);
+            row
+        })
+        .collect();
+    let mut h = vec![("partition", Align::Left)];
+    if several_dirs {
+        h.push(("log dir", Align::Left));
+    }
+    h.extend([
+        ("kept", Align::Right),
+        ("bytes", Align::Right),
+        ("freed", Align::Right),
+    ]);
+    write!(out, "{}", grid(&h, rows, style.width))?;
+    if b.more_partitions > 0 {
         writeln!(
             out,
-            "top partitions by bytes kept after the next retention pass:"
+            "  and {} more partition(s) holding bytes",
+            b.more_partitions
         )?;
-        let rows = b
-            .top_partitions
-            .iter()
-            .map(|p| {
-                vec![
-                    format!("{}-{}", escape(&p.topic), p.partition),
-                    shorten_path(&escape_path(&p.log_dir), style.width / 3),
-                    size(p.retained_bytes),
-                    size(p.bytes),
-                    size(p.freed_bytes),
-                ]
-            })
-            .collect();
-        let h = [
-            ("partition", Align::Left),
-            ("log dir", Align::Left),
-            ("kept", Align::Right),
-            ("bytes", Align::Right),
-            ("freed", Align::Right),
-        ];
-        write!(out, "{}", grid(&h, rows, style.width))?;
     }
     Ok(())
 }

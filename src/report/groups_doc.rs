@@ -96,6 +96,21 @@ pub struct TopicCoverageDoc {
     pub elsewhere: Vec<i32>,
 }
 
+/// What `--group` / `--topic` selected from: the groups and offset rows before filtering.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupsFilterDoc {
+    /// `--group`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// `--topic`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Groups replayed.
+    pub groups_total: usize,
+    /// Committed offsets (group, topic, partition) replayed.
+    pub rows_total: usize,
+}
+
 /// The command's keys.
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupsBody {
@@ -118,6 +133,9 @@ pub struct GroupsBody {
     pub deleted_groups: Vec<String>,
     /// Topic coverage.
     pub topics: Vec<TopicCoverageDoc>,
+    /// What `--group` / `--topic` filtered (absent without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<GroupsFilterDoc>,
 }
 
 impl GroupsBody {
@@ -191,6 +209,12 @@ impl GroupsBody {
             rows,
             deleted_groups: verdicts.deleted.clone(),
             topics,
+            filter: (facts.group.is_some() || facts.topic.is_some()).then(|| GroupsFilterDoc {
+                group: facts.group.clone(),
+                topic: facts.topic.clone(),
+                groups_total: state.groups.len(),
+                rows_total: state.groups.values().map(|g| g.offsets.len()).sum(),
+            }),
         }
     }
 }

@@ -1,13 +1,18 @@
-//! The `groups` document as tables for people: a header line, the groups, one row per group,
-//! topic and partition as `kafka-consumer-groups.sh --describe` shows them (plus the last
-//! commit, expiry and the next retention pass), which partitions are on other brokers, the
-//! deleted groups and the findings.
+//! The `groups` document as tables for people: a header line, what `--group` / `--topic` kept,
+//! the groups, one line per group, topic and partition as `kafka-consumer-groups.sh --describe`
+//! prints them (no borders, Kafka's column names) plus what the next retention pass does to it,
+//! which partitions are on other brokers, the deleted groups and the findings.
+//!
+//! Offsets table, fullest layout first; when it does not fit, in this order: drop `EXPIRES`;
+//! drop `LAST-COMMIT`; drop `LOG-START-OFFSET`; drop `LOG-END-OFFSET`. `GROUP`, `TOPIC`,
+//! `PARTITION`, `CURRENT-OFFSET`, `LAG` and `NEXT-RETENTION` always stay; narrower still, each
+//! row is a record of `HEADER: value` lines. Every cell is one atom: a row is one line.
 
 use std::io::{self, Write};
 
 use super::diagnostics::render_findings;
 use super::groups_doc::{GroupDoc, GroupRowDoc, GroupsBody, GroupsDoc};
-use super::human::{age, time, Precision};
+use super::human::{age, time, time_without_zone, Precision};
 use super::sanitize::escape;
 use super::table::TableStyle;
 use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
@@ -16,12 +21,29 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }
 
-fn when(ms: Option<i64>, style: &TableStyle) -> String {
-    ms.and_then(|ms| {
-        let t = time(ms, style.zone, Precision::Minutes)?;
-        Some(format!("{t} ({})", age(ms, style.evaluated_at_ms)))
-    })
-    .unwrap_or_else(|| "-".to_string())
+/// A time in a column whose header names the zone (`2026-12-01 11:04`), or with its zone under
+/// `--local-time`; `age`: followed by its age (`(55 min ago)`). One atom: never split.
+fn at(ms: Option<i64>, style: &TableStyle, with_age: bool) -> String {
+    let Some(ms) = ms else {
+        return "-".to_string();
+    };
+    let t = match style.header_zone() {
+        Some(_) => time_without_zone(ms, Precision::Minutes),
+        None => time(ms, style.zone, Precision::Minutes),
+    };
+    match (t, with_age) {
+        (Some(t), true) => format!("{t} ({})", age(ms, style.evaluated_at_ms)),
+        (Some(t), false) => t,
+        (None, _) => "-".to_string(),
+    }
+}
+
+/// A time column's header: `NAME (UTC)`, or `NAME` when each time carries its offset.
+fn time_header(name: &str, style: &TableStyle) -> String {
+    match style.header_zone() {
+        Some(zone) => format!("{name} ({zone})"),
+        None => name.to_string(),
+    }
 }
 
 /// Write `text` as lines fitted to the table width.
@@ -32,83 +54,212 @@ fn fit(out: &mut dyn Write, style: &TableStyle, text: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// One row per group.
-fn groups_grid(groups: &[GroupDoc], style: &TableStyle) -> Grid {
-    let mut grid = Grid::new(&[
+/// One row per group; narrower, without `KIND` and `COORDINATOR`.
+fn groups_grids(groups: &[GroupDoc], style: &TableStyle) -> [Grid; 2] {
+    let last_commit = time_header("LAST-COMMIT", style);
+    let mut full = Grid::new(&[
         ("GROUP", Align::Left),
         ("KIND", Align::Left),
         ("STATE", Align::Left),
         ("MEMBERS", Align::Right),
         ("COORDINATOR", Align::Right),
-        ("LAST-COMMIT", Align::Left),
-    ]);
+        (last_commit.as_str(), Align::Left),
+    ])
+    .plain();
+    let mut short = Grid::new(&[
+        ("GROUP", Align::Left),
+        ("STATE", Align::Left),
+        ("MEMBERS", Align::Right),
+        (last_commit.as_str(), Align::Left),
+    ])
+    .plain();
     for g in groups {
-        grid.push(vec![
+        let (group, state, members, commit) = (
             Cell::atom(escape(&g.group).into_owned()),
-            Cell::atom(format!("{:?}", g.kind).to_lowercase()),
             Cell::atom(g.state),
             Cell::atom(g.members.to_string()),
+            Cell::atom(at(g.last_commit_ms, style, true)),
+        );
+        short.push(vec![
+            group.clone(),
+            state.clone(),
+            members.clone(),
+            commit.clone(),
+        ]);
+        full.push(vec![
+            group,
+            Cell::atom(format!("{:?}", g.kind).to_lowercase()),
+            state,
+            members,
             Cell::atom(g.coordinator_partition.to_string()),
-            Cell::text(&when(g.last_commit_ms, style)),
+            commit,
         ]);
-    }
-    grid
-}
-
-/// The columns of the offsets table (`full`: with the commit and expiry times).
-fn offsets_head(full: bool) -> Grid {
-    let mut cols = vec![
-        ("GROUP", Align::Left),
-        ("TOPIC", Align::Left),
-        ("PARTITION", Align::Right),
-        ("CURRENT-OFFSET", Align::Right),
-        ("LOG-START-OFFSET", Align::Right),
-        ("LOG-END-OFFSET", Align::Right),
-        ("LAG", Align::Right),
-    ];
-    if full {
-        cols.extend([("LAST-COMMIT", Align::Left), ("EXPIRES", Align::Left)]);
-    }
-    cols.push(("NEXT-RETENTION", Align::Left));
-    Grid::new(&cols)
-}
-
-/// One row per group, topic and partition, in a full layout and a short one for narrow
-/// terminals.
-fn offsets_grids(rows: &[GroupRowDoc], style: &TableStyle) -> [Grid; 2] {
-    let (mut full, mut short) = (offsets_head(true), offsets_head(false));
-    let at = |ms: Option<i64>| opt(ms.and_then(|ms| time(ms, style.zone, Precision::Minutes)));
-    for r in rows {
-        let next = r
-            .next_retention
-            .as_ref()
-            .map_or("-".to_string(), |n| match n.reset_to {
-                Some(to) => format!(
-                    "deletes up to {} by {}: resets to {to}, skips {}",
-                    n.new_log_start_offset,
-                    at(Some(n.by_ms)),
-                    n.skipped
-                ),
-                None => format!("log start {} (not behind)", n.new_log_start_offset),
-            });
-        let mut cells = vec![
-            Cell::atom(escape(&r.group).into_owned()),
-            Cell::atom(escape(&r.topic).into_owned()),
-            Cell::atom(r.partition.to_string()),
-            Cell::atom(r.current_offset.to_string()),
-            Cell::atom(opt(r.log_start_offset)),
-            Cell::atom(opt(r.log_end_offset)),
-            Cell::atom(opt(r.lag)),
-        ];
-        short.push([cells.clone(), vec![Cell::text(&next)]].concat());
-        cells.extend([
-            Cell::text(&at(Some(r.last_commit_ms))),
-            Cell::text(&at(r.expires_at_ms)),
-            Cell::text(&next),
-        ]);
-        full.push(cells);
     }
     [full, short]
+}
+
+/// A column of the offsets table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OffsetColumn {
+    Group,
+    Topic,
+    Partition,
+    CurrentOffset,
+    LogStartOffset,
+    LogEndOffset,
+    Lag,
+    NextRetention,
+    LastCommit,
+    Expires,
+}
+
+/// The offsets layouts, fullest first: the documented drop order (module doc).
+const OFFSET_LAYOUTS: &[&[OffsetColumn]] = {
+    use OffsetColumn::*;
+    const CORE: [OffsetColumn; 4] = [Group, Topic, Partition, CurrentOffset];
+    &[
+        &[
+            CORE[0],
+            CORE[1],
+            CORE[2],
+            CORE[3],
+            LogStartOffset,
+            LogEndOffset,
+            Lag,
+            NextRetention,
+            LastCommit,
+            Expires,
+        ],
+        &[
+            CORE[0],
+            CORE[1],
+            CORE[2],
+            CORE[3],
+            LogStartOffset,
+            LogEndOffset,
+            Lag,
+            NextRetention,
+            LastCommit,
+        ],
+        &[
+            CORE[0],
+            CORE[1],
+            CORE[2],
+            CORE[3],
+            LogStartOffset,
+            LogEndOffset,
+            Lag,
+            NextRetention,
+        ],
+        &[
+            CORE[0],
+            CORE[1],
+            CORE[2],
+            CORE[3],
+            LogEndOffset,
+            Lag,
+            NextRetention,
+        ],
+        &[CORE[0], CORE[1], CORE[2], CORE[3], Lag, NextRetention],
+    ]
+};
+
+fn offset_header(c: OffsetColumn, style: &TableStyle) -> (String, Align) {
+    use OffsetColumn::*;
+    let (name, align) = match c {
+        Group => ("GROUP", Align::Left),
+        Topic => ("TOPIC", Align::Left),
+        Partition => ("PARTITION", Align::Right),
+        CurrentOffset => ("CURRENT-OFFSET", Align::Right),
+        LogStartOffset => ("LOG-START-OFFSET", Align::Right),
+        LogEndOffset => ("LOG-END-OFFSET", Align::Right),
+        Lag => ("LAG", Align::Right),
+        NextRetention => ("NEXT-RETENTION", Align::Left),
+        LastCommit => return (time_header("LAST-COMMIT", style), Align::Left),
+        Expires => return (time_header("EXPIRES", style), Align::Left),
+    };
+    (name.to_string(), align)
+}
+
+/// What the next retention pass does to the row, in one atom: where the group is reset and
+/// how many records it skips, or the new log start when the group is not behind it.
+fn next_retention(r: &GroupRowDoc) -> String {
+    match &r.next_retention {
+        None => "-".to_string(),
+        Some(n) => match n.reset_to {
+            Some(to) => format!("resets to {to}, skips {}", n.skipped),
+            None => format!("ok (log start {})", n.new_log_start_offset),
+        },
+    }
+}
+
+fn offset_cell(c: OffsetColumn, r: &GroupRowDoc, style: &TableStyle) -> Cell {
+    use OffsetColumn::*;
+    Cell::atom(match c {
+        Group => escape(&r.group).into_owned(),
+        Topic => escape(&r.topic).into_owned(),
+        Partition => r.partition.to_string(),
+        CurrentOffset => r.current_offset.to_string(),
+        LogStartOffset => opt(r.log_start_offset),
+        LogEndOffset => opt(r.log_end_offset),
+        Lag => opt(r.lag),
+        NextRetention => next_retention(r),
+        LastCommit => at(Some(r.last_commit_ms), style, false),
+        Expires => at(r.expires_at_ms, style, false),
+    })
+}
+
+/// One line per group, topic and partition, in the layouts of [`OFFSET_LAYOUTS`].
+fn offsets_grids(rows: &[GroupRowDoc], style: &TableStyle) -> Vec<Grid> {
+    OFFSET_LAYOUTS
+        .iter()
+        .map(|cols| {
+            let headers: Vec<(String, Align)> =
+                cols.iter().map(|c| offset_header(*c, style)).collect();
+            let headers: Vec<(&str, Align)> =
+                headers.iter().map(|(h, a)| (h.as_str(), *a)).collect();
+            let mut g = Grid::new(&headers).plain();
+            for r in rows {
+                g.push(cols.iter().map(|c| offset_cell(*c, r, style)).collect());
+            }
+            g
+        })
+        .collect()
+}
+
+/// The line that says when the next retention pass runs (the rows' NEXT-RETENTION column), if
+/// it moves any log start.
+fn next_pass_line(rows: &[GroupRowDoc], style: &TableStyle) -> Option<String> {
+    let by = rows
+        .iter()
+        .filter_map(|r| r.next_retention.as_ref())
+        .map(|n| n.by_ms)
+        .min()?;
+    let when = time(by, style.zone, Precision::Minutes)?;
+    Some(format!(
+        "NEXT-RETENTION: what the next retention pass (by {when}, {}) does to each group",
+        age(by, style.evaluated_at_ms)
+    ))
+}
+
+/// What `--group` / `--topic` kept, and of how much.
+fn filter_line(b: &GroupsBody) -> Option<String> {
+    let f = b.filter.as_ref()?;
+    let mut by = Vec::new();
+    if let Some(g) = &f.group {
+        by.push(format!("--group {}", escape(g)));
+    }
+    if let Some(t) = &f.topic {
+        by.push(format!("--topic {}", escape(t)));
+    }
+    Some(format!(
+        "filtered by {}: {} of {} group(s), {} of {} offset row(s) shown",
+        by.join(" "),
+        b.groups.len(),
+        f.groups_total,
+        b.rows.len(),
+        f.rows_total
+    ))
 }
 
 /// The topics with partitions on other brokers, then the deleted groups.
@@ -161,16 +312,22 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
             b.offsets_retention_minutes
         ),
     )?;
+    if let Some(line) = filter_line(b) {
+        fit(out, style, &line)?;
+    }
     if !b.groups.is_empty() {
         writeln!(out)?;
         write!(
             out,
             "{}",
-            render_layouts(&[groups_grid(&b.groups, style)], style.width)
+            render_layouts(&groups_grids(&b.groups, style), style.width)
         )?;
     }
     if !b.rows.is_empty() {
         writeln!(out)?;
+        if let Some(line) = next_pass_line(&b.rows, style) {
+            fit(out, style, &line)?;
+        }
         write!(
             out,
             "{}",

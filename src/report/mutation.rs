@@ -93,6 +93,15 @@ fn step_line(plan: &ActionPlan, step: &Step, executed: bool) -> String {
     }
 }
 
+/// What a plan does to the space used, never a negative "freed": `48 bytes freed`, or
+/// `48 bytes more in use (files written)` when it writes more than it removes.
+fn net_bytes(freed: i64) -> String {
+    match freed {
+        n if n >= 0 => format!("{n} bytes freed"),
+        n => format!("{} bytes more in use (files written)", n.unsigned_abs()),
+    }
+}
+
 fn plan_text_ending(plan: &ActionPlan, executed: bool, not_executed: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} in {}", plan.command, escape_path(&plan.log_dir));
@@ -105,13 +114,13 @@ fn plan_text_ending(plan: &ActionPlan, executed: bool, not_executed: &str) -> St
     let s = plan.summary();
     let _ = writeln!(
         out,
-        "{}: {} file(s) written, {} truncated ({} bytes cut), {} moved to quarantine; {} bytes freed",
+        "{}: {} file(s) written, {} truncated ({} bytes cut), {} moved to quarantine; {}",
         if executed { "done" } else { "plan" },
         s.files_written,
         s.files_truncated,
         s.bytes_truncated,
         s.files_quarantined,
-        s.bytes_freed
+        net_bytes(s.bytes_freed)
     );
     if !executed {
         let _ = writeln!(out, "{not_executed}");

@@ -283,6 +283,21 @@ fn write_partition(
     show_timeline: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    if p.segments.iter().all(|s| s.size_bytes == 0) {
+        // An empty partition is one line (as in `inspect`): no table, no timeline, nothing
+        // to clean; only what it still says (notes, the next start) follows.
+        let mut atoms = vec![
+            format!("{}/{}", escape(&p.log_dir), escape(&p.dir)),
+            format!("policy {}", p.cleanup_policy),
+        ];
+        atoms.extend(empty_words(
+            p.segments.len(),
+            p.log_start_offset,
+            p.log_end_offset,
+        ));
+        write_fitted(out, &atoms, style, "", "    ")?;
+        return write_partition_notes(p, style, out);
+    }
     write_fitted(out, &partition_header(p), style, "", "    ")?;
     prose(out, style, "assumes", &p.high_watermark.text)?;
     out.write_all(segment_table(p, style).as_bytes())?;
@@ -292,6 +307,51 @@ fn write_partition(
             prose(out, style, "blocked by:", &b.text)?;
         }
     }
+    if show_timeline {
+        write_partition_notes_only(p, style, out)?;
+        writeln!(
+            out,
+            "  timeline (oldest to newest record time; C cut-off, N now):"
+        )?;
+        out.write_all(
+            timeline(p, p.time_retention_ms, style.evaluated_at_ms, style.width).as_bytes(),
+        )?;
+        return writeln!(out);
+    }
+    write_partition_notes(p, style, out)
+}
+
+/// An empty partition's atoms: `empty: N segment(s) of 0 B` and where its log starts and ends.
+pub fn empty_words(segments: usize, log_start: i64, log_end: i64) -> [String; 2] {
+    let what = match segments {
+        0 => "empty: no segments".to_string(),
+        1 => "empty: 1 segment of 0 B".to_string(),
+        n => format!("empty: {n} segments of 0 B"),
+    };
+    let ends = if log_start == log_end {
+        format!("log start = log end = {log_start}")
+    } else {
+        format!("log start {log_start}  log end {log_end}")
+    };
+    [what, ends]
+}
+
+/// A partition's notes and next-start lines, then the blank line that ends it.
+fn write_partition_notes(
+    p: &PartitionPlanDoc,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    write_partition_notes_only(p, style, out)?;
+    writeln!(out)
+}
+
+/// A partition's notes and next-start lines.
+fn write_partition_notes_only(
+    p: &PartitionPlanDoc,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for n in &p.notes {
         prose(out, style, "note:", &n.text)?;
     }
@@ -310,16 +370,7 @@ fn write_partition(
         };
         prose(out, style, "next start:", &format!("{more} {action}"))?;
     }
-    if show_timeline {
-        writeln!(
-            out,
-            "  timeline (oldest to newest record time; C cut-off, N now):"
-        )?;
-        out.write_all(
-            timeline(p, p.time_retention_ms, style.evaluated_at_ms, style.width).as_bytes(),
-        )?;
-    }
-    writeln!(out)
+    Ok(())
 }
 
 /// The totals freed, per log dir and per topic.

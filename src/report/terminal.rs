@@ -10,11 +10,11 @@
 //! - An atom wider than the room it has is shortened in the middle with `…`: a path keeps its
 //!   first component and as many trailing components as fit (`/var/…/orders-0/…0042.log`).
 //! - A table is given as [`Grid`]s from the fullest to the narrowest layout (columns dropped or
-//!   merged in the order its renderer documents); the first whose columns fit at their
-//!   narrowest is used, the spare room going to the columns that wrap. When none fits, the
-//!   rows are printed as records, one `header: value` line per column.
-
-use std::fmt::Write as _;
+//!   merged in the order its renderer documents) and drawn by comfy-table (dynamic
+//!   arrangement at the width, each column at least as wide as its widest atom, so comfy-table
+//!   wraps between atoms only). The first layout whose short values fit unwrapped is used
+//!   (prose may wrap); else the narrowest that fits; when none fits, the rows are printed as
+//!   records, one `header: value` line per column.
 
 use unicode_width::UnicodeWidthStr;
 
@@ -223,15 +223,17 @@ impl Cell {
         self
     }
 
-    fn narrowest(&self) -> usize {
+    /// The widest atom.
+    fn widest_atom(&self) -> usize {
         self.lines
             .iter()
             .flatten()
-            .map(|a| atom_floor(a))
+            .map(|a| text_width(a))
             .max()
             .unwrap_or(0)
     }
 
+    /// The widest line, unwrapped.
     fn natural(&self) -> usize {
         self.lines
             .iter()
@@ -240,23 +242,49 @@ impl Cell {
             .unwrap_or(0)
     }
 
-    fn wrap(&self, width: usize) -> Vec<String> {
-        if self.lines.is_empty() {
-            return vec![String::new()];
-        }
-        self.lines
-            .iter()
-            .flat_map(|l| {
-                // A bullet line (`· name: value`) continues under its text.
-                let indent = if l.first().is_some_and(|a| a == "·") {
-                    "  "
-                } else {
-                    ""
-                };
-                fit_atoms(l, width, " ", "", indent)
-            })
-            .collect()
+    /// The cell as comfy-table text: lines apart by `\n`, atoms by a space; the spaces inside an
+    /// atom are [`NO_BREAK`] until rendered, so that comfy-table wraps between atoms only.
+    fn content(&self) -> String {
+        let line = |l: &Vec<String>| {
+            l.iter()
+                .map(|a| a.replace(' ', NO_BREAK_STR))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        self.lines.iter().map(line).collect::<Vec<_>>().join("\n")
     }
+}
+
+/// Stands for a space inside an atom while comfy-table wraps (a private-use character, one
+/// column wide, that no name or value shown here carries).
+const NO_BREAK: char = '\u{e000}';
+/// [`NO_BREAK`] as a string.
+const NO_BREAK_STR: &str = "\u{e000}";
+
+/// Terminal columns of a rendered line: its text without SGR colour sequences.
+fn visible_width(line: &str) -> usize {
+    let mut width = 0;
+    let mut rest = line;
+    while let Some(i) = rest.find("\x1b[") {
+        width += text_width(rest.get(..i).unwrap_or(""));
+        let after = rest.get(i..).unwrap_or("");
+        rest = after
+            .find('m')
+            .and_then(|m| after.get(m + 1..))
+            .unwrap_or("");
+    }
+    width + text_width(rest)
+}
+
+/// The comfy-table colour of an SGR foreground parameter.
+fn color_of(sgr: &str) -> Option<comfy_table::Color> {
+    use comfy_table::Color;
+    Some(match sgr {
+        "31" => Color::DarkRed,
+        "33" => Color::DarkYellow,
+        "36" => Color::DarkCyan,
+        _ => return None,
+    })
 }
 
 /// A table layout: headers, alignments and rows.
@@ -270,18 +298,8 @@ pub struct Grid {
     pub rows: Vec<Vec<Cell>>,
     /// Narrowest width of each column beyond its atoms' (prose stays readable), by column.
     pub floor: Vec<usize>,
-}
-
-/// Atoms wider than this count as this when a column's narrowest width is computed (they are
-/// shortened in the middle when the column ends up narrower); paths, which shorten well,
-/// count as at most [`PATH_CAP`].
-const ATOM_CAP: usize = 40;
-/// See [`ATOM_CAP`].
-const PATH_CAP: usize = 24;
-
-fn atom_floor(a: &str) -> usize {
-    let cap = if a.contains('/') { PATH_CAP } else { ATOM_CAP };
-    text_width(a).min(cap)
+    /// Drawn without borders, columns two spaces apart (as Kafka's own tools print).
+    pub plain: bool,
 }
 
 impl Grid {
@@ -292,7 +310,15 @@ impl Grid {
             align: columns.iter().map(|(_, a)| *a).collect(),
             rows: Vec::new(),
             floor: vec![0; columns.len()],
+            plain: false,
         }
+    }
+
+    /// The same grid drawn without borders, columns two spaces apart, as
+    /// `kafka-consumer-groups.sh` prints.
+    pub fn plain(mut self) -> Grid {
+        self.plain = true;
+        self
     }
 
     /// Never make column `c` narrower than `w` (unless the whole table must be squeezed).
@@ -313,150 +339,96 @@ impl Grid {
         self.rows.iter().filter_map(move |r| r.get(c))
     }
 
-    /// (narrowest, natural) width of each column.
-    fn bounds(&self) -> Vec<(usize, usize)> {
-        (0..self.headers.len())
-            .map(|c| {
-                let header = Cell::text(self.headers.get(c).map_or("", String::as_str));
-                let cells = || std::iter::once(&header).chain(self.column_cells(c));
-                let natural = cells().map(Cell::natural).max().unwrap_or(0);
-                let floor = self.floor.get(c).copied().unwrap_or(0).min(natural);
-                let min = cells().map(Cell::narrowest).max().unwrap_or(0).max(floor);
-                (min.max(1), natural.max(min).max(1))
-            })
-            .collect()
-    }
-
-    fn frame(n: usize) -> usize {
-        3 * n + 1
-    }
-
     /// Whether column `c` holds prose (a line of four words or more), which may wrap.
     fn is_prose(&self, c: usize) -> bool {
         self.column_cells(c)
             .any(|cell| cell.lines.iter().any(|l| l.len() >= 4))
     }
 
-    /// Column widths for `width` columns in which only prose columns wrap, if there are any.
-    fn unwrapped_widths(&self, width: usize) -> Option<Vec<usize>> {
-        let ws = self.widths(width)?;
-        let bounds = self.bounds();
-        let ok = ws
-            .iter()
-            .zip(&bounds)
-            .enumerate()
-            .all(|(c, (w, b))| *w >= b.1 || self.is_prose(c));
-        ok.then_some(ws)
+    /// The narrowest width of column `c`: its widest atom (and its floor, for prose); with
+    /// `unwrapped`, a column of short values is as wide as its widest line.
+    fn min_width(&self, c: usize, unwrapped: bool) -> usize {
+        let header = Cell::text(self.headers.get(c).map_or("", String::as_str));
+        let cells = || std::iter::once(&header).chain(self.column_cells(c));
+        let natural = cells().map(Cell::natural).max().unwrap_or(0);
+        if unwrapped && !self.is_prose(c) {
+            return natural.max(1);
+        }
+        let floor = self.floor.get(c).copied().unwrap_or(0).min(natural);
+        cells()
+            .map(Cell::widest_atom)
+            .max()
+            .unwrap_or(0)
+            .max(floor)
+            .max(1)
     }
 
-    /// Column widths for `width` columns, or None when the narrowest do not fit.
-    fn widths(&self, width: usize) -> Option<Vec<usize>> {
-        let bounds = self.bounds();
-        let frame = Grid::frame(bounds.len());
-        let natural: usize = bounds.iter().map(|b| b.1).sum();
-        if natural + frame <= width {
-            return Some(bounds.iter().map(|b| b.1).collect());
-        }
-        let mut ws: Vec<usize> = bounds.iter().map(|b| b.0).collect();
-        let total: usize = ws.iter().sum::<usize>() + frame;
-        if total > width {
+    /// The grid through comfy-table (dynamic arrangement at `width`, every column at least
+    /// [`Grid::min_width`]), or None when a line would not fit `width`.
+    fn render(&self, width: usize, unwrapped: bool) -> Option<String> {
+        use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, Width};
+        let n = self.headers.len();
+        let mins: Vec<usize> = (0..n).map(|c| self.min_width(c, unwrapped)).collect();
+        // comfy-table squeezes a column below its lower boundary when the boundaries do not
+        // fit (splitting atoms): such a layout is not used. Borders: `│ a ┆ b │`, or two spaces.
+        let frame = if self.plain {
+            2 * n.saturating_sub(1)
+        } else {
+            3 * n + 1
+        };
+        if mins.iter().sum::<usize>() + frame > width {
             return None;
         }
-        // Spare room: first to the columns that then need no wrapping, the cheapest first;
-        // what is left one column at a time to the column furthest from its natural width.
-        let mut spare = width - total;
-        let mut order: Vec<usize> = (0..ws.len()).collect();
-        order.sort_by_key(|&i| bounds.get(i).map_or(0, |b| b.1) - ws.get(i).copied().unwrap_or(0));
-        for i in order {
-            let (Some(w), Some(b)) = (ws.get_mut(i), bounds.get(i)) else {
-                continue;
-            };
-            let need = b.1 - *w;
-            if need > 0 && need <= spare {
-                *w += need;
-                spare -= need;
-            }
-        }
-        while spare > 0 {
-            let Some((i, _)) = ws
-                .iter()
-                .zip(&bounds)
-                .enumerate()
-                .filter(|(_, (w, b))| **w < b.1)
-                .max_by_key(|(_, (w, b))| b.1 - **w)
-            else {
-                break;
-            };
-            if let Some(w) = ws.get_mut(i) {
-                *w += 1;
-                spare -= 1;
-            }
-        }
-        Some(ws)
-    }
-
-    fn render_with(&self, ws: &[usize]) -> String {
-        let rule = |l: &str, fill: &str, mid: &str, r: &str| {
-            let mut s = String::from(l);
-            for (i, w) in ws.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(mid);
-                }
-                s.push_str(&fill.repeat(w + 2));
-            }
-            s.push_str(r);
-            s.push('\n');
-            s
-        };
-        let mut out = rule("┌", "─", "┬", "┐");
-        let header: Vec<Cell> = self.headers.iter().map(|h| Cell::text(h)).collect();
-        self.render_row(&mut out, &header, ws, false);
-        out.push_str(&rule("╞", "═", "╪", "╡"));
+        let mut t = comfy_table::Table::new();
+        t.load_preset(if self.plain {
+            presets::NOTHING
+        } else {
+            presets::UTF8_FULL_CONDENSED
+        })
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(width).unwrap_or(u16::MAX))
+        .set_header(self.headers.iter().map(comfy_table::Cell::new));
+        let mut colored = false;
         for row in &self.rows {
-            self.render_row(&mut out, row, ws, true);
-        }
-        out.push_str(&rule("└", "─", "┴", "┘"));
-        out
-    }
-
-    fn render_row(&self, out: &mut String, row: &[Cell], ws: &[usize], body: bool) {
-        let wrapped: Vec<Vec<String>> = ws
-            .iter()
-            .enumerate()
-            .map(|(c, w)| {
-                row.get(c)
-                    .map_or_else(|| vec![String::new()], |x| x.wrap(*w))
-            })
-            .collect();
-        let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
-        for line in 0..height {
-            out.push('│');
-            for (c, w) in ws.iter().enumerate() {
-                out.push_str(if c == 0 { " " } else { " ┆ " });
-                let text = wrapped
-                    .get(c)
-                    .and_then(|l| l.get(line))
-                    .map_or("", String::as_str);
-                let pad = w.saturating_sub(text_width(text));
-                let right = body && self.align.get(c) == Some(&Align::Right);
-                let padded = if right {
-                    format!("{}{text}", " ".repeat(pad))
-                } else {
-                    format!("{text}{}", " ".repeat(pad))
-                };
-                match row
-                    .get(c)
-                    .and_then(|x| x.color)
-                    .filter(|_| !text.is_empty())
-                {
-                    Some(sgr) => {
-                        let _ = write!(out, "\x1b[{sgr}m{padded}\x1b[0m");
-                    }
-                    None => out.push_str(&padded),
+            t.add_row(row.iter().enumerate().map(|(c, cell)| {
+                let mut x = comfy_table::Cell::new(cell.content());
+                if self.align.get(c) == Some(&Align::Right) {
+                    x = x.set_alignment(CellAlignment::Right);
                 }
-            }
-            out.push_str(" │\n");
+                if let Some(color) = cell.color.and_then(color_of) {
+                    colored = true;
+                    x = x.fg(color);
+                }
+                x
+            }));
         }
+        let last = self.headers.len().saturating_sub(1);
+        for (c, col) in t.column_iter_mut().enumerate() {
+            if self.plain {
+                // Kafka's tools: flush left, columns two spaces apart.
+                col.set_padding((0, if c == last { 0 } else { 2 }));
+            }
+            // A boundary counts the column's padding.
+            let min = mins.get(c).copied().unwrap_or(1) + usize::from(col.padding_width());
+            let min = u16::try_from(min).ok()?;
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(min)));
+        }
+        if colored {
+            t.enforce_styling();
+        } else {
+            t.force_no_tty();
+        }
+        let mut out = String::new();
+        for line in t.lines() {
+            let line = line.replace(NO_BREAK, " ");
+            let line = line.trim_end();
+            if visible_width(line) > width {
+                return None;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        Some(out)
     }
 }
 
@@ -467,17 +439,13 @@ impl Grid {
 pub fn render_layouts(layouts: &[Grid], width: usize) -> String {
     // A layout whose short values (atoms, not prose) all fit on one line beats a fuller one
     // that wraps them: a table of two-line rows is harder to scan than one with a column less.
-    for g in layouts {
-        if let Some(ws) = g.unwrapped_widths(width) {
-            return g.render_with(&ws);
-        }
+    if let Some(t) = layouts.iter().find_map(|g| g.render(width, true)) {
+        return t;
     }
     // Otherwise the narrowest layout that fits at all, so a narrower terminal never shows more
     // columns than a wider one.
-    for g in layouts.iter().rev() {
-        if let Some(ws) = g.widths(width) {
-            return g.render_with(&ws);
-        }
+    if let Some(t) = layouts.iter().rev().find_map(|g| g.render(width, false)) {
+        return t;
     }
     let Some(g) = layouts.last() else {
         return String::new();
