@@ -23,11 +23,8 @@ fn scenarios() -> Vec<(String, Vec<PathBuf>, String)> {
             continue;
         };
         let m: Value = serde_json::from_str(&m).unwrap();
-        let dirs = m["log_dirs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| dir.join(d.as_str().unwrap()))
+        let dirs = (support::manifest_log_dirs(&m).iter())
+            .map(|d| dir.join(d))
             .collect();
         let now = format!("{}Z", &m["captured_at"].as_str().unwrap()[..19]);
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();

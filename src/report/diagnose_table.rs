@@ -99,11 +99,8 @@ fn figures_row(d: &LogDirTotals, width: usize) -> Vec<String> {
                 Some(_) => "unknown".to_string(),
                 None => format!("{}/h", size(x.growth_bytes_per_hour)),
             };
-            let full = match (x.ms_until_full, &x.growth_unknown) {
-                (Some(ms), _) => span(ms),
-                (None, Some(_)) => "unknown".to_string(),
-                (None, None) => "never".to_string(),
-            };
+            // Without a time it is unknown, not "never" (the headline says why).
+            let full = x.ms_until_full.map_or_else(|| "unknown".to_string(), span);
             (space, growth, full)
         },
     );

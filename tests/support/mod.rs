@@ -129,3 +129,18 @@ pub fn kafka3_fixture(dir: &std::path::Path) -> bool {
         .as_str()
         .is_some_and(|v| v.starts_with("3."))
 }
+
+/// A fixture manifest's log dirs, relative to the fixture: its `log_dirs`, or for a multi-broker
+/// fixture every node's (`nodes[].log_dirs`), node by node.
+#[allow(dead_code)]
+pub fn manifest_log_dirs(m: &serde_json::Value) -> Vec<String> {
+    let listed = |v: &serde_json::Value| -> Vec<String> {
+        (v.as_array().into_iter().flatten())
+            .filter_map(|d| d.as_str().map(str::to_string))
+            .collect()
+    };
+    match m["nodes"].as_array() {
+        Some(nodes) => nodes.iter().flat_map(|n| listed(&n["log_dirs"])).collect(),
+        None => listed(&m["log_dirs"]),
+    }
+}
