@@ -195,7 +195,7 @@ fn rank(severity: &str) -> u8 {
     }
 }
 
-/// Where a finding is, in short: the partition dir (or topic), segment, group, file name.
+/// Where a finding is, in short: the partition dir (or topic), segment, group, file name, byte.
 fn place(l: &LocationDoc) -> String {
     let mut parts = Vec::new();
     match (&l.dir, &l.topic, l.partition) {
@@ -209,6 +209,10 @@ fn place(l: &LocationDoc) -> String {
     }
     if let Some(g) = &l.group {
         parts.push(format!("group {g}"));
+    }
+    if let Some(f) = &l.file {
+        // The file's name: the full path is in the tooltip.
+        parts.push(f.rsplit('/').next().unwrap_or(f).to_string());
     }
     if let Some(b) = l.byte_offset {
         parts.push(format!("byte {b}"));
