@@ -24,7 +24,7 @@ const DAY: i64 = 24 * HOUR;
 const SPANS: [(i64, i64); 4] = [
     (6 * HOUR, HOUR),
     (DAY, 4 * HOUR),
-    (3 * DAY, 12 * HOUR),
+    (3 * DAY, DAY),
     (HORIZON_MS, DAY),
 ];
 
@@ -43,11 +43,15 @@ pub fn span(now: i64, events: impl Iterator<Item = i64>) -> i64 {
         .unwrap_or(HORIZON_MS)
 }
 
-/// The tick step of a span and the part of a time its ticks show (`MM-DD`, or `HH:MM` under a
-/// day: the caption gives the date).
+/// The tick step of a span and the part of a time its ticks show: `HH:MM` for a span of a day
+/// or less (the caption gives the date), `MM-DD HH:MM` for 3 days, `MM-DD` for a week.
 pub fn ticks(span: i64) -> (i64, std::ops::Range<usize>) {
     let step = SPANS.iter().find(|s| s.0 >= span).map_or(DAY, |s| s.1);
-    let label = if step < DAY { 11..16 } else { 5..10 };
+    let label = match span {
+        s if s <= DAY => 11..16,
+        s if s <= 3 * DAY => 5..16,
+        _ => 5..10,
+    };
     (step, label)
 }
 /// Passes listed under a chart; the rest are summed up.
@@ -424,10 +428,16 @@ fn log_chart(p: &Projection) -> String {
     let shown: Vec<&Pass> = p.passes.iter().filter(|x| x.at_ms <= p.end()).collect();
     let mut by_bytes = shown.clone();
     by_bytes.sort_by_key(|x| std::cmp::Reverse(x.bytes));
-    let labelled: BTreeSet<i64> = (by_bytes.iter())
-        .take(PASSES_LABELLED)
-        .map(|x| x.at_ms)
-        .collect();
+    // The largest passes get a label, none closer than a label's width to another.
+    let mut placed: Vec<f64> = Vec::new();
+    let mut labelled: BTreeSet<i64> = BTreeSet::new();
+    for x in by_bytes {
+        let px = f.x(x.at_ms);
+        if labelled.len() < PASSES_LABELLED && placed.iter().all(|q| (q - px).abs() >= 56.0) {
+            placed.push(px);
+            labelled.insert(x.at_ms);
+        }
+    }
     for x in shown {
         let px = f.x(x.at_ms);
         let after = f.y(p.log_bytes_at(x.at_ms));
@@ -544,6 +554,7 @@ mod tests {
         assert_eq!(span(0, [HOUR, 30 * DAY].into_iter()), 6 * HOUR);
         assert_eq!(span(0, std::iter::empty()), HORIZON_MS);
         assert_eq!(ticks(6 * HOUR), (HOUR, 11..16));
+        assert_eq!(ticks(3 * DAY), (DAY, 5..16));
         assert_eq!(ticks(HORIZON_MS), (DAY, 5..10));
     }
 

@@ -132,7 +132,7 @@ impl Headline {
             *bytes.entry(p.log_dir.as_str()).or_default() +=
                 p.segments.iter().map(|s| s.size_bytes).sum::<u64>();
         }
-        let dirs = (bytes.iter())
+        let dirs: Vec<DirHeadline> = (bytes.iter())
             .map(|(dir, log_bytes)| {
                 let freed = (b.totals.per_log_dir.iter()).find(|f| f.log_dir == *dir);
                 DirHeadline {
@@ -143,14 +143,18 @@ impl Headline {
                 }
             })
             .collect();
-        let mut lines = vec![(
-            "next passes free".to_string(),
-            format!(
-                "{} segment(s), {}",
-                b.totals.segments_deleted,
-                size(b.totals.bytes_freed)
-            ),
-        )];
+        let mut lines = Vec::new();
+        // One log dir says it already.
+        if dirs.len() > 1 {
+            lines.push((
+                "next passes free in all".to_string(),
+                format!(
+                    "{} segment(s), {}",
+                    b.totals.segments_deleted,
+                    size(b.totals.bytes_freed)
+                ),
+            ));
+        }
         let first = match b.cleaner_first.pick {
             "log" => b.cleaner_first.logs.join(", "),
             "order_unknown" => format!("one of {}", b.cleaner_first.logs.join(", ")),

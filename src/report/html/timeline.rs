@@ -155,12 +155,15 @@ fn svg(p: &PartitionPlanDoc, now: i64, span: i64) -> String {
         d = esc(&p.dir)
     );
     let (step, part) = ticks(span);
-    for i in 0..=span / step.max(1) {
+    let last = span / step.max(1);
+    for i in 0..=last {
         let t = now + i * step;
         let label = when(t);
+        // The last label ends at the axis' end, clear of `later`.
+        let anchor = if i == last { "end" } else { "middle" };
         s.push_str(&format!(
             "<line class=\"grid\" x1=\"{xx:.1}\" y1=\"{HEAD}\" x2=\"{xx:.1}\" y2=\"{height}\"/>\
-             <text class=\"tl\" x=\"{xx:.1}\" y=\"14\" text-anchor=\"middle\">{}</text>",
+             <text class=\"tl\" x=\"{xx:.1}\" y=\"14\" text-anchor=\"{anchor}\">{}</text>",
             esc(label.get(part.clone()).unwrap_or("")),
             xx = x(t)
         ));
