@@ -208,35 +208,64 @@ fn check_findings(els: &[(String, Vec<(String, String)>, Handle)], json: &Value,
 
 #[test]
 fn every_fixture_report_is_valid_self_contained_html_with_every_finding() {
-    for fx in scenarios() {
-        let name = fx.file_name().unwrap().to_string_lossy().into_owned();
-        for command in ["diagnose", "plan"] {
-            let what = format!("{name} {command}");
-            let html = run(&args(&fx, command, "html"));
-            let json = run(&args(&fx, command, "json"));
-            assert_eq!(html.status.code(), json.status.code(), "{what}: exit codes");
-            assert!(
-                html.stderr.is_empty(),
-                "{what}: {}",
-                String::from_utf8_lossy(&html.stderr)
-            );
-            let page = parse(&String::from_utf8(html.stdout).unwrap());
-            let els = check_page(&page, &what);
-            let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
-            check_findings(&els, &doc, &what);
-            // A timeline per partition with bytes.
-            let planned = els
+    // Four runs per scenario: four threads, each a share of the scenarios.
+    let all = scenarios();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|i| {
+                let mine: Vec<&PathBuf> = all.iter().skip(i).step_by(4).collect();
+                scope.spawn(move || mine.into_iter().for_each(|fx| check_scenario(fx)))
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+    });
+}
+
+fn check_scenario(fx: &Path) {
+    let name = fx.file_name().unwrap().to_string_lossy().into_owned();
+    for command in ["diagnose", "plan"] {
+        let what = format!("{name} {command}");
+        let html = run(&args(fx, command, "html"));
+        let json = run(&args(fx, command, "json"));
+        assert_eq!(html.status.code(), json.status.code(), "{what}: exit codes");
+        assert!(
+            html.stderr.is_empty(),
+            "{what}: {}",
+            String::from_utf8_lossy(&html.stderr)
+        );
+        let page = parse(&String::from_utf8(html.stdout).unwrap());
+        let els = check_page(&page, &what);
+        let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+        check_findings(&els, &doc, &what);
+        // A timeline per partition with bytes.
+        let planned = els
+            .iter()
+            .filter(|e| e.0 == "svg" && attr(&e.1, "class") == Some("timeline"))
+            .count();
+        assert!(planned >= 1, "{what}: no timeline");
+        if command == "plan" {
+            let with_bytes = doc["partitions"]
+                .as_array()
+                .unwrap()
                 .iter()
-                .filter(|e| e.0 == "svg" && attr(&e.1, "class") == Some("timeline"))
+                .filter(|p| {
+                    p["segments"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|s| s["size_bytes"].as_u64().unwrap() > 0)
+                })
                 .count();
-            assert!(planned >= 1, "{what}: no timeline");
-            if command == "diagnose" {
-                assert!(
-                    els.iter()
-                        .any(|e| e.0 == "svg" && attr(&e.1, "class") == Some("disk-chart")),
-                    "{what}: --disk-space given, no used/free chart"
-                );
-            }
+            assert_eq!(planned, with_bytes, "{what}: timelines");
+        }
+        if command == "diagnose" {
+            assert!(
+                els.iter()
+                    .any(|e| e.0 == "svg" && attr(&e.1, "class") == Some("disk-chart")),
+                "{what}: --disk-space given, no used/free chart"
+            );
         }
     }
 }
