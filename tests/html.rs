@@ -88,8 +88,11 @@ fn parse(source: &str) -> Page {
     }
 }
 
-/// Every element under `h`, depth first: (name, attributes, handle).
-fn elements(h: &Handle, out: &mut Vec<(String, Vec<(String, String)>, Handle)>) {
+/// An element: its name, its attributes, its node.
+type Element = (String, Vec<(String, String)>, Handle);
+
+/// Every element under `h`, depth first.
+fn elements(h: &Handle, out: &mut Vec<Element>) {
     if let NodeData::Element { name, attrs, .. } = &h.data {
         let attrs = attrs
             .borrow()
@@ -120,7 +123,7 @@ fn attr<'a>(attrs: &'a [(String, String)], k: &str) -> Option<&'a str> {
 }
 
 /// The checks every page passes; returns its elements for more.
-fn check_page(page: &Page, what: &str) -> Vec<(String, Vec<(String, String)>, Handle)> {
+fn check_page(page: &Page, what: &str) -> Vec<Element> {
     let errors = page.dom.errors.borrow();
     assert!(errors.is_empty(), "{what}: parse errors {errors:?}");
     assert!(page.source.starts_with("<!DOCTYPE html>"), "{what}");
@@ -172,7 +175,7 @@ fn check_page(page: &Page, what: &str) -> Vec<(String, Vec<(String, String)>, Ha
 }
 
 /// The findings of the JSON document are the page's diagnostics, each fix whole in a `<pre>`.
-fn check_findings(els: &[(String, Vec<(String, String)>, Handle)], json: &Value, what: &str) {
+fn check_findings(els: &[Element], json: &Value, what: &str) {
     let findings = json["findings"].as_array().unwrap();
     let diags = els
         .iter()
