@@ -1,6 +1,7 @@
 //! `logclean diagnose`: options → [`diagnose`] (one load, one cluster view, one plan, every
 //! reader's findings) at the run's instant → [`write`] ([`render_diagnose`]), or the metrics as
-//! a node_exporter textfile (`--format prometheus`).
+//! a node_exporter textfile (`--format prometheus`), or one HTML page with the plan's timelines
+//! (`--format html`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,8 +15,10 @@ use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
 use crate::report::diagnose_metrics::render_prometheus;
 use crate::report::diagnose_table::{render_diagnose, DiagnoseBody};
+use crate::report::html::render_diagnose as render_html;
+use crate::report::plan_doc::PartitionPlanDoc;
 use crate::report::wire::assumptions::AssumptionsDoc;
-use crate::report::Document;
+use crate::report::{Document, OutputFormat};
 
 use super::common::{finish_render, outcome_of, write};
 use super::progress::Progress;
@@ -147,6 +150,14 @@ pub fn run(
     if format == FormatArg::Prometheus {
         return finish_render(outcome, render_prometheus(&d, outcome.code(), out));
     }
+    let partitions: Vec<PartitionPlanDoc> = if run.output.format == OutputFormat::Html {
+        (d.partitions.iter())
+            .filter(|p| filter.keeps_topic(Some(&p.topic)))
+            .map(PartitionPlanDoc::new)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let doc = Document {
         command: "diagnose",
         body: DiagnoseBody::new(d.headline, d.summary),
@@ -155,5 +166,9 @@ pub fn run(
         assumptions: Some(AssumptionsDoc::new(&d.assumptions)),
         outcome,
     };
+    if run.output.format == OutputFormat::Html {
+        let envelope = doc.into_envelope(&run.rendering());
+        return finish_render(outcome, render_html(&envelope, &partitions, out));
+    }
     write(run, doc, render_diagnose, out)
 }

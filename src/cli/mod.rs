@@ -69,6 +69,9 @@ pub enum FormatArg {
     Json,
     /// `diagnose` only: a node_exporter textfile (Prometheus text format) of counts and bytes.
     Prometheus,
+    /// `diagnose` and `plan` only: one self-contained HTML page (inline CSS and SVG, nothing
+    /// fetched) to attach to a ticket.
+    Html,
 }
 
 pub use crate::report::OutputFormat;
@@ -86,6 +89,13 @@ impl Cli {
             FormatArg::Prometheus => anyhow::bail!(
                 "--format prometheus is only offered by `logclean diagnose` (its counts and bytes \
                  as a node_exporter textfile); use --format json or table here"
+            ),
+            FormatArg::Html if matches!(self.command, Command::Diagnose(_) | Command::Plan(_)) => {
+                Ok(OutputFormat::Html)
+            }
+            FormatArg::Html => anyhow::bail!(
+                "--format html is only offered by `logclean diagnose` and `logclean plan` (a \
+                 report to share); use --format json or table here"
             ),
         }
     }

@@ -13,14 +13,15 @@ use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
+use crate::report::html::render_plan as render_html;
 use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
 use crate::report::plan_table::render_plan;
 use crate::report::table::TableStyle;
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::Envelope;
-use crate::report::Document;
+use crate::report::{Document, OutputFormat};
 
-use super::common::{load_targets, outcome_of, write};
+use super::common::{finish_render, load_targets, outcome_of, write};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::PlanArgs;
@@ -165,5 +166,10 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let table = |doc: &Envelope<PlanBody>, style: &TableStyle, out: &mut dyn Write| {
         render_plan(doc, style, args.timeline, out)
     };
+    if run.output.format == OutputFormat::Html {
+        let outcome = doc.outcome;
+        let envelope = doc.into_envelope(&run.rendering());
+        return finish_render(outcome, render_html(&envelope, out));
+    }
     write(run, doc, table, out)
 }

@@ -25,7 +25,7 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{load_targets, LoadProgress, ScanTotals};
 use crate::model::units::TimestampMs;
-use crate::plan::{build_plan, PlanOptions};
+use crate::plan::{build_plan, PartitionPlan, PlanOptions};
 use crate::rules::KafkaVersion;
 
 pub use headline::Headline;
@@ -133,6 +133,9 @@ pub struct Diagnosis {
     /// The config values the verdicts on the topics `--topic` keeps rest on without having
     /// been read.
     pub assumptions: Assumptions,
+    /// The plan's partitions the findings and figures were made from (all of them; the HTML
+    /// report draws its timelines from them).
+    pub partitions: Vec<PartitionPlan>,
 }
 
 /// `dirs` canonical, each once (first place kept), so that every reader names a log dir the
@@ -226,5 +229,6 @@ pub fn diagnose(
         summary,
         scanned: ScanTotals::of(&dirs),
         topics,
+        partitions: plan.partitions,
     })
 }

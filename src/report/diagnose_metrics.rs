@@ -361,6 +361,7 @@ mod tests {
             },
             topics: Vec::new(),
             assumptions: Default::default(),
+            partitions: Vec::new(),
         };
         let names: Vec<&str> = diagnose_metrics(&d, 0).iter().map(Gauge::name).collect();
         assert_eq!(names, METRIC_NAMES);

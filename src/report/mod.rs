@@ -2,7 +2,8 @@
 //! terminal escaping of names and values read from disk; fitting tables to the terminal width.
 //!
 //! Every command's output goes through [`write_document`]: the shared envelope as JSON, or the
-//! assumptions and the command's table for people.
+//! assumptions and the command's table for people. `diagnose` and `plan` also render the same
+//! envelope as one self-contained HTML page ([`html`]).
 
 pub mod assumptions;
 pub mod config_doc;
@@ -12,6 +13,7 @@ pub mod diagnose_table;
 pub mod diagnostics;
 pub mod groups_doc;
 pub mod groups_table;
+pub mod html;
 pub mod human;
 pub mod mutation;
 pub mod plan_doc;
@@ -43,6 +45,8 @@ pub enum OutputFormat {
     Table,
     /// One JSON document with a versioned schema (see README).
     Json,
+    /// One self-contained HTML page (`diagnose` and `plan`: [`html`]).
+    Html,
 }
 
 /// Write any wire document as pretty JSON with a trailing newline.
@@ -80,12 +84,29 @@ impl<B> Document<B> {
             outcome,
         }
     }
+
+    /// The document in the shared envelope, stamped with `how`'s instants.
+    pub fn into_envelope(self, how: &Rendering) -> Envelope<B> {
+        let envelope = Envelope::new(
+            self.command,
+            how.generated_at,
+            how.now,
+            self.body,
+            &self.findings,
+            self.scanned,
+            self.outcome,
+        );
+        match self.assumptions {
+            Some(a) => envelope.with_assumptions(a),
+            None => envelope,
+        }
+    }
 }
 
 /// How and when a run renders its document.
 #[derive(Debug, Clone, Copy)]
 pub struct Rendering {
-    /// Table or JSON.
+    /// Table, JSON or HTML.
     pub format: OutputFormat,
     /// The table settings (their instant is the run's evaluation instant).
     pub style: TableStyle,
@@ -102,24 +123,18 @@ pub fn write_document<B: serde::Serialize>(
     table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn Write) -> io::Result<()>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let envelope = Envelope::new(
-        doc.command,
-        how.generated_at,
-        how.now,
-        doc.body,
-        &doc.findings,
-        doc.scanned,
-        doc.outcome,
-    );
-    let envelope = match doc.assumptions {
-        Some(a) => envelope.with_assumptions(a),
-        None => envelope,
-    };
+    let command = doc.command;
+    let envelope = doc.into_envelope(how);
     match how.format {
         OutputFormat::Json => render_json(&envelope, out),
         OutputFormat::Table => {
             write_assumptions(envelope.assumptions.as_ref(), how.style.width, out)
                 .and_then(|()| table(&envelope, &how.style, out))
         }
+        // The CLI offers HTML only where the command renders it itself (`diagnose`, `plan`).
+        OutputFormat::Html => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("`{command}` has no HTML rendering; use --format json or table"),
+        )),
     }
 }
