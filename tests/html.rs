@@ -50,8 +50,8 @@ fn args(fixture: &Path, command: &str, format: &str) -> Vec<String> {
     if command == "diagnose" {
         a.extend(["--disk-space".into(), DISK_SPACE.into()]);
     }
-    for d in m["log_dirs"].as_array().unwrap() {
-        a.push(fixture.join(d.as_str().unwrap()).display().to_string());
+    for d in support::manifest_log_dirs(&m) {
+        a.push(fixture.join(d).display().to_string());
     }
     a
 }

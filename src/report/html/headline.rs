@@ -25,6 +25,8 @@ pub struct DirHeadline {
     pub total_bytes: Option<u64>,
     /// Bytes per hour the dir still grows by.
     pub growth_bytes_per_hour: Option<u64>,
+    /// Why the growth (and so the time to full) cannot be measured, when it cannot.
+    pub growth_unknown: Option<String>,
     /// When the filesystem is full at that growth (`Some(None)`: never, it does not grow).
     pub full_at_ms: Option<Option<i64>>,
     /// Segments and bytes the next retention pass frees.
@@ -86,12 +88,18 @@ impl Headline {
                     log_bytes: d.bytes,
                     free_bytes: disk.and_then(|x| x.fs_free_bytes),
                     total_bytes: disk.and_then(|x| x.fs_total_bytes),
-                    growth_bytes_per_hour: disk.map(|x| x.growth_bytes_per_hour),
+                    growth_bytes_per_hour: disk
+                        .filter(|x| x.growth_unknown.is_none())
+                        .map(|x| x.growth_bytes_per_hour),
+                    growth_unknown: disk.and_then(|x| x.growth_unknown.clone()),
                     full_at_ms: disk
-                        .filter(|x| x.fs_free_bytes.is_some())
+                        .filter(|x| x.fs_free_bytes.is_some() && x.growth_unknown.is_none())
                         .map(|x| x.full_at_ms),
                     next_pass: Some((d.freed_segments, d.freed_bytes)),
-                    fixes_free_bytes: None,
+                    // The diagnose headline's figure (what the fixes in this report free).
+                    fixes_free_bytes: (doc.body.headline.log_dirs.iter())
+                        .find(|h| h.path == d.path)
+                        .map(|h| h.fixes_free_bytes),
                     lock: d.startup.as_ref().map(|s| {
                         if s.locked {
                             "held: a running broker holds the dir (figures are what a crash now \
@@ -278,7 +286,11 @@ impl Headline {
         match d.full_at_ms {
             Some(Some(t)) => fact("full", when_from(t, self.now_ms)),
             Some(None) => fact("full", "never at this growth".to_string()),
-            None => {}
+            None => {
+                if let Some(why) = &d.growth_unknown {
+                    fact("full", format!("unknown: {why}"));
+                }
+            }
         }
         if let Some((segments, bytes)) = d.next_pass {
             fact(
