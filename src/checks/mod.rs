@@ -33,6 +33,7 @@ pub mod run;
 pub mod segment;
 pub mod snapshot;
 pub mod startup;
+pub mod tiered;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod time_index;

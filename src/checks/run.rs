@@ -23,6 +23,7 @@ use super::groups::check_groups;
 use super::inspect::inspect_findings;
 use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
+use super::tiered::tiered_findings;
 use super::startup::{startup_costs, StartupCost};
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
@@ -77,6 +78,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(inspect_findings(ctx.dirs));
     findings.extend(config_findings(ctx.view));
     findings.extend(plan_findings(ctx.plan));
+    findings.extend(tiered_findings(ctx.plan));
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
