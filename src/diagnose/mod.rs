@@ -99,6 +99,8 @@ pub struct Diagnosis {
     pub scanned: ScanTotals,
     /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
     pub topics: Vec<summary::TopicBytes>,
+    /// Remote-enabled partitions: local vs remote bytes, for the metrics.
+    pub tiered: Vec<summary::TieredBytes>,
     /// The config values the verdicts on the topics `--topic` keeps rest on without having
     /// been read.
     pub assumptions: Assumptions,
@@ -181,6 +183,7 @@ pub fn diagnose(
     let summary =
         Summary::new(&findings, &plan, filter).with_figures(&checked.startup, &checked.disk);
     let topics = summary::topic_bytes(&plan, filter);
+    let tiered = summary::tiered_bytes(&plan, filter);
     Ok(Diagnosis {
         assumptions: view.assumptions(&filter.topics),
         now_ms: inputs.now_ms,
@@ -188,5 +191,6 @@ pub fn diagnose(
         summary,
         scanned: ScanTotals::of(&dirs),
         topics,
+        tiered,
     })
 }
