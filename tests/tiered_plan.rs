@@ -33,11 +33,10 @@ fn plan(logs: &Path, at: &str) -> Value {
 }
 
 fn partition<'a>(doc: &'a Value, dir: &str) -> &'a Value {
-    doc["log_dirs"]
+    doc["partitions"]
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|d| d["partitions"].as_array().unwrap())
         .find(|p| p["dir"] == dir)
         .unwrap_or_else(|| panic!("no {dir} in the plan"))
 }
@@ -63,9 +62,10 @@ fn the_stalled_upload_is_the_segment_the_plugin_hung_on() {
     let doc = plan(&logs, &at);
     let p = partition(&doc, "ts-0");
     // The RSM's journal: its 4th copy (segment 12) hung.
-    let m: Value =
-        serde_json::from_slice(&std::fs::read(fixture("tiered-stalled").join("manifest.json")).unwrap())
-            .unwrap();
+    let m: Value = serde_json::from_slice(
+        &std::fs::read(fixture("tiered-stalled").join("manifest.json")).unwrap(),
+    )
+    .unwrap();
     let hung = m["tiered"]["remote_storage"]["journal"]
         .as_array()
         .unwrap()
@@ -112,7 +112,10 @@ fn the_stalled_upload_is_the_segment_the_plugin_hung_on() {
     assert_eq!(p["log_start_offset"], 0, "the total log start");
 
     // diagnose names the segment and says it is over the local limit.
-    let o = logclean(&["--format", "json", "diagnose", "--at", &at, s(&logs)], None);
+    let o = logclean(
+        &["--format", "json", "diagnose", "--now", &at, s(&logs)],
+        None,
+    );
     let d = json(&o);
     let f: Vec<&Value> = d["findings"]
         .as_array()
@@ -120,9 +123,15 @@ fn the_stalled_upload_is_the_segment_the_plugin_hung_on() {
         .iter()
         .filter(|f| f["code"].as_str().unwrap().starts_with("tiered."))
         .collect();
-    let stalled = f.iter().find(|f| f["code"] == "tiered.upload_stalled").unwrap();
+    let stalled = f
+        .iter()
+        .find(|f| f["code"] == "tiered.upload_stalled")
+        .unwrap();
     assert_eq!(stalled["location"]["segment"], 12, "{stalled}");
-    assert!(f.iter().any(|f| f["code"] == "tiered.local_over_limit"), "{f:?}");
+    assert!(
+        f.iter().any(|f| f["code"] == "tiered.local_over_limit"),
+        "{f:?}"
+    );
     assert!(!d["findings"]
         .as_array()
         .unwrap()
@@ -141,7 +150,10 @@ fn an_open_transaction_blocks_the_upload() {
         kinds.iter().any(|(_, k)| k == "blocked_by_lso"),
         "{kinds:?}"
     );
-    let o = logclean(&["--format", "json", "diagnose", "--at", &at, s(&logs)], None);
+    let o = logclean(
+        &["--format", "json", "diagnose", "--now", &at, s(&logs)],
+        None,
+    );
     let d = json(&o);
     let f = d["findings"]
         .as_array()
@@ -149,7 +161,10 @@ fn an_open_transaction_blocks_the_upload() {
         .iter()
         .find(|f| f["code"] == "tiered.upload_blocked_by_transaction")
         .unwrap();
-    assert!(f["fix"].as_str().unwrap().contains("--topic tt --partition 0 --start-offset"));
+    assert!(f["fix"]
+        .as_str()
+        .unwrap()
+        .contains("--topic tt --partition 0 --start-offset"));
 }
 
 #[test]

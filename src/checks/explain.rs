@@ -71,9 +71,10 @@ pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explana
         } => (
             "upload_unknown",
             std::iter::once(ev("upper_bound", O(upper_bound.get())))
-                .chain(metadata_partition.map(|n| {
-                    ev("metadata_partition", EvidenceValue::Count(u64::from(n)))
-                }))
+                .chain(
+                    metadata_partition
+                        .map(|n| ev("metadata_partition", EvidenceValue::Count(u64::from(n)))),
+                )
                 .collect(),
             match metadata_partition {
                 Some(n) => format!(
@@ -165,7 +166,10 @@ fn not_uploaded(
     use EvidenceValue::Offset as O;
     let mut evidence = vec![
         ev("upper_bound", O(upper_bound.get())),
-        ev("highest_remote_offset", O(highest_remote.map_or(-1, Offset::get))),
+        ev(
+            "highest_remote_offset",
+            O(highest_remote.map_or(-1, Offset::get)),
+        ),
     ];
     let why = match wait {
         Some(w) => {
@@ -175,7 +179,11 @@ fn not_uploaded(
         }
         None => "not yet uploaded to remote storage".to_string(),
     };
-    ("not_uploaded", evidence, format!("tiered: waits for upload: {why}"))
+    (
+        "not_uploaded",
+        evidence,
+        format!("tiered: waits for upload: {why}"),
+    )
 }
 
 /// A segment's upload state.
@@ -255,9 +263,13 @@ pub fn upload_wait(w: UploadWait) -> Explanation {
             newer_bytes,
         } => {
             let mut e = vec![ev("newer_local_bytes", B(newer_bytes.get()))];
-            e.extend(lag_ms.map(|m| ev("remote_copy_lag_ms", Count(u64::try_from(m).unwrap_or(0)))));
+            e.extend(
+                lag_ms.map(|m| ev("remote_copy_lag_ms", Count(u64::try_from(m).unwrap_or(0)))),
+            );
             e.extend(time_eligible_at.map(|t| ev("time_eligible_at", T(t.get()))));
-            e.extend(lag_bytes.map(|b| ev("remote_copy_lag_bytes", B(u64::try_from(b).unwrap_or(0)))));
+            e.extend(
+                lag_bytes.map(|b| ev("remote_copy_lag_bytes", B(u64::try_from(b).unwrap_or(0)))),
+            );
             let mut parts = Vec::new();
             if let (Some(m), Some(t)) = (lag_ms, time_eligible_at) {
                 parts.push(format!("remote.copy.lag.ms={m} reached at {}", utc(t)));

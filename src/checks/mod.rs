@@ -33,9 +33,9 @@ pub mod run;
 pub mod segment;
 pub mod snapshot;
 pub mod startup;
-pub mod tiered;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod tiered;
 pub mod time_index;
 pub mod timestamps;
 pub mod transactions;

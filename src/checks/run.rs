@@ -23,8 +23,8 @@ use super::groups::check_groups;
 use super::inspect::inspect_findings;
 use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
-use super::tiered::tiered_findings;
 use super::startup::{startup_costs, StartupCost};
+use super::tiered::tiered_findings;
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
 

@@ -108,7 +108,11 @@ fn local_over_limit(p: &PartitionPlan) -> Option<Finding> {
     if matches!(reason, RetainReason::WithinSize { .. }) {
         return None;
     }
-    let why = retain_reason(&reason, p.log_end_offset, &p.config.cleanup_policy.to_string());
+    let why = retain_reason(
+        &reason,
+        p.log_end_offset,
+        &p.config.cleanup_policy.to_string(),
+    );
     Some(
         Finding::new(
             &catalog::TIERED_LOCAL_OVER_LIMIT,
@@ -122,7 +126,10 @@ fn local_over_limit(p: &PartitionPlan) -> Option<Finding> {
             ),
         )
         .evidence("local_bytes_kept", EvidenceValue::Bytes(kept.get()))
-        .evidence("local_retention_bytes", EvidenceValue::Count(limit.unsigned_abs()))
+        .evidence(
+            "local_retention_bytes",
+            EvidenceValue::Count(limit.unsigned_abs()),
+        )
         .evidence("reason", EvidenceValue::Text(why.kind.to_string()))
         .with_evidence(why.evidence),
     )

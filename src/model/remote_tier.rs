@@ -412,7 +412,10 @@ pub enum RemoteSystem {
 impl RemoteSystem {
     /// Whether the broker runs the remote log manager.
     pub fn enabled(self) -> bool {
-        matches!(self, RemoteSystem::Configured(true) | RemoteSystem::InferredOn)
+        matches!(
+            self,
+            RemoteSystem::Configured(true) | RemoteSystem::InferredOn
+        )
     }
 }
 

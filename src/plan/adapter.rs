@@ -10,24 +10,23 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::config::LogConfig;
+use crate::formats::partition_metadata::Uuid;
+use crate::formats::remote_log_metadata::SegmentState;
 use crate::model::cluster::ClusterView;
 use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
+use crate::model::remote_tier::{Holding, RemoteTierView};
 use crate::model::segment::Segment;
 use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::rules::compaction::CleanerSegmentFacts;
 use crate::rules::facts::{MaxTimestampSource, SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark, HwFacts, ReplicaRole};
 use crate::rules::recovery::{partition_recovery, PartitionRecovery};
-use crate::config::LogConfig;
-use crate::formats::partition_metadata::Uuid;
-use crate::formats::remote_log_metadata::SegmentState;
-use crate::model::remote_tier::{Holding, RemoteTierView};
 use crate::rules::retention::{
-    local_size_limit, local_time_limit, remote_log_enabled, LogState, TieredFacts,
-    UploadKnowledge,
+    local_size_limit, local_time_limit, remote_log_enabled, LogState, TieredFacts, UploadKnowledge,
 };
 use crate::rules::tiered::{effective_copy_lag, RemoteSegmentFacts};
 
@@ -353,9 +352,7 @@ fn replica_tier(
         t.highest_offset_in_remote_storage(epochs.as_deref().map(|e| (e, log_end.get())))
     });
     let resolved = view.topics.get(topic).map(|t| &t.resolved);
-    let raw = |key: &str, default: i64| {
-        resolved.and_then(|r| r.get_i64(key)).unwrap_or(default)
-    };
+    let raw = |key: &str, default: i64| resolved.and_then(|r| r.get_i64(key)).unwrap_or(default);
     let local_ms = local_time_limit(config);
     let local_bytes = local_size_limit(config);
     ReplicaTier {
@@ -380,7 +377,7 @@ fn replica_tier(
         remote_bytes: Bytes(tier.map_or(0, |t| u64::try_from(t.remote_size()).unwrap_or(0))),
         copy_lag: (
             effective_copy_lag(raw("remote.copy.lag.ms", 0), local_ms),
-            effective_copy_lag(raw("remote.copy.lag.bytes", 0), local_bytes),
+            effective_copy_lag(raw("remote.copy.lag.bytes", -1), local_bytes),
         ),
         highest,
     }

@@ -33,23 +33,23 @@ use rayon::prelude::*;
 
 use crate::config::{BrokerCleanupConfig, ConfigSource, Limit, LogConfig};
 use crate::model::cluster::ClusterView;
+use crate::model::file_bytes::ReadMode;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
+use crate::model::remote_tier::{
+    Holding, MetadataPartitionCount, RemoteTierView, METADATA_PARTITIONS_CONFIG,
+};
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::rules::compaction::{
     self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
 };
 use crate::rules::facts::{SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark};
+use crate::rules::retention::UploadKnowledge;
 use crate::rules::retention::{
     self, Pass, RetainReason, RetentionInput, RetentionOutcome, TieredFacts, Verdict,
 };
-use crate::model::file_bytes::ReadMode;
-use crate::model::remote_tier::{
-    Holding, MetadataPartitionCount, RemoteTierView, METADATA_PARTITIONS_CONFIG,
-};
-use crate::rules::retention::UploadKnowledge;
 use crate::rules::tiered::{self, UploadInput, UploadState, UploadWait};
 use crate::rules::timing::{deletion_timeline, Bound, BrokerClock};
 use crate::rules::KafkaVersion;
@@ -755,7 +755,8 @@ fn tier_summary(
     let local_limit = retention::local_size_limit(config);
     let pct = |num: u64, den: i64| {
         if den > 0 {
-            i64::try_from(u128::from(num) * 100 / u128::from(den.unsigned_abs())).unwrap_or(i64::MAX)
+            i64::try_from(u128::from(num) * 100 / u128::from(den.unsigned_abs()))
+                .unwrap_or(i64::MAX)
         } else {
             0
         }

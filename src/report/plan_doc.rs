@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use crate::checks::explain::{self, pass_name, Explanation};
 use crate::model::names::path_text;
+use crate::model::remote_tier::{Holding, MetadataPartitionCountSource};
+use crate::plan::TierSummary;
 use crate::plan::{Change, Freed, PartitionPlan, Plan, SegmentPlan, Short, Totals};
 use crate::rules::compaction::CleanerPick;
 use crate::rules::facts::TimestampSource;
-use crate::model::remote_tier::{Holding, MetadataPartitionCountSource};
-use crate::plan::TierSummary;
 use crate::rules::retention::{Approximation, Runner, UploadKnowledge, Verdict};
 
 use super::wire::findings::EvidenceDoc;

@@ -10,8 +10,8 @@ use humansize::{format_size, BINARY};
 
 use super::human::{time, Precision};
 use super::plan_doc::{
-    CompactionDoc, GatesDoc, PartitionPlanDoc, TieredDoc, PlanBody, SegmentPlanDoc, ShortDoc, TotalsDoc,
-    WhatIfDoc,
+    CompactionDoc, GatesDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc, TieredDoc,
+    TotalsDoc, WhatIfDoc,
 };
 use super::sanitize::escape;
 use super::table::{findings_table, write_fitted, TableStyle};

@@ -157,8 +157,9 @@ pub fn upload_states(input: &UploadInput<'_>) -> Vec<UploadState> {
         segs.get(i + 1)
             .map_or(input.log_end_offset, |s| s.base_offset)
     };
-    let uploaded =
-        |i: usize| (input.highest_offset).is_some_and(|h| upper(i) > Offset(0) && upper(i).prev() <= h);
+    let uploaded = |i: usize| {
+        (input.highest_offset).is_some_and(|h| upper(i) > Offset(0) && upper(i).prev() <= h)
+    };
     let from = input
         .highest_offset
         .map_or(Offset(0), |h| Offset(h.get().saturating_add(1)))
@@ -370,10 +371,15 @@ mod tests {
             remote_retention_log_start(&remote, Some(900), None, Bytes(0), now),
             None
         );
-        // Size: 300 remote + 50 local over a 160-byte limit: two segments go.
+        // Size: 300 remote + 50 local over a 60-byte limit (290 over): two segments go, the
+        // third would take it below the limit (`remainingBreachedSize - size >= 0`).
+        assert_eq!(
+            remote_retention_log_start(&remote, None, Some(60), Bytes(50), now),
+            Some(Offset(8))
+        );
         assert_eq!(
             remote_retention_log_start(&remote, None, Some(160), Bytes(50), now),
-            Some(Offset(8))
+            Some(Offset(4))
         );
     }
 }

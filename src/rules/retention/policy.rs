@@ -162,7 +162,10 @@ pub(super) fn skip_reason(input: &RetentionInput<'_>, runner: Runner) -> Option<
 /// The effective local time limit of a copy-enabled partition (`LogConfig.localRetentionMs`,
 /// −2 → `retention.ms`); `None` when unlimited.
 pub fn local_time_limit(config: &LogConfig) -> Option<i64> {
-    config.local_retention_ms.effective(config.retention_ms).max()
+    config
+        .local_retention_ms
+        .effective(config.retention_ms)
+        .max()
 }
 
 /// The effective local size limit (`LogConfig.localRetentionBytes`, −2 → `retention.bytes`);

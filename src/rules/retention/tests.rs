@@ -639,6 +639,9 @@ fn tiered_expired_active_segment_is_rolled_for_upload_not_deleted() {
     let mut c = Case::new(&[old(); 2], cfg(7 * DAY, -1));
     c.config.remote_storage_enable = true;
     c.tiered.system_enabled = true;
+    c.tiered.upload = UploadKnowledge::Known {
+        highest_offset: Some(Offset(9)),
+    };
     let o = c.run();
     assert_eq!(deleted_by(&o), [T, None]);
     assert_eq!(reason(&o, 1), RetainReason::RolledForUpload);
@@ -748,8 +751,11 @@ fn expired_by_time_uses_the_local_limit_where_the_time_pass_does() {
     c.config.remote_log_copy_disable = false;
     c.tiered.internal_topic = true;
     assert!(!expired(&c, old()));
-    // The rule and the time pass agree.
+    // The rule and the time pass agree (segment 0 uploaded).
     c.tiered.internal_topic = false;
+    c.tiered.upload = UploadKnowledge::Known {
+        highest_offset: Some(Offset(9)),
+    };
     c.segments = vec![seg(0, 10, 100, old()), seg(10, 20, 100, fresh())];
     c.leo = 20;
     c.hw = 20;
