@@ -318,13 +318,19 @@ fn expired_segments_kept_by_an_assumed_hw_say_it_is_assumed() {
 }
 
 #[test]
-fn tiered_deletions_on_an_upload_state_not_read_are_refused() {
+fn tiered_segments_on_an_upload_state_not_read_are_kept() {
+    // `orders` made tiered, and no `__remote_log_metadata` partition in the dir: whether its
+    // segments are uploaded is unknown, so the plan takes none for uploaded and `delete` leaves
+    // every file of it (the other topic is deleted as planned).
     let c = Copy::new("basic-delete", "logs-0");
     let props = c.log_dir.parent().unwrap().join("server.properties");
     let mut text = fs::read_to_string(&c.props).unwrap();
     text.push_str("remote.log.storage.system.enable=true\n");
     fs::write(&props, text).unwrap();
-    let before = tree(&c.log_dir);
+    let orders_before: Vec<_> = ["orders-0", "orders-2"]
+        .iter()
+        .map(|d| tree(&c.log_dir.join(d)))
+        .collect();
     let (code, doc) = json(&[
         "--format",
         "json",
@@ -339,12 +345,37 @@ fn tiered_deletions_on_an_upload_state_not_read_are_refused() {
         "--accept-assumed-configs",
         "--execute",
     ]);
-    assert_eq!(code, Some(3), "{doc:#}");
-    let orders: Vec<&Value> = (doc["refused_assumed_configs"].as_array().unwrap().iter())
-        .filter(|r| r["topic"] == "orders")
+    assert_eq!(code, Some(0), "{doc:#}");
+    let outcomes: Vec<(String, String)> = doc["log_dirs"][0]["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["partition"].as_str().unwrap_or_default().to_string(),
+                p["outcome"].as_str().unwrap_or_default().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(orders.len(), 2, "{doc:#}");
-    assert!(orders.iter().all(|r| r["upload_state_unknown"] == true));
-    assert!(!refused(&doc).contains(&"sized-0"), "{doc:#}");
-    same(&tree(&c.log_dir), &before, "refused tiered delete");
+    for d in ["orders-0", "orders-2"] {
+        assert!(
+            outcomes
+                .iter()
+                .any(|(p, o)| p == d && o == "nothing to delete"),
+            "{outcomes:?}"
+        );
+    }
+    assert!(
+        outcomes
+            .iter()
+            .any(|(p, o)| p == "sized-0" && o.starts_with("deletes")),
+        "{outcomes:?}"
+    );
+    for (d, before) in ["orders-0", "orders-2"].iter().zip(&orders_before) {
+        same(
+            &tree(&c.log_dir.join(d)),
+            before,
+            "a tiered partition of unknown upload state",
+        );
+    }
 }

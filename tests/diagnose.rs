@@ -1062,6 +1062,16 @@ logclean_topic_retained_bytes{log_dir="ROOT/logs-0",topic="events"} 4032
 logclean_topic_partitions{log_dir="ROOT/logs-0",topic="__consumer_offsets"} 3
 logclean_topic_partitions{log_dir="ROOT/logs-0",topic="__transaction_state"} 3
 logclean_topic_partitions{log_dir="ROOT/logs-0",topic="events"} 2
+# HELP logclean_tiered_local_bytes Bytes of local .log files per remote-enabled partition.
+# TYPE logclean_tiered_local_bytes gauge
+# HELP logclean_tiered_remote_bytes Bytes in remote storage (COPY_SEGMENT_FINISHED) per remote-enabled partition, when its __remote_log_metadata partition was read.
+# TYPE logclean_tiered_remote_bytes gauge
+# HELP logclean_tiered_waiting_for_upload_bytes Bytes of closed local segments not yet in remote storage, when known.
+# TYPE logclean_tiered_waiting_for_upload_bytes gauge
+# HELP logclean_tiered_retention_size_in_percent Kafka's RetentionSizeInPercent (KIP-1257): (only-local + remote bytes) * 100 / retention.bytes, as the broker computes it.
+# TYPE logclean_tiered_retention_size_in_percent gauge
+# HELP logclean_tiered_local_retention_size_in_percent Kafka's LocalRetentionSizeInPercent (KIP-1257): local bytes * 100 / effective local.retention.bytes, as the broker computes it.
+# TYPE logclean_tiered_local_retention_size_in_percent gauge
 "#;
 
 #[test]
@@ -1120,7 +1130,7 @@ fn prometheus_textfile_parses_on_every_scenario_and_with_filters() {
                 .filter_map(|l| l.strip_prefix("# TYPE "))
                 .filter_map(|l| l.split(' ').next())
                 .collect();
-            assert_eq!(families.len(), 25, "{fixture}: every family, even empty");
+            assert_eq!(families.len(), 30, "{fixture}: every family, even empty");
             assert!(samples.iter().any(|s| s.0 == "logclean_scan_log_dirs"));
         }
     }

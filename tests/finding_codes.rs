@@ -545,6 +545,46 @@ cases! {
             fs::write(&p, format!("{text}\nlog.cleaner.enable=false\n")).unwrap();
         },
         healthy "compacted";
+    // --- tiered storage (Kafka 4.4 with the harness's RemoteStorageManager) ------------------
+    tiered_upload_stalled: "tiered.upload_stalled", "error", exit 1,
+        "tiered-stalled" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T04:00:00Z"],
+        "none: the RemoteStorageManager hung on its 4th copy (segment 12 of ts-0) at capture",
+        |_| {},
+        healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
+    tiered_local_over_limit: "tiered.local_over_limit", "warning", exit 1,
+        "tiered-stalled" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T04:00:00Z"],
+        "none: ts-0 keeps 2322 B locally over local.retention.bytes=1000 (not uploaded)",
+        |_| {},
+        healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
+    tiered_upload_blocked_by_transaction: "tiered.upload_blocked_by_transaction", "warning", exit 1,
+        "tiered-open-txn" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T04:00:00Z"],
+        "none: the fixture's open transaction on tt-0 holds the last stable offset at 9",
+        |_| {},
+        healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
+    tiered_upload_state_unknown: "tiered.upload_state_unknown", "info", exit 0,
+        "tiered-stalled" ["plan", "logs-0", "--server-properties", "server.properties",
+            "--at", "2026-12-02T04:00:00Z"],
+        "logs-0/__remote_log_metadata-2 (the metadata partition of ts-0) removed",
+        |d| fs::remove_dir_all(d.join("logs-0/__remote_log_metadata-2")).unwrap(),
+        healthy "tiered-stalled" ["plan", "logs-0", "--server-properties", "server.properties",
+            "--at", "2026-12-02T04:00:00Z"];
+    tiered_system_disabled: "tiered.system_disabled", "warning", exit 1,
+        "tiered-uploaded" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T04:00:00Z"],
+        "server.properties: remote.log.storage.system.enable=false appended",
+        |d| {
+            let p = d.join("server.properties");
+            let text = fs::read_to_string(&p).unwrap();
+            fs::write(&p, format!("{text}\nremote.log.storage.system.enable=false\n")).unwrap();
+        },
+        healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
     dir_not_a_log_dir: "dir.not_a_log_dir", "error", exit 1,
         "basic-delete" ["inspect", "."],
         "none: the fixture's root (no meta.properties) holds the log dirs logs-0 and logs-1",

@@ -48,6 +48,7 @@ pub const DOMAINS: &[&str] = &[
     "plan",
     "compaction",
     "upgrade",
+    "tiered",
 ];
 
 use FindingClass::{Condition, Corruption, Io};
@@ -263,6 +264,21 @@ kinds! {
     PLAN_COMPACTION_BLOCKED = "plan.compaction_blocked", Condition, Warning,
         "a compacted log the cleaner cannot clean past a point: no cleaner thread, a paused log, an open transaction holding the last stable offset, or a HW below the active segment (`plan`)",
         "enable the cleaner (`log.cleaner.enable=true`, `log.cleaner.threads` ≥ 1); end or abort the open transaction (`kafka-transactions.sh abort`); let the ISR catch up";
+    TIERED_UPLOAD_STALLED = "tiered.upload_stalled", Condition, Error,
+        "a tiered partition's upload stalled: a copy to remote storage started (COPY_SEGMENT_STARTED in `__remote_log_metadata`) and never finished, or a segment eligible for upload has had no copy, for more than 30 min; that segment and every later one stay local whatever `local.retention.*` says (the segment, since when, and the bytes waiting are in the evidence) (`diagnose`, `plan`)",
+        "look for the RemoteStorageManager's errors in the broker log (`RemoteLogManager`, the plugin's logger) and fix the remote store or the plugin; a hung copy is retried only after the leader's copy task is restarted (a leader election: `kafka-leader-election.sh`, or a broker restart)";
+    TIERED_LOCAL_OVER_LIMIT = "tiered.local_over_limit", Condition, Warning,
+        "a tiered partition keeps more local bytes than `local.retention.bytes` after the next retention run, and why: a segment not uploaded yet (with the copy task's reason), the HW, or no retention pass (`diagnose`, `plan`)",
+        "remove what the reason names (see `tiered.upload_stalled`, `tiered.upload_blocked_by_transaction`); local segments go only once uploaded or below the log start";
+    TIERED_UPLOAD_BLOCKED_BY_TRANSACTION = "tiered.upload_blocked_by_transaction", Condition, Warning,
+        "an open transaction holds the last stable offset of a tiered partition: the copy task uploads only segments whose next segment starts at or below it, so every later segment stays local (`diagnose`, `plan`)",
+        "end the producer's transaction, or abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic T --partition P --start-offset O` (the line logclean prints)";
+    TIERED_UPLOAD_STATE_UNKNOWN = "tiered.upload_state_unknown", Condition, Info,
+        "the `__remote_log_metadata` partition that holds a tiered partition's upload state is not among the log dirs given: no closed segment is taken for uploaded, and each shows what happens if it is (`plan`)",
+        "give logclean the log dir (or the broker) that holds that metadata partition, as named in the evidence";
+    TIERED_SYSTEM_DISABLED = "tiered.system_disabled", Condition, Warning,
+        "a topic has `remote.storage.enable=true` while the broker's `remote.log.storage.system.enable` is false: the broker neither uploads nor serves its remote data, and local retention uses `retention.ms/bytes` (`diagnose`)",
+        "set `remote.log.storage.system.enable=true` (with the RemoteStorageManager configs) in server.properties and restart, or turn tiering off for the topic as KIP-950 describes";
     DIR_NOT_A_LOG_DIR = "dir.not_a_log_dir", Condition, Error,
         "a dir without `meta.properties` whose subdirs are log dirs (a parent of `log.dirs` entries): nothing in it is read as partitions; the log dirs found below are listed (exit 1)",
         "run logclean on the log dirs listed in the evidence (all of one broker at once)";

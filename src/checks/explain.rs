@@ -7,6 +7,7 @@ use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::plan::{Blocker, Note};
 use crate::rules::high_watermark::{CheckpointAdjustment, HighWatermark, HwBasis};
 use crate::rules::retention::{Pass, RetainReason};
+use crate::rules::tiered::{UploadState, UploadWait};
 
 use super::finding::{Evidence, EvidenceValue};
 
@@ -62,7 +63,27 @@ pub fn retain_reason(r: &RetainReason, log_end: Offset, policy: &str) -> Explana
         RetainReason::NotUploaded {
             upper_bound,
             highest_remote,
-        } => not_uploaded(upper_bound, highest_remote),
+            wait,
+        } => not_uploaded(upper_bound, highest_remote, wait),
+        RetainReason::UploadUnknown {
+            upper_bound,
+            metadata_partition,
+        } => (
+            "upload_unknown",
+            std::iter::once(ev("upper_bound", O(upper_bound.get())))
+                .chain(
+                    metadata_partition
+                        .map(|n| ev("metadata_partition", EvidenceValue::Count(u64::from(n)))),
+                )
+                .collect(),
+            match metadata_partition {
+                Some(n) => format!(
+                    "tiered: upload state unknown (__remote_log_metadata-{n} not given); not \
+                     taken for uploaded"
+                ),
+                None => "tiered: upload state unknown; not taken for uploaded".to_string(),
+            },
+        ),
         RetainReason::RolledForUpload => plain(
             "rolled_for_upload",
             "tiered: the broker rolls it for upload and deletes it on a later run",
@@ -137,15 +158,152 @@ fn plain(kind: &'static str, text: &str) -> Parts {
     (kind, Vec::new(), text.to_string())
 }
 
-fn not_uploaded(upper_bound: Offset, highest_remote: Option<Offset>) -> Parts {
+fn not_uploaded(
+    upper_bound: Offset,
+    highest_remote: Option<Offset>,
+    wait: Option<UploadWait>,
+) -> Parts {
     use EvidenceValue::Offset as O;
+    let mut evidence = vec![
+        ev("upper_bound", O(upper_bound.get())),
+        ev(
+            "highest_remote_offset",
+            O(highest_remote.map_or(-1, Offset::get)),
+        ),
+    ];
+    let why = match wait {
+        Some(w) => {
+            let e = upload_wait(w);
+            evidence.extend(e.evidence);
+            e.text
+        }
+        None => "not yet uploaded to remote storage".to_string(),
+    };
     (
         "not_uploaded",
-        std::iter::once(ev("upper_bound", O(upper_bound.get())))
-            .chain(highest_remote.map(|h| ev("highest_remote_offset", O(h.get()))))
-            .collect(),
-        "tiered: not yet uploaded to remote storage".to_string(),
+        evidence,
+        format!("tiered: waits for upload: {why}"),
     )
+}
+
+/// A segment's upload state.
+pub fn upload_state(u: UploadState) -> Explanation {
+    match u {
+        UploadState::Uploaded => {
+            let (kind, evidence, text) = plain("uploaded", "in remote storage");
+            Explanation {
+                kind,
+                evidence,
+                text,
+            }
+        }
+        UploadState::Active => {
+            let (kind, evidence, text) =
+                plain("active", "the active segment: uploaded only after it rolls");
+            Explanation {
+                kind,
+                evidence,
+                text,
+            }
+        }
+        UploadState::Waits(w) => {
+            let e = upload_wait(w);
+            Explanation {
+                text: format!("waits for upload: {}", e.text),
+                ..e
+            }
+        }
+    }
+}
+
+/// Why a segment is not in remote storage.
+pub fn upload_wait(w: UploadWait) -> Explanation {
+    use EvidenceValue::{Bytes as B, Count, Offset as O, TimestampMs as T};
+    let (kind, evidence, text) = match w {
+        UploadWait::NotCopiedYet => plain("not_copied_yet", "not copied yet"),
+        UploadWait::CopyNeverFinished { started_at } => (
+            "copy_never_finished",
+            vec![ev("copy_started_at", T(started_at.get()))],
+            format!("copy started at {} and never finished", utc(started_at)),
+        ),
+        UploadWait::BehindUnfinishedCopy {
+            base_offset,
+            started_at,
+        } => (
+            "behind_unfinished_copy",
+            vec![
+                ev("unfinished_copy_segment", O(base_offset.get())),
+                ev("copy_started_at", T(started_at.get())),
+            ],
+            format!(
+                "queued behind the copy of {} (started {}, never finished)",
+                segment_name(base_offset),
+                utc(started_at)
+            ),
+        ),
+        UploadWait::BlockedByLso {
+            last_stable_offset,
+            open_transaction,
+        } => (
+            "blocked_by_lso",
+            vec![ev("last_stable_offset", O(last_stable_offset.get()))],
+            format!(
+                "blocked by the last stable offset {last_stable_offset}{}",
+                if open_transaction {
+                    " (an open transaction)"
+                } else {
+                    " (the high watermark)"
+                }
+            ),
+        ),
+        UploadWait::CopyLagNotReached {
+            lag_ms,
+            time_eligible_at,
+            lag_bytes,
+            newer_bytes,
+        } => {
+            let mut e = vec![ev("newer_local_bytes", B(newer_bytes.get()))];
+            e.extend(
+                lag_ms.map(|m| ev("remote_copy_lag_ms", Count(u64::try_from(m).unwrap_or(0)))),
+            );
+            e.extend(time_eligible_at.map(|t| ev("time_eligible_at", T(t.get()))));
+            e.extend(
+                lag_bytes.map(|b| ev("remote_copy_lag_bytes", B(u64::try_from(b).unwrap_or(0)))),
+            );
+            let mut parts = Vec::new();
+            if let (Some(m), Some(t)) = (lag_ms, time_eligible_at) {
+                parts.push(format!("remote.copy.lag.ms={m} reached at {}", utc(t)));
+            }
+            if let Some(b) = lag_bytes {
+                parts.push(format!(
+                    "remote.copy.lag.bytes={b} with {} newer bytes",
+                    newer_bytes.get()
+                ));
+            }
+            (
+                "copy_lag_not_reached",
+                e,
+                format!("copy lag not reached ({})", parts.join("; ")),
+            )
+        }
+        UploadWait::CopyDisabled => plain(
+            "copy_disabled",
+            "remote.log.copy.disable=true: never uploaded (total retention applies locally)",
+        ),
+        UploadWait::Unknown { metadata_partition } => (
+            "upload_unknown",
+            vec![ev(
+                "metadata_partition",
+                Count(u64::from(metadata_partition)),
+            )],
+            format!("unknown: __remote_log_metadata-{metadata_partition} not given"),
+        ),
+    };
+    Explanation {
+        kind,
+        evidence,
+        text,
+    }
 }
 
 fn hw_below(hw: Offset, upper_bound: Offset, log_end: Offset) -> Parts {
@@ -435,8 +593,9 @@ pub fn note(n: &Note) -> Explanation {
         Note::TieredApproximate => (
             "tiered_approximate",
             vec![],
-            "tiered storage: upload state and remote retention are not on disk; verdicts are \
-             approximate"
+            "tiered storage: the upload state is unknown (the __remote_log_metadata partition \
+             holding it was not given): no closed segment is taken for uploaded; each shows \
+             what happens if it is"
                 .to_string(),
         ),
         Note::RecoversOnStart { segments } => (

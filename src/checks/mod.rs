@@ -37,6 +37,7 @@ pub mod stake;
 pub mod startup;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod tiered;
 pub mod time_index;
 pub mod timestamps;
 pub mod transactions;

@@ -26,6 +26,7 @@ use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
 use super::replication::replication_findings;
 use super::startup::{startup_costs, StartupCost};
+use super::tiered::tiered_findings;
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
 use crate::model::replica_join::ReplicaJoin;
@@ -84,6 +85,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(plan_findings(ctx.plan));
     let join = ReplicaJoin::of(ctx.view, ctx.dirs);
     findings.extend(replication_findings(ctx.view, &join, ctx.plan));
+    findings.extend(tiered_findings(ctx.plan));
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));

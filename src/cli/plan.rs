@@ -7,6 +7,7 @@ use std::io::Write;
 use crate::checks::finding::{Finding, Severity};
 use crate::checks::inspect::sort_findings;
 use crate::checks::plan::plan_findings;
+use crate::checks::tiered::tiered_findings;
 use crate::checks::unreadable::unreadable_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
@@ -151,6 +152,7 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let unreadable = unreadable_findings(&dirs, Some(&view));
     let outcome = outcome.merge(outcome_of(&unreadable, Severity::Warning));
     let mut findings = plan_findings(&today);
+    findings.extend(tiered_findings(&today));
     findings.extend(target_findings);
     findings.extend(unreadable);
     sort_findings(&mut findings);

@@ -14,6 +14,7 @@ use crate::checks::stake::stake;
 use crate::model::cluster::Assumptions;
 use crate::model::lock::LockState;
 use crate::plan::Plan;
+use crate::rules::retention::UploadKnowledge;
 
 use super::summary::LogDirTotals;
 
@@ -169,7 +170,7 @@ impl Headline {
                         p.tiered.system_enabled
                             && !p.tiered.internal_topic
                             && p.config.remote_storage_enable
-                            && p.tiered.highest_offset_in_remote_storage.is_none()
+                            && !matches!(p.tiered.upload, UploadKnowledge::Known { .. })
                     })
                     .count(),
                 kafka_version: format!(

@@ -130,6 +130,8 @@ pub struct Diagnosis {
     pub scanned: ScanTotals,
     /// Bytes per log dir and topic (of the topics `--topic` keeps), for the metrics.
     pub topics: Vec<summary::TopicBytes>,
+    /// Remote-enabled partitions: local vs remote bytes, for the metrics.
+    pub tiered: Vec<summary::TieredBytes>,
     /// The config values the verdicts on the topics `--topic` keeps rest on without having
     /// been read.
     pub assumptions: Assumptions,
@@ -221,6 +223,7 @@ pub fn diagnose(
     let assumptions = view.assumptions(&filter.topics);
     let locks: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.lock)).collect();
     let headline = Headline::new(&summary.log_dirs, &locks, &findings, &plan, &assumptions);
+    let tiered = summary::tiered_bytes(&plan, filter);
     Ok(Diagnosis {
         assumptions,
         headline,
@@ -230,5 +233,6 @@ pub fn diagnose(
         scanned: ScanTotals::of(&dirs),
         topics,
         partitions: plan.partitions,
+        tiered,
     })
 }

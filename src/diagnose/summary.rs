@@ -374,3 +374,44 @@ pub fn topic_bytes(plan: &Plan, filter: &Filter) -> Vec<TopicBytes> {
     }
     by.into_values().collect()
 }
+
+/// One remote-enabled partition's two tiers (of the topics `--topic` keeps), for the metrics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TieredBytes {
+    /// The log dir.
+    pub log_dir: PathBuf,
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// Bytes of the local segments.
+    pub local_bytes: u64,
+    /// Bytes in remote storage (`None`: unknown).
+    pub remote_bytes: Option<u64>,
+    /// Bytes of closed segments waiting for upload (`None`: unknown).
+    pub waiting_bytes: Option<u64>,
+    /// KIP-1257 `RetentionSizeInPercent` as the broker computes it.
+    pub retention_size_in_percent: Option<i64>,
+    /// KIP-1257 `LocalRetentionSizeInPercent`.
+    pub local_retention_size_in_percent: Option<i64>,
+}
+
+/// The remote-enabled partitions of `plan` whose topic `filter` keeps.
+pub fn tiered_bytes(plan: &Plan, filter: &Filter) -> Vec<TieredBytes> {
+    (plan.partitions.iter())
+        .filter(|p| filter.keeps_topic(Some(&p.topic)))
+        .filter_map(|p| {
+            let t = p.tier.as_ref()?;
+            Some(TieredBytes {
+                log_dir: p.log_dir.clone(),
+                topic: p.topic.clone(),
+                partition: p.partition,
+                local_bytes: t.local_bytes.get(),
+                remote_bytes: t.remote_bytes.map(|b| b.get()),
+                waiting_bytes: t.waiting_bytes.map(|b| b.get()),
+                retention_size_in_percent: t.retention_size_in_percent,
+                local_retention_size_in_percent: t.local_retention_size_in_percent,
+            })
+        })
+        .collect()
+}

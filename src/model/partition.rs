@@ -129,6 +129,22 @@ impl Partition {
         })
     }
 
+    /// The log start offset a log loads when `remote_log_enabled` (`UnifiedLog.remoteLogEnabled`:
+    /// tiered topic on a broker with the system on): `LogLoader` keeps the checkpoint value as is
+    /// (`isRemoteLogEnabled ? logStartOffsetCheckpoint : max(checkpoint, first base)`; 0 without
+    /// an entry, `LogManager.loadLog`), the *total* log start, which normally lies below the first
+    /// local segment (its records are in remote storage). The local log start is
+    /// [`Self::log_start_offset`]. Otherwise the same as [`Self::log_start_offset`]. `None` when
+    /// not all segments were loaded.
+    pub fn total_log_start_offset(&self, remote_log_enabled: bool) -> Option<Offset> {
+        if !remote_log_enabled {
+            return self.log_start_offset();
+        }
+        self.log_segments().next()?;
+        self.complete()
+            .then(|| self.checkpoints.log_start_offset.unwrap_or(Offset(0)))
+    }
+
     /// The log end offset: the active segment's next offset (`None` when not all segments were
     /// loaded).
     pub fn log_end_offset(&self) -> Option<Offset> {

@@ -29,6 +29,7 @@ use crate::formats::remote_log_metadata::{
 
 use super::file_bytes::{read_file_data, ReadMode};
 use super::log_dir::LogDir;
+use super::metadata_log::MetadataImage;
 use super::names::{PartitionDirState, SegmentFileKind};
 use super::partition::Partition;
 
@@ -329,6 +330,138 @@ impl RemoteTier {
     }
 }
 
+/// Where the `__remote_log_metadata` partition count came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataPartitionCountSource {
+    /// The metadata image: the topic's `TopicRecord` and its `PartitionRecord`s.
+    MetadataImage,
+    /// Not in the image: `rlmm.config.remote.log.metadata.topic.num.partitions` of
+    /// `server.properties` (what the broker creates the topic with), assumed.
+    AssumedFromBrokerConfig,
+    /// Neither: Kafka's default, 50, assumed.
+    AssumedDefault,
+}
+
+/// The `__remote_log_metadata` partition count, which the partitioner needs
+/// (`RemoteLogMetadataTopicPartitioner`: topic id hash modulo the count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetadataPartitionCount {
+    /// The count.
+    pub count: u32,
+    /// Where it came from.
+    pub source: MetadataPartitionCountSource,
+}
+
+/// `TopicBasedRemoteLogMetadataManagerConfig.DEFAULT_REMOTE_LOG_METADATA_TOPIC_PARTITIONS`.
+pub const DEFAULT_METADATA_PARTITIONS: u32 = 50;
+
+/// The broker config the metadata manager creates the topic with (prefix
+/// `remote.log.metadata.manager.impl.prefix`, default `rlmm.config.`).
+pub const METADATA_PARTITIONS_CONFIG: &str = "rlmm.config.remote.log.metadata.topic.num.partitions";
+
+impl MetadataPartitionCount {
+    /// The count from the metadata image's partitions of `__remote_log_metadata`; else
+    /// `broker_config` (the static `rlmm.config.` value, if set and positive); else 50. The last
+    /// two are assumptions a reader must be told about.
+    pub fn of(image: &MetadataImage, broker_config: Option<&str>) -> MetadataPartitionCount {
+        let in_image = image
+            .topics
+            .get(REMOTE_LOG_METADATA_TOPIC)
+            .and_then(|t| u32::try_from(t.partitions.len()).ok())
+            .filter(|n| *n > 0);
+        if let Some(count) = in_image {
+            return MetadataPartitionCount {
+                count,
+                source: MetadataPartitionCountSource::MetadataImage,
+            };
+        }
+        match broker_config
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n > 0)
+        {
+            Some(count) => MetadataPartitionCount {
+                count,
+                source: MetadataPartitionCountSource::AssumedFromBrokerConfig,
+            },
+            None => MetadataPartitionCount {
+                count: DEFAULT_METADATA_PARTITIONS,
+                source: MetadataPartitionCountSource::AssumedDefault,
+            },
+        }
+    }
+
+    /// Whether the count is an assumption.
+    pub fn assumed(&self) -> bool {
+        self.source != MetadataPartitionCountSource::MetadataImage
+    }
+}
+
+/// `remote.log.storage.system.enable` as the inputs show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteSystem {
+    /// A config source logclean read sets it (`server.properties`, a describe file, an override).
+    Configured(bool),
+    /// Not in any source read, but `__remote_log_metadata` partitions are on disk: the
+    /// topic-based metadata manager creates that topic only on a broker with the system on (and
+    /// a topic's `remote.storage.enable=true` is refused without it), so it is taken as on.
+    InferredOn,
+    /// Not in any source read and no sign of it: Kafka's default, off.
+    DefaultOff,
+}
+
+impl RemoteSystem {
+    /// Whether the broker runs the remote log manager.
+    pub fn enabled(self) -> bool {
+        matches!(
+            self,
+            RemoteSystem::Configured(true) | RemoteSystem::InferredOn
+        )
+    }
+}
+
+/// The remote tier as the inputs show it: the metadata partitions replayed and the count that
+/// maps user partitions to them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteTierView {
+    /// `remote.log.storage.system.enable`.
+    pub system: RemoteSystem,
+    /// The `__remote_log_metadata` partition count.
+    pub count: MetadataPartitionCount,
+    /// What the replayed metadata partitions hold.
+    pub tier: RemoteTier,
+}
+
+impl RemoteTierView {
+    /// Replay the metadata partitions of `dirs`, with the count from `image` (or assumed);
+    /// `configured`: `remote.log.storage.system.enable` if a source read sets it.
+    pub fn of(
+        image: &MetadataImage,
+        broker_config: Option<&str>,
+        configured: Option<bool>,
+        dirs: &[LogDir],
+        mode: ReadMode,
+    ) -> RemoteTierView {
+        let tier = replay_remote_tier(dirs, mode);
+        let seen = !tier.metadata_partitions.is_empty()
+            || image.topics.contains_key(REMOTE_LOG_METADATA_TOPIC);
+        let system = match configured {
+            Some(on) => RemoteSystem::Configured(on),
+            None if seen => RemoteSystem::InferredOn,
+            None => RemoteSystem::DefaultOff,
+        };
+        RemoteTierView {
+            system,
+            count: MetadataPartitionCount::of(image, broker_config),
+            tier,
+        }
+    }
+
+    /// Whether the metadata partition holding (`topic_id`, `partition`) was replayed.
+    pub fn holding(&self, topic_id: Uuid, partition: i32) -> Option<Holding> {
+        self.tier.holding(topic_id, partition, self.count.count)
+    }
+}
+
 /// Replay every live `__remote_log_metadata-N` partition of `dirs` (each number once: the first
 /// dir holding it).
 pub fn replay_remote_tier(dirs: &[LogDir], mode: ReadMode) -> RemoteTier {
@@ -492,6 +625,45 @@ mod tests {
                 state,
             }),
         );
+    }
+
+    #[test]
+    fn the_metadata_partition_count_comes_from_the_image_else_it_is_assumed() {
+        use crate::formats::partition_metadata::Uuid as Id;
+        use crate::model::metadata_log::{PartitionImage, TopicImage};
+        let mut image = MetadataImage::default();
+        let c = MetadataPartitionCount::of(&image, None);
+        assert_eq!((c.count, c.assumed()), (50, true));
+        assert_eq!(c.source, MetadataPartitionCountSource::AssumedDefault);
+        let c = MetadataPartitionCount::of(&image, Some(" 5"));
+        assert_eq!((c.count, c.assumed()), (5, true));
+        assert_eq!(
+            MetadataPartitionCount::of(&image, Some("0")).count,
+            DEFAULT_METADATA_PARTITIONS
+        );
+        image.topics.insert(
+            REMOTE_LOG_METADATA_TOPIC.to_string(),
+            TopicImage {
+                topic_id: Id([1; 16]),
+                partitions: (0..7)
+                    .map(|p| {
+                        let part = PartitionImage {
+                            replicas: vec![1],
+                            isr: vec![1],
+                            leader: 1,
+                            leader_epoch: 0,
+                            partition_epoch: 0,
+                            leader_recovery_state: 0,
+                            directories: Vec::new(),
+                        };
+                        (p, part)
+                    })
+                    .collect(),
+            },
+        );
+        // The image wins over the broker config.
+        let c = MetadataPartitionCount::of(&image, Some("5"));
+        assert_eq!((c.count, c.assumed()), (7, false));
     }
 
     #[test]

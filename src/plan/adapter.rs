@@ -10,11 +10,15 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::config::LogConfig;
+use crate::formats::partition_metadata::Uuid;
+use crate::formats::remote_log_metadata::SegmentState;
 use crate::model::cluster::ClusterView;
 use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
+use crate::model::remote_tier::{Holding, RemoteTierView};
 use crate::model::replica_join::{JoinedReplica, ReplicaJoin};
 use crate::model::segment::Segment;
 use crate::model::units::{Bytes, Offset, TimestampMs};
@@ -22,7 +26,10 @@ use crate::rules::compaction::CleanerSegmentFacts;
 use crate::rules::facts::{MaxTimestampSource, SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark, HwFacts, ReplicaRole};
 use crate::rules::recovery::{partition_recovery, PartitionRecovery};
-use crate::rules::retention::{LogState, TieredFacts};
+use crate::rules::retention::{
+    local_size_limit, local_time_limit, remote_log_enabled, LogState, TieredFacts, UploadKnowledge,
+};
+use crate::rules::tiered::{effective_copy_lag, RemoteSegmentFacts};
 
 /// What the next broker start does with a leftover file before retention runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,10 +71,33 @@ pub struct ReplicaFacts {
     pub first_unstable_offset: Option<Offset>,
     /// Tiered-storage context.
     pub tiered: TieredFacts,
+    /// What the remote tier holds of this partition (remote-enabled topics only).
+    pub remote: Option<ReplicaTier>,
     /// Paused (a `-future` dir of the same partition exists: an intra-broker move).
     pub state: LogState,
     /// Leftovers the next start handles first.
     pub startup: Vec<StartupAction>,
+}
+
+/// What the remote tier (`__remote_log_metadata`) holds of one remote-enabled partition.
+#[derive(Debug, Clone)]
+pub struct ReplicaTier {
+    /// Its topic id (`partition.metadata`, else the metadata image).
+    pub topic_id: Option<Uuid>,
+    /// Whether its metadata partition was replayed (`None`: no topic id).
+    pub holding: Option<Holding>,
+    /// Whether the metadata partition count is an assumption (not in the metadata image).
+    pub count_assumed: bool,
+    /// Copies started and never finished: (start offset, started at).
+    pub unfinished_copies: Vec<(Offset, TimestampMs)>,
+    /// COPY_SEGMENT_FINISHED segments, ascending.
+    pub remote_segments: Vec<RemoteSegmentFacts>,
+    /// Bytes in remote storage (COPY_SEGMENT_FINISHED and DELETE_SEGMENT_STARTED).
+    pub remote_bytes: Bytes,
+    /// Effective `remote.copy.lag.ms` / `.bytes` (−1 → the effective local retention).
+    pub copy_lag: (i64, i64),
+    /// The highest offset in remote storage on the partition's lineage (`None`: nothing).
+    pub highest: Option<i64>,
 }
 
 /// The facts of `s`, with the largest timestamp it has after the next start (`recovery` says
@@ -327,11 +357,85 @@ pub fn replica_high_watermark(
     Some((assumed_high_watermark(&facts), role_source))
 }
 
+/// The partition's leader-epoch lineage (`leader-epoch-checkpoint` entries), if readable.
+fn lineage(p: &Partition) -> Option<Vec<(i32, i64)>> {
+    let f = p.leader_epochs.as_ref()?.as_ref().ok()?;
+    Some(f.values().map(|e| (e.epoch, e.start_offset)).collect())
+}
+
+/// What is known of a remote-enabled partition's uploads: the highest offset in remote storage
+/// on its lineage (`RemoteLogManager.findHighestRemoteOffset`) when its metadata partition was
+/// replayed.
+fn upload_knowledge(r: &ReplicaTier) -> UploadKnowledge {
+    match r.holding {
+        Some(Holding::Replayed(_)) => UploadKnowledge::Known {
+            highest_offset: r.highest.map(Offset),
+        },
+        Some(Holding::NotGiven(n)) => UploadKnowledge::NotGiven {
+            metadata_partition: n,
+        },
+        None => UploadKnowledge::Unknown,
+    }
+}
+
+/// The remote tier's facts of remote-enabled replica `p` of `topic`.
+fn replica_tier(
+    view: &ClusterView,
+    remote: &RemoteTierView,
+    p: &Partition,
+    topic: &str,
+    config: &LogConfig,
+    log_end: Offset,
+) -> ReplicaTier {
+    let topic_id = (p.metadata.as_ref())
+        .and_then(|m| m.as_ref().ok())
+        .map(|m| m.topic_id)
+        .or_else(|| view.topics.get(topic).and_then(|t| t.topic_id));
+    let partition = p.name.as_ref().map_or(-1, |n| n.partition);
+    let holding = topic_id.and_then(|id| remote.holding(id, partition));
+    let tier = topic_id.and_then(|id| remote.tier.partition(id, partition));
+    let epochs = lineage(p);
+    let highest = tier.and_then(|t| {
+        t.highest_offset_in_remote_storage(epochs.as_deref().map(|e| (e, log_end.get())))
+    });
+    let resolved = view.topics.get(topic).map(|t| &t.resolved);
+    let raw = |key: &str, default: i64| resolved.and_then(|r| r.get_i64(key)).unwrap_or(default);
+    let local_ms = local_time_limit(config);
+    let local_bytes = local_size_limit(config);
+    ReplicaTier {
+        topic_id,
+        holding,
+        count_assumed: remote.count.assumed(),
+        unfinished_copies: tier.map_or_else(Vec::new, |t| {
+            (t.unfinished_copies().iter())
+                .map(|s| (Offset(s.start_offset), TimestampMs(s.copy_started_ms)))
+                .collect()
+        }),
+        remote_segments: tier.map_or_else(Vec::new, |t| {
+            (t.in_state(SegmentState::CopyFinished).iter())
+                .map(|s| RemoteSegmentFacts {
+                    start_offset: Offset(s.start_offset),
+                    end_offset: Offset(s.end_offset),
+                    size: Bytes(u64::try_from(s.size_bytes).unwrap_or(0)),
+                    max_timestamp: TimestampMs(s.max_timestamp_ms),
+                })
+                .collect()
+        }),
+        remote_bytes: Bytes(tier.map_or(0, |t| u64::try_from(t.remote_size()).unwrap_or(0))),
+        copy_lag: (
+            effective_copy_lag(raw("remote.copy.lag.ms", 0), local_ms),
+            effective_copy_lag(raw("remote.copy.lag.bytes", -1), local_bytes),
+        ),
+        highest,
+    }
+}
+
 /// The facts of a live partition replica; `None` for the metadata log, set-aside dirs
 /// (`-delete`, `-future`, `-stray`) and partitions not loaded whole.
 pub fn replica_facts(
     view: &ClusterView,
     join: &ReplicaJoin,
+    remote: &RemoteTierView,
     futures: &FutureDirs,
     dir: &LogDir,
     p: &Partition,
@@ -341,7 +445,17 @@ pub fn replica_facts(
         return None;
     }
     let topic = topic_of(view, &dir.path, p)?;
-    let log_start = p.log_start_offset()?;
+    let mut tiered = TieredFacts {
+        system_enabled: remote.system.enabled(),
+        internal_topic: topic.starts_with("__"),
+        ..TieredFacts::default()
+    };
+    let config = view.partition_log_config(&dir.path, &p.dir_name);
+    let remote_enabled = config
+        .as_ref()
+        .is_some_and(|c| remote_log_enabled(c, &tiered));
+    // A tiered log's checkpointed log start is the total one, below the first local segment.
+    let log_start = p.total_log_start_offset(remote_enabled)?;
     let log_end = p.log_end_offset()?;
     let segs: Vec<&Segment> = p.log_segments().collect();
     let recovery = partition_recovery(dir.clean_shutdown.is_some(), p);
@@ -355,11 +469,13 @@ pub fn replica_facts(
         log_start,
         log_end,
     );
-    let system_enabled = view
-        .broker
-        .get("remote.log.storage.system.enable")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
+    let remote_facts = match (&config, remote_enabled) {
+        (Some(c), true) => Some(replica_tier(view, remote, p, &topic, c, log_end)),
+        _ => None,
+    };
+    if let Some(r) = &remote_facts {
+        tiered.upload = upload_knowledge(r);
+    }
     Some(ReplicaFacts {
         partition: name.partition,
         segments: segs.iter().map(|s| segment_facts(s, &recovery)).collect(),
@@ -379,11 +495,8 @@ pub fn replica_facts(
         role_source,
         cleaner_checkpoint: p.checkpoints.cleaner_offset,
         first_unstable_offset: first_unstable(p),
-        tiered: TieredFacts {
-            system_enabled,
-            internal_topic: topic.starts_with("__"),
-            highest_offset_in_remote_storage: None,
-        },
+        tiered,
+        remote: remote_facts,
         state: LogState {
             paused: futures.contains(&topic, name.partition),
             uncleanable: false,

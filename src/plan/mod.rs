@@ -32,11 +32,15 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use crate::config::{BrokerCleanupConfig, Limit, LogConfig};
+use crate::config::{BrokerCleanupConfig, ConfigSource, Limit, LogConfig};
 use crate::model::cluster::ClusterView;
+use crate::model::file_bytes::ReadMode;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
 use crate::model::partition::Partition;
+use crate::model::remote_tier::{
+    Holding, MetadataPartitionCount, RemoteTierView, METADATA_PARTITIONS_CONFIG,
+};
 use crate::model::replica_join::ReplicaJoin;
 use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 use crate::rules::compaction::{
@@ -44,9 +48,11 @@ use crate::rules::compaction::{
 };
 use crate::rules::facts::{SegmentFacts, TimestampSource};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark};
+use crate::rules::retention::UploadKnowledge;
 use crate::rules::retention::{
     self, Pass, RetainReason, RetentionInput, RetentionOutcome, TieredFacts, Verdict,
 };
+use crate::rules::tiered::{self, UploadInput, UploadState, UploadWait};
 use crate::rules::timing::{deletion_timeline, Bound, BrokerClock};
 use crate::rules::KafkaVersion;
 
@@ -96,6 +102,11 @@ pub struct SegmentPlan {
     /// `largest_timestamp` is the bound of a cleaned group (its members' max), which the pass
     /// may lower by dropping the records that carry it.
     pub largest_timestamp_upper_bound: bool,
+    /// Tiered (copy-enabled) partitions: whether it is in remote storage, or why it waits.
+    pub upload: Option<UploadState>,
+    /// When the upload state is unknown: the pass that deletes it if it is uploaded (the other
+    /// outcome the verdict does not take).
+    pub if_uploaded: Option<Pass>,
 }
 
 /// What stops the cleaner, with the numbers.
@@ -183,7 +194,8 @@ pub enum Note {
         /// The limit.
         limit: Bytes,
     },
-    /// Tiered storage: the remote tier's state is not on local disk.
+    /// Tiered storage: the upload state is unknown (the `__remote_log_metadata` partition
+    /// holding the partition was not given).
     TieredApproximate,
     /// The next start recovers segments first (largest timestamps rebuilt from batches).
     RecoversOnStart {
@@ -208,6 +220,35 @@ pub enum Note {
         /// The logs in the tie.
         tied: usize,
     },
+}
+
+/// A remote-enabled partition's two tiers, as the plan sees them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TierSummary {
+    /// Whether its `__remote_log_metadata` partition was replayed (`None`: no topic id).
+    pub holding: Option<Holding>,
+    /// The metadata partition count used, and whether it is assumed.
+    pub count: MetadataPartitionCount,
+    /// What is known of its uploads.
+    pub upload: UploadKnowledge,
+    /// Bytes of the local segments.
+    pub local_bytes: Bytes,
+    /// Bytes in remote storage (COPY_SEGMENT_FINISHED segments), when known.
+    pub remote_bytes: Option<Bytes>,
+    /// Bytes of closed local segments not in remote storage (waiting for upload), when known.
+    pub waiting_bytes: Option<Bytes>,
+    /// The effective local size limit (`local.retention.bytes`, −2 → `retention.bytes`).
+    pub local_limit_bytes: Option<i64>,
+    /// KIP-1257 `RetentionSizeInPercent` as the broker computes it
+    /// (`RLMExpirationTask.calculateSizeInPercent`): (only-local + remote bytes) × 100 /
+    /// `retention.bytes`, integer division; 0 when `retention.bytes` is 0; `None` when it is
+    /// −1 (the broker does not compute it then) or the remote bytes are unknown.
+    pub retention_size_in_percent: Option<i64>,
+    /// KIP-1257 `LocalRetentionSizeInPercent`: local bytes × 100 / effective
+    /// `local.retention.bytes` (0 when that is ≤ 0); `None` under the same conditions.
+    pub local_retention_size_in_percent: Option<i64>,
+    /// Copies started and never finished: (start offset, started at).
+    pub unfinished_copies: Vec<(Offset, TimestampMs)>,
 }
 
 /// One partition replica's plan.
@@ -243,6 +284,8 @@ pub struct PartitionPlan {
     pub startup: Vec<StartupAction>,
     /// The tiered-storage context retention was evaluated with.
     pub tiered: TieredFacts,
+    /// Remote-enabled partitions: local vs remote bytes, uploads, KIP-1257 percentages.
+    pub tier: Option<TierSummary>,
     /// The Kafka version whose rules the plan follows.
     pub version: KafkaVersion,
 }
@@ -336,6 +379,8 @@ pub struct Plan {
     pub totals: Totals,
     /// The log the cleaner takes first, as `(log dir, dir name)`.
     pub cleaner_first: CleanerPick<(PathBuf, String)>,
+    /// The remote tier as the given dirs show it (`__remote_log_metadata` replayed).
+    pub remote_tier: RemoteTierView,
 }
 
 fn latest(b: Bound) -> TimestampMs {
@@ -409,6 +454,8 @@ fn segment_plans(
                 largest_timestamp_upper_bound: leader
                     && group.cleaned
                     && !group.largest_timestamp_exact,
+                upload: None,
+                if_uploaded: None,
             });
         }
     }
@@ -555,7 +602,12 @@ fn notes(
             });
         }
     }
-    if outcome.approximation.is_some() {
+    if matches!(
+        outcome.approximation,
+        Some(retention::Approximation::TieredStorage {
+            upload_state_known: false
+        })
+    ) {
         notes.push(Note::TieredApproximate);
     }
     let recovered = f.recovered.iter().filter(|r| **r).count();
@@ -655,11 +707,178 @@ fn clean_before_retention(
     p.retention = retention.into();
 }
 
+/// Where the leader's remote retention moves the log start at `opts.now` (rules:
+/// [`tiered::remote_retention_log_start`]), when the remote tier of `f` was replayed.
+fn remote_log_start(f: &ReplicaFacts, config: &LogConfig, opts: &PlanOptions) -> Option<Offset> {
+    let r = f.remote.as_ref()?;
+    let UploadKnowledge::Known { highest_offset } = f.tiered.upload else {
+        return None;
+    };
+    // `onlyLocalLogSegmentsSize`: the local segments not (wholly) in remote storage.
+    let only_local: Bytes = (f.segments.iter().enumerate())
+        .filter(|(i, _)| {
+            let upper = f
+                .segments
+                .get(i + 1)
+                .map_or(f.log_end_offset, |n| n.base_offset);
+            highest_offset.is_none_or(|h| upper.prev() > h)
+        })
+        .map(|(_, s)| s.size)
+        .sum();
+    tiered::remote_retention_log_start(
+        &r.remote_segments,
+        config.retention_ms.max(),
+        config.retention_bytes.max(),
+        only_local,
+        opts.now,
+    )
+    .filter(|o| *o > f.log_start_offset)
+}
+
+/// The two tiers of remote-enabled replica `f`, from its facts and its segment plans.
+fn tier_summary(
+    f: &ReplicaFacts,
+    segments: &[SegmentPlan],
+    config: &LogConfig,
+    remote: &RemoteTierView,
+) -> Option<TierSummary> {
+    let r = f.remote.as_ref()?;
+    let known = matches!(f.tiered.upload, UploadKnowledge::Known { .. });
+    let local_bytes: Bytes = f.segments.iter().map(|s| s.size).sum();
+    let remote_bytes: Bytes = r.remote_segments.iter().map(|s| s.size).sum();
+    let waiting: Bytes = (segments.iter())
+        .filter(|s| matches!(s.upload, Some(UploadState::Waits(_))))
+        .map(|s| s.size)
+        .sum();
+    let only_local: Bytes = (segments.iter())
+        .filter(|s| !matches!(s.upload, Some(UploadState::Uploaded)))
+        .map(|s| s.size)
+        .sum();
+    let local_limit = retention::local_size_limit(config);
+    let pct = |num: u64, den: i64| {
+        if den > 0 {
+            i64::try_from(u128::from(num) * 100 / u128::from(den.unsigned_abs()))
+                .unwrap_or(i64::MAX)
+        } else {
+            0
+        }
+    };
+    // The broker computes both only when retention.bytes >= 0 (`buildRetentionSizeData`).
+    let total_limit = config.retention_bytes.max().filter(|_| known);
+    Some(TierSummary {
+        holding: r.holding,
+        count: remote.count,
+        upload: f.tiered.upload,
+        local_bytes,
+        remote_bytes: known.then_some(remote_bytes),
+        waiting_bytes: known.then_some(waiting),
+        local_limit_bytes: local_limit,
+        retention_size_in_percent: total_limit
+            .map(|l| pct(only_local.get().saturating_add(remote_bytes.get()), l)),
+        local_retention_size_in_percent: total_limit
+            .map(|_| pct(local_bytes.get(), local_limit.unwrap_or(-1))),
+        unfinished_copies: r.unfinished_copies.clone(),
+    })
+}
+
+/// Each segment's upload state (copy-enabled partitions), the copy task's reason on every
+/// "not uploaded" verdict, and for an unknown upload state the outcome were it uploaded.
+#[allow(clippy::too_many_arguments)]
+fn add_upload_states(
+    segments: &mut [SegmentPlan],
+    f: &ReplicaFacts,
+    hw: HighWatermark,
+    layout: &[CleanedSegment],
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+    opts: &PlanOptions,
+) {
+    let Some(r) = f.remote.as_ref() else {
+        return;
+    };
+    let states: Vec<UploadState> = match f.tiered.upload {
+        // Copy disabled: what was uploaded before stays so; nothing else ever is.
+        _ if config.remote_log_copy_disable => (0..f.segments.len())
+            .map(|i| {
+                let upper = f
+                    .segments
+                    .get(i + 1)
+                    .map_or(f.log_end_offset, |n| n.base_offset);
+                let uploaded = matches!(
+                    f.tiered.upload,
+                    UploadKnowledge::Known { highest_offset: Some(h) } if upper.prev() <= h
+                );
+                if i + 1 == f.segments.len() {
+                    UploadState::Active
+                } else if uploaded {
+                    UploadState::Uploaded
+                } else {
+                    UploadState::Waits(UploadWait::CopyDisabled)
+                }
+            })
+            .collect(),
+        UploadKnowledge::Known { highest_offset } => tiered::upload_states(&UploadInput {
+            segments: &f.segments,
+            log_end_offset: f.log_end_offset,
+            local_log_start: f.segments.first().map_or(f.log_start_offset, |s| {
+                s.base_offset.max(f.log_start_offset)
+            }),
+            highest_offset,
+            high_watermark: hw.value,
+            first_unstable_offset: f.first_unstable_offset,
+            copy_lag_ms: r.copy_lag.0,
+            copy_lag_bytes: r.copy_lag.1,
+            unfinished_copies: &r.unfinished_copies,
+            now: opts.now,
+        }),
+        UploadKnowledge::NotGiven { metadata_partition } => (0..f.segments.len())
+            .map(|i| {
+                if i + 1 == f.segments.len() {
+                    UploadState::Active
+                } else {
+                    UploadState::Waits(UploadWait::Unknown { metadata_partition })
+                }
+            })
+            .collect(),
+        UploadKnowledge::Unknown | UploadKnowledge::AssumedUploaded => Vec::new(),
+    };
+    // The other outcome of an unknown state: every closed segment taken for uploaded.
+    let if_uploaded = matches!(
+        f.tiered.upload,
+        UploadKnowledge::NotGiven { .. } | UploadKnowledge::Unknown
+    )
+    .then(|| {
+        let mut g = f.clone();
+        g.tiered.upload = UploadKnowledge::AssumedUploaded;
+        evaluate_retention(layout, &g, hw, config, broker, opts)
+    });
+    for (i, s) in segments.iter_mut().enumerate() {
+        s.upload = states.get(i).copied();
+        if let (
+            Some(UploadState::Waits(w)),
+            Verdict::Retain {
+                reason: RetainReason::NotUploaded { wait, .. },
+            },
+        ) = (s.upload, &mut s.verdict)
+        {
+            *wait = Some(w);
+        }
+        s.if_uploaded = (if_uploaded.as_ref())
+            .filter(|_| matches!(s.verdict, Verdict::Retain { .. }))
+            .and_then(|o| o.segments.get(i))
+            .and_then(|v| match v.verdict {
+                Verdict::Delete { pass, .. } => Some(pass),
+                Verdict::Retain { .. } => None,
+            });
+    }
+}
+
 /// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
 /// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
 fn plan_replica(
     view: &ClusterView,
     join: &ReplicaJoin,
+    remote: &RemoteTierView,
     futures: &FutureDirs,
     dir: &LogDir,
     clock: BrokerClock,
@@ -669,16 +888,19 @@ fn plan_replica(
     let broker = &view.broker_config;
     let now = opts.now;
     let config = view.partition_log_config(&dir.path, &p.dir_name)?;
-    let f = replica_facts(view, join, futures, dir, p)?;
+    let mut f = replica_facts(view, join, remote, futures, dir, p)?;
     if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
         return None;
     }
     let hw = assumed_high_watermark(&f.hw);
+    f.tiered.remote_log_start = remote_log_start(&f, &config, opts);
     let layout = layout_as_is(&f.segments);
     let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
-    let segments = segment_plans(&f, &layout, &retention, &config, broker, clock, opts);
+    let mut segments = segment_plans(&f, &layout, &retention, &config, broker, clock, opts);
+    add_upload_states(&mut segments, &f, hw, &layout, &config, broker, opts);
     let compaction = compaction_plan(&f, &hw, &config, broker, now);
     let notes = notes(&f, &retention, &segments, &config, now, opts.version);
+    let tier = tier_summary(&f, &segments, &config, remote);
     let plan = PartitionPlan {
         log_dir: dir.path.clone(),
         dir_name: p.dir_name.clone(),
@@ -693,6 +915,7 @@ fn plan_replica(
         compaction,
         notes,
         startup: f.startup.clone(),
+        tier,
         tiered: f.tiered,
         version: opts.version,
         config,
@@ -720,11 +943,24 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     let futures = FutureDirs::of(dirs);
     // Several brokers' dirs: a follower's HW is its leader's, from the leader's files.
     let join = ReplicaJoin::of(view, dirs);
+    let remote = RemoteTierView::of(
+        &view.image,
+        (view.sources.static_props.as_ref())
+            .and_then(|p| p.get(METADATA_PARTITIONS_CONFIG))
+            .map(String::as_str),
+        (view.broker.get("remote.log.storage.system.enable"))
+            .filter(|v| v.source != ConfigSource::DefaultConfig)
+            .and_then(|v| v.as_bool()),
+        dirs,
+        ReadMode::Buffered,
+    );
     // A partition's facts are kept only while the cleaner might take it first (a log it will
     // clean): the facts of every other partition are dropped where it was planned.
     let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Option<Pending>>) = replicas
         .par_iter()
-        .filter_map(|&(dir, clock, p)| plan_replica(view, &join, &futures, dir, clock, p, opts))
+        .filter_map(|&(dir, clock, p)| {
+            plan_replica(view, &join, &remote, &futures, dir, clock, p, opts)
+        })
         .map(|(plan, pending)| {
             let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
             (plan, candidate.then_some(pending))
@@ -766,6 +1002,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         totals: Totals::of(&partitions),
         partitions,
         cleaner_first,
+        remote_tier: remote,
     }
 }
 

@@ -9,7 +9,7 @@
 use std::io::{self, Write};
 
 use crate::checks::finding::{FindingClass, Severity};
-use crate::diagnose::summary::{LogDirTotals, TopicBytes};
+use crate::diagnose::summary::{LogDirTotals, TieredBytes, TopicBytes};
 use crate::diagnose::Diagnosis;
 use crate::model::names::path_text;
 use crate::model::targets::ScanTotals;
@@ -43,6 +43,11 @@ pub const METRIC_NAMES: &[&str] = &[
     "logclean_topic_partitions",
     "logclean_space_bytes",
     "logclean_topic_space_bytes",
+    "logclean_tiered_local_bytes",
+    "logclean_tiered_remote_bytes",
+    "logclean_tiered_waiting_for_upload_bytes",
+    "logclean_tiered_retention_size_in_percent",
+    "logclean_tiered_local_retention_size_in_percent",
 ];
 
 fn count(n: impl TryInto<u64>) -> MetricValue {
@@ -97,6 +102,7 @@ pub fn diagnose_metrics(d: &Diagnosis, exit_code: u8) -> Vec<Gauge> {
     out.extend(log_dir_projection_gauges(&d.summary.log_dirs));
     out.extend(topic_gauges(&d.topics));
     out.extend(space_gauges(&d.summary.log_dirs));
+    out.extend(tiered_gauges(&d.tiered));
     out
 }
 
@@ -135,6 +141,55 @@ fn space_gauges(dirs: &[LogDirTotals]) -> Vec<Gauge> {
         }
     }
     vec![per_dir, per_topic]
+}
+
+fn tiered_labels(t: &TieredBytes) -> Labels {
+    vec![
+        ("log_dir", path_text(&t.log_dir)),
+        ("topic", t.topic.clone()),
+        ("partition", t.partition.to_string()),
+    ]
+}
+
+/// Local vs remote bytes per remote-enabled partition and Kafka's KIP-1257 percentages.
+fn tiered_gauges(rows: &[TieredBytes]) -> Vec<Gauge> {
+    vec![
+        gauge_of(
+            "logclean_tiered_local_bytes",
+            "Bytes of local .log files per remote-enabled partition.",
+            rows,
+            tiered_labels,
+            |t| count(t.local_bytes),
+        ),
+        some_of(
+            "logclean_tiered_remote_bytes",
+            "Bytes in remote storage (COPY_SEGMENT_FINISHED) per remote-enabled partition, when its __remote_log_metadata partition was read.",
+            rows,
+            tiered_labels,
+            |t| t.remote_bytes.map(count),
+        ),
+        some_of(
+            "logclean_tiered_waiting_for_upload_bytes",
+            "Bytes of closed local segments not yet in remote storage, when known.",
+            rows,
+            tiered_labels,
+            |t| t.waiting_bytes.map(count),
+        ),
+        some_of(
+            "logclean_tiered_retention_size_in_percent",
+            "Kafka's RetentionSizeInPercent (KIP-1257): (only-local + remote bytes) * 100 / retention.bytes, as the broker computes it.",
+            rows,
+            tiered_labels,
+            |t| t.retention_size_in_percent.map(count),
+        ),
+        some_of(
+            "logclean_tiered_local_retention_size_in_percent",
+            "Kafka's LocalRetentionSizeInPercent (KIP-1257): local bytes * 100 / effective local.retention.bytes, as the broker computes it.",
+            rows,
+            tiered_labels,
+            |t| t.local_retention_size_in_percent.map(count),
+        ),
+    ]
 }
 
 /// The instant and the exit code.
@@ -360,6 +415,7 @@ mod tests {
                 log_bytes: 0,
             },
             topics: Vec::new(),
+            tiered: Vec::new(),
             assumptions: Default::default(),
             partitions: Vec::new(),
         };

@@ -10,10 +10,12 @@ use serde::Serialize;
 
 use crate::checks::explain::{self, pass_name, Explanation};
 use crate::model::names::path_text;
+use crate::model::remote_tier::{Holding, MetadataPartitionCountSource};
+use crate::plan::TierSummary;
 use crate::plan::{Change, Freed, PartitionPlan, Plan, SegmentPlan, Short, Totals};
 use crate::rules::compaction::CleanerPick;
 use crate::rules::facts::TimestampSource;
-use crate::rules::retention::{Runner, Verdict};
+use crate::rules::retention::{Approximation, Runner, UploadKnowledge, Verdict};
 
 use super::wire::findings::EvidenceDoc;
 
@@ -76,6 +78,12 @@ pub struct SegmentPlanDoc {
     pub gone_by_ms: Option<i64>,
     /// Kept although `retention.ms` has passed.
     pub retained_expired: bool,
+    /// Tiered (copy-enabled): in remote storage, the active segment, or why it waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upload: Option<ReasonDoc>,
+    /// Upload state unknown: the pass that deletes it if it is uploaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub if_uploaded: Option<&'static str>,
 }
 
 impl SegmentPlanDoc {
@@ -127,6 +135,86 @@ impl SegmentPlanDoc {
             retained_expired: s.retained_expired,
             merged_into: s.merged_into.map(|o| o.get()),
             largest_timestamp_upper_bound: s.largest_timestamp_upper_bound,
+            upload: s.upload.map(|u| ReasonDoc::new(explain::upload_state(u))),
+            if_uploaded: s.if_uploaded.map(pass_name),
+        }
+    }
+}
+
+/// A remote-enabled partition's two tiers.
+#[derive(Debug, Clone, Serialize)]
+pub struct TieredDoc {
+    /// `known` (its `__remote_log_metadata` partition was replayed) or `unknown`.
+    pub upload_state: &'static str,
+    /// The `__remote_log_metadata` partition that holds it (`null`: no topic id).
+    pub metadata_partition: Option<u32>,
+    /// The metadata topic's partition count used.
+    pub metadata_partition_count: u32,
+    /// `metadata_image`, or `assumed_broker_config` / `assumed_default` (50).
+    pub metadata_partition_count_source: &'static str,
+    /// The highest offset in remote storage (`null`: nothing uploaded or unknown).
+    pub highest_offset_in_remote_storage: Option<i64>,
+    /// Bytes of the local segments.
+    pub local_bytes: u64,
+    /// Bytes in remote storage (`null`: unknown).
+    pub remote_bytes: Option<u64>,
+    /// Bytes of closed local segments waiting for upload (`null`: unknown).
+    pub waiting_for_upload_bytes: Option<u64>,
+    /// The effective local size limit (`null`: unlimited).
+    pub local_retention_bytes: Option<i64>,
+    /// KIP-1257 `RetentionSizeInPercent` as the broker computes it (`null`: the broker does not,
+    /// `retention.bytes=-1`, or unknown).
+    #[serde(rename = "RetentionSizeInPercent")]
+    pub retention_size_in_percent: Option<i64>,
+    /// KIP-1257 `LocalRetentionSizeInPercent`.
+    #[serde(rename = "LocalRetentionSizeInPercent")]
+    pub local_retention_size_in_percent: Option<i64>,
+    /// Copies started and never finished.
+    pub unfinished_copies: Vec<UnfinishedCopyDoc>,
+}
+
+/// A copy started and never finished.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnfinishedCopyDoc {
+    /// Its start offset (the local segment's base).
+    pub start_offset: i64,
+    /// When COPY_SEGMENT_STARTED was written.
+    pub started_at_ms: i64,
+}
+
+impl TieredDoc {
+    fn new(t: &TierSummary) -> Self {
+        TieredDoc {
+            upload_state: if matches!(t.upload, UploadKnowledge::Known { .. }) {
+                "known"
+            } else {
+                "unknown"
+            },
+            metadata_partition: t.holding.map(|h| match h {
+                Holding::Replayed(n) | Holding::NotGiven(n) => n,
+            }),
+            metadata_partition_count: t.count.count,
+            metadata_partition_count_source: match t.count.source {
+                MetadataPartitionCountSource::MetadataImage => "metadata_image",
+                MetadataPartitionCountSource::AssumedFromBrokerConfig => "assumed_broker_config",
+                MetadataPartitionCountSource::AssumedDefault => "assumed_default",
+            },
+            highest_offset_in_remote_storage: match t.upload {
+                UploadKnowledge::Known { highest_offset } => highest_offset.map(|o| o.get()),
+                _ => None,
+            },
+            local_bytes: t.local_bytes.get(),
+            remote_bytes: t.remote_bytes.map(|b| b.get()),
+            waiting_for_upload_bytes: t.waiting_bytes.map(|b| b.get()),
+            local_retention_bytes: t.local_limit_bytes,
+            retention_size_in_percent: t.retention_size_in_percent,
+            local_retention_size_in_percent: t.local_retention_size_in_percent,
+            unfinished_copies: (t.unfinished_copies.iter())
+                .map(|(o, at)| UnfinishedCopyDoc {
+                    start_offset: o.get(),
+                    started_at_ms: at.get(),
+                })
+                .collect(),
         }
     }
 }
@@ -209,6 +297,9 @@ pub struct PartitionPlanDoc {
     pub next_start: Vec<StartupDoc>,
     /// Segments and bytes freed.
     pub freed: FreedDoc,
+    /// Remote-enabled partitions: local vs remote bytes, uploads, KIP-1257 percentages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiered: Option<TieredDoc>,
 }
 
 /// A leftover file and what loading does with it.
@@ -265,7 +356,12 @@ impl PartitionPlanDoc {
                 &p.high_watermark,
                 p.role_source,
             )),
-            approximate: p.retention.approximation.is_some(),
+            approximate: matches!(
+                p.retention.approximation,
+                Some(Approximation::TieredStorage {
+                    upload_state_known: false
+                })
+            ),
             rolls_new_active: p.retention.rolled_new_active,
             segments: p
                 .segments
@@ -302,6 +398,7 @@ impl PartitionPlanDoc {
                 })
                 .collect(),
             freed: p.freed().into(),
+            tiered: p.tier.as_ref().map(TieredDoc::new),
         }
     }
 }

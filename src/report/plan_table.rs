@@ -11,8 +11,8 @@ use humansize::{format_size, BINARY};
 use super::diagnostics::render_findings;
 use super::human::{time, Precision};
 use super::plan_doc::{
-    CompactionDoc, GatesDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc, TotalsDoc,
-    WhatIfDoc,
+    CompactionDoc, GatesDoc, PartitionPlanDoc, PlanBody, SegmentPlanDoc, ShortDoc, TieredDoc,
+    TotalsDoc, WhatIfDoc,
 };
 use super::sanitize::escape;
 use super::table::{write_fitted, TableStyle};
@@ -46,6 +46,9 @@ fn why(s: &SegmentPlanDoc, style: &TableStyle) -> Vec<Vec<String>> {
     let mut lines = Vec::new();
     if let Some(r) = &s.reason {
         lines.push(words(&escape(&r.text)));
+    }
+    if let Some(p) = s.if_uploaded {
+        lines.push(words(&format!("if uploaded: delete ({p})")));
     }
     if s.eligible_at_ms.is_some() {
         let mut when = words(&format!("eligible {}", t(style, s.eligible_at_ms)));
@@ -123,6 +126,37 @@ fn compaction_line(c: &CompactionDoc) -> Vec<String> {
         head.push("(the cleaner takes it first)".to_string());
     }
     head
+}
+
+/// Local vs remote bytes and the KIP-1257 percentages of a remote-enabled partition.
+fn tiered_line(t: &TieredDoc) -> Vec<String> {
+    let opt = |b: Option<u64>| b.map_or_else(|| "unknown".to_string(), |b| format_size(b, BINARY));
+    let mut atoms = vec![
+        "tiered:".to_string(),
+        format!("local {}", format_size(t.local_bytes, BINARY)),
+        format!("remote {}", opt(t.remote_bytes)),
+        format!("waiting for upload {}", opt(t.waiting_for_upload_bytes)),
+    ];
+    if let Some(h) = t.highest_offset_in_remote_storage {
+        atoms.push(format!("highest remote offset {h}"));
+    }
+    if let Some(n) = t.metadata_partition {
+        atoms.push(format!(
+            "(__remote_log_metadata-{n}{})",
+            if t.upload_state == "known" {
+                ""
+            } else {
+                " not given"
+            }
+        ));
+    }
+    if let Some(v) = t.retention_size_in_percent {
+        atoms.push(format!("RetentionSizeInPercent {v}"));
+    }
+    if let Some(v) = t.local_retention_size_in_percent {
+        atoms.push(format!("LocalRetentionSizeInPercent {v}"));
+    }
+    atoms
 }
 
 fn partition_header(p: &PartitionPlanDoc) -> Vec<String> {
@@ -306,6 +340,9 @@ fn write_partition(
         if let Some(b) = &c.blocked_by {
             prose(out, style, "blocked by:", &b.text)?;
         }
+    }
+    if let Some(t) = &p.tiered {
+        write_fitted(out, &tiered_line(t), style, "  ", "    ")?;
     }
     if show_timeline {
         write_partition_notes_only(p, style, out)?;

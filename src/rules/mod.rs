@@ -18,6 +18,7 @@
 //! | [`roll`] | when the active segment rolls; projection at a write rate | §A, Errata 1, 2 |
 //! | [`compaction`] | cleaner selection, dirty ratio, map capacity, horizons | §D1–D5, D7, Errata 3, 13, 19 |
 //! | [`groups`] | group → partition mapping, offset expiry, what a moved log start costs a group | §C1 |
+//! | [`tiered`] | the copy task's upload gate (LSO, copy lag, unfinished copies), remote retention | KIP-405, KIP-1241 |
 //! | [`transactions`] | last stable offset; open, open long or hanging | — |
 
 pub mod boot;
@@ -29,6 +30,7 @@ pub mod recovery;
 pub mod retention;
 pub mod roll;
 pub mod space;
+pub mod tiered;
 pub mod timing;
 pub mod transactions;
 

@@ -14,9 +14,16 @@
 //! which this module does not model), each on the list the previous one left. Deleting every
 //! segment rolls first, so the expired non-empty active segment is deleted when HW = LEO.
 //!
-//! Tiered storage (remote-enabled topics) is approximate: the remote tier's state
-//! (`highestOffsetInRemoteStorage`, remote retention moving the log start) is not on local
-//! disk; when it is not given, non-active segments are assumed uploaded.
+//! Tiered storage (remote-enabled topics): a copy-enabled partition's passes use the local
+//! limits, and a segment may go only if it is uploaded (`upperBound - 1 <=
+//! highestOffsetInRemoteStorage`) or the total log start is past it
+//! (`UnifiedLog.isSegmentEligibleForDeletion`, 4.4: `remoteLogEnabledAndRemoteCopyEnabled()`).
+//! The highest offset comes from `__remote_log_metadata` ([`UploadKnowledge::Known`]); when the
+//! metadata partition holding the partition was not read it is unknown, and no segment is
+//! taken for uploaded ([`RetainReason::UploadUnknown`]); the plan shows the other outcome too.
+//! Remote retention's log start ([`super::tiered::remote_retention_log_start`]) comes in as
+//! [`TieredFacts::remote_log_start`] and raises the local log start with it
+//! (`UnifiedLog.maybeIncrementLogStartOffset`).
 
 mod policy;
 mod scan;
@@ -26,11 +33,12 @@ use crate::model::units::{Bytes, Offset, TimestampMs};
 
 use super::facts::{SegmentFacts, TimestampSource};
 use super::high_watermark::HighWatermark;
+use super::tiered::UploadWait;
 use super::KafkaVersion;
 
 pub use policy::{
-    delete_records_allowed, expired_by_time, passes, remote_log_enabled, runner,
-    size_retention_bytes, time_limit_key, time_retention_ms,
+    copy_enabled, delete_records_allowed, expired_by_time, local_size_limit, local_time_limit,
+    passes, remote_log_enabled, runner, size_retention_bytes, time_limit_key, time_retention_ms,
 };
 use policy::{expires_at, size_limit, skip_reason, time_limit};
 use scan::Scan;
@@ -72,8 +80,19 @@ pub enum RetainReason {
     NotUploaded {
         /// The segment's upper bound.
         upper_bound: Offset,
-        /// The highest offset in remote storage, if known.
+        /// The highest offset in remote storage (`None`: nothing uploaded).
         highest_remote: Option<Offset>,
+        /// Why it is not uploaded (the copy task's view; set by the plan, `None` from the
+        /// passes alone).
+        wait: Option<UploadWait>,
+    },
+    /// Tiered: the `__remote_log_metadata` partition holding this partition was not read, so
+    /// whether the segment is uploaded is unknown; it is not taken for uploaded.
+    UploadUnknown {
+        /// The segment's upper bound.
+        upper_bound: Offset,
+        /// The metadata partition that holds the upload state, when its count is known.
+        metadata_partition: Option<u32>,
     },
     /// Tiered: the active segment breaches retention; the broker rolls it so it can be
     /// uploaded, then deletes it in a later run (spec §A9b).
@@ -185,6 +204,28 @@ pub enum Approximation {
     },
 }
 
+/// What is known of a partition's uploads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UploadKnowledge {
+    /// The metadata partition holding it was not read (or not found).
+    #[default]
+    Unknown,
+    /// Unknown, and that metadata partition is this one.
+    NotGiven {
+        /// The `__remote_log_metadata` partition.
+        metadata_partition: u32,
+    },
+    /// Replayed from `__remote_log_metadata`: the highest offset in remote storage (`None`:
+    /// nothing uploaded, Kafka's −1).
+    Known {
+        /// `highestOffsetInRemoteStorage`.
+        highest_offset: Option<Offset>,
+    },
+    /// What-if: every closed segment taken for uploaded (the other outcome of an unknown
+    /// state; never a verdict the plan acts on).
+    AssumedUploaded,
+}
+
 /// Tiered storage context: the broker gate and what is known of the remote tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TieredFacts {
@@ -192,8 +233,10 @@ pub struct TieredFacts {
     pub system_enabled: bool,
     /// The topic is internal, `__remote_log_metadata` or `__cluster_metadata` (never remote).
     pub internal_topic: bool,
-    /// `highestOffsetInRemoteStorage`, if known (the leader's RLM state).
-    pub highest_offset_in_remote_storage: Option<Offset>,
+    /// What is known of its uploads.
+    pub upload: UploadKnowledge,
+    /// The log start remote retention moves to (`None`: it does not move it, or unknown).
+    pub remote_log_start: Option<Offset>,
 }
 
 /// Cleaner-manager state of the log (spec §C3, §D7).
@@ -386,7 +429,7 @@ pub fn evaluate(input: &RetentionInput<'_>) -> RetentionOutcome {
         rolled_new_active: scan.rolled_new_active,
         rolled_for_upload: scan.rolled_for_upload,
         approximation: scan.remote.then_some(Approximation::TieredStorage {
-            upload_state_known: input.tiered.highest_offset_in_remote_storage.is_some(),
+            upload_state_known: matches!(input.tiered.upload, UploadKnowledge::Known { .. }),
         }),
     }
 }

@@ -309,9 +309,9 @@ pub fn verdict_reason(
         | RetainReason::NoLimit { .. }
         | RetainReason::RetentionUnlimited => SpaceReason::WithinRetention,
         RetainReason::HwBelowUpperBound { .. } => SpaceReason::AboveHighWatermark,
-        RetainReason::NotUploaded { .. } | RetainReason::RolledForUpload => {
-            SpaceReason::WaitingForUpload
-        }
+        RetainReason::NotUploaded { .. }
+        | RetainReason::UploadUnknown { .. }
+        | RetainReason::RolledForUpload => SpaceReason::WaitingForUpload,
         RetainReason::PolicyWithoutDelete { .. }
         | RetainReason::NoRetentionThread { .. }
         | RetainReason::Paused

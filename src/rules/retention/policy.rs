@@ -29,7 +29,7 @@ pub fn remote_log_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
 }
 
 /// Whether the local limits apply (`remoteLogEnabledAndRemoteCopyEnabled`).
-pub(super) fn copy_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
+pub fn copy_enabled(config: &LogConfig, tiered: &TieredFacts) -> bool {
     remote_log_enabled(config, tiered) && !config.remote_log_copy_disable
 }
 
@@ -157,4 +157,22 @@ pub(super) fn skip_reason(input: &RetentionInput<'_>, runner: Runner) -> Option<
         _ if input.state.paused && cleaner_exists => Some(RetainReason::Paused),
         _ => None,
     }
+}
+
+/// The effective local time limit of a copy-enabled partition (`LogConfig.localRetentionMs`,
+/// −2 → `retention.ms`); `None` when unlimited.
+pub fn local_time_limit(config: &LogConfig) -> Option<i64> {
+    config
+        .local_retention_ms
+        .effective(config.retention_ms)
+        .max()
+}
+
+/// The effective local size limit (`LogConfig.localRetentionBytes`, −2 → `retention.bytes`);
+/// `None` when unlimited.
+pub fn local_size_limit(config: &LogConfig) -> Option<i64> {
+    config
+        .local_retention_bytes
+        .effective(config.retention_bytes)
+        .max()
 }

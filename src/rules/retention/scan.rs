@@ -9,7 +9,7 @@ use crate::rules::facts::SegmentFacts;
 use super::policy::{
     copy_enabled, expires_at, older_than, remote_log_enabled, size_limit, time_limit,
 };
-use super::{Pass, RetainReason, RetentionInput};
+use super::{Pass, RetainReason, RetentionInput, UploadKnowledge};
 
 /// What one scan found.
 struct Scanned {
@@ -59,12 +59,17 @@ impl<'a> Scan<'a> {
             .segments
             .first()
             .map_or(input.log_start_offset, |s| s.base_offset);
+        // Remote retention's log start (leader's RLMExpirationTask) raises the local one with
+        // it (`maybeIncrementLogStartOffset`, remote-enabled).
+        let log_start = input
+            .log_start_offset
+            .max(input.tiered.remote_log_start.unwrap_or(Offset(i64::MIN)));
         Scan {
             input,
             first: 0,
-            log_start: input.log_start_offset,
+            log_start,
             // UnifiedLog starts the local log start at max(log start, first local base).
-            local_log_start: first_base.max(input.log_start_offset),
+            local_log_start: first_base.max(log_start),
             remote: remote_log_enabled(input.config, &input.tiered),
             copy: copy_enabled(input.config, &input.tiered),
             rolled_new_active: false,
@@ -91,10 +96,17 @@ impl<'a> Scan<'a> {
         }
         let next = self.seg(i + 1);
         let start_passed = next.is_some_and(|n| self.log_start >= n.base_offset);
-        let uploaded = match self.input.tiered.highest_offset_in_remote_storage {
-            Some(h) => upper > Offset(0) && upper.prev() <= h,
-            // Unknown: non-active segments assumed uploaded (approximate).
-            None => next.is_some(),
+        let uploaded = match self.input.tiered.upload {
+            UploadKnowledge::Known {
+                highest_offset: Some(h),
+            } => upper > Offset(0) && upper.prev() <= h,
+            UploadKnowledge::Known {
+                highest_offset: None,
+            }
+            | UploadKnowledge::Unknown
+            | UploadKnowledge::NotGiven { .. } => false,
+            // The what-if of an unknown state: every closed segment uploaded.
+            UploadKnowledge::AssumedUploaded => next.is_some(),
         };
         uploaded || start_passed
     }
@@ -233,12 +245,22 @@ impl<'a> Scan<'a> {
         }
         match pred {
             Err(r) => Some(r),
-            Ok(_) if !self.tiered_eligible(i, upper) => Some(if is_last {
-                RetainReason::RolledForUpload
-            } else {
-                RetainReason::NotUploaded {
+            Ok(_) if !self.tiered_eligible(i, upper) => Some(match self.input.tiered.upload {
+                _ if is_last => RetainReason::RolledForUpload,
+                UploadKnowledge::Known { highest_offset } => RetainReason::NotUploaded {
                     upper_bound: upper,
-                    highest_remote: self.input.tiered.highest_offset_in_remote_storage,
+                    highest_remote: highest_offset,
+                    wait: None,
+                },
+                UploadKnowledge::NotGiven { metadata_partition } => RetainReason::UploadUnknown {
+                    upper_bound: upper,
+                    metadata_partition: Some(metadata_partition),
+                },
+                UploadKnowledge::Unknown | UploadKnowledge::AssumedUploaded => {
+                    RetainReason::UploadUnknown {
+                        upper_bound: upper,
+                        metadata_partition: None,
+                    }
                 }
             }),
             Ok(_) => None,

@@ -572,14 +572,26 @@ fn tiered_local_limits_apply_and_the_answer_is_approximate() {
     c.config.remote_storage_enable = true;
     c.config.local_retention_bytes = crate::config::LocalLimit::Max(200);
     c.tiered.system_enabled = true;
+    // Upload state unknown: no segment is taken for uploaded.
     let o = c.run();
-    assert_eq!(deleted_by(&o), [S, S, None, None]);
+    assert_eq!(deleted_by(&o), [None; 4]);
+    assert_eq!(
+        reason(&o, 0),
+        RetainReason::UploadUnknown {
+            upper_bound: Offset(10),
+            metadata_partition: None
+        }
+    );
     assert_eq!(
         o.approximation,
         Some(Approximation::TieredStorage {
             upload_state_known: false
         })
     );
+    // The other outcome: every closed segment uploaded.
+    c.tiered.upload = UploadKnowledge::AssumedUploaded;
+    let o = c.run();
+    assert_eq!(deleted_by(&o), [S, S, None, None]);
     // Only the local log start moves.
     assert_eq!(o.new_log_start_offset, Offset(0));
     assert_eq!(o.new_local_log_start_offset, Offset(20));
@@ -595,16 +607,31 @@ fn tiered_segments_wait_for_upload() {
     let mut c = Case::new(&[old(); 4], cfg(7 * DAY, -1));
     c.config.remote_storage_enable = true;
     c.tiered.system_enabled = true;
-    c.tiered.highest_offset_in_remote_storage = Some(Offset(19));
+    c.tiered.upload = UploadKnowledge::Known {
+        highest_offset: Some(Offset(19)),
+    };
     let o = c.run();
     assert_eq!(deleted_by(&o), [T, T, None, None]);
     assert_eq!(
         reason(&o, 2),
         RetainReason::NotUploaded {
             upper_bound: Offset(30),
-            highest_remote: Some(Offset(19))
+            highest_remote: Some(Offset(19)),
+            wait: None,
         }
     );
+    // Remote retention moved the total log start to 30: segment 20 goes although it is not
+    // uploaded (`allowDeletionDueToLogStartOffsetIncremented`), by the log-start pass.
+    c.tiered.remote_log_start = Some(Offset(30));
+    let o = c.run();
+    assert_eq!(o.new_log_start_offset, Offset(30));
+    assert_eq!(deleted_by(&o)[2], Some(Pass::LogStartOffset));
+    // Nothing uploaded: nothing goes.
+    c.tiered.remote_log_start = None;
+    c.tiered.upload = UploadKnowledge::Known {
+        highest_offset: None,
+    };
+    assert_eq!(deleted_by(&c.run()), [None; 4]);
 }
 
 #[test]
@@ -612,6 +639,9 @@ fn tiered_expired_active_segment_is_rolled_for_upload_not_deleted() {
     let mut c = Case::new(&[old(); 2], cfg(7 * DAY, -1));
     c.config.remote_storage_enable = true;
     c.tiered.system_enabled = true;
+    c.tiered.upload = UploadKnowledge::Known {
+        highest_offset: Some(Offset(9)),
+    };
     let o = c.run();
     assert_eq!(deleted_by(&o), [T, None]);
     assert_eq!(reason(&o, 1), RetainReason::RolledForUpload);
@@ -721,8 +751,11 @@ fn expired_by_time_uses_the_local_limit_where_the_time_pass_does() {
     c.config.remote_log_copy_disable = false;
     c.tiered.internal_topic = true;
     assert!(!expired(&c, old()));
-    // The rule and the time pass agree.
+    // The rule and the time pass agree (segment 0 uploaded).
     c.tiered.internal_topic = false;
+    c.tiered.upload = UploadKnowledge::Known {
+        highest_offset: Some(Offset(9)),
+    };
     c.segments = vec![seg(0, 10, 100, old()), seg(10, 20, 100, fresh())];
     c.leo = 20;
     c.hw = 20;

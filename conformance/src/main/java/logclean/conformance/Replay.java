@@ -71,6 +71,27 @@ public final class Replay {
         return o;
     }
 
+    /**
+     * Tiered fixtures: the RemoteStorageManager's state at capture carries over. {@link LocalRsm} counts copies per
+     * JVM, so a fixture captured while its plugin hung (or failed) from the Nth copy would get N-1 good copies in
+     * the replay's fresh JVM; the oracle is "the plugin still hangs/fails", so the replay's first copy does.
+     */
+    record RsmOverrides(Map<String, String> overrides, List<String> adjustments) { }
+
+    static RsmOverrides rsmOverrides(Properties fixture) {
+        Map<String, String> o = new LinkedHashMap<>();
+        List<String> adj = new ArrayList<>();
+        for (String k : List.of("rsm.config.hang.from.copy", "rsm.config.fail.from.copy")) {
+            String v = fixture.getProperty(k);
+            if (v != null && Integer.parseInt(v.trim()) > 0) {
+                o.put(k, "1");
+                adj.add(k + "=" + v.trim() + " in the fixture: 1 in the replay (the plugin still hangs/fails, as at "
+                    + "capture; its copy count restarts with the JVM)");
+            }
+        }
+        return new RsmOverrides(o, adj);
+    }
+
     /** Keys the Broker launcher sets itself (ports, roles, dirs). */
     static final Set<String> LAUNCHER_KEYS = Set.of("process.roles", "node.id", "controller.quorum.bootstrap.servers",
         "controller.quorum.voters", "broker.id", "zookeeper.connect",
@@ -203,6 +224,7 @@ public final class Replay {
             }
         }
         overrides.putAll(replayOverrides());
+        overrides.putAll(rsmOverrides(fixture).overrides());
 
         List<Part> parts = partitions(dir, numDirs);
         Map<String, List<Long>> before = new HashMap<>();
@@ -234,6 +256,7 @@ public final class Replay {
         ObjectNode ov = res.putObject("overrides");
         replayOverrides().forEach(ov::put);
         ArrayNode adj = res.putArray("adjustments");
+        rsmOverrides(fixture).adjustments().forEach(adj::add);
         ArrayNode marker = res.putArray("clean_shutdown_marker_before");
         cleanMarker.forEach(marker::add);
         ObjectNode window = res.putObject("window");
