@@ -163,7 +163,14 @@ fn retention_bytes(view: &ClusterView, t: &Topic<'_>) -> Option<Finding> {
             ),
         )
         .evidence("bytes_per_hour", EvidenceValue::Bytes(rate.per_hour()))
-        .evidence("kept_bytes", EvidenceValue::Bytes(kept.unwrap_or(u64::MAX))),
+        .evidence(
+            "kept_bytes",
+            // retention.ms -1 too: nothing bounds it (not u64::MAX bytes).
+            kept.map_or(
+                EvidenceValue::Text("unbounded".to_string()),
+                EvidenceValue::Bytes,
+            ),
+        ),
     )
 }
 

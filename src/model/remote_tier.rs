@@ -655,6 +655,7 @@ mod tests {
                             partition_epoch: 0,
                             leader_recovery_state: 0,
                             directories: Vec::new(),
+                            elr: Vec::new(),
                         };
                         (p, part)
                     })

@@ -873,13 +873,19 @@ fn add_upload_states(
     }
 }
 
+/// What a replica's plan reads beyond its own files, built once per plan: the replicas of
+/// other brokers (a follower's leader), the remote tier's upload state and the `-future` dirs.
+struct AcrossReplicas<'a> {
+    join: &'a ReplicaJoin,
+    remote: &'a RemoteTierView,
+    futures: &'a FutureDirs,
+}
+
 /// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
 /// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
 fn plan_replica(
     view: &ClusterView,
-    join: &ReplicaJoin,
-    remote: &RemoteTierView,
-    futures: &FutureDirs,
+    across: &AcrossReplicas,
     dir: &LogDir,
     clock: BrokerClock,
     p: &Partition,
@@ -888,6 +894,11 @@ fn plan_replica(
     let broker = &view.broker_config;
     let now = opts.now;
     let config = view.partition_log_config(&dir.path, &p.dir_name)?;
+    let AcrossReplicas {
+        join,
+        remote,
+        futures,
+    } = across;
     let mut f = replica_facts(view, join, remote, futures, dir, p)?;
     if !opts.topics.is_empty() && !opts.topics.contains(&f.topic) {
         return None;
@@ -954,13 +965,16 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         dirs,
         ReadMode::Buffered,
     );
+    let across = AcrossReplicas {
+        join: &join,
+        remote: &remote,
+        futures: &futures,
+    };
     // A partition's facts are kept only while the cleaner might take it first (a log it will
     // clean): the facts of every other partition are dropped where it was planned.
     let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Option<Pending>>) = replicas
         .par_iter()
-        .filter_map(|&(dir, clock, p)| {
-            plan_replica(view, &join, &remote, &futures, dir, clock, p, opts)
-        })
+        .filter_map(|&(dir, clock, p)| plan_replica(view, &across, dir, clock, p, opts))
         .map(|(plan, pending)| {
             let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
             (plan, candidate.then_some(pending))
