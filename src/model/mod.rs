@@ -20,6 +20,7 @@ pub mod producer_state;
 pub mod records;
 pub mod remote_tier;
 pub mod segment;
+pub mod snapshot;
 pub mod targets;
 #[cfg(test)]
 pub(crate) mod test_support;
