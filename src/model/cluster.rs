@@ -107,12 +107,15 @@ impl DirFacts {
     /// (the problems met looking for it before, none after).
     pub fn join(parts: impl IntoIterator<Item = DirFacts>) -> Self {
         let mut out = DirFacts::default();
+        // One read meets every dir's meta.properties first, then looks for the metadata log.
+        let mut lookups = Vec::new();
         for p in parts {
             out.metas.extend(p.metas);
             for problem in p.problems {
-                let lookup = problem.1 == FileRole::MetadataLog;
-                if !(lookup && out.metadata_dir.is_some()) {
+                if problem.1 != FileRole::MetadataLog {
                     out.problems.push(problem);
+                } else if out.metadata_dir.is_none() {
+                    lookups.push(problem);
                 }
             }
             if out.metadata_dir.is_none() {
@@ -120,6 +123,7 @@ impl DirFacts {
                 out.image = p.image;
             }
         }
+        out.problems.extend(lookups);
         out
     }
 }

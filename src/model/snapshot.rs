@@ -153,9 +153,10 @@ impl Snapshot {
             .take(MAX_UNCOMPRESSED + 1)
             .read_to_end(&mut json)
             .map_err(|e| match e.kind() {
-                io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
-                    SnapshotError::NotASnapshot(e.to_string())
-                }
+                // Not gzip, or cut short (an empty file is too).
+                io::ErrorKind::InvalidInput
+                | io::ErrorKind::InvalidData
+                | io::ErrorKind::UnexpectedEof => SnapshotError::NotASnapshot(e.to_string()),
                 _ => SnapshotError::Io(e),
             })?;
         if n as u64 > MAX_UNCOMPRESSED {
@@ -270,6 +271,59 @@ mod tests {
         let mut b = Vec::new();
         s.write(&mut b).unwrap();
         b
+    }
+
+    #[test]
+    fn joined_facts_are_those_one_read_of_all_the_dirs_gives() {
+        use crate::model::cluster::FileRole::{MetaProperties, MetadataLog};
+        use crate::model::problem::FileProblem;
+        let io = |p: &str| FileProblem::Io {
+            path: p.into(),
+            message: "denied".into(),
+        };
+        let facts = |dir: &str, problems: Vec<_>, found: bool| DirFacts {
+            metas: vec![(dir.into(), None)],
+            problems,
+            metadata_dir: found.then(|| PathBuf::from(dir).join("__cluster_metadata-0")),
+            image: found.then(Default::default),
+        };
+        let a = facts(
+            "/a",
+            vec![
+                ("/a".into(), MetaProperties, io("/a/meta.properties")),
+                ("/a".into(), MetadataLog, io("/a/__cluster_metadata-0")),
+            ],
+            false,
+        );
+        let b = facts(
+            "/b",
+            vec![("/b".into(), MetaProperties, io("/b/meta.properties"))],
+            true,
+        );
+        // Looked for after the metadata log was found: one read never gets there.
+        let c = facts(
+            "/c",
+            vec![("/c".into(), MetadataLog, io("/c/__cluster_metadata-0"))],
+            true,
+        );
+        let j = DirFacts::join([a, b, c]);
+        let order: Vec<(&str, _)> = (j.problems.iter())
+            .map(|(d, role, _)| (d.to_str().unwrap(), *role))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("/a", MetaProperties),
+                ("/b", MetaProperties),
+                ("/a", MetadataLog)
+            ]
+        );
+        assert_eq!(j.metas.len(), 3);
+        assert_eq!(
+            j.metadata_dir,
+            Some(PathBuf::from("/b/__cluster_metadata-0"))
+        );
+        assert!(j.image.is_some());
     }
 
     #[test]
