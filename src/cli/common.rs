@@ -99,6 +99,21 @@ pub fn load_targets(
     Ok((loaded.dirs, findings))
 }
 
+/// The snapshots of `--snapshot`, read and joined, and the run saying it read them (`None`
+/// and the run unchanged without `--snapshot`).
+pub fn with_snapshots(
+    arg: &super::run_config::SnapshotArg,
+    run: &RunConfig,
+) -> anyhow::Result<(Option<crate::model::snapshot::Snapshots>, RunConfig)> {
+    let mut run = run.clone();
+    if arg.snapshots.is_empty() {
+        return Ok((None, run));
+    }
+    let snaps = super::snapshot::read_snapshots(&arg.snapshots)?;
+    run.input = Some(snaps.sources.iter().map(|(_, s)| s.clone()).collect());
+    Ok((Some(snaps), run))
+}
+
 /// Write `doc` as the run renders ([`crate::report::write_document`]: JSON, or the assumptions
 /// and `table` for people). The outcome is the document's, even when the reader closed the pipe.
 pub fn write<B: serde::Serialize>(

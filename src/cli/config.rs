@@ -13,6 +13,7 @@ use crate::checks::unreadable::checkpoint_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::RootCheckpoints;
+use crate::model::snapshot::Snapshots;
 use crate::report::config_doc::{ConfigBody, KeyFilter};
 use crate::report::config_table::render_config;
 use crate::report::wire::assumptions::AssumptionsDoc;
@@ -20,14 +21,15 @@ use crate::report::Document;
 
 pub use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 
-use super::common::{outcome_of, write};
+use super::common::{outcome_of, with_snapshots, write};
 use super::run_config::RunConfig;
 use super::ConfigArgs;
 
 /// What `args` ask [`ClusterView::build`] to read.
-fn inputs(args: &ConfigArgs, run: &RunConfig) -> ClusterInputs {
+fn inputs(args: &ConfigArgs, run: &RunConfig, snaps: Option<&Snapshots>) -> ClusterInputs {
     ClusterInputs {
-        log_dirs: args.paths.clone(),
+        log_dirs: snaps.map_or_else(|| args.paths.clone(), |s| s.log_dirs.clone()),
+        facts: snaps.map(|s| s.dir_facts.clone()),
         server_properties: args.server_properties.clone().map(FileInput::Path),
         broker_id: args.broker_id,
         overrides: args.overrides.clone(),
@@ -41,13 +43,31 @@ fn inputs(args: &ConfigArgs, run: &RunConfig) -> ClusterInputs {
 
 /// Run `config`.
 pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let view = ClusterView::build(&inputs(args, run))?;
-    let mut findings = config_findings(&view);
-    // The configs do not depend on the root checkpoints, but a log dir whose checkpoints cannot
-    // be read is one the broker marks offline: said here as every command says it.
-    for d in &view.log_dirs {
-        findings.extend(checkpoint_findings(d, &RootCheckpoints::read(d)));
-    }
+    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let run = &run;
+    let mut findings;
+    let view = match &snaps {
+        // A snapshot's dirs come loaded, their root checkpoints with them.
+        Some(s) => {
+            let view = ClusterView::build_over(&inputs(args, run, Some(s)), &s.dirs)?;
+            findings = config_findings(&view);
+            for d in &s.dirs {
+                findings.extend(checkpoint_findings(&d.path, &d.checkpoints));
+            }
+            view
+        }
+        None => {
+            let view = ClusterView::build(&inputs(args, run, None))?;
+            findings = config_findings(&view);
+            // The configs do not depend on the root checkpoints, but a log dir whose
+            // checkpoints cannot be read is one the broker marks offline: said here as every
+            // command says it.
+            for d in &view.log_dirs {
+                findings.extend(checkpoint_findings(d, &RootCheckpoints::read(d)));
+            }
+            view
+        }
+    };
     sort_findings(&mut findings);
     let filter = KeyFilter {
         all_keys: args.all_keys,

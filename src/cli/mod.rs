@@ -22,6 +22,7 @@ pub mod rebuild_index;
 pub mod resume;
 pub mod roll;
 pub mod run_config;
+pub mod snapshot;
 pub mod time_arg;
 pub mod transactions;
 pub mod upgrade_check;
@@ -179,6 +180,11 @@ pub enum Command {
     /// instant, ZooKeeper-mode dirs that must migrate to KRaft first. Exit 0: nothing to do;
     /// 1: changes that need action; 3: usage or I/O error.
     UpgradeCheck(upgrade_check::UpgradeCheckArgs),
+    /// Write the facts the read-only commands decide from (segment and index summaries,
+    /// checkpoints, producer-state summaries, meta.properties, the metadata image; never record
+    /// payloads, keys or values) as one compressed, versioned file that `plan --snapshot` and
+    /// `config --snapshot` read in place of the log dirs (docs/snapshot.md).
+    Snapshot(snapshot::SnapshotArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -202,9 +208,10 @@ impl Command {
             Command::Roll(a) => (&a.now).into(),
             Command::Delete(a) => (&a.now).into(),
             Command::UpgradeCheck(a) => (&a.now).into(),
-            Command::Resume(_) | Command::Undo(_) | Command::Completions { .. } => {
-                run_config::InstantArg::default()
-            }
+            Command::Resume(_)
+            | Command::Undo(_)
+            | Command::Snapshot(_)
+            | Command::Completions { .. } => run_config::InstantArg::default(),
         }
     }
 
@@ -223,7 +230,18 @@ impl Command {
             | Command::Delete(_)
             | Command::Resume(_)
             | Command::Undo(_)
+            | Command::Snapshot(_)
             | Command::Completions { .. } => None,
+        }
+    }
+
+    /// `--snapshot` given to a mutating command (refused: [`snapshot::MUTATION_REFUSED`]).
+    pub fn snapshot_given_to_mutation(&self) -> bool {
+        match self {
+            Command::RebuildIndex(a) => !a.mutate.snapshot.is_empty(),
+            Command::Roll(a) => !a.mutate.snapshot.is_empty(),
+            Command::Delete(a) => !a.mutate.snapshot.is_empty(),
+            _ => false,
         }
     }
 
@@ -261,6 +279,7 @@ impl Command {
             | Command::UpgradeCheck(_)
             | Command::Resume(_)
             | Command::Undo(_)
+            | Command::Snapshot(_)
             | Command::Completions { .. } => run_config::Filters::default(),
         }
     }
@@ -281,6 +300,7 @@ impl Command {
             | Command::Roll(_)
             | Command::Resume(_)
             | Command::Undo(_)
+            | Command::Snapshot(_)
             | Command::Completions { .. } => None,
         }
     }
@@ -332,8 +352,11 @@ fn parse_config_arg(arg: &str) -> Result<String, String> {
 pub struct ConfigArgs {
     /// Log dirs (the one holding `__cluster_metadata-0` gives topic overrides and dynamic
     /// configs). Default: `log.dirs` of --server-properties.
-    #[arg(value_name = "LOG_DIR")]
+    #[arg(value_name = "LOG_DIR", conflicts_with = "snapshots")]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// The broker's static `server.properties`.
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
@@ -443,8 +466,15 @@ pub struct TransactionsArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Log dirs (the one holding `__cluster_metadata-0` gives topic configs, leaders and ISRs).
-    #[arg(required = true, value_name = "LOG_DIR")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "LOG_DIR"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// The instant the plan is made at.
     #[command(flatten)]
     pub now: run_config::NowOrAfterArg,
@@ -524,6 +554,9 @@ pub struct MutateArgs {
     /// mode, a missing metadata log).
     #[arg(long, value_name = "FILE")]
     pub config_file: Option<PathBuf>,
+    /// Refused: a facts snapshot cannot be changed (accepted only to say so).
+    #[arg(long = "snapshot", value_name = "FILE", hide = true)]
+    pub snapshot: Vec<PathBuf>,
 }
 
 /// Arguments of `logclean rebuild-index`.

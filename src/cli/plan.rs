@@ -13,6 +13,7 @@ use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::snapshot::Snapshots;
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
 use crate::report::html::render_plan as render_html;
 use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
@@ -22,7 +23,7 @@ use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::Envelope;
 use crate::report::{Document, OutputFormat};
 
-use super::common::{finish_render, load_targets, outcome_of, write};
+use super::common::{finish_render, load_targets, outcome_of, with_snapshots, write};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::PlanArgs;
@@ -51,9 +52,15 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
-fn inputs(args: &PlanArgs, overrides: Vec<String>, run: &RunConfig) -> ClusterInputs {
+fn inputs(
+    args: &PlanArgs,
+    overrides: Vec<String>,
+    run: &RunConfig,
+    snaps: Option<&Snapshots>,
+) -> ClusterInputs {
     ClusterInputs {
-        log_dirs: args.paths.clone(),
+        log_dirs: snaps.map_or_else(|| args.paths.clone(), |s| s.log_dirs.clone()),
+        facts: snaps.map(|s| s.dir_facts.clone()),
         server_properties: args.server_properties.clone().map(FileInput::Path),
         broker_id: args.broker_id,
         overrides,
@@ -97,13 +104,24 @@ struct Plans {
     target_findings: Vec<Finding>,
 }
 
-fn build_plans(args: &PlanArgs, run: &RunConfig) -> anyhow::Result<Plans> {
-    let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, run.read_mode);
-    let progress = Progress::new(run.output.progress, "reading partitions");
-    // A wrong target (a parent of log dirs, ...) is a finding of the plan too.
-    let (dirs, target_findings) = load_targets(&args.paths, &opts, &progress)?;
+fn build_plans(
+    args: &PlanArgs,
+    run: &RunConfig,
+    snaps: Option<Snapshots>,
+) -> anyhow::Result<Plans> {
+    let (dirs, target_findings) = match &snaps {
+        // A snapshot holds the dirs as this load would have loaded them.
+        Some(s) => (s.dirs.clone(), Vec::new()),
+        None => {
+            let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, run.read_mode);
+            let progress = Progress::new(run.output.progress, "reading partitions");
+            // A wrong target (a parent of log dirs, ...) is a finding of the plan too.
+            load_targets(&args.paths, &opts, &progress)?
+        }
+    };
+    let snaps = snaps.as_ref();
     // The view takes the partition dirs from the load: listed and read once, not twice.
-    let view = ClusterView::build_over(&inputs(args, Vec::new(), run), &dirs)?;
+    let view = ClusterView::build_over(&inputs(args, Vec::new(), run, snaps), &dirs)?;
     let plan_opts = PlanOptions {
         now: run.now,
         topics: run.filters.topics.clone(),
@@ -113,7 +131,8 @@ fn build_plans(args: &PlanArgs, run: &RunConfig) -> anyhow::Result<Plans> {
     let proposed = if args.overrides.is_empty() {
         None
     } else {
-        let view = ClusterView::build_over(&inputs(args, args.overrides.clone(), run), &dirs)?;
+        let proposed = inputs(args, args.overrides.clone(), run, snaps);
+        let view = ClusterView::build_over(&proposed, &dirs)?;
         Some(build_plan(&view, &dirs, &plan_opts))
     };
     Ok(Plans {
@@ -127,13 +146,15 @@ fn build_plans(args: &PlanArgs, run: &RunConfig) -> anyhow::Result<Plans> {
 
 /// Run `plan`.
 pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let run = &run;
     let Plans {
         view,
         today,
         proposed,
         dirs,
         target_findings,
-    } = build_plans(args, run)?;
+    } = build_plans(args, run, snaps)?;
     let changes = proposed
         .as_ref()
         .map(|p| diff(&today, p))

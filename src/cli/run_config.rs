@@ -14,6 +14,7 @@ use crate::checks::catalog;
 use crate::checks::finding::Severity;
 use crate::model::file_bytes::ReadMode;
 use crate::model::kafka_version::KafkaVersion;
+use crate::model::snapshot::SnapshotSource;
 use crate::model::units::{DurationMs, TimestampMs};
 use crate::report::Rendering;
 
@@ -60,6 +61,18 @@ impl ReadArg {
     pub fn mode(&self) -> ReadMode {
         ReadMode::from_mmap_flag(self.mmap)
     }
+}
+
+/// `--snapshot FILE` (repeatable), for the read-only commands that can decide from a facts
+/// snapshot instead of log dirs (flatten it into their args; their log dirs are then not
+/// required).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct SnapshotArg {
+    /// Read the facts from this snapshot (`logclean snapshot`) instead of log dirs; repeat it
+    /// for several (one per broker): the same answer as on all their dirs at the instants they
+    /// were taken.
+    #[arg(long = "snapshot", value_name = "FILE")]
+    pub snapshots: Vec<std::path::PathBuf>,
 }
 
 /// `--kafka-version VERSION`, for commands that apply Kafka's rules (flatten it into their
@@ -186,6 +199,9 @@ pub struct RunConfig {
     /// `--kafka-version`, if the command takes it and it was given; `None`: the release the
     /// files tell.
     pub kafka_version: Option<KafkaVersion>,
+    /// The facts snapshots read instead of log dirs (`--snapshot`), said in the output; set
+    /// by the command once it has read them.
+    pub input: Option<Vec<SnapshotSource>>,
 }
 
 impl RunConfig {
@@ -195,6 +211,9 @@ impl RunConfig {
         wall_clock: TimestampMs,
         command: &Command,
     ) -> anyhow::Result<RunConfig> {
+        if command.snapshot_given_to_mutation() {
+            anyhow::bail!("--snapshot: {}", super::snapshot::MUTATION_REFUSED);
+        }
         let filters = command.filters();
         filters.validate()?;
         Ok(RunConfig {
@@ -204,6 +223,7 @@ impl RunConfig {
             read_mode: command.read_arg().map_or(ReadMode::Buffered, ReadArg::mode),
             kafka_version: command.kafka_version_arg().and_then(|a| a.kafka_version),
             filters,
+            input: None,
         })
     }
 
@@ -214,6 +234,7 @@ impl RunConfig {
             style: self.output.table_style(self.now),
             generated_at: self.generated_at,
             now: self.now,
+            input: self.input.clone(),
         }
     }
 }

@@ -29,7 +29,7 @@ use super::error::{ErrorKind, FormatError, FormatResult};
 pub const CHECKPOINT_VERSION: i32 = 0;
 
 /// What the header lines of a checkpoint held.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CheckpointHeader {
     /// The file was empty (Kafka's constructor creates it so): no entries.
     Empty,
@@ -43,7 +43,7 @@ pub enum CheckpointHeader {
 }
 
 /// One parsed entry line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointLine<T> {
     /// The entry.
     pub value: T,
@@ -54,7 +54,7 @@ pub struct CheckpointLine<T> {
 }
 
 /// A parsed checkpoint file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointFile<T> {
     /// The header form.
     pub header: CheckpointHeader,
@@ -70,7 +70,7 @@ impl<T> CheckpointFile<T> {
 }
 
 /// An entry of an offset checkpoint: `topic partition offset`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TopicPartitionOffset {
     /// Topic name (Kafka does not validate it on read: any token without whitespace).
     pub topic: String,

@@ -15,7 +15,7 @@ use super::error::{ErrorKind, FormatError, FormatResult};
 pub const CLEAN_SHUTDOWN_VERSION: i32 = 0;
 
 /// A parsed clean-shutdown marker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CleanShutdownMarker {
     /// Zero bytes, as brokers before 3.7 wrote it.
     Empty,

@@ -8,7 +8,7 @@
 use std::fmt;
 
 /// A parse failure at a byte position.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("{kind} at byte {offset}")]
 pub struct FormatError {
     /// What is wrong.
@@ -31,7 +31,7 @@ impl FormatError {
 }
 
 /// What a parser found wrong. Messages are lowercase and name no path: the caller adds context.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The input ended before a field or a length-delimited section was complete.
@@ -53,7 +53,8 @@ pub enum ErrorKind {
     /// A length or count field outside the range the format allows.
     LengthOutOfRange {
         /// Which field (spec name).
-        field: &'static str,
+        #[serde(deserialize_with = "static_str")]
+        field: SpecName,
         /// The value read.
         value: i64,
         /// Smallest allowed value.
@@ -75,7 +76,8 @@ pub enum ErrorKind {
     /// A version field with a value this parser does not know.
     UnsupportedVersion {
         /// Which structure.
-        what: &'static str,
+        #[serde(deserialize_with = "static_str")]
+        what: SpecName,
         /// The version read.
         version: i64,
     },
@@ -86,10 +88,23 @@ pub enum ErrorKind {
     /// Any other field whose value breaks the format's rules.
     InvalidField {
         /// Which field (spec name).
-        field: &'static str,
+        #[serde(deserialize_with = "static_str")]
+        field: SpecName,
         /// Why it is invalid.
         reason: String,
     },
+}
+
+/// A field or structure name as the spec spells it (an alias, so that serde's derive does not
+/// take the `'static` for a borrow from its input).
+pub type SpecName = &'static str;
+
+/// A field or structure name read back from a facts snapshot (`model::snapshot`). The parsers
+/// name them with literals; a snapshot's are few (one per problem it carries) and live as long
+/// as the run, so they are leaked rather than copied into every error type as `String`s.
+fn static_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SpecName, D::Error> {
+    let s: String = serde::Deserialize::deserialize(d)?;
+    Ok(Box::leak(s.into_boxed_str()))
 }
 
 impl fmt::Display for ErrorKind {

@@ -12,7 +12,7 @@ use super::checkpoint::{
 use super::error::FormatResult;
 
 /// One leader epoch and the first offset written in it (Kafka's `EpochEntry`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct EpochEntry {
     /// Leader epoch (Java int).
     pub epoch: i32,

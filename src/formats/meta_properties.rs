@@ -27,7 +27,9 @@ use super::error::{ErrorKind, FormatError, FormatResult};
 use super::partition_metadata::Uuid;
 
 /// A `meta.properties` version (`MetaPropertiesVersion`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum MetaPropertiesVersion {
     /// ZooKeeper-era file (also the default when `version` is absent): `broker.id` optional.
     V0,
@@ -38,7 +40,7 @@ pub enum MetaPropertiesVersion {
 }
 
 /// One `key=value` of a properties file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Property {
     /// The key, escapes decoded.
     pub key: String,
@@ -51,7 +53,7 @@ pub struct Property {
 }
 
 /// A parsed `meta.properties`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetaProperties {
     /// The version.
     pub version: MetaPropertiesVersion,

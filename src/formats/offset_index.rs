@@ -33,7 +33,7 @@ impl OffsetIndexEntry {
 }
 
 /// An absolute offset and its `.log` byte position (Kafka's `OffsetPosition`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OffsetPosition {
     /// Absolute offset (`base_offset + relative_offset`).
     pub offset: i64,

@@ -22,6 +22,20 @@ use super::error::{ErrorKind, FormatError, FormatResult};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Uuid(pub [u8; 16]);
 
+/// In a facts snapshot a `Uuid` is its text form (it is also a map key there).
+impl serde::Serialize for Uuid {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_base64())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Uuid {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s: std::borrow::Cow<'de, str> = serde::Deserialize::deserialize(d)?;
+        Uuid::from_base64(&s).map_err(serde::de::Error::custom)
+    }
+}
+
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// Why a string is not a Kafka UUID (`Uuid.fromString` throws `IllegalArgumentException`).
@@ -121,7 +135,7 @@ impl fmt::Display for Uuid {
 pub const PARTITION_METADATA_VERSION: i32 = 0;
 
 /// A parsed `partition.metadata`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionMetadata {
     /// The `version` value (≥ 0; Kafka writes 0).
     pub version: i32,

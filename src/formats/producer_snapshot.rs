@@ -23,7 +23,7 @@ pub const CRC_START: usize = 6;
 pub const ENTRY_SIZE: usize = 46;
 
 /// One producer's state (`ProducerSnapshot.ProducerEntry`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProducerEntry {
     /// Producer id.
     pub producer_id: i64,
@@ -51,7 +51,7 @@ impl ProducerEntry {
 }
 
 /// A parsed producer snapshot.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProducerSnapshot {
     /// The version (always [`SNAPSHOT_VERSION`] once parsed).
     pub version: i16,

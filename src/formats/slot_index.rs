@@ -91,7 +91,7 @@ pub struct IndexLookup<T> {
 /// A failed Kafka index sanity check (`OffsetIndex.sanityCheck`, `TimeIndex.sanityCheck`,
 /// spec §4.4). Kafka throws `CorruptIndexException` for the first of these it meets; the checks
 /// return all of them in Kafka's order, so the first element is the one Kafka would report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IndexSanityProblem {
     /// Time index only: the last slot's timestamp is below slot 0's.
     LastTimestampBelowFirst {
@@ -140,7 +140,7 @@ impl IndexSanityProblem {
 
 /// A problem Kafka does not check but that no Kafka writer produces (stricter than
 /// [`IndexSanityProblem`]; spec §4.1, §4.2, §11.2).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IndexEntryProblem {
     /// Non-zero slots between the valid prefix and the zero tail: entries Kafka would use
     /// (it counts every slot) but that break the ordering its binary search assumes.

@@ -40,7 +40,7 @@ impl TimeIndexEntry {
 }
 
 /// A timestamp and an absolute offset (Kafka's `TimestampOffset`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TimestampOffset {
     /// Timestamp in ms.
     pub timestamp: i64,

@@ -62,7 +62,7 @@ pub struct TxnIndex {
 
 /// Something wrong in a transaction index. [`TxnIndex::sanity_check`] returns the first two
 /// kinds in Kafka's order; [`TxnIndex::entry_problems`] the stricter rest.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TxnIndexProblem {
     /// Kafka: the version byte is > 0, so iterating throws `KafkaException` ("Unexpected aborted
     /// transaction version").

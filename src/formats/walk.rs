@@ -49,7 +49,7 @@ use super::legacy::{parse_legacy_header, RECORD_OVERHEAD_V0, RECORD_OVERHEAD_V1}
 pub use super::batch::BatchInfo;
 
 /// How a walk ended when it ended without an error.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum WalkEnd {
     /// The last batch ended exactly at the end of the file.
     Clean,

@@ -70,6 +70,82 @@ impl FileInput {
     }
 }
 
+/// What a view reads from the log dirs themselves beside their partition dirs: each dir's
+/// `meta.properties`, where the metadata log is and the image replayed from it. Read from disk
+/// ([`DirFacts::read`]), or carried by a facts snapshot ([`super::snapshot`]) in its place.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct DirFacts {
+    /// Each log dir with its `meta.properties` (`None`: absent or unusable), in order.
+    pub metas: Vec<(PathBuf, Option<MetaProperties>)>,
+    /// What went wrong reading them and looking for the metadata log, in the order met: the
+    /// log dir, the file, the problem.
+    pub problems: Vec<(PathBuf, FileRole, FileProblem)>,
+    /// The `__cluster_metadata-0` dir found (in `metadata.log.dir`, else the first log dir
+    /// holding one).
+    pub metadata_dir: Option<PathBuf>,
+    /// The image replayed from it (`None`: no metadata log found).
+    pub image: Option<MetadataImage>,
+}
+
+impl DirFacts {
+    /// Read them from `log_dirs` (and `metadata_log_dir`, the broker's `metadata.log.dir`).
+    pub fn read(log_dirs: &[PathBuf], metadata_log_dir: Option<&str>, mode: ReadMode) -> Self {
+        let mut problems = Vec::new();
+        let metas = read_meta(log_dirs, &mut problems);
+        let metadata_dir = find_metadata_dir(log_dirs, metadata_log_dir, &mut problems);
+        // Several brokers' dirs: each node keeps its own copy of the metadata log, and the one
+        // that has applied the most records is the cluster's latest word on leaders and ISRs.
+        let several = (metadata_dir.is_some() && metadata_log_dir.is_none())
+            .then(|| several_nodes_metadata(&log_dir_info(metas.clone(), None), mode))
+            .flatten();
+        let (metadata_dir, image) = match several {
+            Some((dir, image)) => (Some(dir), Some(image)),
+            None => {
+                let image = (metadata_dir.as_deref()).map(|dir| load_metadata_image(dir, mode));
+                (metadata_dir, image)
+            }
+        };
+        DirFacts {
+            metas,
+            problems,
+            metadata_dir,
+            image,
+        }
+    }
+
+    /// The facts of several brokers' dirs read together, in order, as [`Self::read`] would
+    /// have read them in one go: every dir's `meta.properties`, the first metadata log found
+    /// (the problems met looking for it before, none after).
+    pub fn join(parts: impl IntoIterator<Item = DirFacts>) -> Self {
+        let mut out = DirFacts::default();
+        // One read meets every dir's meta.properties first, then looks for the metadata log.
+        let mut lookups = Vec::new();
+        for p in parts {
+            out.metas.extend(p.metas);
+            for problem in p.problems {
+                if problem.1 != FileRole::MetadataLog {
+                    out.problems.push(problem);
+                } else if out.metadata_dir.is_none() {
+                    lookups.push(problem);
+                }
+            }
+            // As one read of several nodes' dirs: the copy that has applied the most records
+            // (the first on a tie); with one node there is one copy.
+            let newer = match (&out.image, &p.image) {
+                (None, _) => true,
+                (Some(a), Some(b)) => b.complete_up_to > a.complete_up_to,
+                (Some(_), None) => false,
+            };
+            if out.metadata_dir.is_none() || (newer && p.metadata_dir.is_some()) {
+                out.metadata_dir = p.metadata_dir;
+                out.image = p.image;
+            }
+        }
+        out.problems.extend(lookups);
+        out
+    }
+}
+
 /// What [`ClusterView::build`] reads.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterInputs {
@@ -94,6 +170,9 @@ pub struct ClusterInputs {
     /// The release whose broker printed `describe_file`, when it is known to differ from the
     /// view's (`upgrade-check`'s target view); `None`: the view's own.
     pub describe_file_release: Option<KafkaVersion>,
+    /// What the log dirs held beside their partitions, taken before (a facts snapshot): used
+    /// instead of reading the dirs, which need not exist here. `None`: read them.
+    pub facts: Option<std::sync::Arc<DirFacts>>,
 }
 
 /// Why no view could be built at all (everything else is a [`ClusterProblem`]).
@@ -136,7 +215,7 @@ pub enum ClusterError {
 }
 
 /// Which file a [`ClusterProblem::File`] is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FileRole {
     /// A log dir's `meta.properties` (node id).
     MetaProperties,
@@ -452,7 +531,7 @@ fn static_metadata_log_dir(sources: &ConfigSources) -> Option<&str> {
 fn find_metadata_dir(
     log_dirs: &[PathBuf],
     metadata_log_dir: Option<&str>,
-    problems: &mut Vec<ClusterProblem>,
+    problems: &mut Vec<(PathBuf, FileRole, FileProblem)>,
 ) -> Option<PathBuf> {
     let name = format!("{METADATA_TOPIC}-0");
     let candidates = metadata_log_dir
@@ -465,12 +544,7 @@ fn find_metadata_dir(
             Ok(m) if m.is_dir() => return Some(path),
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => problems.push(ClusterProblem::File {
-                log_dir: parent,
-                partition: None,
-                role: FileRole::MetadataLog,
-                problem: FileProblem::io(&path, &e),
-            }),
+            Err(e) => problems.push((parent, FileRole::MetadataLog, FileProblem::io(&path, &e))),
         }
     }
     None
@@ -480,7 +554,7 @@ fn find_metadata_dir(
 /// files go to `problems` (a missing one is not a problem here).
 fn read_meta(
     log_dirs: &[PathBuf],
-    problems: &mut Vec<ClusterProblem>,
+    problems: &mut Vec<(PathBuf, FileRole, FileProblem)>,
 ) -> Vec<(PathBuf, Option<MetaProperties>)> {
     let mut out = Vec::new();
     for d in log_dirs {
@@ -500,12 +574,7 @@ fn read_meta(
             },
         };
         out.push((d.clone(), None));
-        problems.push(ClusterProblem::File {
-            log_dir: d.clone(),
-            partition: None,
-            role: FileRole::MetaProperties,
-            problem,
-        });
+        problems.push((d.clone(), FileRole::MetaProperties, problem));
     }
     out
 }
@@ -840,7 +909,8 @@ fn static_sources(inputs: &ClusterInputs) -> Result<(ConfigSources, Vec<PathBuf>
             .map(PathBuf::from)
             .collect();
     }
-    for d in &log_dirs {
+    // A snapshot's dirs are not on this host: what they held comes with the snapshot.
+    for d in log_dirs.iter().filter(|_| inputs.facts.is_none()) {
         std::fs::read_dir(d).map_err(|source| ClusterError::LogDir {
             path: d.clone(),
             source,
@@ -927,13 +997,12 @@ fn topic_unread(sources: &ConfigSources, image: &MetadataImage, topic: &str) -> 
 /// The metadata image from `metadata_dir`, its problems added to `problems`; without a metadata
 /// dir an empty image, and why there is none.
 fn load_image(
-    metadata_dir: Option<&Path>,
+    image: Option<MetadataImage>,
     mode: LogDirMode,
-    read_mode: ReadMode,
     problems: &mut Vec<ClusterProblem>,
 ) -> MetadataImage {
-    let image = match metadata_dir {
-        Some(dir) => load_metadata_image(dir, read_mode),
+    let image = match image {
+        Some(image) => image,
         None => {
             problems.push(if mode == LogDirMode::ZooKeeper {
                 ClusterProblem::ZooKeeperMode
@@ -1137,32 +1206,34 @@ impl ClusterView {
     ) -> Result<ClusterView, ClusterError> {
         let mut problems = Vec::new();
         let (mut sources, log_dirs) = static_sources(inputs)?;
-        let metas = read_meta(&log_dirs, &mut problems);
-        let static_metadata_dir = static_metadata_log_dir(&sources);
-        let metadata_dir = find_metadata_dir(&log_dirs, static_metadata_dir, &mut problems);
-        let log_dir_info = log_dir_info(metas, metadata_dir.as_deref());
+        let read;
+        let facts = match &inputs.facts {
+            Some(facts) => facts.as_ref(),
+            None => {
+                read = DirFacts::read(
+                    &log_dirs,
+                    static_metadata_log_dir(&sources),
+                    inputs.read_mode,
+                );
+                &read
+            }
+        };
+        problems.extend(facts.problems.iter().map(|(log_dir, role, problem)| {
+            ClusterProblem::File {
+                log_dir: log_dir.clone(),
+                partition: None,
+                role: *role,
+                problem: problem.clone(),
+            }
+        }));
+        let metadata_dir = facts.metadata_dir.clone();
+        let log_dir_info = log_dir_info(facts.metas.clone(), metadata_dir.as_deref());
         let mode = overall_mode(&log_dir_info);
         problems.extend(cluster_id_mismatch(&log_dir_info));
         let disk_node_id = log_dir_info.iter().find_map(|i| i.node_id);
         let broker_id = inputs.broker_id.or(disk_node_id);
 
-        // Several brokers' dirs: each node keeps its own copy of the metadata log, and the one
-        // that has applied the most records is the cluster's latest word on leaders and ISRs.
-        let (metadata_dir, image) = match several_nodes_metadata(&log_dir_info, inputs.read_mode) {
-            Some((dir, image)) if metadata_dir.is_some() && static_metadata_dir.is_none() => {
-                problems.extend(image.problems.iter().cloned().map(ClusterProblem::Metadata));
-                (Some(dir), image)
-            }
-            _ => {
-                let image = load_image(
-                    metadata_dir.as_deref(),
-                    mode,
-                    inputs.read_mode,
-                    &mut problems,
-                );
-                (metadata_dir, image)
-            }
-        };
+        let image = load_image(facts.image.clone(), mode, &mut problems);
         add_dynamic_sources(&mut sources, inputs, &image, broker_id)?;
         sources.unread = unread_sources(&sources, metadata_dir.is_some(), mode, &image);
 

@@ -17,7 +17,7 @@ use super::names::{
 };
 
 /// Size and modification time of a file (links followed, as the broker follows them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileInfo {
     /// Full path.
     pub path: PathBuf,
@@ -261,7 +261,7 @@ impl Meta {
 }
 
 /// The files of one segment, found by base offset.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentFiles {
     /// Base offset from the file names.
     pub base_offset: i64,
@@ -276,7 +276,7 @@ pub struct SegmentFiles {
 }
 
 /// A file left by an operation that has not finished (`.deleted`, `.cleaned`, `.swap`, `.tmp`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Leftover {
     /// The file.
     pub file: FileInfo,
@@ -287,7 +287,7 @@ pub struct Leftover {
 }
 
 /// An entry the broker would not expect where it was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnknownEntry {
     /// Full path.
     pub path: PathBuf,
@@ -296,7 +296,7 @@ pub struct UnknownEntry {
 }
 
 /// A problem reading a directory or a file's metadata.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IoProblem {
     /// The path that could not be read.
     pub path: PathBuf,
@@ -314,7 +314,7 @@ impl IoProblem {
 }
 
 /// Everything found in one partition dir.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct PartitionListing {
     /// The dir.
     pub path: PathBuf,
@@ -341,7 +341,7 @@ pub struct PartitionListing {
 }
 
 /// Root-level files of a log dir.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RootFiles {
     /// `meta.properties`
     pub meta_properties: Option<FileInfo>,
@@ -362,7 +362,7 @@ pub struct RootFiles {
 }
 
 /// A partition dir with its parsed name (`None` when the broker could not parse it).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PartitionEntry {
     /// Parsed dir name.
     pub name: Option<PartitionDirName>,
@@ -371,7 +371,7 @@ pub struct PartitionEntry {
 }
 
 /// Everything found in one log dir.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct LogDirListing {
     /// The log dir.
     pub path: PathBuf,

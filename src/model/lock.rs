@@ -15,7 +15,7 @@ use nix::fcntl::{fcntl, FcntlArg};
 use nix::libc;
 
 /// The state of a log dir's `.lock`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum LockState {
     /// No `.lock` file (a clean shutdown deletes it; a dir never used by a broker has none).

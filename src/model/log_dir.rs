@@ -26,7 +26,7 @@ use super::units::Offset;
 pub type OffsetCheckpoint = Parsed<CheckpointFile<TopicPartitionOffset>>;
 
 /// The four root checkpoint files.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RootCheckpoints {
     /// `recovery-point-offset-checkpoint`
     pub recovery_point: Option<OffsetCheckpoint>,
@@ -103,7 +103,7 @@ type CheckpointSlot = fn(&mut PartitionCheckpoints) -> &mut Option<Offset>;
 type CheckpointIndex<'a> = HashMap<(&'a str, i32), PartitionCheckpoints>;
 
 /// One log dir, loaded.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LogDir {
     /// The dir.
     pub path: PathBuf,

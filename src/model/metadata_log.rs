@@ -31,7 +31,7 @@ use super::file_bytes::{read_file, read_file_data, ReadMode};
 use super::listing::{list_partition_dir, FileInfo};
 
 /// One partition in the image.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionImage {
     /// Replicas in preferred order.
     pub replicas: Vec<i32>,
@@ -72,7 +72,7 @@ pub fn is_reserved_directory(id: &Uuid) -> bool {
 }
 
 /// One topic in the image.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TopicImage {
     /// The topic id.
     pub topic_id: Uuid,
@@ -81,7 +81,7 @@ pub struct TopicImage {
 }
 
 /// Something that kept the image from being complete or certain.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetadataProblem {
     /// The file concerned (the metadata dir itself for listing errors).
     pub path: PathBuf,
@@ -99,7 +99,7 @@ pub struct MetadataProblem {
 }
 
 /// The metadata image rebuilt from snapshot and log.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetadataImage {
     /// Topics by name.
     pub topics: BTreeMap<String, TopicImage>,
@@ -120,9 +120,30 @@ pub struct MetadataImage {
     pub complete_up_to: Option<i64>,
     /// Record counts by `(apiKey, version)`, over the snapshot and log records replayed
     /// (control records excluded).
+    #[serde(with = "records_seen_pairs")]
     pub records_seen: BTreeMap<(u16, u16), u64>,
     /// Everything that went wrong, in order.
     pub problems: Vec<MetadataProblem>,
+}
+
+/// `records_seen` in a facts snapshot: a list of `[apiKey, version, count]` (JSON keys are
+/// strings, not pairs).
+mod records_seen_pairs {
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: serde::Serializer>(
+        m: &BTreeMap<(u16, u16), u64>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(m.iter().map(|(&(k, v), &n)| (k, v, n)))
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<(u16, u16), u64>, D::Error> {
+        let v: Vec<(u16, u16, u64)> = serde::Deserialize::deserialize(d)?;
+        Ok(v.into_iter().map(|(k, ver, n)| ((k, ver), n)).collect())
+    }
 }
 
 impl MetadataImage {

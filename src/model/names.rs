@@ -16,7 +16,7 @@ pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
 
 /// What the suffix of a partition dir says about it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state", content = "uid")]
 pub enum PartitionDirState {
     /// `<topic>-<partition>`: a live replica.
@@ -42,7 +42,7 @@ impl PartitionDirState {
 }
 
 /// A partition dir name taken apart.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionDirName {
     /// Topic name (for `-delete`/`-stray` dirs possibly a truncated prefix of the real name).
     pub topic: String,
@@ -142,7 +142,9 @@ fn parse_java_int(s: &str) -> Option<i32> {
 }
 
 /// Kind of a file inside a partition dir, by suffix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SegmentFileKind {
     /// `.log`: record batches.
@@ -179,7 +181,9 @@ impl SegmentFileKind {
 }
 
 /// A leftover suffix of an interrupted or pending operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum LeftoverKind {
     /// `.deleted`: scheduled for asynchronous deletion (`file.delete.delay.ms`).

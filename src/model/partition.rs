@@ -19,7 +19,7 @@ use super::units::{Bytes, Offset};
 const SMALL_FILE_CAP: u64 = 16 * 1024 * 1024;
 
 /// This partition's entries in the root checkpoint files (`None`: no entry).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionCheckpoints {
     /// `recovery-point-offset-checkpoint`
     pub recovery_point: Option<Offset>,
@@ -32,7 +32,7 @@ pub struct PartitionCheckpoints {
 }
 
 /// A producer-state snapshot.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotFile {
     /// Offset in its name.
     pub offset: i64,
@@ -43,7 +43,7 @@ pub struct SnapshotFile {
 }
 
 /// One partition dir, loaded.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Partition {
     /// The dir.
     pub path: PathBuf,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::formats::FormatError;
 
 /// Why a file's content is unavailable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FileProblem {
     /// The OS refused or failed the read (permission, I/O error): an operational error.
     Io {

@@ -53,7 +53,18 @@ use super::units::{Bytes, FilePos, Offset, TimestampMs};
 /// - producer snapshots: at `Tail` only those the broker's load reads (the newest at or below
 ///   the log end, older ones while the newer fail); a damaged older one is found at `Headers`.
 /// - CRCs and records: `Verify` only (`log.verify_failed`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum ScanDepth {
     /// First batch, index tails, batches after the last index entry (every batch when the
     /// index has no entry past the first). Of an offset or time index, slot 0 and the last
@@ -118,7 +129,7 @@ impl LoadOptions {
 }
 
 /// The few batch fields the model keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BatchBrief {
     /// Byte position.
     pub position: FilePos,
@@ -148,7 +159,7 @@ impl From<&BatchInfo> for BatchBrief {
 }
 
 /// Counts over every batch header (depth `Headers` and up).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BatchStats {
     /// Batches (v2) or top-level messages (v0/v1).
     pub batches: u64,
@@ -171,7 +182,7 @@ pub struct BatchStats {
 type BatchPositions = Vec<(u64, i64, i64)>;
 
 /// What the `.log` holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LogSummary {
     /// File length.
     pub size: Bytes,
@@ -237,7 +248,7 @@ impl LogSummary {
 }
 
 /// An offset-index entry that disagrees with the log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IndexLogMismatch {
     /// The entry's position is at or past the end of the valid log data.
     PositionPastLog {
@@ -270,7 +281,7 @@ pub enum IndexLogMismatch {
 /// The layout of an offset or time index file, common to both. Slot counts are `u32` (an index
 /// is read whole, and 2^32 slots would be a 32 GiB file; larger counts saturate) and the rare
 /// problem lists are boxed, so that a healthy index costs 32 bytes of the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IndexShape {
     /// File length.
     pub file_len: u64,
@@ -290,7 +301,7 @@ pub struct IndexShape {
 }
 
 /// What Kafka's sanity check and the stricter entry checks found in an index.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct IndexProblems {
     sanity: Vec<IndexSanityProblem>,
     entry_problems: Vec<IndexEntryProblem>,
@@ -337,7 +348,7 @@ impl IndexShape {
 }
 
 /// What the `.index` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OffsetIndexSummary {
     /// Layout and checks.
     pub shape: IndexShape,
@@ -348,7 +359,7 @@ pub struct OffsetIndexSummary {
 }
 
 /// What the `.timeindex` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TimeIndexSummary {
     /// Layout and checks.
     pub shape: IndexShape,
@@ -359,7 +370,7 @@ pub struct TimeIndexSummary {
 }
 
 /// What the `.txnindex` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TxnIndexSummary {
     /// File length.
     pub file_len: u64,
@@ -412,7 +423,7 @@ impl DiskTimestamp {
 /// path per file was the largest part of a loaded segment): [`Segment::path`] derives it from
 /// the partition dir, the base offset and the kind; only a name that is not the canonical
 /// 20-digit one is kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentFile {
     /// Length in bytes.
     pub size: Bytes,
@@ -463,7 +474,7 @@ fn is_canonical_name(name: &str, base_offset: i64, kind: SegmentFileKind) -> boo
 }
 
 /// The files of one segment found by name (without paths, see [`SegmentFile`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentFileSet {
     /// `.log`
     pub log: Option<SegmentFile>,
@@ -501,7 +512,7 @@ impl SegmentFileSet {
 }
 
 /// One segment.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Segment {
     /// Base offset, from the file names.
     pub base_offset: Offset,

@@ -31,7 +31,10 @@ use std::io::{self, Write};
 
 use crate::checks::finding::Finding;
 use crate::exit_codes::Outcome;
+use crate::model::names::path_text;
+use crate::model::snapshot::SnapshotSource;
 use crate::model::units::TimestampMs;
+use sanitize::escape;
 
 use assumptions::write_assumptions;
 use table::TableStyle;
@@ -96,15 +99,17 @@ impl<B> Document<B> {
             self.scanned,
             self.outcome,
         );
-        match self.assumptions {
+        let mut envelope = match self.assumptions {
             Some(a) => envelope.with_assumptions(a),
             None => envelope,
-        }
+        };
+        envelope.input.clone_from(&how.input);
+        envelope
     }
 }
 
 /// How and when a run renders its document.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Rendering {
     /// Table, JSON or HTML.
     pub format: OutputFormat,
@@ -114,6 +119,34 @@ pub struct Rendering {
     pub generated_at: TimestampMs,
     /// The instant the rules were evaluated at.
     pub now: TimestampMs,
+    /// The facts snapshots the run read instead of log dirs (`None`: log dirs).
+    pub input: Option<Vec<SnapshotSource>>,
+}
+
+/// For people: the facts snapshots a run read instead of log dirs, one line each (nothing for
+/// a run on log dirs).
+fn write_input(
+    input: Option<&[SnapshotSource]>,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for s in input.unwrap_or_default() {
+        let node = (s.broker.node_id).map_or_else(|| "unknown".to_string(), |n| n.to_string());
+        let dirs: Vec<String> = s.log_dirs.iter().map(|d| path_text(d)).collect();
+        writeln!(
+            out,
+            "{}",
+            escape(&format!(
+                "input: snapshot {} taken {} by {} (node {node}; {})",
+                path_text(&s.file),
+                human::time(s.taken_at.get(), style.zone, human::Precision::Seconds)
+                    .unwrap_or_else(|| s.taken_at.get().to_string()),
+                s.logclean_version,
+                dirs.join(", ")
+            ))
+        )?;
+    }
+    Ok(())
 }
 
 /// Write `doc` in the shared envelope: as JSON, or for people the assumptions then `table`.
@@ -127,10 +160,9 @@ pub fn write_document<B: serde::Serialize>(
     let envelope = doc.into_envelope(how);
     match how.format {
         OutputFormat::Json => render_json(&envelope, out),
-        OutputFormat::Table => {
-            write_assumptions(envelope.assumptions.as_ref(), how.style.width, out)
-                .and_then(|()| table(&envelope, &how.style, out))
-        }
+        OutputFormat::Table => write_input(how.input.as_deref(), &how.style, out)
+            .and_then(|()| write_assumptions(envelope.assumptions.as_ref(), how.style.width, out))
+            .and_then(|()| table(&envelope, &how.style, out)),
         // The CLI offers HTML only where the command renders it itself (`diagnose`, `plan`).
         OutputFormat::Html => Err(io::Error::new(
             io::ErrorKind::Unsupported,

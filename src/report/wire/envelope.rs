@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::checks::finding::{Finding, Severity};
 use crate::exit_codes::Outcome;
+use crate::model::snapshot::SnapshotSource;
 use crate::model::units::TimestampMs;
 
 use super::assumptions::AssumptionsDoc;
@@ -33,6 +34,10 @@ pub struct Envelope<B> {
     /// empty lists when nothing is assumed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assumptions: Option<AssumptionsDoc>,
+    /// Where the facts came from when not from log dirs: the facts snapshots read
+    /// (`--snapshot`), in order. Absent for a run on log dirs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Vec<SnapshotSource>>,
     /// The command's own keys, flattened into the document.
     #[serde(flatten)]
     pub body: B,
@@ -104,6 +109,7 @@ impl<B> Envelope<B> {
             generated_at_ms: generated_at.get(),
             evaluated_at_ms: evaluated_at.get(),
             assumptions: None,
+            input: None,
             body,
             findings: FindingDoc::all(findings),
             summary: SummaryDoc::new(scanned, findings, outcome),

@@ -1,0 +1,382 @@
+//! A facts snapshot: the loaded model of a broker's log dirs, serialised (docs/snapshot.md).
+//!
+//! What the read-only commands decide from is the model [`super::targets::load_targets`] loads
+//! ([`LogDir`]: listings, segment summaries, index tails, checkpoints, producer snapshots) and
+//! what a cluster view reads beside the partitions ([`DirFacts`]: `meta.properties`, the
+//! metadata image). A snapshot is exactly those two values, serialised with serde as JSON and
+//! gzip-compressed, under an envelope naming its format version, the logclean that wrote it,
+//! the instant and the broker. Nothing else is written: the model holds no record payloads,
+//! keys or values. A fact added to the model is a field of one of these structs and so is in
+//! the snapshot without further work; a command that reads the dirs again after loading them
+//! reads through a path that a snapshot run does not have and fails (docs/snapshot.md).
+//!
+//! The format is versioned by [`FORMAT_VERSION`]: a snapshot of another version is refused
+//! with the versions named, never half-read.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::formats::partition_metadata::Uuid;
+
+use super::cluster::DirFacts;
+use super::log_dir::LogDir;
+use super::units::TimestampMs;
+
+/// The version of the snapshot format this logclean writes and reads. Raise it whenever a
+/// snapshot written before would be read differently (a field renamed, removed or whose meaning
+/// changed); a field added with a default keeps it.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The largest snapshot read, uncompressed (a 1M-segment broker's is well under it).
+pub const MAX_UNCOMPRESSED: u64 = 8 << 30;
+
+/// How the log dirs were loaded for a snapshot: the load of `plan`, `groups`, `transactions`
+/// and `diagnose` (data partitions at their tail, the internal topics' batch headers).
+pub const LOAD_DESCRIPTION: &str = "tail; internal topics at batch headers";
+
+/// One facts snapshot.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Snapshot {
+    /// [`FORMAT_VERSION`] of the logclean that wrote it.
+    pub format_version: u32,
+    /// `logclean <version> (<commit>)` that wrote it.
+    pub logclean_version: String,
+    /// When it was taken (the wall clock at the start of the load), ms since the epoch.
+    pub taken_at_ms: i64,
+    /// What was read.
+    pub input: SnapshotInput,
+    /// Whose dirs they are (from their `meta.properties`).
+    pub broker: BrokerIdentity,
+    /// What the dirs held beside their partition dirs.
+    pub dir_facts: DirFacts,
+    /// The loaded log dirs.
+    pub dirs: Vec<LogDir>,
+}
+
+/// What a snapshot read.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SnapshotInput {
+    /// The log dirs, as named on the command line.
+    pub log_dirs: Vec<PathBuf>,
+    /// How they were loaded ([`LOAD_DESCRIPTION`]).
+    pub load: String,
+}
+
+/// The broker a snapshot's dirs belong to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BrokerIdentity {
+    /// `cluster.id` (the first log dir's that has one).
+    pub cluster_id: Option<String>,
+    /// `node.id` (`broker.id` in ZooKeeper mode), the first log dir's that has one.
+    pub node_id: Option<i32>,
+    /// Each log dir and its `directory.id`.
+    pub dirs: Vec<DirIdentity>,
+}
+
+/// One log dir's identity.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirIdentity {
+    /// The log dir.
+    pub path: PathBuf,
+    /// Its `directory.id` (KRaft, meta.properties v1 with JBOD).
+    pub directory_id: Option<Uuid>,
+}
+
+impl BrokerIdentity {
+    /// The identity the `meta.properties` of `facts` tell.
+    pub fn of(facts: &DirFacts) -> Self {
+        let metas = || facts.metas.iter().filter_map(|(_, m)| m.as_ref());
+        BrokerIdentity {
+            cluster_id: metas().find_map(|m| m.cluster_id.clone()),
+            node_id: metas().find_map(|m| m.node_id),
+            dirs: (facts.metas.iter())
+                .map(|(path, m)| DirIdentity {
+                    path: path.clone(),
+                    directory_id: m.as_ref().and_then(|m| m.directory_id),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Why a snapshot cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// The OS refused a read or write.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// Not gzip, or not JSON inside, or not a snapshot's JSON.
+    #[error("not a logclean facts snapshot (gzip-compressed JSON, docs/snapshot.md): {0}")]
+    NotASnapshot(String),
+    /// Written by a logclean whose format this one does not read.
+    #[error(
+        "snapshot format version {found} (written by {writer}); this logclean reads version \
+         {FORMAT_VERSION} only: {advice}"
+    )]
+    Version {
+        /// The snapshot's `format_version`.
+        found: u32,
+        /// Its `logclean_version`.
+        writer: String,
+        /// What to do.
+        advice: &'static str,
+    },
+    /// Larger than [`MAX_UNCOMPRESSED`] once uncompressed.
+    #[error("the snapshot is larger than {MAX_UNCOMPRESSED} bytes uncompressed")]
+    TooLarge,
+}
+
+/// The envelope's first keys, read before the body so that a snapshot of another version is
+/// refused by its version, not by the first field that changed.
+#[derive(serde::Deserialize)]
+struct Head {
+    format_version: u32,
+    #[serde(default)]
+    logclean_version: String,
+}
+
+impl Snapshot {
+    /// Write `self` as gzip-compressed JSON to `out`.
+    pub fn write(&self, out: impl Write) -> Result<(), SnapshotError> {
+        let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+        serde_json::to_writer(&mut gz, self).map_err(io::Error::from)?;
+        gz.finish()?.flush()?;
+        Ok(())
+    }
+
+    /// Read a snapshot from `input` (gzip-compressed JSON), refusing another format version.
+    pub fn read(input: impl Read) -> Result<Snapshot, SnapshotError> {
+        let mut json = Vec::new();
+        let n = flate2::read::GzDecoder::new(input)
+            .take(MAX_UNCOMPRESSED + 1)
+            .read_to_end(&mut json)
+            .map_err(|e| match e.kind() {
+                // Not gzip, or cut short (an empty file is too).
+                io::ErrorKind::InvalidInput
+                | io::ErrorKind::InvalidData
+                | io::ErrorKind::UnexpectedEof => SnapshotError::NotASnapshot(e.to_string()),
+                _ => SnapshotError::Io(e),
+            })?;
+        if n as u64 > MAX_UNCOMPRESSED {
+            return Err(SnapshotError::TooLarge);
+        }
+        Snapshot::from_json(&json)
+    }
+
+    /// Parse the uncompressed JSON of a snapshot.
+    pub fn from_json(json: &[u8]) -> Result<Snapshot, SnapshotError> {
+        let head: Head =
+            serde_json::from_slice(json).map_err(|e| SnapshotError::NotASnapshot(e.to_string()))?;
+        let advice = match head.format_version.cmp(&FORMAT_VERSION) {
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Greater => Some("read it with that logclean or a later one"),
+            std::cmp::Ordering::Less => Some(
+                "take the snapshot again with this logclean (`logclean snapshot LOG_DIR... -o FILE`)",
+            ),
+        };
+        if let Some(advice) = advice {
+            return Err(SnapshotError::Version {
+                found: head.format_version,
+                writer: head.logclean_version,
+                advice,
+            });
+        }
+        serde_json::from_slice(json).map_err(|e| SnapshotError::NotASnapshot(e.to_string()))
+    }
+}
+
+/// Several snapshots read together (one per broker, or one per log dir): the inputs of a
+/// command run on all their dirs at once.
+#[derive(Debug, Clone)]
+pub struct Snapshots {
+    /// Each file and its snapshot's envelope, in the order given.
+    pub sources: Vec<(PathBuf, SnapshotSource)>,
+    /// Every snapshot's log dirs as named when taken, in order.
+    pub log_dirs: Vec<PathBuf>,
+    /// Their facts, joined ([`DirFacts::join`]).
+    pub dir_facts: Arc<DirFacts>,
+    /// Every loaded log dir, in order.
+    pub dirs: Vec<LogDir>,
+}
+
+/// What a run says about a snapshot it read (its input description).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SnapshotSource {
+    /// The snapshot file.
+    pub file: PathBuf,
+    /// When it was taken, ms since the epoch.
+    #[serde(rename = "taken_at_ms")]
+    pub taken_at: TimestampMs,
+    /// The logclean that wrote it.
+    pub logclean_version: String,
+    /// Whose dirs.
+    pub broker: BrokerIdentity,
+    /// The log dirs it holds.
+    pub log_dirs: Vec<PathBuf>,
+}
+
+impl Snapshots {
+    /// Join snapshots read from `files` (in this order).
+    pub fn join(snaps: Vec<(PathBuf, Snapshot)>) -> Snapshots {
+        let mut sources = Vec::new();
+        let mut log_dirs = Vec::new();
+        let mut facts = Vec::new();
+        let mut dirs = Vec::new();
+        for (file, s) in snaps {
+            sources.push((
+                file.clone(),
+                SnapshotSource {
+                    file,
+                    taken_at: TimestampMs(s.taken_at_ms),
+                    logclean_version: s.logclean_version,
+                    broker: s.broker,
+                    log_dirs: s.input.log_dirs.clone(),
+                },
+            ));
+            log_dirs.extend(s.input.log_dirs);
+            facts.push(s.dir_facts);
+            dirs.extend(s.dirs);
+        }
+        Snapshots {
+            sources,
+            log_dirs,
+            dir_facts: Arc::new(DirFacts::join(facts)),
+            dirs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Snapshot {
+        Snapshot {
+            format_version: FORMAT_VERSION,
+            logclean_version: "logclean test".into(),
+            taken_at_ms: 5,
+            input: SnapshotInput {
+                log_dirs: vec!["/d".into()],
+                load: LOAD_DESCRIPTION.into(),
+            },
+            broker: BrokerIdentity::default(),
+            dir_facts: DirFacts::default(),
+            dirs: Vec::new(),
+        }
+    }
+
+    fn bytes_of(s: &Snapshot) -> Vec<u8> {
+        let mut b = Vec::new();
+        s.write(&mut b).unwrap();
+        b
+    }
+
+    #[test]
+    fn joined_facts_are_those_one_read_of_all_the_dirs_gives() {
+        use crate::model::cluster::FileRole::{MetaProperties, MetadataLog};
+        use crate::model::problem::FileProblem;
+        let io = |p: &str| FileProblem::Io {
+            path: p.into(),
+            message: "denied".into(),
+        };
+        let facts = |dir: &str, problems: Vec<_>, found: bool| DirFacts {
+            metas: vec![(dir.into(), None)],
+            problems,
+            metadata_dir: found.then(|| PathBuf::from(dir).join("__cluster_metadata-0")),
+            image: found.then(Default::default),
+        };
+        let a = facts(
+            "/a",
+            vec![
+                ("/a".into(), MetaProperties, io("/a/meta.properties")),
+                ("/a".into(), MetadataLog, io("/a/__cluster_metadata-0")),
+            ],
+            false,
+        );
+        let b = facts(
+            "/b",
+            vec![("/b".into(), MetaProperties, io("/b/meta.properties"))],
+            true,
+        );
+        // Looked for after the metadata log was found: one read never gets there.
+        let c = facts(
+            "/c",
+            vec![("/c".into(), MetadataLog, io("/c/__cluster_metadata-0"))],
+            true,
+        );
+        let j = DirFacts::join([a, b, c]);
+        let order: Vec<(&str, _)> = (j.problems.iter())
+            .map(|(d, role, _)| (d.to_str().unwrap(), *role))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("/a", MetaProperties),
+                ("/b", MetaProperties),
+                ("/a", MetadataLog)
+            ]
+        );
+        assert_eq!(j.metas.len(), 3);
+        assert_eq!(
+            j.metadata_dir,
+            Some(PathBuf::from("/b/__cluster_metadata-0"))
+        );
+        assert!(j.image.is_some());
+    }
+
+    #[test]
+    fn round_trip() {
+        let back = Snapshot::read(bytes_of(&tiny()).as_slice()).unwrap();
+        assert_eq!(back.taken_at_ms, 5);
+        assert_eq!(back.input.log_dirs, [PathBuf::from("/d")]);
+    }
+
+    #[test]
+    fn other_versions_are_refused_by_their_version() {
+        for (v, says) in [
+            (2, "that logclean or a later one"),
+            (0, "take the snapshot again"),
+        ] {
+            let s = Snapshot {
+                format_version: v,
+                ..tiny()
+            };
+            let e = Snapshot::read(bytes_of(&s).as_slice()).unwrap_err();
+            let text = e.to_string();
+            assert!(matches!(e, SnapshotError::Version { found, .. } if found == v));
+            assert!(
+                text.contains(&format!("version {v} (written by logclean test)")),
+                "{text}"
+            );
+            assert!(
+                text.contains("reads version 1 only") && text.contains(says),
+                "{text}"
+            );
+        }
+        // A newer snapshot whose body this logclean cannot parse is refused by its version too.
+        let newer = br#"{"format_version":2,"logclean_version":"logclean 9.0","dirs":"other"}"#;
+        let e = Snapshot::from_json(newer).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("version 2 (written by logclean 9.0)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn what_is_not_a_snapshot_is_said() {
+        for junk in [&b"plain text"[..], b"", b"\x1f\x8b\x08\x00garbage"] {
+            let e = Snapshot::read(junk).unwrap_err();
+            assert!(
+                e.to_string().starts_with("not a logclean facts snapshot"),
+                "{e}"
+            );
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(br#"{"hello":1}"#).unwrap();
+        let e = Snapshot::read(gz.finish().unwrap().as_slice()).unwrap_err();
+        assert!(e.to_string().contains("format_version"), "{e}");
+    }
+}

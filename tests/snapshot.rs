@@ -1,0 +1,265 @@
+//! Issue 23: `logclean snapshot` and `--snapshot`. For every fixture and every command that
+//! takes `--snapshot`, in JSON and as a table, the run on a snapshot gives the document the run
+//! on the log dirs gives at the same instant, but for the input description. The snapshot is
+//! read after its log dirs were moved away, so a command that reads the dirs again after loading
+//! them (a fact the snapshot does not carry) fails this test instead of passing by reading them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
+
+mod support;
+use support::scratch::{code, copy_dir, logclean, s};
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// One instant for every run (the fixtures were captured on 2026-11-30).
+const NOW: &str = "--now=2026-12-01T00:00:00Z";
+
+/// The commands that take `--snapshot`, with the arguments they are run with.
+const COMMANDS: &[&[&str]] = &[&["plan"], &["plan", "--timeline"], &["config"]];
+
+/// The fixture's log dirs (manifest order).
+fn log_dirs(fixture: &Path) -> Vec<String> {
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(fixture.join("manifest.json")).unwrap()).unwrap();
+    (m["log_dirs"].as_array().unwrap().iter())
+        .map(|d| d.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(support::fixtures_root())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// A command's output with what differs between two runs of the same facts taken out: the
+/// wall clock (`generated_at_ms`) and the input description (`input`, the table's `input:`
+/// lines).
+fn comparable(format: &str, stdout: &str) -> String {
+    if format == "json" {
+        let mut v: Value = serde_json::from_str(stdout).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("generated_at_ms");
+        o.remove("input");
+        serde_json::to_string_pretty(&v).unwrap()
+    } else {
+        (stdout.lines())
+            .filter(|l| !l.starts_with("input: snapshot "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+struct Run {
+    code: Option<i32>,
+    out: String,
+    err: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let o = logclean(args, None);
+    Run {
+        code: code(&o),
+        out: String::from_utf8(o.stdout.clone()).unwrap(),
+        err: String::from_utf8(o.stderr.clone()).unwrap(),
+    }
+}
+
+/// The fixture copied to `work/dirs` (so that it can be moved away), its log dirs there, and
+/// its server.properties if it has one.
+fn stage(fixture: &Path, work: &Path) -> (PathBuf, Vec<String>, Vec<String>) {
+    let dirs = work.join("dirs");
+    copy_dir(fixture, &dirs);
+    let log_dirs = (log_dirs(fixture).iter())
+        .map(|d| s(&dirs.join(d)).to_string())
+        .collect();
+    let props = dirs.join("server.properties");
+    let extra = if props.is_file() {
+        vec![
+            "--server-properties".to_string(),
+            s(&work.join("server.properties")).to_string(),
+        ]
+    } else {
+        Vec::new()
+    };
+    // Beside the dirs, so it stays when they are moved away.
+    if props.is_file() {
+        std::fs::copy(&props, work.join("server.properties")).unwrap();
+    }
+    (dirs, log_dirs, extra)
+}
+
+fn snapshot(dirs: &[String], file: &Path) {
+    let mut args = vec!["snapshot"];
+    args.extend(dirs.iter().map(String::as_str));
+    args.extend(["-o", s(file)]);
+    let r = run(&args);
+    assert_eq!(r.code, Some(0), "snapshot {dirs:?}: {}", r.err);
+    assert!(r.out.starts_with("wrote "), "{}", r.out);
+}
+
+#[test]
+fn every_command_on_every_fixture_gives_the_same_answer_from_a_snapshot() {
+    let mut compared = 0;
+    for fixture in fixtures() {
+        let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
+        let work = tempfile::tempdir().unwrap();
+        let (dirs, log_dirs, extra) = stage(&fixture, work.path());
+        // On the log dirs, every command and format.
+        let mut expected = Vec::new();
+        for cmd in COMMANDS {
+            for format in ["json", "table"] {
+                let mut args = vec!["--format", format, "--color", "never"];
+                args.extend(cmd.iter().copied());
+                args.push(NOW);
+                args.extend(extra.iter().map(String::as_str));
+                let mut on_dirs = args.clone();
+                on_dirs.extend(log_dirs.iter().map(String::as_str));
+                let r = run(&on_dirs);
+                expected.push((args.join(" "), format, r));
+            }
+        }
+        let snap = work.path().join("broker.snap");
+        snapshot(&log_dirs, &snap);
+        // The dirs are gone: whatever the snapshot does not carry cannot be read.
+        std::fs::rename(&dirs, work.path().join("moved")).unwrap();
+        for (args, format, want) in expected {
+            let mut argv: Vec<&str> = args.split(' ').collect();
+            argv.extend(["--snapshot", s(&snap)]);
+            let got = run(&argv);
+            assert_eq!(
+                (got.code, comparable(format, &got.out)),
+                (want.code, comparable(format, &want.out)),
+                "{name}: `{args}` from a snapshot differs from the log dirs\nstderr: {}\nlog dirs' stderr: {}",
+                got.err,
+                want.err
+            );
+            assert_eq!(got.err, want.err, "{name}: `{args}` stderr");
+            if format == "json" {
+                let v: Value = serde_json::from_str(&got.out).unwrap();
+                assert_eq!(v["input"][0]["file"], s(&snap), "{name}: {args}");
+                assert_eq!(
+                    v["input"][0]["log_dirs"].as_array().unwrap().len(),
+                    log_dirs.len()
+                );
+            } else {
+                assert!(got.out.starts_with("input: snapshot "), "{name}: {args}");
+            }
+            compared += 1;
+        }
+    }
+    // Every fixture, every command, both formats.
+    assert_eq!(compared, fixtures().len() * COMMANDS.len() * 2);
+    assert!(compared >= 32 * 6, "{compared}");
+}
+
+#[test]
+fn snapshots_of_each_log_dir_read_together_answer_for_both() {
+    let fixture = support::scratch::fixture("basic-delete");
+    let work = tempfile::tempdir().unwrap();
+    let (_, log_dirs, extra) = stage(&fixture, work.path());
+    let mut base = vec!["--format", "json", "plan", NOW];
+    base.extend(extra.iter().map(String::as_str));
+    // A what-if: the proposed plan and its difference come from the snapshots too.
+    base.extend(["--config", "orders:retention.ms=3600000"]);
+    let mut on_dirs = base.clone();
+    on_dirs.extend(log_dirs.iter().map(String::as_str));
+    let want = run(&on_dirs);
+    assert_eq!(want.code, Some(0), "{}", want.err);
+    let snaps: Vec<PathBuf> = (0..log_dirs.len())
+        .map(|i| work.path().join(format!("dir{i}.snap")))
+        .collect();
+    for (d, f) in log_dirs.iter().zip(&snaps) {
+        snapshot(std::slice::from_ref(d), f);
+    }
+    let mut from_snaps = base.clone();
+    for f in &snaps {
+        from_snaps.extend(["--snapshot", s(f)]);
+    }
+    let got = run(&from_snaps);
+    assert_eq!(
+        comparable("json", &got.out),
+        comparable("json", &want.out),
+        "{}",
+        got.err
+    );
+    let v: Value = serde_json::from_str(&got.out).unwrap();
+    assert_eq!(v["input"].as_array().unwrap().len(), 2);
+    assert!(!v["what_if"].is_null(), "{v}");
+}
+
+#[test]
+fn snapshot_refusals_are_said() {
+    let fixture = support::scratch::fixture("basic-delete");
+    let logs = fixture.join("logs-0");
+    let work = tempfile::tempdir().unwrap();
+    // Never inside a log dir it reads.
+    let inside = logs.join("x.snap");
+    let r = run(&["snapshot", s(&logs), "-o", s(&inside)]);
+    assert_eq!(r.code, Some(3));
+    assert!(
+        r.err
+            .contains("refusing to write the snapshot inside log dir"),
+        "{}",
+        r.err
+    );
+    assert!(!inside.exists());
+    // Whole log dirs only.
+    let r = run(&[
+        "snapshot",
+        s(&logs.join("orders-0")),
+        "-o",
+        s(&work.path().join("a")),
+    ]);
+    assert_eq!(r.code, Some(3));
+    assert!(
+        r.err.contains("a snapshot takes whole log dirs"),
+        "{}",
+        r.err
+    );
+    // A file that is not a snapshot, and a newer snapshot.
+    let junk = work.path().join("junk");
+    std::fs::write(&junk, "not a snapshot").unwrap();
+    let r = run(&["plan", "--snapshot", s(&junk)]);
+    assert_eq!(r.code, Some(3));
+    assert!(r.err.contains("not a logclean facts snapshot"), "{}", r.err);
+    let newer = work.path().join("newer.snap");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(
+        &mut gz,
+        br#"{"format_version":99,"logclean_version":"logclean 9.9.9"}"#,
+    )
+    .unwrap();
+    std::fs::write(&newer, gz.finish().unwrap()).unwrap();
+    let r = run(&["config", "--snapshot", s(&newer)]);
+    assert_eq!(r.code, Some(3));
+    assert!(
+        r.err
+            .contains("snapshot format version 99 (written by logclean 9.9.9)")
+            && r.err.contains("reads version 1 only"),
+        "{}",
+        r.err
+    );
+    // Log dirs and a snapshot together are refused by the parser.
+    let snap = work.path().join("b.snap");
+    snapshot(&[s(&logs).to_string()], &snap);
+    let r = run(&["plan", s(&logs), "--snapshot", s(&snap)]);
+    assert_eq!(r.code, Some(3), "{}", r.err);
+    // Mutating commands refuse a snapshot, changing nothing.
+    for cmd in ["delete", "roll", "rebuild-index"] {
+        let r = run(&[cmd, "--snapshot", s(&snap), s(&logs)]);
+        assert_eq!(r.code, Some(3), "{cmd}");
+        assert!(
+            r.err
+                .contains("a facts snapshot describes log dirs; it cannot be changed"),
+            "{cmd}: {}",
+            r.err
+        );
+    }
+}
