@@ -168,7 +168,7 @@ fn the_first_screen_holds_the_headline_and_the_most_severe_finding_with_its_whol
             );
         }
         for part in [
-            "used ",
+            "logs ",
             "next retention pass frees",
             "assumes:",
             "findings:",

@@ -38,9 +38,12 @@ fn args(fixture: &Path, command: &str, format: &str) -> Vec<String> {
         format.into(),
         at.into(),
         m["captured_at"].as_str().unwrap().into(),
-        "--server-properties".into(),
-        fixture.join("server.properties").display().to_string(),
     ];
+    // A multi-broker fixture has one server.properties per node: none is the broker's.
+    let props = fixture.join("server.properties");
+    if props.is_file() {
+        a.extend(["--server-properties".into(), props.display().to_string()]);
+    }
     if let Some(f) = m["topic_configs_file"].as_str() {
         a.extend([
             "--config-file".into(),

@@ -26,11 +26,8 @@ fn scenarios() -> Vec<(String, Vec<PathBuf>)> {
             continue;
         };
         let m: Value = serde_json::from_slice(&m).unwrap();
-        let dirs = m["log_dirs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| dir.join(d.as_str().unwrap()))
+        let dirs = (support::manifest_log_dirs(&m).iter())
+            .map(|d| dir.join(d))
             .collect();
         out.push((
             dir.file_name().unwrap().to_string_lossy().into_owned(),

@@ -35,6 +35,10 @@ pub struct LogDirHeadline {
     pub path: PathBuf,
     /// `.log` bytes of its partitions now.
     pub used_bytes: u64,
+    /// What the whole dir takes on disk: its allocated blocks (`du -B1 -s`; absent when the
+    /// dir could not be walked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_disk_bytes: Option<u64>,
     /// The filesystem's free bytes (absent: unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fs_free_bytes: Option<u64>,
@@ -103,6 +107,9 @@ fn time_to_full(disk: Option<&DiskProjection>) -> TimeToFull {
     let Some(d) = disk else {
         return unknown("no disk projection for this dir");
     };
+    if let Some(why) = &d.growth_unknown {
+        return unknown(why);
+    }
     match (d.ms_until_full, d.full_at_ms, d.fs_free_bytes) {
         (Some(ms), Some(at_ms), _) => TimeToFull::Known {
             ms,
@@ -143,6 +150,7 @@ impl Headline {
                 LogDirHeadline {
                     path: d.path.clone(),
                     used_bytes: d.bytes,
+                    on_disk_bytes: d.space.as_ref().map(|s| s.allocated_bytes),
                     fs_free_bytes: d.disk.as_ref().and_then(|x| x.fs_free_bytes),
                     fs_total_bytes: d.disk.as_ref().and_then(|x| x.fs_total_bytes),
                     time_to_full: time_to_full(d.disk.as_ref()),

@@ -491,19 +491,29 @@ pub fn replay_metadata_partition(tier: &mut RemoteTier, p: &Partition, mp: i32, 
         },
     );
     let log_start = p.log_start_offset().map_or(i64::MIN, |o| o.get());
+    let mut whole = true;
     for seg in p.log_segments() {
         let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
             continue;
         };
         match read_file_data(&path, mode) {
             Ok(data) => replay_segment_bytes(tier, mp, &path, &data.bytes, log_start),
-            Err(e) => tier.problems.push(TierProblem {
-                path,
-                metadata_partition: mp,
-                offset: None,
-                error: format!("cannot read: {e}"),
-            }),
+            Err(e) => {
+                whole = false;
+                tier.problems.push(TierProblem {
+                    path,
+                    metadata_partition: mp,
+                    offset: None,
+                    error: format!("cannot read: {e}"),
+                });
+            }
         }
+    }
+    // A file missing from the replay (unreadable, or not carried by a facts snapshot) leaves
+    // the upload state unknown, never "fewer segments uploaded": the partition counts as not
+    // replayed, so nothing is decided on it.
+    if !whole {
+        tier.metadata_partitions.remove(&mp);
     }
 }
 

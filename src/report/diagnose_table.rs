@@ -173,11 +173,11 @@ fn write_headline(h: &Headline, style: &TableStyle, out: &mut dyn Write) -> io::
             (Some(f), Some(t)) => format!("free {} of {}", size(f), size(t)),
             _ => "free space unknown".to_string(),
         };
-        let line = format!(
-            "used {}, {space}; {}",
-            size(d.used_bytes),
-            full_text(&d.time_to_full, style)
-        );
+        let used = match d.on_disk_bytes {
+            Some(b) => format!("logs {} ({} on disk)", size(d.used_bytes), size(b)),
+            None => format!("logs {}", size(d.used_bytes)),
+        };
+        let line = format!("{used}, {space}; {}", full_text(&d.time_to_full, style));
         let fixes = match d.fixes_freeing {
             0 => "no fix below frees space".to_string(),
             n => format!(
@@ -373,23 +373,28 @@ fn write_figures_grid(b: &DiagnoseBody, style: &TableStyle, out: &mut dyn Write)
             let path = shorten_path(&escape_path(&d.path), style.width / 3);
             if let Some(c) = &d.startup {
                 let free = d.disk.as_ref().and_then(|x| x.fs_free_bytes);
-                writeln!(
-                    out,
-                    "  {path}: the next start needs at least {} free{}",
+                let needs = format!(
+                    "{path}: the next start needs at least {} free{}; it writes {} producer \
+                     snapshot(s), {} of index pages, {} of checkpoints",
                     size(c.boot.needs_bytes),
-                    free.map_or_else(String::new, |f| format!(" ({} free)", size(f)))
-                )?;
-                writeln!(
-                    out,
-                    "    it writes {} producer snapshot(s), {} of index pages, {} of checkpoints",
+                    free.map_or_else(String::new, |f| format!(" ({} free)", size(f))),
                     c.boot.snapshot_files,
                     size(c.boot.index_bytes),
                     size(c.boot.other_bytes),
-                )?;
+                );
+                for line in wrap("  ", &needs, "    ", style.width) {
+                    writeln!(out, "{line}")?;
+                }
             }
             if let Some(why) = d.disk.as_ref().and_then(|x| x.growth_unknown.as_ref()) {
-                writeln!(out, "  {path}: growth unknown:")?;
-                writeln!(out, "    {why}")?;
+                for line in wrap(
+                    "  ",
+                    &format!("{path}: growth unknown: {why}"),
+                    "    ",
+                    style.width,
+                ) {
+                    writeln!(out, "{line}")?;
+                }
             }
         }
     }

@@ -478,22 +478,33 @@ fn diagnostic(g: &FindingGroup<'_>, style: &TableStyle) -> Vec<String> {
     let prefix = text_width(f.severity) + text_width(f.code) + 4;
     let (head, at) = places(g, style.width.saturating_sub(prefix).max(20));
     // Width is counted without the colour codes.
-    let plain = format!("{}[{}] {head}:", f.severity, f.code);
-    let mut lines = wrap(&plain, &escape(&f.message), WRAPPED, style.width);
+    // The place and claim wrap as words after `severity[code]`, so a narrow terminal breaks
+    // the header too.
+    let plain = format!("{}[{}]", f.severity, f.code);
+    let text = format!("{head}: {}", escape(&f.message));
+    let mut lines = wrap(&plain, &text, WRAPPED, style.width);
     if let Some(first) = lines.first_mut() {
         *first = first.replacen(f.severity, &severity, 1);
     }
     if let Some(at) = at {
         lines.extend(wrap(&format!("{ITEM}at:"), &at, WRAPPED, style.width));
         if g.all.iter().any(|x| x.message != f.message) {
-            lines.push(format!(
-                "{ITEM}(figures differ by place; the first is shown)"
+            lines.extend(wrap(
+                ITEM,
+                "(figures differ by place; the first is shown)",
+                WRAPPED,
+                style.width,
             ));
         }
     }
     let evidence = evidence_lines(&f.evidence, style);
     if g.all.len() > 1 && !evidence.is_empty() {
-        lines.push(format!("{ITEM}evidence at the first place:"));
+        lines.extend(wrap(
+            ITEM,
+            "evidence at the first place:",
+            WRAPPED,
+            style.width,
+        ));
     }
     for e in evidence {
         lines.extend(wrap(ITEM, &e, WRAPPED, style.width));
