@@ -652,7 +652,7 @@ mod tests {
         };
         assert_eq!(
             text(future, 0, "delete"),
-            "largest timestamp 2027-03-01T00:00Z is in the future"
+            "largest timestamp 2027-03-01 00:00 UTC is in the future"
         );
         let behind = RetainReason::BlockedBehind {
             base_offset: Offset(4711),
@@ -686,9 +686,9 @@ mod tests {
 
     #[test]
     fn times_drop_zero_seconds_and_milliseconds() {
-        assert_eq!(utc(TimestampMs(0)), "1970-01-01T00:00Z");
-        assert_eq!(utc(TimestampMs(61_000)), "1970-01-01T00:01:01Z");
-        assert_eq!(utc(TimestampMs(60_001)), "1970-01-01T00:01:00.001Z");
+        assert_eq!(utc(TimestampMs(0)), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(TimestampMs(61_000)), "1970-01-01 00:01:01 UTC");
+        assert_eq!(utc(TimestampMs(60_001)), "1970-01-01 00:01:00.001 UTC");
     }
 
     #[test]

@@ -89,8 +89,10 @@ pub struct HeadlineAssumptions {
     pub unread_config_sources: usize,
     /// Partitions whose HW is the checkpoint's value with the leader's HW or the role unknown.
     pub partitions_with_assumed_hw: usize,
-    /// Partitions of tiered topics, whose upload state (the remote log metadata the leader
-    /// keeps) is not read offline.
+    /// Partitions of tiered topics (remote storage in effect).
+    pub tiered_partitions: usize,
+    /// Of those, the ones whose upload state is unknown: their `__remote_log_metadata`
+    /// partition was not among the dirs given (or not wholly read).
     pub partitions_with_unknown_upload_state: usize,
     /// The Kafka release whose rules were applied, and how it was chosen (`given`, `detected`,
     /// `assumed_latest`).
@@ -125,6 +127,11 @@ fn time_to_full(disk: Option<&DiskProjection>) -> TimeToFull {
              producer changes that",
         ),
     }
+}
+
+/// Whether remote storage is in effect for a partition's plan.
+fn tiered(p: &crate::plan::PartitionPlan) -> bool {
+    p.tiered.system_enabled && !p.tiered.internal_topic && p.config.remote_storage_enable
 }
 
 impl Headline {
@@ -173,13 +180,10 @@ impl Headline {
                 partitions_with_assumed_hw: (plan.partitions.iter())
                     .filter(|p| p.high_watermark.is_assumed())
                     .count(),
+                tiered_partitions: (plan.partitions.iter()).filter(|p| tiered(p)).count(),
                 partitions_with_unknown_upload_state: (plan.partitions.iter())
-                    .filter(|p| {
-                        p.tiered.system_enabled
-                            && !p.tiered.internal_topic
-                            && p.config.remote_storage_enable
-                            && !matches!(p.tiered.upload, UploadKnowledge::Known { .. })
-                    })
+                    .filter(|p| tiered(p))
+                    .filter(|p| !matches!(p.tiered.upload, UploadKnowledge::Known { .. }))
                     .count(),
                 kafka_version: format!(
                     "Kafka {} rules ({}; logclean config --format json tells why)",

@@ -1,4 +1,4 @@
-//! Human units in the words findings and renderers share: instants (`2027-03-01T00:00Z`),
+//! Human units in the words findings and renderers share: instants (`2027-03-01 00:00 UTC`),
 //! spans (`3 d`), ages relative to the evaluation instant (`3 d ago`, `in 2 h`) and segment
 //! names. Pure text, no clock: the instant is always given. At the bottom of the house so that
 //! a finding's message ([`crate::checks`]) and a table cell ([`crate::report`]) say it the same
@@ -6,12 +6,13 @@
 
 use super::units::{Offset, TimestampMs};
 
-/// A time as `2027-03-01T00:00Z` (seconds and milliseconds only when not zero).
+/// A time as `2027-03-01 00:00 UTC` (seconds and milliseconds only when not zero): the one
+/// time format of messages, evidence and tables.
 pub fn utc(t: TimestampMs) -> String {
     match chrono::DateTime::from_timestamp_millis(t.get()) {
-        Some(d) if t.get() % 60_000 == 0 => d.format("%Y-%m-%dT%H:%MZ").to_string(),
-        Some(d) if t.get() % 1_000 == 0 => d.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
-        Some(d) => d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        Some(d) if t.get() % 60_000 == 0 => d.format("%Y-%m-%d %H:%M UTC").to_string(),
+        Some(d) if t.get() % 1_000 == 0 => d.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        Some(d) => d.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
         None => format!("{} ms", t.get()),
     }
 }
@@ -67,9 +68,9 @@ mod tests {
 
     #[test]
     fn instants_drop_zero_seconds_and_millis() {
-        assert_eq!(utc(TimestampMs(T)), "2026-11-30T13:22Z");
-        assert_eq!(utc(TimestampMs(T + 5_000)), "2026-11-30T13:22:05Z");
-        assert_eq!(utc(TimestampMs(T + 5_007)), "2026-11-30T13:22:05.007Z");
+        assert_eq!(utc(TimestampMs(T)), "2026-11-30 13:22 UTC");
+        assert_eq!(utc(TimestampMs(T + 5_000)), "2026-11-30 13:22:05 UTC");
+        assert_eq!(utc(TimestampMs(T + 5_007)), "2026-11-30 13:22:05.007 UTC");
         assert_eq!(utc(TimestampMs(i64::MAX)), format!("{} ms", i64::MAX));
         assert_eq!(segment_name(Offset(42)), "00000000000000000042");
     }

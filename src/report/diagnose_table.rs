@@ -152,9 +152,10 @@ fn assumes_text(a: &HeadlineAssumptions) -> String {
             "HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown)"
         ),
     };
-    let upload = match a.partitions_with_unknown_upload_state {
-        0 => "no tiered partitions".to_string(),
-        n => format!("upload state unknown for {n} tiered partition(s)"),
+    let upload = match (a.tiered_partitions, a.partitions_with_unknown_upload_state) {
+        (0, _) => "no tiered partitions".to_string(),
+        (t, 0) => format!("upload state read for {t} tiered partition(s)"),
+        (t, n) => format!("upload state unknown for {n} of {t} tiered partition(s)"),
     };
     let mut version = a.kafka_version.clone();
     if let Some(x) = &a.kafka_version_assumption {
