@@ -481,7 +481,12 @@ fn diagnostic(g: &FindingGroup<'_>, style: &TableStyle) -> Vec<String> {
     // The place and claim wrap as words after `severity[code]`, so a narrow terminal breaks
     // the header too.
     let plain = format!("{}[{}]", f.severity, f.code);
-    let text = format!("{head}: {}", escape(&f.message));
+    let message = escape(&f.message);
+    // A claim that opens with its own place ("topic ft: …") is not said twice.
+    let claim = message
+        .strip_prefix(&format!("{head}: "))
+        .unwrap_or(&message);
+    let text = format!("{head}: {claim}");
     let mut lines = wrap(&plain, &text, WRAPPED, style.width);
     if let Some(first) = lines.first_mut() {
         *first = first.replacen(f.severity, &severity, 1);
