@@ -26,8 +26,8 @@
 //! from ([`recovery_threads`]): 2 since 4.0 (KIP-1030), 1 before, so 1 for ZooKeeper-mode dirs
 //! (ZooKeeper mode ended with 3.9). The evidence says which value was assumed and why.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -192,26 +192,29 @@ pub fn block_size(path: &std::path::Path) -> u64 {
 /// (`space`) and the index interval of each partition (`plan`).
 pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: u64) -> BootBytes {
     let recovery = recovery_on_next_start(dir);
+    // Looked up per partition and per recovered file: indexed once, so the cost stays linear
+    // in the files and partitions of the dir.
+    let by_path: HashMap<&Path, u64> = (space.iter())
+        .flat_map(|s| &s.entries)
+        .map(|e| (e.path.as_path(), e.allocated))
+        .collect();
     let allocated = |path: Option<PathBuf>| -> u64 {
-        let (Some(path), Some(space)) = (path, space) else {
-            return 0;
-        };
-        space
-            .entries
-            .iter()
-            .find(|e| e.path == path)
-            .map_or(0, |e| e.allocated)
+        path.and_then(|p| by_path.get(p.as_path()).copied())
+            .unwrap_or(0)
     };
-    let freed_in = |dir_name: &str| -> u64 {
-        space.map_or(0, |s| {
-            s.entries
-                .iter()
-                .filter(|e| e.top.as_deref() == Some(dir_name) && e.depth == 2)
-                .filter(|e| e.reason == SpaceReason::LeftoverBrokerDeletes)
-                .map(|e| e.allocated)
-                .sum()
-        })
-    };
+    let mut freed_by_dir: HashMap<&str, u64> = HashMap::new();
+    for e in space.iter().flat_map(|s| &s.entries) {
+        if e.depth == 2 && e.reason == SpaceReason::LeftoverBrokerDeletes {
+            if let Some(top) = e.top.as_deref() {
+                *freed_by_dir.entry(top).or_default() += e.allocated;
+            }
+        }
+    }
+    let freed_in = |dir_name: &str| -> u64 { freed_by_dir.get(dir_name).copied().unwrap_or(0) };
+    let intervals: HashMap<&str, _> = (plan.partitions.iter())
+        .filter(|x| x.log_dir == dir.path)
+        .map(|x| (x.dir_name.as_str(), x.config.index_interval_bytes))
+        .collect();
     let mut facts = Vec::new();
     let mut holds_metadata_log = false;
     for (p, r) in dir.partitions.iter().zip(&recovery.partitions) {
@@ -219,11 +222,7 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
             continue;
         }
         holds_metadata_log |= p.name.as_ref().is_some_and(|n| n.is_metadata_log());
-        let interval = plan
-            .partitions
-            .iter()
-            .find(|x| x.log_dir == dir.path && x.dir_name == p.dir_name)
-            .map_or(4096, |x| x.config.index_interval_bytes);
+        let interval = intervals.get(p.dir_name.as_str()).copied().unwrap_or(4096);
         let segs: Vec<_> = p.log_segments().collect();
         let mut recovered = Vec::new();
         for (i, s) in segs.iter().enumerate() {

@@ -174,7 +174,7 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
         });
         let segment_of = |base: i64| {
             let p = parts.get(top.as_deref()?)?;
-            Some((*p, p.segments.iter().find(|s| s.base_offset.0 == base)?))
+            Some((*p, segment_at(p, base)?))
         };
         let reason = match class {
             FileClass::Reason(r) => r,
@@ -225,6 +225,15 @@ pub fn segment_reason(p: &PartitionPlan, s: &SegmentPlan) -> SpaceReason {
     segment_reason_depth(p, s, 0)
 }
 
+/// The segment of `p` at `base`: a plan's segments are in base-offset order (the log's), so a
+/// binary search keeps the attribution linear in the segments of a partition.
+fn segment_at(p: &PartitionPlan, base: i64) -> Option<&SegmentPlan> {
+    let i = (p.segments)
+        .binary_search_by_key(&base, |s| s.base_offset.0)
+        .ok()?;
+    p.segments.get(i)
+}
+
 fn segment_reason_depth(p: &PartitionPlan, s: &SegmentPlan, depth: usize) -> SpaceReason {
     let pinned = p.compaction.as_ref().is_some_and(|c| {
         matches!(c.blocked_by, Some(Blocker::OpenTransaction { first_unstable_offset })
@@ -234,7 +243,7 @@ fn segment_reason_depth(p: &PartitionPlan, s: &SegmentPlan, depth: usize) -> Spa
         if depth > 2 || base == s.base_offset.0 {
             return None;
         }
-        let b = p.segments.iter().find(|x| x.base_offset.0 == base)?;
+        let b = segment_at(p, base)?;
         Some(segment_reason_depth(p, b, depth + 1))
     };
     verdict_reason(&s.verdict, s.retained_expired, pinned, &blocker)
