@@ -275,19 +275,7 @@ pub fn remote_retention_log_start(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::rules::facts::MaxTimestampSource;
-
-    fn seg(base: i64, next: i64, size: u64, ts: i64) -> SegmentFacts {
-        SegmentFacts {
-            base_offset: Offset(base),
-            next_offset: Offset(next),
-            size: Bytes(size),
-            max_timestamp: TimestampMs(ts),
-            max_timestamp_source: MaxTimestampSource::TimeIndex,
-            log_mtime: TimestampMs(ts),
-            first_batch_max_timestamp: TimestampMs(ts),
-        }
-    }
+    use crate::rules::facts::test_support::seg;
 
     fn input<'a>(segs: &'a [SegmentFacts], copies: &'a [(Offset, TimestampMs)]) -> UploadInput<'a> {
         UploadInput {
