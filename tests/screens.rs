@@ -17,11 +17,11 @@ use unicode_width::UnicodeWidthStr;
 
 const NOW: &str = "2026-12-01T12:00:00Z";
 
-/// Every fixture scenario with its log dirs (`manifest.json`).
-fn scenarios() -> Vec<(String, Vec<PathBuf>)> {
+/// Every fixture scenario with its log dirs (`manifest.json`), seen through `root`.
+fn scenarios(root: &std::path::Path) -> Vec<(String, Vec<PathBuf>)> {
     let mut out = Vec::new();
     for e in fs::read_dir(fixtures_root()).unwrap() {
-        let dir = e.unwrap().path();
+        let dir = root.join(e.unwrap().file_name());
         let Ok(m) = fs::read(dir.join("manifest.json")) else {
             continue;
         };
@@ -57,7 +57,12 @@ fn table(columns: usize, args: &[&str]) -> (String, String, Option<i32>) {
 /// Every line of every reading command's table on every fixture fits 100 and 60 columns.
 #[test]
 fn every_table_of_every_fixture_fits_the_width() {
-    for (name, dirs) in scenarios() {
+    // The fixtures seen through a path as long as a deep checkout's, so the widths do not depend
+    // on where the repository lies (CI clones to a longer path than a developer's).
+    let tmp = tempfile::tempdir().unwrap();
+    let deep = tmp.path().join("a-checkout-path-as-deep-as-any-ci-clone-x");
+    std::os::unix::fs::symlink(fixtures_root(), &deep).unwrap();
+    for (name, dirs) in scenarios(&deep) {
         let dirs: Vec<&str> = dirs.iter().map(|d| s(d)).collect();
         for columns in [60, 100] {
             for cmd in [
@@ -76,9 +81,12 @@ fn every_table_of_every_fixture_fits_the_width() {
             ] {
                 let (out, err, _) = table(columns, &[cmd, &dirs[..]].concat());
                 // A command to copy is never shortened (issue 26): it may pass a narrow width.
+                // Nor is one word, such as a log dir's path: wrapping cannot shorten it.
                 let command = |l: &str| {
                     let l = l.trim_start();
-                    l.starts_with("kafka-") || l.starts_with("logclean ")
+                    l.starts_with("kafka-")
+                        || l.starts_with("logclean ")
+                        || !l.contains(char::is_whitespace)
                 };
                 for l in out.lines().filter(|l| columns >= 100 || !command(l)) {
                     assert!(
