@@ -20,7 +20,8 @@ Compared, per partition (keyed by topic and partition: one broker has one replic
     difference.
   * new log start offset (ListOffsets earliest) == log_start_offset_after.
   * compacted partitions (cleanup.policy has compact; the plan must have `compaction`): cleaned (cleaner-offset-checkpoint changed) ==
-    will_clean; and if cleaned, the new checkpoint == clean_up_to.
+    will_clean, or the plan's checkpoint_after moves the entry (a reset to the new log start); and if
+    cleaned, the new checkpoint == checkpoint_after (clean_up_to for plans without it).
 A partition on disk that the plan does not list, or a listed segment the plan has no verdict for, is a
 difference too.
 """
@@ -150,7 +151,16 @@ def compare(scenario, replay, plan_start, plan_end):
                 what = "broker cleaned it" if cleaned else f"cleanup.policy={rp.get('cleanup_policy')}"
                 res.differ.append((label, f"{what}, plan has no compaction object"))
             else:
-                wa, wb = bool(ca.get("will_clean")), bool(cb.get("will_clean"))
+                # The checkpoint moves when the cleaner cleans, or when the retention after it raised
+                # the log start above the entry (the cleaner resets it: `checkpoint_after`).
+                before = rp.get("cleaner_checkpoint_before")
+
+                def moves(c):
+                    if "checkpoint_after" in c:
+                        return bool(c.get("will_clean")) or c["checkpoint_after"] not in (None, before)
+                    return bool(c.get("will_clean"))
+
+                wa, wb = moves(ca), moves(cb)
                 if wa != wb:
                     res.time_sensitive += 1
                     if cleaned and not (wa or wb):
@@ -158,14 +168,17 @@ def compare(scenario, replay, plan_start, plan_end):
                 elif wa == cleaned:
                     res.agree += 1
                 else:
-                    res.differ.append((label, f"cleaned: broker {cleaned}, plan will_clean {wa} "
+                    res.differ.append((label, f"cleaned: broker {cleaned}, plan will_clean {ca.get('will_clean')} "
                                               f"(blocked_by {ca.get('blocked_by')!r})"))
                 if cleaned and (wa or wb):
-                    want = {ca.get("clean_up_to") if wa else None, cb.get("clean_up_to") if wb else None} - {None}
+                    def ckpt(c):
+                        return c["checkpoint_after"] if "checkpoint_after" in c else c.get("clean_up_to")
+                    want = {ckpt(ca) if wa else None, ckpt(cb) if wb else None} - {None}
                     if ckpt_after in want:
                         res.agree += 1
                     else:
-                        res.differ.append((label, f"cleaner checkpoint: broker {ckpt_after}, plan clean_up_to {sorted(want)}"))
+                        key = "checkpoint_after" if "checkpoint_after" in ca else "clean_up_to"
+                        res.differ.append((label, f"cleaner checkpoint: broker {ckpt_after}, plan {key} {sorted(want)}"))
                 comp = ("cleaned" if cleaned else "not cleaned") + "/" + ("will" if wa else "won't")
         status = "ok" if len(res.differ) == n_diff_before else "DIFF"
         res.rows.append((label, fmt(sorted(deleted)), fmt(plan_del), f"{ls}/{la}", comp, status))

@@ -147,6 +147,22 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(len(r.differ), 1)
         self.assertIn("cleaned: broker False, plan will_clean True", r.differ[0][1])
 
+    def test_checkpoint_reset_to_the_new_log_start(self):
+        # The retention after the clean raised the log start above the entry: the cleaner reset it.
+        p = copy.deepcopy(PLAN)
+        c = comp(True, 58)
+        c["checkpoint_after"] = 69
+        part(p, "compacted", 0)["compaction"] = c
+        self.assertEqual(self.run_cmp(p).differ, [])
+        c["checkpoint_after"] = 58
+        self.assertEqual(self.run_cmp(p).differ,
+                         [("compacted-0", "cleaner checkpoint: broker 69, plan checkpoint_after [58]")])
+        # No clean, but a reset moves the entry: the broker's checkpoint changed, and that agrees.
+        c = comp(False, 69, "min.cleanable.dirty.ratio")
+        c["checkpoint_after"] = 69
+        part(p, "compacted", 0)["compaction"] = c
+        self.assertEqual(self.run_cmp(p).differ, [])
+
     def test_cleaned_partition_without_compaction_object(self):
         p = copy.deepcopy(PLAN)
         del part(p, "compacted", 0)["compaction"]

@@ -379,6 +379,12 @@ fn compact_delete_taken_first_is_cleaned_before_its_retention_pass_as_the_broker
     );
     assert_eq!(cd2["freed"]["segments"], 7);
     assert_eq!(cd2["log_start_offset_after"], 24);
+    // The pass writes 23, then retention moves the log start to 24: the cleaner's next look
+    // resets the entry to the log start (`forceUpdateCheckpoint`; Kafka 4.4.0 wrote 24 replaying
+    // this fixture two days after its capture). On the day of capture the entry stays at the pass end.
+    assert_eq!(cd2["compaction"]["clean_up_to"], 23);
+    assert_eq!(cd2["compaction"]["checkpoint_after"], 24);
+    assert_eq!(cd["compaction"]["checkpoint_after"], 23);
     // The compact-only log is cleaned later (second iteration): its layout is planned as is.
     let c0 = partition(&doc, "compacted", 0);
     assert!(verdicts(c0).iter().all(|(_, k)| !k.starts_with("merge")));

@@ -164,6 +164,10 @@ pub struct CompactionPlan {
     pub will_clean: bool,
     /// The `cleaner-offset-checkpoint` its pass writes.
     pub clean_up_to: Option<Offset>,
+    /// The checkpoint entry once this pass and the retention pass after it are done: the
+    /// cleaner resets an entry below the new log start to it (`None`: no entry, or no cleaner
+    /// thread looks at this log).
+    pub checkpoint_after: Option<Offset>,
     /// What blocks cleaning (`None`: only the active segment bounds it).
     pub blocked_by: Option<Blocker>,
     /// Passes needed at most (the dirty offsets over the keys one pass maps).
@@ -519,6 +523,7 @@ fn compaction_plan(
     config: &LogConfig,
     broker: &BrokerCleanupConfig,
     now: TimestampMs,
+    log_start_after: Offset,
 ) -> Option<CompactionPlan> {
     if !config.cleanup_policy.compact {
         return None;
@@ -543,11 +548,23 @@ fn compaction_plan(
         .offset
         .records_until(log.range.first_uncleanable_offset);
     let keys = compaction::offset_map_capacity(broker).map(|c| c.keys_per_pass);
+    let clean_up_to = will_clean.then(|| compaction::pass_end_offset(&log.range, None));
     Some(CompactionPlan {
         min_ratio: config.min_cleanable_dirty_ratio,
         last_stable_offset: lso,
         will_clean,
-        clean_up_to: will_clean.then(|| compaction::pass_end_offset(&log.range, None)),
+        clean_up_to,
+        checkpoint_after: if running && candidate {
+            compaction::checkpoint_after_passes(
+                f.cleaner_checkpoint,
+                clean_up_to,
+                log_start_after,
+                f.log_end_offset,
+                config.cleanup_policy,
+            )
+        } else {
+            None
+        },
         blocked_by: blocker(f, hw, &log, config, broker),
         passes_at_most: keys.and_then(|k| compaction::passes_needed(dirty_offsets, k)),
         clean_up_to_exact: keys.is_some_and(|k| dirty_offsets <= k),
@@ -704,6 +721,17 @@ fn clean_before_retention(
         groups,
         exact,
     });
+    // The retention after the pass moves the log start: the checkpoint follows it (a reset).
+    let checkpoint_after = compaction::checkpoint_after_passes(
+        f.cleaner_checkpoint,
+        Some(end),
+        retention.new_log_start_offset,
+        f.log_end_offset,
+        p.config.cleanup_policy,
+    );
+    if let Some(c) = p.compaction.as_mut() {
+        c.checkpoint_after = checkpoint_after;
+    }
     p.retention = retention.into();
 }
 
@@ -909,7 +937,14 @@ fn plan_replica(
     let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
     let mut segments = segment_plans(&f, &layout, &retention, &config, broker, clock, opts);
     add_upload_states(&mut segments, &f, hw, &layout, &config, broker, opts);
-    let compaction = compaction_plan(&f, &hw, &config, broker, now);
+    let compaction = compaction_plan(
+        &f,
+        &hw,
+        &config,
+        broker,
+        now,
+        retention.new_log_start_offset,
+    );
     let notes = notes(&f, &retention, &segments, &config, now, opts.version);
     let tier = tier_summary(&f, &segments, &config, remote);
     let plan = PartitionPlan {

@@ -242,6 +242,10 @@ pub struct CompactionDoc {
     pub clean_up_to: Option<i64>,
     /// One pass maps every dirty offset, so `clean_up_to` is exact.
     pub clean_up_to_exact: bool,
+    /// The `cleaner-offset-checkpoint` entry after the cleaner's pass and the retention pass:
+    /// an entry below the new log start is reset to it on the cleaner's next look (null: no
+    /// entry, or no cleaner thread looks at the log).
+    pub checkpoint_after: Option<i64>,
     /// What blocks cleaning (`null`: only the active segment bounds it).
     pub blocked_by: Option<ReasonDoc>,
     /// Passes needed at most.
@@ -379,6 +383,7 @@ impl PartitionPlanDoc {
                 will_clean: c.will_clean,
                 clean_up_to: c.clean_up_to.map(|o| o.get()),
                 clean_up_to_exact: c.clean_up_to_exact,
+                checkpoint_after: c.checkpoint_after.map(|o| o.get()),
                 blocked_by: c.blocked_by.map(|b| ReasonDoc::new(explain::blocker(&b))),
                 passes_at_most: c.passes_at_most,
                 first_in_line: c.first_in_line,

@@ -127,6 +127,22 @@ pub fn first_dirty_offset(
     FirstDirty { offset, source }
 }
 
+/// The `cleaner-offset-checkpoint` entry once the cleaner's pass (when it runs: `written`, its
+/// end) and the retention pass after it (log start `log_start_after`) are done: the next
+/// `grabFilthiestCompactedLog` computes `cleanableOffsets` for every candidate log and, when the
+/// entry fell below the log start or sits above the LEO, rewrites it to the log start
+/// (`forceUpdateCheckpoint`, LogCleanerManager 4.4). No entry stays no entry.
+pub fn checkpoint_after_passes(
+    entry: Option<Offset>,
+    written: Option<Offset>,
+    log_start_after: Offset,
+    log_end: Offset,
+    policy: CleanupPolicy,
+) -> Option<Offset> {
+    let c = written.or(entry)?;
+    Some(first_dirty_offset(Some(c), log_start_after, log_end, policy).offset)
+}
+
 /// `UnifiedLog.lastStableOffset`: the first unstable offset (the first offset of the oldest
 /// open transaction, from the producer state) capped at the HW, else the HW.
 pub fn last_stable_offset(high_watermark: Offset, first_unstable_offset: Option<Offset>) -> Offset {

@@ -107,6 +107,31 @@ fn checkpoint_below_log_start_resets_and_warns_unless_compact_delete() {
 }
 
 #[test]
+fn the_checkpoint_follows_a_log_start_that_retention_raised_past_it() {
+    let after = |entry, written, start| {
+        checkpoint_after_passes(
+            entry,
+            written,
+            Offset(start),
+            Offset(40),
+            CleanupPolicy::COMPACT_DELETE,
+        )
+    };
+    // The pass wrote 23; retention then deleted every segment to 24: reset to 24.
+    assert_eq!(after(None, Some(Offset(23)), 24), Some(Offset(24)));
+    // Retention kept the pass's end: the entry is the pass's.
+    assert_eq!(
+        after(Some(Offset(5)), Some(Offset(23)), 10),
+        Some(Offset(23))
+    );
+    // No pass: an entry below the new start is reset, one in range stays.
+    assert_eq!(after(Some(Offset(5)), None, 10), Some(Offset(10)));
+    assert_eq!(after(Some(Offset(15)), None, 10), Some(Offset(15)));
+    // No entry and no pass: none is written.
+    assert_eq!(after(None, None, 10), None);
+}
+
+#[test]
 fn checkpoint_above_log_end_resets_to_log_start_and_warns() {
     let f = first_dirty_offset(
         Some(Offset(41)),
