@@ -4,10 +4,11 @@
 //! no timer rolls a segment, `segment.ms` is only checked on append (the verdict:
 //! [`roll_after_retention`]).
 
+use super::commands;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
 use crate::checks::location::at_plan;
-use crate::model::names::{shell_path, shell_word};
+use crate::model::names::shell_path;
 use crate::model::text::{age, segment_name, utc};
 use crate::model::units::TimestampMs;
 use crate::plan::{PartitionPlan, Plan};
@@ -84,11 +85,9 @@ fn finding(
 ) -> Finding {
     let seg_ms = max_segment_ms(&p.config);
     let fix = format!(
-        "let it roll sooner: `kafka-configs.sh --bootstrap-server HOST:PORT --alter \
-         --entity-type topics --entity-name {} --add-config segment.ms={retention_ms}` \
-         (segment.ms is {seg_ms}; it only applies on the next append), or with the broker \
-         stopped `logclean roll --execute {}`",
-        shell_word(p.topic.as_bytes()),
+        "let it roll sooner: `{}` (segment.ms is {seg_ms}; it only applies on the next \
+         append), or with the broker stopped `logclean roll --execute {}`",
+        commands::alter_topic(&p.topic, "segment.ms", retention_ms),
         shell_path(&p.log_dir.join(&p.dir_name))
     );
     let mut f = Finding::new(

@@ -21,6 +21,7 @@
 //!
 //! `plan.compaction_blocked` (the blocker itself) stays in the plan's findings.
 
+use super::commands;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -271,11 +272,10 @@ fn backlog_fix(b: &Backlog<'_>, plan: &Plan, several: bool) -> String {
     match dedupe_buffer_for_keys(b.keys(), &plan.broker).filter(|_| several) {
         Some(need) => format!(
             "one pass maps {} keys, the dirty section has up to {}: raise \
-             log.cleaner.dedupe.buffer.size to {need} (`kafka-configs.sh --bootstrap-server \
-             HOST:PORT --alter --entity-type brokers --entity-default --add-config \
-             log.cleaner.dedupe.buffer.size={need}`), or let the passes run",
+             log.cleaner.dedupe.buffer.size to {need} (`{}`), or let the passes run",
             b.keys_per_pass.unwrap_or(0),
-            b.keys()
+            b.keys(),
+            commands::alter_broker_default("log.cleaner.dedupe.buffer.size", need)
         ),
         None => format!(
             "nothing: one pass covers it; the cleaner takes it after log.cleaner.backoff.ms ({} \
@@ -448,18 +448,25 @@ fn offsets_topic_finding(p: &PartitionPlan) -> Option<Finding> {
     )?;
     let e = blocker(&blk);
     let fix = match blk {
-        Blocker::CleanerDisabled { .. } => {
+        Blocker::CleanerDisabled { .. } => format!(
             "enable the cleaner: log.cleaner.enable=true and log.cleaner.threads ≥ 1 in \
-             server.properties (restart), or `kafka-configs.sh --bootstrap-server HOST:PORT \
-             --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=1`"
+             server.properties (restart), or `{}`",
+            commands::alter_broker_default("log.cleaner.threads", 1)
+        ),
+        Blocker::Paused => "let the intra-broker move (-future dir) finish or cancel it".into(),
+        Blocker::OpenTransaction { .. } => format!(
+            "abort the hanging transactional offset commit: `logclean transactions {}` prints \
+             the `kafka-transactions.sh abort` line for it",
+            crate::model::names::shell_path(&p.log_dir)
+        ),
+        Blocker::HighWatermark { .. } => {
+            "let the followers catch up so the HW reaches the log end".into()
         }
-        Blocker::Paused => "let the intra-broker move (-future dir) finish or cancel it",
-        Blocker::OpenTransaction { .. } => {
-            "abort the hanging transactional offset commit: `logclean transactions` prints the \
-             `kafka-transactions.sh abort` line for it"
-        }
-        Blocker::HighWatermark { .. } => "let the followers catch up so the HW reaches the log end",
-        _ => "lower the topic's min.compaction.lag.ms (`kafka-configs.sh --alter`)",
+        Blocker::MinCompactionLag { lag_ms, .. } => format!(
+            "lower the topic's min.compaction.lag.ms (now {lag_ms}): `{}`",
+            commands::alter_topic(&p.topic, "min.compaction.lag.ms", 0)
+        ),
+        _ => "lower the topic's min.cleanable.dirty.ratio".into(),
     };
     let message = format!(
         "{} grows: {} in {segments} dirty segment(s) wait for the cleaner (it takes a log once \
@@ -599,12 +606,11 @@ fn starvation_fix(
         .unwrap_or(n);
     let with_enough = clear_time_at_least(work, enough, r).unwrap_or(per_log);
     format!(
-        "raise log.cleaner.threads to {enough} (at least {} then; `kafka-configs.sh \
-         --bootstrap-server HOST:PORT --alter --entity-type brokers --entity-default \
-         --add-config log.cleaner.threads={enough}`; each thread gets \
+        "raise log.cleaner.threads to {enough} (at least {} then; `{}`; each thread gets \
          log.cleaner.dedupe.buffer.size / threads); more threads than logs gain nothing and {} \
          alone takes at least {}{}",
         span(with_enough),
+        commands::alter_broker_default("log.cleaner.threads", enough),
         largest.p.dir_name,
         span(clear_time_at_least(&[largest.work], 1, r).unwrap_or(per_log)),
         if r.shared_limit.is_some() {

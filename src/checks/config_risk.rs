@@ -28,6 +28,7 @@
 //!   producer with a wrong clock can stamp records far ahead, and those block time retention.
 //!   Suggested 3600000.
 
+use super::commands;
 use std::collections::BTreeMap;
 
 use crate::checks::catalog::{self, FindingKind};
@@ -114,9 +115,8 @@ fn finding(
     .evidence("source", EvidenceValue::Text(src.to_string()))
     .evidence("suggested", EvidenceValue::Text(suggested.clone()))
     .fix(format!(
-        "`kafka-configs.sh --bootstrap-server HOST:PORT --alter --entity-type topics \
-         --entity-name {} --add-config {key}={suggested}` (or the broker default `log.*` key)",
-        crate::model::names::shell_word(t.name.as_bytes())
+        "`{}` (or the broker default `log.*` key)",
+        commands::alter_topic(t.name, key, &suggested)
     ))
 }
 
@@ -327,10 +327,9 @@ fn cleaner_threads(view: &ClusterView, plan: &Plan) -> Option<Finding> {
         )
         .evidence("logs_due", EvidenceValue::Count(due as u64))
         .fix(format!(
-            "set `log.cleaner.threads={suggested}` (server.properties, or `kafka-configs.sh \
-             --alter --entity-type brokers --entity-default --add-config \
-             log.cleaner.threads={suggested}`; also raise `log.cleaner.dedupe.buffer.size`, \
-             which the threads share)"
+            "set `log.cleaner.threads={suggested}` (server.properties, or `{}`; also raise \
+             `log.cleaner.dedupe.buffer.size`, which the threads share)",
+            commands::alter_broker_default("log.cleaner.threads", suggested)
         )),
     )
 }

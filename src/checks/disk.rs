@@ -411,7 +411,8 @@ pub fn disk_finding(d: &DiskProjection, now: i64) -> Option<Finding> {
         )
         .fix(format!(
             "free space before {}: lower `retention.ms` / set `retention.bytes` on the growing \
-             topics (`kafka-configs.sh --alter --add-config retention.bytes=...`), run the \
+             topics (`kafka-configs.sh --bootstrap-server HOST:PORT --alter --entity-type topics \
+             --entity-name TOPIC --add-config retention.bytes=BYTES`), run the \
              retention pass now (`logclean plan` shows what it frees; `logclean delete` applies \
              it with the broker stopped), or add disk / another entry to `log.dirs`",
             utc(crate::model::units::TimestampMs(full_at))

@@ -12,6 +12,7 @@
 
 pub mod active;
 pub mod catalog;
+pub mod commands;
 pub mod compaction;
 pub mod config;
 pub mod config_risk;

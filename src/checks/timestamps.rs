@@ -18,6 +18,7 @@
 //! as a unit mistake, not as future timestamps. 0 and negative values (no timestamp, a zeroed
 //! index slot) are ignored.
 
+use super::commands;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -132,17 +133,26 @@ fn future(p: &PartitionPlan, part: &Partition, now: i64) -> Option<Finding> {
     if let Some(e) = expires {
         f = f.evidence("expires_at", EvidenceValue::TimestampMs(e));
     }
+    let past = part
+        .log_segments()
+        .find(|s| s.base_offset.get() > worst_seg)
+        .map_or(p.log_end_offset.get(), |s| s.base_offset.get());
+    // Records more than an hour ahead are rejected from here on (KIP-1030's 4.0 default).
+    let cap = 3_600_000;
+    let cap_them = if p.config.message_timestamp_after_max_ms > cap {
+        format!(
+            " and cap future timestamps on topic {}: `{}` (now {})",
+            p.topic,
+            commands::alter_topic(&p.topic, "message.timestamp.after.max.ms", cap),
+            p.config.message_timestamp_after_max_ms
+        )
+    } else {
+        String::new()
+    };
     let fix = format!(
-        "fix the producers' clocks and set `message.timestamp.after.max.ms=3600000` on topic {} \
-         (`kafka-configs.sh --alter --entity-type topics --entity-name {} --add-config ...`; \
-         now {}); to free the space before then, `kafka-delete-records.sh` past offset {} \
-         (the log-start pass ignores timestamps)",
-        p.topic,
-        p.topic,
-        p.config.message_timestamp_after_max_ms,
-        part.log_segments()
-            .find(|s| s.base_offset.get() > worst_seg)
-            .map_or(p.log_end_offset.get(), |s| s.base_offset.get())
+        "fix the producers' clocks{cap_them}; to free the space before then, delete the records \
+         before offset {past} (the log-start pass ignores timestamps): `{}`",
+        commands::delete_records(&p.topic, p.partition, past),
     );
     Some(f.fix(fix))
 }
@@ -181,11 +191,10 @@ fn unit(p: &PartitionPlan, part: &Partition) -> Option<Finding> {
         .evidence("timestamp", EvidenceValue::Int(ts))
         .evidence("looks_like", EvidenceValue::Text(what.to_string()))
         .fix(format!(
-            "fix the producer to send milliseconds since the epoch; until then set \
-             `message.timestamp.type=LogAppendTime` on topic {} (`kafka-configs.sh --alter`) or \
-             bound `message.timestamp.before.max.ms` / `message.timestamp.after.max.ms` so the \
-             broker rejects such records",
-            p.topic
+            "fix the producer to send milliseconds since the epoch; until then let the broker \
+             stamp the records: `{}`, or bound `message.timestamp.before.max.ms` / \
+             `message.timestamp.after.max.ms` so the broker rejects such records",
+            commands::alter_topic(&p.topic, "message.timestamp.type", "LogAppendTime")
         )),
     )
 }

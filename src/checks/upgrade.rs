@@ -248,11 +248,12 @@ fn future_findings(
                     EvidenceValue::Text(cite("timestamp_after_max_default")),
                 )
                 .fix(format!(
-                    "fix the producers' clocks, or keep accepting them: `kafka-configs.sh \
-                     --alter --entity-type topics --entity-name {} --add-config \
-                     message.timestamp.after.max.ms={}`",
-                    crate::model::names::shell_word(name.topic.as_bytes()),
-                    old.message_timestamp_after_max_ms
+                    "fix the producers' clocks, or keep accepting them: `{}`",
+                    super::commands::alter_topic(
+                        &name.topic,
+                        "message.timestamp.after.max.ms",
+                        old.message_timestamp_after_max_ms
+                    )
                 )),
             );
         }

@@ -73,7 +73,9 @@ pub fn last_stable_offset(first_unstable: Option<i64>, high_watermark: Option<i6
 pub fn abort_command(tp: &TopicPartition, first_offset: i64) -> String {
     format!(
         "kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic {} --partition {} --start-offset {}",
-        tp.0, tp.1, first_offset
+        crate::model::names::shell_word(tp.0.as_bytes()),
+        tp.1,
+        first_offset
     )
 }
 
