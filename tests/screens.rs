@@ -145,6 +145,37 @@ fn filters_say_what_they_hid() {
     );
 }
 
+/// `plan --topic` and `config --topic` say what they kept of how much, and name a topic the
+/// dirs do not hold (an empty plan alone would read as "nothing to delete").
+#[test]
+fn plan_and_config_say_what_topic_kept() {
+    let dir = fixtures_root().join("idle-active-segment/logs-0");
+    let (out, _, _) = table(100, &["plan", "--at", NOW, "--topic", "trickle", s(&dir)]);
+    assert!(
+        out.contains("filtered: --topic trickle shows 1 of the 4 partition replica(s) given\n"),
+        "{out}"
+    );
+    let (out, _, _) = table(100, &["plan", "--at", NOW, "--topic", "nosuch", s(&dir)]);
+    assert!(
+        out.contains("shows 0 of the 4 partition replica(s) given; not found: nosuch"),
+        "{out}"
+    );
+    let (out, _, _) = table(100, &["config", "--topic", "nosuch", s(&dir)]);
+    assert!(
+        out.contains("shows 0 of the 3 topic(s) given; not found: nosuch"),
+        "{out}"
+    );
+    let (out, _, _) = table(100, &["plan", "--at", NOW, s(&dir)]);
+    assert!(!out.contains("filtered:"), "{out}");
+    let (json, _, _) = table(
+        100,
+        &["--format", "json", "config", "--topic", "idle", s(&dir)],
+    );
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["filter"]["shown"], 1);
+    assert_eq!(v["filter"]["not_found"], serde_json::json!([]));
+}
+
 /// The timeline draws no table nor axis for an empty partition: one line.
 #[test]
 fn an_empty_partition_is_one_line_in_the_timeline() {

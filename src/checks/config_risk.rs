@@ -157,9 +157,8 @@ fn retention_bytes(view: &ClusterView, t: &Topic<'_>) -> Option<Finding> {
             "retention.bytes",
             suggested.to_string(),
             format!(
-                "topic {} has no retention.bytes and is busy: {what}; a burst fills the disk \
-                 before time retention deletes anything",
-                t.name
+                "no retention.bytes and busy: {what}; a burst fills the disk before time \
+                 retention deletes anything"
             ),
         )
         .evidence("bytes_per_hour", EvidenceValue::Bytes(rate.per_hour()))

@@ -17,7 +17,9 @@ use crate::model::snapshot::Snapshots;
 use crate::report::config_doc::{ConfigBody, KeyFilter};
 use crate::report::config_table::render_config;
 use crate::report::wire::assumptions::AssumptionsDoc;
+use crate::report::wire::filter::TopicFilterDoc;
 use crate::report::Document;
+use std::collections::BTreeSet;
 
 pub use crate::config::log_config::{CLEANUP_BROKER_KEYS, CLEANUP_TOPIC_KEYS};
 
@@ -74,9 +76,23 @@ pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
         diff: args.diff,
     };
     let outcome = outcome_of(&findings, run.filters.fail_on);
+    let mut body = ConfigBody::new(&view, filter);
+    // The topics the input holds: the metadata image's and the partition dirs'.
+    let known: BTreeSet<&str> = (view.image.topics.keys().map(String::as_str))
+        .chain(view.partition_topics.values().map(String::as_str))
+        .collect();
+    body.filter = TopicFilterDoc::of(
+        &run.filters.topics,
+        known.iter().copied(),
+        (body.topics.iter())
+            .filter(|t| known.contains(t.topic.as_str()))
+            .count(),
+        known.len(),
+        "topic(s)",
+    );
     let doc = Document {
         command: "config",
-        body: ConfigBody::new(&view, filter),
+        body,
         findings,
         scanned: None,
         assumptions: Some(AssumptionsDoc::of(&view, &run.filters.topics)),

@@ -12,6 +12,7 @@ use crate::checks::unreadable::unreadable_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::LogDir;
+use crate::model::names::PartitionDirState;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::snapshot::Snapshots;
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
@@ -20,6 +21,7 @@ use crate::report::plan_doc::{GateDoc, GatesDoc, PlanBody};
 use crate::report::plan_table::render_plan;
 use crate::report::table::TableStyle;
 use crate::report::wire::assumptions::AssumptionsDoc;
+use crate::report::wire::filter::TopicFilterDoc;
 use crate::report::wire::Envelope;
 use crate::report::{Document, OutputFormat};
 
@@ -144,6 +146,22 @@ fn build_plans(
     })
 }
 
+/// What `--topic` kept of the live partition replicas in `dirs`.
+fn topic_filter(dirs: &[LogDir], plan: &Plan, run: &RunConfig) -> Option<TopicFilterDoc> {
+    let live: Vec<&str> = (dirs.iter().flat_map(|d| &d.partitions))
+        .filter_map(|p| p.name.as_ref())
+        .filter(|n| n.state == PartitionDirState::Live)
+        .map(|n| n.topic.as_str())
+        .collect();
+    TopicFilterDoc::of(
+        &run.filters.topics,
+        live.iter().copied(),
+        plan.partitions.len(),
+        live.len(),
+        "partition replica(s)",
+    )
+}
+
 /// Run `plan`.
 pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let (snaps, run) = with_snapshots(&args.snapshot, run)?;
@@ -180,7 +198,7 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let proposal = (proposed.as_ref()).map(|p| (p, args.overrides.as_slice(), changes.as_slice()));
     let doc = Document {
         command: "plan",
-        body: PlanBody::new(&today, proposal, gates),
+        body: PlanBody::new(&today, proposal, gates, topic_filter(&dirs, &today, run)),
         findings,
         scanned: None,
         assumptions: Some(AssumptionsDoc::of(&view, &run.filters.topics)),

@@ -160,6 +160,9 @@ pub struct ConfigBody {
     pub broker: BTreeMap<String, ValueDoc>,
     /// Topics.
     pub topics: Vec<TopicDoc>,
+    /// What `--topic` kept (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<super::wire::filter::TopicFilterDoc>,
 }
 
 impl ConfigBody {
@@ -194,6 +197,7 @@ impl ConfigBody {
                 .values()
                 .map(|t| TopicDoc::new(t, filter))
                 .collect(),
+            filter: None,
         }
     }
 }

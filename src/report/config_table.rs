@@ -171,6 +171,9 @@ pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -
         fit(out, style, &log_dir_atoms(d, style))?;
     }
     fit(out, style, &metadata_atoms(&doc.body, style))?;
+    if let Some(f) = &doc.body.filter {
+        fit(out, style, &words(&f.words()))?;
+    }
     if !doc.body.broker.is_empty() {
         writeln!(out, "\nbroker")?;
         write!(out, "{}", values_table(&doc.body.broker, style))?;

@@ -144,7 +144,9 @@ fn assumes_text(a: &HeadlineAssumptions) -> String {
     let configs = match (a.topics_on_assumed_configs, a.unread_config_sources) {
         (0, 0) => "every deciding config read".to_string(),
         (0, n) => format!("{n} config source(s) not read (no topic depends on them)"),
-        (t, _) => format!("{t} topic(s) on assumed config values (ASSUMED CONFIGS above)"),
+        (t, _) => {
+            format!("{t} topic(s) on assumed config values (ASSUMED CONFIGS after the findings)")
+        }
     };
     let hw = match a.partitions_with_assumed_hw {
         0 => "HW from the checkpoints and roles".to_string(),
@@ -247,6 +249,10 @@ pub fn render_diagnose(
             None => writeln!(out, "no findings")?,
         },
     }
+    if doc.assumptions.as_ref().is_some_and(|a| !a.is_empty()) {
+        writeln!(out)?;
+    }
+    super::assumptions::write_assumptions(doc.assumptions.as_ref(), style.width, out)?;
     write_code_and_dir_grids(b, style, out)?;
     write_figures_grid(b, style, out)?;
     write_space_grid(b, style, out)?;

@@ -160,6 +160,12 @@ pub fn write_document<B: serde::Serialize>(
     let envelope = doc.into_envelope(how);
     match how.format {
         OutputFormat::Json => render_json(&envelope, out),
+        // `diagnose` answers first: its table places the assumptions after the findings (its
+        // headline says what they are); every other table opens with them.
+        OutputFormat::Table if command == "diagnose" => {
+            write_input(how.input.as_deref(), &how.style, out)
+                .and_then(|()| table(&envelope, &how.style, out))
+        }
         OutputFormat::Table => write_input(how.input.as_deref(), &how.style, out)
             .and_then(|()| write_assumptions(envelope.assumptions.as_ref(), how.style.width, out))
             .and_then(|()| table(&envelope, &how.style, out)),

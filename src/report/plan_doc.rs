@@ -578,6 +578,9 @@ pub struct PlanBody {
     pub what_if: Option<WhatIfDoc>,
     /// The CI gates.
     pub gates: GatesDoc,
+    /// What `--topic` kept (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<super::wire::filter::TopicFilterDoc>,
 }
 
 fn cleaner_first(plan: &Plan) -> CleanerFirstDoc {
@@ -604,6 +607,7 @@ impl PlanBody {
         today: &Plan,
         proposed: Option<(&Plan, &[String], &[Change])>,
         gates: GatesDoc,
+        filter: Option<super::wire::filter::TopicFilterDoc>,
     ) -> Self {
         let what_if = proposed.map(|(p, config, changes)| {
             // The first partition of each key, as a scan would find it, in one map.
@@ -646,6 +650,7 @@ impl PlanBody {
             cleaner_first: cleaner_first(today),
             what_if,
             gates,
+            filter,
         }
     }
 }

@@ -501,6 +501,11 @@ pub fn render_plan(
         format!("({} partition replica(s))", b.partitions.len()),
     ];
     write_fitted(out, &at, style, "", "    ")?;
+    if let Some(f) = &b.filter {
+        for l in fit_atoms(&words(&f.words()), style.width, " ", "", "  ") {
+            writeln!(out, "{l}")?;
+        }
+    }
     writeln!(out)?;
     for p in &b.partitions {
         write_partition(p, style, show_timeline, out)?;

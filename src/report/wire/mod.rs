@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 pub mod assumptions;
 pub mod envelope;
+pub mod filter;
 pub mod findings;
 
 pub use envelope::{Envelope, ScanTotals, SummaryDoc, SCHEMA_VERSION};
