@@ -57,7 +57,14 @@ fn diagnose(dirs: &[PathBuf], now: &str, format: &str, columns: usize, extra: &[
 /// The findings part of a table: from the `findings:` line on (the assumptions block above it
 /// has a `fix:` of its own).
 fn findings_part(table: &str) -> &str {
-    table.find("\nfindings:").map_or(table, |i| &table[i..])
+    let part = table.find("\nfindings:").map_or(table, |i| &table[i..]);
+    // The assumptions block follows the findings (its `fix:` is not a finding's).
+    let end = ["\nRULES: ", "\nASSUMED CONFIGS: "]
+        .iter()
+        .filter_map(|m| part.find(m))
+        .min()
+        .unwrap_or(part.len());
+    &part[..end]
 }
 
 /// The diagnostic headers (`warning[code] place: …`) of a table, with their line numbers.
