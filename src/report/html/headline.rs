@@ -11,6 +11,7 @@ use super::super::diagnose_table::DiagnoseBody;
 use super::super::plan_doc::PlanBody;
 use super::super::wire::Envelope;
 use super::{esc, size, when_from};
+use crate::diagnose::headline::TimeToFull;
 
 /// The headline of one log dir.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,10 +26,9 @@ pub struct DirHeadline {
     pub total_bytes: Option<u64>,
     /// Bytes per hour the dir still grows by.
     pub growth_bytes_per_hour: Option<u64>,
-    /// Why the growth (and so the time to full) cannot be measured, when it cannot.
-    pub growth_unknown: Option<String>,
-    /// When the filesystem is full at that growth (`Some(None)`: never, it does not grow).
-    pub full_at_ms: Option<Option<i64>>,
+    /// When the filesystem is full at that growth, or why that is unknown: the `diagnose`
+    /// headline's own answer (`None`: not in the report, e.g. a plan).
+    pub time_to_full: Option<TimeToFull>,
     /// Segments and bytes the next retention pass frees.
     pub next_pass: Option<(u64, u64)>,
     /// Bytes the fixes in the report would free.
@@ -91,10 +91,9 @@ impl Headline {
                     growth_bytes_per_hour: disk
                         .filter(|x| x.growth_unknown.is_none())
                         .map(|x| x.growth_bytes_per_hour),
-                    growth_unknown: disk.and_then(|x| x.growth_unknown.clone()),
-                    full_at_ms: disk
-                        .filter(|x| x.fs_free_bytes.is_some() && x.growth_unknown.is_none())
-                        .map(|x| x.full_at_ms),
+                    time_to_full: (doc.body.headline.log_dirs.iter())
+                        .find(|h| h.path == d.path)
+                        .map(|h| h.time_to_full.clone()),
                     next_pass: Some((d.freed_segments, d.freed_bytes)),
                     // The diagnose headline's figure (what the fixes in this report free).
                     fixes_free_bytes: (doc.body.headline.log_dirs.iter())
@@ -283,14 +282,10 @@ impl Headline {
         if let Some(g) = d.growth_bytes_per_hour {
             fact("grows by", format!("{}/h", size(g)));
         }
-        match d.full_at_ms {
-            Some(Some(t)) => fact("full", when_from(t, self.now_ms)),
-            Some(None) => fact("full", "never at this growth".to_string()),
-            None => {
-                if let Some(why) = &d.growth_unknown {
-                    fact("full", format!("unknown: {why}"));
-                }
-            }
+        match &d.time_to_full {
+            Some(TimeToFull::Known { at_ms, .. }) => fact("full", when_from(*at_ms, self.now_ms)),
+            Some(TimeToFull::Unknown { because }) => fact("full", format!("unknown: {because}")),
+            None => {}
         }
         if let Some((segments, bytes)) = d.next_pass {
             fact(
@@ -345,7 +340,9 @@ mod tests {
             log_bytes: 10,
             free_bytes: Some(1000),
             total_bytes: Some(3000),
-            full_at_ms: Some(None),
+            time_to_full: Some(TimeToFull::Unknown {
+                because: "no partition grows".into(),
+            }),
             ..DirHeadline::default()
         };
         assert_eq!(d.used_bytes(), Some(2000));
@@ -355,7 +352,8 @@ mod tests {
         }
         .html();
         assert!(h.contains("<code>/d&lt;x&gt;</code>"), "{h}");
-        assert!(h.contains("never at this growth"), "{h}");
+        // Never "never": a dir that does not grow now may grow later.
+        assert!(h.contains("unknown: no partition grows"), "{h}");
         assert!(!h.contains("broker lock"), "{h}");
         let unknown = DirHeadline {
             log_bytes: 5,
