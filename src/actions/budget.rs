@@ -80,23 +80,22 @@ struct Budget {
 impl Budget {
     fn account(&mut self, path: &Path) -> Option<&mut Account> {
         let (dev, at) = device(path)?;
-        if !self.accounts.contains_key(&dev) {
-            let s = nix::sys::statvfs::statvfs(&at).ok()?;
-            let free = s.blocks_available().saturating_mul(s.fragment_size());
-            let balance = i128::from(free);
-            self.accounts.insert(
-                dev,
-                Account {
+        match self.accounts.entry(dev) {
+            std::collections::btree_map::Entry::Occupied(e) => Some(e.into_mut()),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let s = nix::sys::statvfs::statvfs(&at).ok()?;
+                let free = s.blocks_available().saturating_mul(s.fragment_size());
+                let balance = i128::from(free);
+                Some(e.insert(Account {
                     at,
                     free,
                     block: s.fragment_size().max(512),
                     balance,
                     low: balance,
                     written: Vec::new(),
-                },
-            );
+                }))
+            }
         }
-        self.accounts.get_mut(&dev)
     }
 
     fn write(&mut self, path: &Path, n: u64, what: &'static str) {

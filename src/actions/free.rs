@@ -521,6 +521,14 @@ fn delete_refuses(
     }
 }
 
+/// What tiers 4 and 5 collect: the candidates, those not taken, and per topic what
+/// `--beyond-retention` would add.
+struct Collected<'a> {
+    out: &'a mut Vec<Reclaim>,
+    skipped: &'a mut Vec<Reclaim>,
+    potential: &'a mut BTreeMap<String, u64>,
+}
+
 /// Tiers 4 and 5 of one log dir.
 fn segment_candidates(
     prep: &Prepared,
@@ -528,10 +536,13 @@ fn segment_candidates(
     log_dir: &Path,
     sizings: &BTreeMap<&str, IndexSizing>,
     refused: &BTreeSet<usize>,
-    out: &mut Vec<Reclaim>,
-    skipped: &mut Vec<Reclaim>,
-    potential: &mut BTreeMap<String, u64>,
+    c: Collected<'_>,
 ) {
+    let Collected {
+        out,
+        skipped,
+        potential,
+    } = c;
     let here = canonical(log_dir);
     for (pi, p) in prep.retention.partitions.iter().enumerate() {
         if canonical(&p.log_dir) != here || p.topic == METADATA_TOPIC {
@@ -683,9 +694,11 @@ pub fn run_free(
             &log_dir,
             &sizings,
             &refused,
-            &mut cands,
-            &mut skipped,
-            &mut potential,
+            Collected {
+                out: &mut cands,
+                skipped: &mut skipped,
+                potential: &mut potential,
+            },
         );
         by_dir.push((log_dir, cands));
     }
