@@ -73,6 +73,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::RebuildIndex(args) => cli::rebuild_index::run(args, &run, &mut out)?,
         Command::Roll(args) => cli::roll::run(args, &run, &mut out)?,
         Command::Delete(args) => cli::delete::run(args, &run, &mut out)?,
+        Command::Free(args) => cli::free::run(args, &run, &mut out)?,
         Command::UpgradeCheck(args) => cli::upgrade_check::run(args, &run, &mut out)?,
         Command::Snapshot(args) => cli::snapshot::run(args, &run, &mut out)?,
         Command::Resume(args) => cli::resume::run(args, false, &run, &mut out)?,

@@ -99,6 +99,7 @@ fn lengths_after(steps: &[Step]) -> BTreeMap<PathBuf, u64> {
             Step::Quarantine { path, .. } => {
                 after.remove(path);
             }
+            Step::RemoveDir { .. } => {}
         }
     }
     after

@@ -22,7 +22,7 @@ use crate::rules::retention::Approximation;
 
 use super::delete::{plan_log_dir, DeleteReport};
 use super::fsutil::RealFs;
-use super::journal::execute;
+use super::journal::{execute, space_release, RunOptions};
 use super::plan::ActionPlan;
 use super::rebuild_index::IndexSizing;
 use super::run::{job_pool, LogDirRun, MutateOptions};
@@ -104,21 +104,21 @@ impl Deletion {
 }
 
 /// The log start offset each partition gets from the deletion.
-type LogStarts = BTreeMap<TopicPartition, Offset>;
+pub(crate) type LogStarts = BTreeMap<TopicPartition, Offset>;
 
 /// What a deletion works from: the checked targets, the loaded dirs, their configs and the
 /// retention plan at the run's instant.
-struct Prepared {
-    targets: Vec<LogDirTarget>,
-    pool: rayon::ThreadPool,
-    dirs: Vec<LogDir>,
-    view: ClusterView,
-    retention: Plan,
+pub(crate) struct Prepared {
+    pub(crate) targets: Vec<LogDirTarget>,
+    pub(crate) pool: rayon::ThreadPool,
+    pub(crate) dirs: Vec<LogDir>,
+    pub(crate) view: ClusterView,
+    pub(crate) retention: Plan,
 }
 
 /// Check the targets, load them and plan retention at the run's instant. What is deleted is
 /// decided from every partition's files and configs: none may be a guess.
-fn prepare(
+pub(crate) fn prepare(
     paths: &[PathBuf],
     opts: &DeleteOptions,
     progress: &dyn LoadProgress,
@@ -162,7 +162,7 @@ fn upload_state_unknown(p: &PartitionPlan) -> bool {
 
 /// The partitions whose deletions rest on assumed config values (unless
 /// `--accept-assumed-configs`) or on an upload state nobody here can see.
-fn assumed_refusals(
+pub(crate) fn assumed_refusals(
     opts: &DeleteOptions,
     retention: &Plan,
     assumptions: &Assumptions,
@@ -185,7 +185,7 @@ fn assumed_refusals(
         .collect()
 }
 
-fn canonical(p: &Path) -> PathBuf {
+pub(crate) fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
@@ -194,6 +194,7 @@ fn canonical(p: &Path) -> PathBuf {
 fn plan_deletions(
     prep: &Prepared,
     refusals: &[AssumedRefusal],
+    run: &RunOptions,
 ) -> Result<(Vec<LogDirRun<DeleteReport>>, LogStarts), ActionError> {
     let partitions = &prep.retention.partitions;
     let refused: Vec<&PartitionPlan> = (refusals.iter())
@@ -223,6 +224,7 @@ fn plan_deletions(
             command: "delete".to_string(),
             log_dir: t.log_dir.path.clone(),
             notes: t.notes.clone(),
+            release: Some(space_release(&t.log_dir.path, run)),
             ..ActionPlan::default()
         };
         let reports = (prep.pool).install(|| plan_log_dir(&t.log_dir.path, &parts, &mut plan))?;
@@ -242,7 +244,7 @@ fn plan_deletions(
 
 /// The consumer groups whose committed offsets fall below the new log starts. A
 /// `__consumer_offsets` partition that cannot be read hides its groups' losses: refused.
-fn group_losses(
+pub(crate) fn group_losses(
     dirs: &[LogDir],
     mode: ReadMode,
     starts: &LogStarts,
@@ -285,7 +287,7 @@ pub fn run_delete(
     // A partition whose deletions rest on values logclean did not read is not touched.
     let assumptions = prep.view.assumptions(&[]);
     let refused_assumed = assumed_refusals(opts, &prep.retention, &assumptions);
-    let (mut log_dirs, starts) = plan_deletions(&prep, &refused_assumed)?;
+    let (mut log_dirs, starts) = plan_deletions(&prep, &refused_assumed, &opts.mutate.run)?;
     let lost = group_losses(&prep.dirs, opts.cluster.read_mode, &starts)?;
     let refuse_losses = opts.fail_if_group_loses_data && !lost.is_empty();
     let executed = opts.mutate.execute && !refuse_losses && refused_assumed.is_empty();

@@ -80,6 +80,11 @@ pub trait Fs: Sync {
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Append `bytes` to `path` (created if missing) and sync it: the journal's writes.
     fn append_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+    /// Copy `from` to `to` durably, on any filesystem: streamed into a temp file beside `to`,
+    /// synced, renamed over `to`, its dir synced. Returns the bytes copied.
+    fn copy_durable(&self, from: &Path, to: &Path) -> io::Result<u64>;
+    /// Remove an empty dir and fsync its parent.
+    fn remove_dir(&self, path: &Path) -> io::Result<()>;
 }
 
 /// The real filesystem, with the failpoints of the module docs.
@@ -202,6 +207,20 @@ fn remove_with(sys: &impl Calls, path: &Path) -> io::Result<()> {
     sys.sync_dir(&parent_dir(path))
 }
 
+/// Stream `from` into a new `to` (created or truncated) and sync it; the bytes copied.
+fn copy_synced(from: &Path, to: &Path) -> io::Result<u64> {
+    let mut src = File::open(from)?;
+    let mut dst = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(to)?;
+    let n = io::copy(&mut src, &mut dst)?;
+    dst.flush()?;
+    dst.sync_all()?;
+    Ok(n)
+}
+
 impl Fs for RealFs {
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         write_atomic_with(&Os, path, bytes)
@@ -238,6 +257,36 @@ impl Fs for RealFs {
         count_mutation();
         fs::create_dir_all(path)?;
         sync_dir(path)?;
+        sync_dir(&parent_dir(path))
+    }
+
+    fn copy_durable(&self, from: &Path, to: &Path) -> io::Result<u64> {
+        let tmp = temp_path(to);
+        count_mutation();
+        let copied = copy_synced(from, &tmp).and_then(|n| {
+            Os.copy_permissions(from, &tmp)?;
+            Ok(n)
+        });
+        let n = match copied {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        failpoint("fsutil::after_temp_sync");
+        count_mutation();
+        if let Err(e) = fs::rename(&tmp, to) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        sync_dir(&parent_dir(to))?;
+        Ok(n)
+    }
+
+    fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        count_mutation();
+        fs::remove_dir(path)?;
         sync_dir(&parent_dir(path))
     }
 
@@ -390,8 +439,17 @@ mod tests {
         assert_eq!(fs::read(&a).unwrap(), b"xy");
         RealFs.rename(&a, &sub.join("a")).unwrap();
         assert!(!a.exists());
+        let copied = RealFs
+            .copy_durable(&sub.join("a"), &dir.path().join("c"))
+            .unwrap();
+        assert_eq!(
+            (copied, fs::read(dir.path().join("c")).unwrap()),
+            (2, b"xy".to_vec())
+        );
         RealFs.remove(&sub.join("a")).unwrap();
         assert!(!sub.join("a").exists());
+        RealFs.remove_dir(&sub).unwrap();
+        assert!(!sub.exists());
         assert_eq!(parent_dir(Path::new("x")), PathBuf::from("."));
     }
 }

@@ -274,7 +274,7 @@ pub struct RunReport {
 pub fn preflight(plan: &ActionPlan, opts: &RunOptions) -> Result<CheckedLogDir, ActionError> {
     let log_dir = check_log_dir(&plan.log_dir)?;
     for step in &plan.steps {
-        super::guard::check_write_target(&log_dir, step.path())?;
+        super::plan::check_target(&log_dir, step)?;
     }
     let root = root_of(&log_dir.path, opts);
     if let Some(p) = list_runs(&root).into_iter().find(Journal::pending) {
@@ -284,7 +284,43 @@ pub fn preflight(plan: &ActionPlan, opts: &RunOptions) -> Result<CheckedLogDir, 
             path_text(&p.file())
         )));
     }
+    let run_dir = root.join("run");
+    let quarantine_dir = match &opts.quarantine_root {
+        Some(q) => q.join("run"),
+        None => run_dir.join("quarantine"),
+    };
+    let record = Record::Plan {
+        plan: plan.clone(),
+        quarantine: quarantine_dir.clone(),
+        purge: opts.purge,
+    };
+    let record_len = serde_json::to_string(&record).map_or(0, |t| t.len() as u64);
+    super::budget::check_budget(plan, record_len, &run_dir, &quarantine_dir, opts.purge)?;
     Ok(log_dir)
+}
+
+/// Where the bytes `plan` moves or cuts go with `opts`, and so whether the run frees them.
+pub fn space_release(log_dir: &Path, opts: &RunOptions) -> super::plan::SpaceRelease {
+    use super::plan::SpaceRelease;
+    if opts.purge {
+        return SpaceRelease::Removed;
+    }
+    let quarantine = opts
+        .quarantine_root
+        .clone()
+        .unwrap_or_else(|| root_of(log_dir, opts));
+    let mut at = quarantine.as_path();
+    while !at.exists() {
+        match at.parent() {
+            Some(up) => at = up,
+            None => break,
+        }
+    }
+    if super::plan::same_filesystem(at, &log_dir.join("x")) {
+        SpaceRelease::QuarantineSameFilesystem
+    } else {
+        SpaceRelease::QuarantineElsewhere
+    }
 }
 
 /// Apply `plan` through a new journal. Refuses when the log dir fails the guards, a file changed
@@ -312,13 +348,7 @@ pub fn execute(
         Some(q) => q.join(&run_id),
         None => run_dir.join("quarantine"),
     };
-    let staged = stage_run(
-        plan,
-        opts,
-        fs,
-        &log_dir,
-        (&tmp_dir, &run_dir, &quarantine_dir),
-    );
+    let staged = stage_run(plan, opts, fs, (&tmp_dir, &run_dir, &quarantine_dir));
     if let Err(e) = staged {
         // Nothing of the log dir was touched: leave nothing behind (a full disk fails here, and
         // a half-staged run must not block the next one).
@@ -367,7 +397,6 @@ fn stage_run(
     plan: &ActionPlan,
     opts: &RunOptions,
     fs: &dyn Fs,
-    log_dir: &CheckedLogDir,
     (tmp_dir, run_dir, quarantine_dir): (&Path, &Path, &Path),
 ) -> Result<(), ActionError> {
     let mkdir = |d: &Path| fs.create_dir_all(d).map_err(|e| ActionError::io(d, e));
@@ -377,15 +406,6 @@ fn stage_run(
     } else {
         mkdir(quarantine_dir)?;
     }
-    let staging_quarantine = if opts.quarantine_root.is_none() {
-        tmp_dir.join("quarantine")
-    } else {
-        quarantine_dir.to_path_buf()
-    };
-    Quarantine {
-        dir: staging_quarantine,
-    }
-    .check_same_filesystem(&log_dir.path)?;
     for (i, step) in plan.steps.iter().enumerate() {
         if let Step::WriteFile { bytes, .. } = step {
             let staged = tmp_dir.join("staged").join(i.to_string());

@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 
 use crate::exit_codes::Outcome;
 
+pub mod budget;
 pub mod delete;
 pub mod delete_run;
+pub mod free;
 pub mod fsutil;
 pub mod guard;
 pub mod journal;

@@ -9,7 +9,11 @@
 //! |---|---|---|
 //! | `WriteFile` | back the old file up into quarantine (once), then write the new bytes atomically | restore the backup atomically, or remove a file the step created |
 //! | `Truncate` | copy the dropped tail into quarantine (once), then `set_len` + sync | write the tail back |
-//! | `Quarantine` | rename the file into quarantine (or remove it with `--purge`) | rename it back |
+//! | `Quarantine` | rename the file into quarantine (or remove it with `--purge`); a quarantine on another filesystem: copy (synced), verify the copy's size, then unlink the source | rename (or copy) it back |
+//! | `RemoveDir` | remove the (by then empty) dir | create it again |
+//!
+//! A cut tail and a moved file go to the quarantine unless the run purges: `--purge` writes
+//! nothing there (a full disk has no room for a tail that is about to be thrown away).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -64,6 +68,15 @@ pub enum Step {
         /// Why.
         why: String,
     },
+    /// Remove the dir `path`, emptied by the steps before it (a `-delete`/`-stray`/`-future`
+    /// dir whose files were quarantined).
+    RemoveDir {
+        /// The dir.
+        #[serde(with = "crate::model::names::path_serde")]
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
 }
 
 impl Step {
@@ -72,7 +85,8 @@ impl Step {
         match self {
             Step::WriteFile { path, .. }
             | Step::Truncate { path, .. }
-            | Step::Quarantine { path, .. } => path,
+            | Step::Quarantine { path, .. }
+            | Step::RemoveDir { path, .. } => path,
         }
     }
 
@@ -82,6 +96,7 @@ impl Step {
             Step::WriteFile { .. } => "write",
             Step::Truncate { .. } => "truncate",
             Step::Quarantine { .. } => "quarantine",
+            Step::RemoveDir { .. } => "rmdir",
         }
     }
 }
@@ -100,6 +115,43 @@ pub struct ActionPlan {
     pub stamps: Vec<FileStamp>,
     /// What the plan found and decided, one line each (shown with the steps).
     pub notes: Vec<String>,
+    /// Whether the bytes it moves leave the filesystem (set by the run from its options, for
+    /// the dry run's summary; `None` before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<SpaceRelease>,
+}
+
+/// Where the bytes a plan quarantines or cuts go, and so whether the space is really freed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpaceRelease {
+    /// `--purge`: removed, freed at once.
+    Removed,
+    /// The quarantine is on another filesystem: copied there, then removed here; freed at once.
+    QuarantineElsewhere,
+    /// The quarantine is on the log dir's filesystem: nothing is freed until it is removed.
+    QuarantineSameFilesystem,
+}
+
+impl SpaceRelease {
+    /// Whether the log dir's filesystem gets the bytes back when the run ends.
+    pub fn frees(self) -> bool {
+        !matches!(self, SpaceRelease::QuarantineSameFilesystem)
+    }
+
+    /// For the dry run's summary.
+    pub fn text(self) -> &'static str {
+        match self {
+            SpaceRelease::Removed => "space freed at once (--purge removes the files)",
+            SpaceRelease::QuarantineElsewhere => {
+                "space freed at once (the quarantine is on another filesystem)"
+            }
+            SpaceRelease::QuarantineSameFilesystem => {
+                "no space freed until the quarantine is removed (it is on the log dir's \
+                 filesystem: add --purge, or --quarantine DIR on another filesystem)"
+            }
+        }
+    }
 }
 
 /// Totals of a plan, for the summary line.
@@ -115,6 +167,13 @@ pub struct PlanSummary {
     pub files_quarantined: usize,
     /// Bytes freed in the log dir: truncated tails, moved files and shrunk rewrites.
     pub bytes_freed: i64,
+    /// Emptied dirs removed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dirs_removed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn signed(n: u64) -> i64 {
@@ -145,6 +204,7 @@ impl ActionPlan {
                     s.files_quarantined += 1;
                     s.bytes_freed += signed(*len);
                 }
+                Step::RemoveDir { .. } => s.dirs_removed += 1,
             }
         }
         s
@@ -173,7 +233,7 @@ fn read(path: &Path) -> Result<Vec<u8>, ActionError> {
 
 /// Apply step `index` (idempotently: a partly done step is finished).
 pub fn apply_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), ActionError> {
-    check_write_target(cx.log_dir, step.path())?;
+    check_target(cx.log_dir, step)?;
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |e| ActionError::Io { path: p, source: e }
@@ -210,7 +270,10 @@ pub fn apply_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(),
                     path_text(path)
                 )));
             }
-            if !tail.exists() {
+            if cx.purge && len == Some(*to_len) {
+                return Ok(());
+            }
+            if !tail.exists() && !cx.purge {
                 let all = read(path)?;
                 let cut = usize::try_from(*to_len).unwrap_or(usize::MAX);
                 let dropped = all.get(cut..).unwrap_or(&[]);
@@ -225,16 +288,77 @@ pub fn apply_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(),
             }
             if cx.purge {
                 cx.fs.remove(path).map_err(io(path))
-            } else {
+            } else if same_filesystem(&cx.quarantine.dir, path) {
                 cx.fs.rename(path, &dest).map_err(io(path))
+            } else {
+                copy_then_remove(cx, path, &dest)
             }
+        }
+        Step::RemoveDir { path, .. } => {
+            if !path.exists() {
+                return Ok(());
+            }
+            cx.fs.remove_dir(path).map_err(io(path))
         }
     }
 }
 
+/// A step's target must stay inside the log dir: a file ([`check_write_target`]), or for
+/// [`Step::RemoveDir`] a real dir directly in it.
+pub fn check_target(log_dir: &CheckedLogDir, step: &Step) -> Result<(), ActionError> {
+    let Step::RemoveDir { path, .. } = step else {
+        return check_write_target(log_dir, step.path());
+    };
+    let inside = path.parent() == Some(log_dir.path.as_path());
+    match fs::symlink_metadata(path) {
+        _ if !inside => Err(ActionError::Refused(format!(
+            "`{}` is not a dir of the log dir `{}`",
+            path_text(path),
+            path_text(&log_dir.path)
+        ))),
+        Ok(m) if !m.is_dir() => Err(ActionError::Refused(format!(
+            "`{}` is not a dir (a symlink?): not removing it",
+            path_text(path)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `a` and the dir of `b` are on one filesystem (a rename between them never copies).
+/// Unknown (one cannot be stat'ed) reads as another filesystem: the copy works on both.
+pub fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dev = |p: &Path| fs::metadata(p).map(|m| m.dev()).ok();
+    let b_dir = super::fsutil::parent_dir(b);
+    matches!((dev(a), dev(&b_dir)), (Some(x), Some(y)) if x == y)
+}
+
+/// Move `path` to `dest` on another filesystem: copy it (synced, renamed into place, the dir
+/// synced), check that the copy has the source's length, then unlink the source. A crash at
+/// any point leaves the source whole (the copy is redone) or a whole copy (the unlink is
+/// redone); [`undo_step`] copies it back.
+fn copy_then_remove(cx: &StepContext<'_>, path: &Path, dest: &Path) -> Result<(), ActionError> {
+    let src_len = len_of(path);
+    if len_of(dest) != src_len {
+        cx.fs
+            .copy_durable(path, dest)
+            .map_err(|e| ActionError::io(dest, e))?;
+    }
+    if len_of(dest) != src_len {
+        return Err(ActionError::Refused(format!(
+            "the copy `{}` is {:?} bytes, `{}` is {src_len:?}: not removing the source",
+            path_text(dest),
+            len_of(dest),
+            path_text(path)
+        )));
+    }
+    super::fsutil::failpoint("plan::copied_before_unlink");
+    cx.fs.remove(path).map_err(|e| ActionError::io(path, e))
+}
+
 /// Undo step `index` (idempotently; a step never started is left alone).
 pub fn undo_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), ActionError> {
-    check_write_target(cx.log_dir, step.path())?;
+    check_target(cx.log_dir, step)?;
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |e| ActionError::Io { path: p, source: e }
@@ -274,7 +398,12 @@ pub fn undo_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), 
         Step::Quarantine { path, .. } => {
             let dest = cx.quarantine.moved_path(index, path);
             if dest.exists() && !path.exists() {
-                cx.fs.rename(&dest, path).map_err(io(&dest))
+                if same_filesystem(&cx.quarantine.dir, path) {
+                    cx.fs.rename(&dest, path).map_err(io(&dest))
+                } else {
+                    cx.fs.copy_durable(&dest, path).map_err(io(path))?;
+                    cx.fs.remove(&dest).map_err(io(&dest))
+                }
             } else if !dest.exists() && !path.exists() {
                 Err(ActionError::Refused(format!(
                     "`{}` was removed (--purge): it cannot be restored",
@@ -283,6 +412,12 @@ pub fn undo_step(step: &Step, index: usize, cx: &StepContext<'_>) -> Result<(), 
             } else {
                 Ok(())
             }
+        }
+        Step::RemoveDir { path, .. } => {
+            if path.exists() {
+                return Ok(());
+            }
+            cx.fs.create_dir_all(path).map_err(io(path))
         }
     }
 }

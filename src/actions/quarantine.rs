@@ -1,13 +1,11 @@
-//! Where a run puts the files it replaces, cuts or removes: a per-run dir on the **same
-//! filesystem** as the log dir (a rename never copies, and `undo` renames back). Names are
+//! Where a run puts the files it replaces, cuts or removes: a per-run dir, by default on the
+//! log dir's filesystem (a rename never copies, and `undo` renames back, but nothing is freed
+//! until the quarantine is removed), or on another filesystem with `--quarantine DIR` (each
+//! file copied there, synced, then unlinked: space is freed at once; `undo` copies back). Names are
 //! `<step>-<partition dir>-<file>` plus `.backup` (old content of a rewritten file) or `.tail`
 //! (bytes cut by a truncation); moved files keep their name.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-use super::ActionError;
-use crate::model::names::path_text;
 
 /// A run's quarantine dir.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,25 +42,6 @@ impl Quarantine {
     pub fn moved_path(&self, index: usize, path: &Path) -> PathBuf {
         self.dir.join(flat_name(index, path))
     }
-
-    /// Refuse a quarantine dir on another filesystem than the log dir.
-    pub fn check_same_filesystem(&self, log_dir: &Path) -> Result<(), ActionError> {
-        let dev = |p: &Path| {
-            std::fs::metadata(p)
-                .map(|m| m.dev())
-                .map_err(|e| ActionError::io(p, e))
-        };
-        if dev(&self.dir)? == dev(log_dir)? {
-            Ok(())
-        } else {
-            Err(ActionError::Refused(format!(
-                "quarantine dir `{}` is on another filesystem than `{}`: give --quarantine DIR on \
-                 the log dir's filesystem",
-                path_text(&self.dir),
-                path_text(log_dir)
-            )))
-        }
-    }
 }
 
 #[cfg(test)]
@@ -81,10 +60,5 @@ mod tests {
         );
         assert_ne!(q.tail_path(3, p), q.backup_path(3, p));
         assert_ne!(q.moved_path(3, p), q.moved_path(4, p));
-        let d = tempfile::tempdir().unwrap();
-        let same = Quarantine {
-            dir: d.path().to_path_buf(),
-        };
-        assert!(same.check_same_filesystem(d.path()).is_ok());
     }
 }

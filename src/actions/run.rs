@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::model::targets::LoadProgress;
 
 use super::fsutil::RealFs;
-use super::journal::{execute, preflight, RunOptions};
+use super::journal::{execute, preflight, space_release, RunOptions};
 use super::plan::ActionPlan;
 use super::signals::defer_interrupts;
 use super::targets::{resolve, ConfigSource, LogDirTarget};
@@ -95,7 +95,10 @@ where
     };
     for t in &targets {
         progress.add_length(t.partitions.len() as u64);
-        let (plan, reports) = pool.install(|| plan_log_dir(command, t, progress, &plan_one))?;
+        let (mut plan, reports) = pool.install(|| plan_log_dir(command, t, progress, &plan_one))?;
+        if !read_only {
+            plan.release = Some(space_release(&plan.log_dir, &opts.run));
+        }
         let mut journal = None;
         if !opts.execute && !read_only && !plan.steps.is_empty() {
             // The dry run refuses what `--execute` would refuse.

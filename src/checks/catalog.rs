@@ -318,7 +318,7 @@ kinds! {
         "lower `retention.ms` / set `retention.bytes` on the growing topics, delete what the next pass frees now (`logclean plan`, `logclean delete`), or add disk";
     DIR_DISK_FULL = "dir.disk_full", Condition, Error,
         "the log dir's filesystem is full or nearly full whatever the growth rate: error under 2 % free or below the free space the next start needs (its producer snapshots, rebuilt index pages, checkpoint tmp files, metadata-log appends: `needs at least N bytes free to start`); warning under 5 % (`diagnose`)",
-        "with the broker stopped, free space in the order of `log_dirs[].space` (what the broker deletes anyway first: `leftover_broker_deletes`, then `deleted_next_pass` with `logclean delete --execute --purge`), or grow the filesystem; see the README's disk-full runbook";
+        "with the broker stopped, `logclean free LOG_DIR --target 15% --purge --journal DIR` (DIR on another filesystem): the least harmful reclaim first (`.deleted` files and `-delete` dirs, `-stray`/`-future` dirs no one needs, then what retention deletes now), or grow the filesystem; see the README's disk-full runbook";
     CONFIG_RETENTION_BYTES_UNLIMITED = "config.retention_bytes_unlimited", Condition, Warning,
         "`retention.bytes=-1` on a busy delete-policy topic: at its busiest partition's write rate `retention.ms` alone keeps 10 GiB or more per partition, or `retention.ms` is -1 too (`diagnose`)",
         "set `retention.bytes` on the topic (`kafka-configs.sh --alter --add-config retention.bytes=N`; the suggested value is in the evidence)";

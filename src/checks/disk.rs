@@ -347,13 +347,15 @@ pub fn full_finding(d: &DiskProjection) -> Option<Finding> {
             EvidenceValue::Bytes(d.freed_by_next_pass),
         )
         .fix(format!(
-            "with the broker stopped, free at least {} B: first what the broker deletes anyway \
-             (`leftover_broker_deletes` in `log_dirs[].space`: `.deleted` files, `-delete` \
-             dirs), then what the next retention pass deletes ({} B: `logclean delete {} \
-             --execute --purge`); or grow the filesystem",
+            "with the broker stopped, `logclean free {} --target {} --purge --journal DIR` \
+             (DIR on another filesystem; dry run, then --execute) frees the least harmful first: \
+             `.deleted` files and `-delete` dirs, `-stray`/`-future` dirs no one needs, then \
+             what the next retention pass deletes ({} B); or grow the filesystem",
+            crate::model::names::shell_word(std::os::unix::ffi::OsStrExt::as_bytes(
+                d.path.as_os_str()
+            )),
             d.start_needs_bytes.unwrap_or(0).max(total / 20),
-            d.freed_by_next_pass,
-            crate::model::names::path_text(&d.path)
+            d.freed_by_next_pass
         )),
     )
 }

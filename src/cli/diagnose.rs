@@ -88,7 +88,7 @@ pub struct DiagnoseArgs {
 }
 
 /// `--disk-space FREE,TOTAL` (bytes; FREE ≤ TOTAL).
-fn parse_disk_space(s: &str) -> Result<FsSpace, String> {
+pub fn parse_disk_space(s: &str) -> Result<FsSpace, String> {
     let (free, total) = s
         .split_once(',')
         .ok_or_else(|| "expected FREE,TOTAL in bytes".to_string())?;

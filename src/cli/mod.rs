@@ -13,6 +13,7 @@ pub mod common;
 pub mod config;
 pub mod delete;
 pub mod diagnose;
+pub mod free;
 pub mod groups;
 pub mod inspect;
 pub mod mutate;
@@ -170,6 +171,11 @@ pub enum Command {
     /// (dry run unless --execute): segment files removed, log start offsets advanced, recovery
     /// points kept consistent; names the consumer groups that lose data.
     Delete(DeleteArgs),
+    /// Reclaim space until the filesystem has --target free (dry run unless --execute), least
+    /// harmful first: `.deleted` files and `-delete` dirs, `-stray` dirs the metadata assigns
+    /// elsewhere, abandoned `-future` dirs, what retention deletes now, and only with
+    /// --beyond-retention TOPIC that topic's oldest segments; journaled like `delete`.
+    Free(free::FreeArgs),
     /// Finish a mutating run that was interrupted or killed, from its journal.
     Resume(JournalArgs),
     /// Roll back a mutating run (finished or interrupted) from its journal and quarantine.
@@ -207,6 +213,7 @@ impl Command {
             Command::RebuildIndex(a) => (&a.now).into(),
             Command::Roll(a) => (&a.now).into(),
             Command::Delete(a) => (&a.now).into(),
+            Command::Free(a) => (&a.now).into(),
             Command::UpgradeCheck(a) => (&a.now).into(),
             Command::Resume(_)
             | Command::Undo(_)
@@ -228,6 +235,7 @@ impl Command {
             Command::RebuildIndex(_)
             | Command::Roll(_)
             | Command::Delete(_)
+            | Command::Free(_)
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Snapshot(_)
@@ -241,6 +249,7 @@ impl Command {
             Command::RebuildIndex(a) => !a.mutate.snapshot.is_empty(),
             Command::Roll(a) => !a.mutate.snapshot.is_empty(),
             Command::Delete(a) => !a.mutate.snapshot.is_empty(),
+            Command::Free(a) => !a.mutate.snapshot.is_empty(),
             _ => false,
         }
     }
@@ -276,6 +285,7 @@ impl Command {
             Command::RebuildIndex(_)
             | Command::Roll(_)
             | Command::Delete(_)
+            | Command::Free(_)
             | Command::UpgradeCheck(_)
             | Command::Resume(_)
             | Command::Undo(_)
@@ -294,6 +304,7 @@ impl Command {
             Command::Transactions(a) => Some(&a.kafka_version),
             Command::Plan(a) => Some(&a.kafka_version),
             Command::Delete(a) => Some(&a.kafka_version),
+            Command::Free(a) => Some(&a.kafka_version),
             Command::UpgradeCheck(a) => Some(&a.kafka_version),
             Command::Inspect(_)
             | Command::RebuildIndex(_)

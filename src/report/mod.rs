@@ -11,6 +11,7 @@ pub mod config_table;
 pub mod diagnose_metrics;
 pub mod diagnose_table;
 pub mod diagnostics;
+pub mod free;
 pub mod groups_doc;
 pub mod groups_table;
 pub mod html;

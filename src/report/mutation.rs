@@ -90,6 +90,11 @@ fn step_line(plan: &ActionPlan, step: &Step, executed: bool) -> String {
             verb("move", "moved"),
             show(plan, path)
         ),
+        Step::RemoveDir { path, why } => format!(
+            "{} the emptied dir {}: {why}",
+            verb("remove", "removed"),
+            show(plan, path)
+        ),
     }
 }
 
@@ -122,6 +127,10 @@ fn plan_text_ending(plan: &ActionPlan, executed: bool, not_executed: &str) -> St
         s.files_quarantined,
         net_bytes(s.bytes_freed)
     );
+    let moves = s.files_quarantined + s.files_truncated > 0;
+    if let Some(release) = plan.release.filter(|_| moves) {
+        let _ = writeln!(out, "{}", release.text());
+    }
     if !executed {
         let _ = writeln!(out, "{not_executed}");
     }
