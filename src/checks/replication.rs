@@ -167,8 +167,8 @@ fn held_under_min_isr(
             &catalog::PARTITION_HW_HELD_UNDER_MIN_ISR,
             at_replica(plan, r, topic, partition),
             format!(
-                "HW {hw} held below the log end {log_end} on node {node}: ISR {} ({leader}) is \
-                 below min.insync.replicas {effective_min_isr}; not in the ISR: {}; {} \
+                "HW {hw} held below the log end {log_end}: ISR {} ({leader}) is below \
+                 min.insync.replicas {effective_min_isr}; not in the ISR: {}; {} \
                  record(s) are acknowledged but not committed{frees}",
                 nodes(&image.isr),
                 nodes(&missing),

@@ -95,11 +95,31 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &startup, &mut findings);
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
     findings.extend(coordinator_findings(ctx));
+    tag_nodes(ctx, &mut findings);
     Checked {
         findings,
         startup,
         disk,
         space,
+    }
+}
+
+/// With several brokers' dirs, each finding in a log dir names the dir's node (one broker's
+/// dirs leave it unset: every finding is that broker's).
+fn tag_nodes(ctx: &CheckContext<'_>, findings: &mut [Finding]) {
+    if ctx.view.node_ids().len() < 2 {
+        return;
+    }
+    let nodes: Vec<(&std::path::Path, Option<i32>)> = (ctx.dirs.iter())
+        .map(|d| (d.path.as_path(), ctx.view.node_of(d)))
+        .collect();
+    for f in findings.iter_mut() {
+        let l = &mut f.location;
+        if l.node.is_none() {
+            l.node = (nodes.iter())
+                .find(|(p, _)| *p == l.log_dir.as_path())
+                .and_then(|(_, n)| *n);
+        }
     }
 }
 
