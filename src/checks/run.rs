@@ -30,6 +30,7 @@ use super::tiered::tiered_findings;
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
 use crate::model::replica_join::ReplicaJoin;
+use crate::plan::replication::ReplicationFacts;
 
 /// Everything the checks read: the model, the cluster view and the plan built from them at one
 /// instant, and the options that change what is read or claimed.
@@ -84,7 +85,8 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(config_findings(ctx.view));
     findings.extend(plan_findings(ctx.plan));
     let join = ReplicaJoin::of(ctx.view, ctx.dirs);
-    findings.extend(replication_findings(ctx.view, &join, ctx.plan));
+    let replication = ReplicationFacts::of(ctx.view, &join, ctx.plan);
+    findings.extend(replication_findings(&replication));
     findings.extend(tiered_findings(ctx.plan));
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
