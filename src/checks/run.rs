@@ -74,6 +74,8 @@ pub struct Checked {
     pub disk: Vec<DiskProjection>,
     /// Why each byte of each log dir is there.
     pub space: Vec<SpaceUsage>,
+    /// The replicated partitions' facts the cross-replica findings came from.
+    pub replication: ReplicationFacts,
 }
 
 /// Every finding of `ctx`.
@@ -103,6 +105,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
         startup,
         disk,
         space,
+        replication,
     }
 }
 

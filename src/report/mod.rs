@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod groups_doc;
 pub mod groups_table;
 pub mod html;
+pub mod join_doc;
 pub mod human;
 pub mod mutation;
 pub mod plan_doc;
