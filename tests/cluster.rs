@@ -385,7 +385,10 @@ fn a_join_applies_the_leaders_high_watermark_from_its_report() {
             "leader_dirs_not_given".to_string()
         )
     );
-    assert_eq!(followers["partitions"][0]["not_reported"], serde_json::json!([1]));
+    assert_eq!(
+        followers["partitions"][0]["not_reported"],
+        serde_json::json!([1])
+    );
 }
 
 #[test]
@@ -403,7 +406,12 @@ fn join_refuses_what_is_not_a_diagnose_report() {
             .args(["join", bad.to_str().unwrap()])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(String::from_utf8_lossy(&out.stderr).contains(bad.to_str().unwrap()));
     }
 }

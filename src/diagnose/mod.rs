@@ -19,13 +19,13 @@ use crate::checks::finding::{Finding, Severity};
 use crate::checks::inspect::sort_findings;
 use crate::checks::location::dedup_findings;
 use crate::checks::run::{run_checks, CheckContext};
-use crate::plan::replication::ReplicationFacts;
 use crate::checks::unreadable::dedup_unreadable;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{load_targets, LoadProgress, ScanTotals};
 use crate::model::units::TimestampMs;
+use crate::plan::replication::ReplicationFacts;
 use crate::plan::{build_plan, PartitionPlan, PlanOptions};
 use crate::rules::KafkaVersion;
 

@@ -86,7 +86,11 @@ impl ReplicaJoin {
 
     /// Add `replica` of `topic`'s `partition` (a join of several brokers' reports).
     pub fn push(&mut self, topic: &str, partition: i32, replica: JoinedReplica) {
-        (self.by_partition.entry((topic.to_string(), partition)).or_default()).push(replica);
+        (self
+            .by_partition
+            .entry((topic.to_string(), partition))
+            .or_default())
+        .push(replica);
     }
 
     /// Every partition with its replicas, by topic then partition.

@@ -631,7 +631,11 @@ mod tests {
 
     #[test]
     fn config_evidence_reads_as_key_equals_value_in_units() {
-        let e = |name: &'static str, kind: &'static str, value| EvidenceDoc { name, kind, value };
+        let e = |name: &'static str, kind: &'static str, value| EvidenceDoc {
+            name: name.into(),
+            kind: kind.into(),
+            value,
+        };
         let s = style(100);
         assert_eq!(
             evidence_item(
@@ -673,9 +677,9 @@ mod tests {
     #[test]
     fn severity_then_stake_then_place() {
         let f = |severity: &'static str, code: &'static str, stake: Option<u64>| FindingDoc {
-            code,
-            severity,
-            class: "condition",
+            code: code.into(),
+            severity: severity.into(),
+            class: "condition".into(),
             location: crate::report::wire::findings::LocationDoc::new(
                 &crate::checks::finding::Location::default(),
             ),
@@ -692,7 +696,10 @@ mod tests {
             f("warning", "d.d", Some(5)),
             f("warning", "e.e", None),
         ];
-        let order: Vec<_> = ordered_groups(&all).iter().map(|g| g.first.code).collect();
+        let order: Vec<_> = ordered_groups(&all)
+            .iter()
+            .map(|g| g.first.code.clone())
+            .collect();
         assert_eq!(order, ["c.c", "d.d", "b.b", "e.e", "a.a"]);
     }
 }

@@ -65,13 +65,15 @@ pub enum ReportError {
 
 /// Parse one report read from `path`.
 pub fn parse_report(path: &Path, text: &str) -> Result<Report, ReportError> {
-    let report: Report =
-        serde_json::from_str(text).map_err(|e| ReportError::NotAReport {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+    let report: Report = serde_json::from_str(text).map_err(|e| ReportError::NotAReport {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
     let reason = if report.command != "diagnose" {
-        format!("a `{}` report; join reads `diagnose --format json` reports", report.command)
+        format!(
+            "a `{}` report; join reads `diagnose --format json` reports",
+            report.command
+        )
     } else if report.replication.is_none() {
         "no `replication` facts (written by a logclean older than `join`): rerun diagnose"
             .to_string()
@@ -188,7 +190,11 @@ fn role_name(b: Option<HwBasis>) -> &'static str {
 
 fn partition_doc(p: &ResolvedPartition<'_>) -> PartitionDoc {
     let image = p.facts.image.as_ref();
-    let reported: Vec<i32> = p.replicas.iter().filter_map(|r| r.replica.node_id).collect();
+    let reported: Vec<i32> = p
+        .replicas
+        .iter()
+        .filter_map(|r| r.replica.node_id)
+        .collect();
     PartitionDoc {
         topic: p.facts.topic.clone(),
         partition: p.facts.partition,
@@ -292,7 +298,13 @@ pub fn render_join(doc: &JoinDoc, style: &TableStyle, out: &mut dyn Write) -> io
         doc.nodes
     )?;
     for i in &doc.inputs {
-        writeln!(out, "  {} (nodes {:?}, {} finding(s))", escape(&i.path), i.nodes, i.findings)?;
+        writeln!(
+            out,
+            "  {} (nodes {:?}, {} finding(s))",
+            escape(&i.path),
+            i.nodes,
+            i.findings
+        )?;
     }
     writeln!(out)?;
     let columns = [

@@ -205,7 +205,11 @@ pub fn freed_under_hw(steps: &[HwStep], hw: Offset) -> (u64, u64) {
 
 /// The steps of `outcome`, a run with no HW gate, over `segments` (its input) ending at
 /// `log_end`: one per deleted segment, in order.
-pub fn hw_steps(segments: &[SegmentFacts], outcome: &RetentionOutcome, log_end: Offset) -> Vec<HwStep> {
+pub fn hw_steps(
+    segments: &[SegmentFacts],
+    outcome: &RetentionOutcome,
+    log_end: Offset,
+) -> Vec<HwStep> {
     let mut out = Vec::new();
     let (mut n, mut bytes) = (0u64, 0u64);
     for (i, (s, v)) in segments.iter().zip(&outcome.segments).enumerate() {
