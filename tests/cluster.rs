@@ -415,3 +415,82 @@ fn join_refuses_what_is_not_a_diagnose_report() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(bad.to_str().unwrap()));
     }
 }
+
+/// JBOD on a real three-node cluster (`rf3-jbod`): node 2's two log dirs with a move captured
+/// mid-move (`-future`) and one finished (its old replica `-delete`), a replica reassigned away
+/// while its broker was down (`-stray` on node 3), a deleted topic (`-delete` on every node).
+#[test]
+fn jbod_leftovers_are_named_on_their_node() {
+    let root = fixture("rf3-jbod");
+    let m = manifest(&root);
+    let mut args = node_dirs(&root);
+    args.extend([
+        "--now".into(),
+        m["captured_at"].as_str().unwrap().to_string(),
+    ]);
+    let doc = run("diagnose", &args);
+    let at = |code: &str| -> Vec<(i64, String)> {
+        let mut v: Vec<(i64, String)> = (doc["findings"].as_array().unwrap().iter())
+            .filter(|f| f["code"] == code)
+            .map(|f| {
+                let l = &f["location"];
+                let dir = l["dir"].as_str().unwrap();
+                (
+                    l["node"].as_i64().unwrap(),
+                    dir.split('.').next().unwrap().to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        at("partition.future_replica"),
+        vec![(2, "moving-0".to_string())]
+    );
+    assert_eq!(at("partition.stray"), vec![(3, "strayed-0".to_string())]);
+    assert_eq!(
+        at("partition.pending_delete"),
+        vec![
+            (1, "dropped-0".to_string()),
+            (2, "dropped-0".to_string()),
+            (2, "moved-0".to_string()),
+            (3, "dropped-0".to_string()),
+        ]
+    );
+    // The moved replica lives on in node 2's other dir, one live replica per node.
+    let plan = run(
+        "plan",
+        &args[..args.len() - 2]
+            .iter()
+            .cloned()
+            .chain(["--at".to_string(), m["base_time_ms"].to_string()])
+            .collect::<Vec<_>>(),
+    );
+    let moved: Vec<&str> = (plan["partitions"].as_array().unwrap().iter())
+        .filter(|p| p["topic"] == "moved")
+        .map(|p| p["log_dir"].as_str().unwrap())
+        .collect();
+    assert_eq!(moved.len(), 3, "{moved:?}");
+    let on_node_2 = (m["partitions"].as_array().unwrap().iter())
+        .find(|p| p["topic"] == "moved" && p["node_id"] == 2)
+        .map(|p| p["log_dir"].as_str().unwrap().to_string())
+        .unwrap();
+    assert!(
+        moved.iter().any(|d| d.ends_with(&on_node_2)),
+        "{moved:?} {on_node_2}"
+    );
+    // ...and the dir it moved out of is the one holding the -delete dir.
+    let old_dir = (doc["findings"].as_array().unwrap().iter())
+        .find(|f| {
+            f["code"] == "partition.pending_delete"
+                && f["location"]["node"] == 2
+                && f["location"]["dir"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("moved-0.")
+        })
+        .map(|f| f["location"]["log_dir"].as_str().unwrap().to_string())
+        .unwrap();
+    assert!(!old_dir.ends_with(&on_node_2), "{old_dir} {on_node_2}");
+}
