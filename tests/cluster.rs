@@ -176,6 +176,8 @@ fn every_replica_of_a_partition_plans_the_same_deletions() {
     }
     let mut args = node_dirs(&root);
     args.extend(["--now".into(), base_time(&root)]);
+    // The disk is not the fixture's: a nearly full machine disk is not its finding.
+    args.extend(["--disk-space".into(), DISK_SPACE.into()]);
     assert_eq!(codes(&run("diagnose", &args)), Vec::<String>::new());
 }
 
@@ -274,6 +276,10 @@ fn followers_take_their_leaders_high_watermark_from_its_files() {
     assert_eq!(evidence(f, "log_end_offset"), 8);
 }
 
+/// The filesystem figures every run below is given: statvfs of the machine's disk changes
+/// between two runs, and its findings with it.
+const DISK_SPACE: &str = "1000000000,2000000000";
+
 /// Each node's `diagnose --format json` report of `root`, written to `out`: their paths.
 fn per_node_reports(root: &Path, out: &Path) -> Vec<String> {
     let m = manifest(root);
@@ -283,6 +289,7 @@ fn per_node_reports(root: &Path, out: &Path) -> Vec<String> {
             .map(|d| root.join(d.as_str().unwrap()).display().to_string())
             .collect();
         args.extend(["--now".into(), base_time(root)]);
+        args.extend(["--disk-space".into(), DISK_SPACE.into()]);
         let doc = run("diagnose", &args);
         let path = out.join(format!("node-{}.json", n["node_id"]));
         fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
@@ -309,6 +316,7 @@ fn reports_joined_equal_the_cluster_view(root: &Path) {
     let joined = run("join", &reports);
     let mut args = node_dirs(root);
     args.extend(["--now".into(), base_time(root)]);
+    args.extend(["--disk-space".into(), DISK_SPACE.into()]);
     let all = run("diagnose", &args);
     let all_path = tmp.path().join("all.json");
     fs::write(&all_path, serde_json::to_vec(&all).unwrap()).unwrap();
@@ -493,4 +501,37 @@ fn jbod_leftovers_are_named_on_their_node() {
         .map(|f| f["location"]["log_dir"].as_str().unwrap().to_string())
         .unwrap();
     assert!(!old_dir.ends_with(&on_node_2), "{old_dir} {on_node_2}");
+}
+
+/// A `-future` dir pauses its own broker's replica only: rf3-jbod's replay deleted moving-0's
+/// expired segments on nodes 1 and 3 (node 2's dir holds the move).
+#[test]
+fn a_move_pauses_only_the_moving_brokers_replica() {
+    let root = fixture("rf3-jbod");
+    let mut args = node_dirs(&root);
+    args.extend(["--at".into(), manifest(&root)["base_time_ms"].to_string()]);
+    let plan = run("plan", &args);
+    let paused: BTreeMap<String, bool> = (plan["partitions"].as_array().unwrap().iter())
+        .filter(|p| p["topic"] == "moving")
+        .map(|p| {
+            let node = p["log_dir"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .nth(1)
+                .unwrap()
+                .to_string();
+            let any_paused =
+                (p["segments"].as_array().unwrap().iter()).any(|s| s["reason"]["kind"] == "paused");
+            (node, any_paused)
+        })
+        .collect();
+    assert_eq!(
+        paused,
+        BTreeMap::from([
+            ("node-1".to_string(), false),
+            ("node-2".to_string(), true),
+            ("node-3".to_string(), false),
+        ])
+    );
 }

@@ -283,22 +283,28 @@ fn first_unstable(p: &Partition) -> Option<Offset> {
 /// The `-future` dirs of every log dir, by (topic, partition): collected once per plan, so that
 /// each replica's "paused" lookup is not a scan of every partition (quadratic in partitions).
 #[derive(Debug, Default)]
-pub struct FutureDirs(BTreeSet<(String, i32)>);
+pub struct FutureDirs(BTreeSet<(Option<i32>, String, i32)>);
 
 impl FutureDirs {
-    /// The `-future` dirs of `dirs`.
-    pub fn of(dirs: &[LogDir]) -> Self {
+    /// The `-future` dirs of `dirs`, by the node whose dir holds each (`view`): a move is
+    /// within one broker, so it pauses that broker's replica only (with several brokers'
+    /// dirs, the other nodes' replicas of the partition run retention; rf3-jbod's replay).
+    pub fn of(view: &ClusterView, dirs: &[LogDir]) -> Self {
         FutureDirs(
-            (dirs.iter().flat_map(|d| &d.partitions))
-                .filter_map(|p| p.name.as_ref())
-                .filter(|n| matches!(n.state, PartitionDirState::Future(_)))
-                .map(|n| (n.topic.clone(), n.partition))
+            (dirs.iter())
+                .flat_map(|d| {
+                    let node = view.node_of(d);
+                    (d.partitions.iter()).map(move |p| (node, p))
+                })
+                .filter_map(|(node, p)| Some((node, p.name.as_ref()?)))
+                .filter(|(_, n)| matches!(n.state, PartitionDirState::Future(_)))
+                .map(|(node, n)| (node, n.topic.clone(), n.partition))
                 .collect(),
         )
     }
 
-    fn contains(&self, topic: &str, partition: i32) -> bool {
-        self.0.contains(&(topic.to_string(), partition))
+    fn contains(&self, node: Option<i32>, topic: &str, partition: i32) -> bool {
+        self.0.contains(&(node, topic.to_string(), partition))
     }
 }
 
@@ -499,7 +505,7 @@ pub fn replica_facts(
         tiered,
         remote: remote_facts,
         state: LogState {
-            paused: futures.contains(&topic, name.partition),
+            paused: futures.contains(view.node_of(dir), &topic, name.partition),
             uncleanable: false,
         },
         startup: startup_actions(p),

@@ -986,7 +986,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // Each replica's plan reads only its own facts and the shared configs: planned in parallel,
     // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
     // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
-    let futures = FutureDirs::of(dirs);
+    let futures = FutureDirs::of(view, dirs);
     // Several brokers' dirs: a follower's HW is its leader's, from the leader's files.
     let join = ReplicaJoin::of(view, dirs);
     let remote = RemoteTierView::of(
