@@ -241,6 +241,29 @@ final class ClusterScenarios {
         }
     }
 
+    /** Puts node 2's replica of {@code tp} in its log dir {@code dir} (AlterReplicaLogDirs) and waits for it. */
+    static void placeOnNode2(ClusterCtx c, TopicPartition tp, int dir) throws Exception {
+        Broker b = c.cluster.node(2);
+        String to = b.logDirs().get(dir).toAbsolutePath().normalize().toString();
+        try (Admin a = c.cluster.admin()) {
+            String from = replicaDir(a, 2, tp, false).orElseThrow();
+            if (Path.of(from).toAbsolutePath().normalize().equals(Path.of(to))) {
+                return;
+            }
+            a.alterReplicaLogDirs(Map.of(new TopicPartitionReplica(tp.topic(), tp.partition(), 2), to)).all()
+                .get(30, TimeUnit.SECONDS);
+        }
+        c.ctx.step("AlterReplicaLogDirs: node 2's (empty) replica of " + tp + " to logs-" + dir);
+        c.ctx.waitFor("node 2's replica of " + tp + " in logs-" + dir, Duration.ofSeconds(60), () -> {
+            try (Admin a = c.cluster.admin()) {
+                return replicaDir(a, 2, tp, true).isEmpty()
+                    && replicaDir(a, 2, tp, false).map(d -> Path.of(d).equals(Path.of(to))).orElse(false);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
     /** Any dir under node {@code id}'s log dirs whose name starts with {@code prefix} and ends with {@code suffix}. */
     static boolean dirExists(ClusterCtx c, int id, String prefix, String suffix) {
         for (Path d : c.cluster.node(id).logDirs()) {
@@ -271,6 +294,12 @@ final class ClusterScenarios {
             String.valueOf(H), "min.insync.replicas", "2", "segment.index.bytes", "1024");
         for (String t : List.of("moved", "moving", "strayed", "dropped")) {
             c.createTopic(t, List.of(List.of(1, 2, 3)), cfg);
+        }
+        // The broker places a new replica in the dir with the fewest partitions, ties broken in no fixed order:
+        // node 2's replicas are put in fixed dirs (while still empty) so that a regeneration matches.
+        Map<String, Integer> placement = Map.of("moved", 0, "moving", 1, "strayed", 0, "dropped", 1);
+        for (String t : List.of("moved", "moving", "strayed", "dropped")) {
+            placeOnNode2(c, new TopicPartition(t, 0), placement.get(t));
         }
         for (String t : List.of("moved", "moving", "strayed", "dropped")) {
             x.series(t, 0, 4, -10 * H + 10 * M, 2 * H, true, "none", 40);
