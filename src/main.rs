@@ -76,6 +76,7 @@ fn run(cli: &Cli) -> anyhow::Result<Outcome> {
         Command::Free(args) => cli::free::run(args, &run, &mut out)?,
         Command::UpgradeCheck(args) => cli::upgrade_check::run(args, &run, &mut out)?,
         Command::Snapshot(args) => cli::snapshot::run(args, &run, &mut out)?,
+        Command::Join(args) => cli::join::run(args, &run, &mut out)?,
         Command::Resume(args) => cli::resume::run(args, false, &run, &mut out)?,
         Command::Undo(args) => cli::resume::run(args, true, &run, &mut out)?,
         Command::Completions { shell } => {

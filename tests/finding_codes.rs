@@ -1130,6 +1130,15 @@ fn undamaged_fixtures_show_only_their_real_conditions() {
         ("zk391-transactions", &["partition.leftover_deleted"][..]),
         ("kraft-metadata", &["partition.pending_delete"][..]),
         ("unclean-shutdown", &["dir.unclean_shutdown"][..]),
+        // JBOD on three nodes: a move mid-way, a stray replica, -delete dirs (the scenario).
+        (
+            "rf3-jbod",
+            &[
+                "partition.future_replica",
+                "partition.pending_delete",
+                "partition.stray",
+            ][..],
+        ),
     ]);
     let mut fixtures: Vec<String> = fs::read_dir(fixtures_dir())
         .unwrap()

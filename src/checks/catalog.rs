@@ -172,7 +172,7 @@ kinds! {
         "the offset index fails Kafka's own `sanityCheck` (the broker skips it at load; tiered storage and DumpLogSegments reject the file)",
         "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
     INDEX_ZERO_TAIL = "index.zero_tail", Corruption, Error,
-        "zero-filled slots the broker reads as entries: the offset index reads as full (forcing a roll); a warning on the active segment; not reported where the broker rebuilds or ignores them (segments recovered on start, the metadata log's active segment, `-delete` dirs)",
+        "zero-filled slots the broker reads as entries: the offset index reads as full (forcing a roll); a warning on the active segment; not reported where the broker rebuilds or ignores them (segments recovered on start, the metadata log's active segment, `-delete` and `-stray` dirs)",
         "delete the .index with the broker stopped: the broker then recovers the segment and rebuilds it";
     INDEX_BAD_ENTRIES = "index.bad_entries", Corruption, Error,
         "offset index entries out of order (counts, first and last position, the first few examples)",

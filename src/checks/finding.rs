@@ -71,6 +71,9 @@ pub struct Location {
     pub byte_offset: Option<u64>,
     /// The consumer group, for group findings.
     pub group: Option<String>,
+    /// The node (broker id) whose log dir it is, from the dir's `meta.properties`: what tells
+    /// replicas of one partition apart when several brokers' dirs or reports are read together.
+    pub node: Option<i32>,
 }
 
 /// One typed fact behind a finding.

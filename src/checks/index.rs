@@ -21,12 +21,16 @@ use super::problems::{summarise, Problem};
 /// Whether a zero-filled index tail is what the broker normally leaves or repairs itself: a
 /// segment it recovers on the next start (`recovered`: its indexes are rebuilt), the metadata log's active
 /// segment (the Raft layer leaves its indexes preallocated even on a clean shutdown), or any
-/// segment of a `-delete` dir (renamed while active, never loaded again). Seen with Kafka 4.4.
+/// segment of a `-delete` dir (renamed while active, never loaded again) or a `-stray` dir
+/// (renamed while active at start, never appended to; rf3-jbod: the broker restarted with it).
+/// Seen with Kafka 4.4.
 pub fn zero_tail_expected(p: &Partition, seg: &Segment, recovered: bool) -> bool {
-    let set_aside = p
-        .name
-        .as_ref()
-        .is_some_and(|n| matches!(n.state, PartitionDirState::Delete(_)));
+    let set_aside = p.name.as_ref().is_some_and(|n| {
+        matches!(
+            n.state,
+            PartitionDirState::Delete(_) | PartitionDirState::Stray(_)
+        )
+    });
     let metadata_log = p.name.as_ref().is_some_and(|n| n.is_metadata_log());
     set_aside || recovered || (seg.active && metadata_log)
 }

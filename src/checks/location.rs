@@ -116,6 +116,7 @@ impl Location {
             byte_offset: file.as_ref().and(self.byte_offset),
             file,
             group: self.group.clone(),
+            node: self.node,
         }
     }
 }

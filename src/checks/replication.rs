@@ -12,17 +12,13 @@
 //!   another replica's log start (it cannot catch up by fetching: it truncates fully and
 //!   restarts at the leader's log start).
 
-use std::path::Path;
-
-use crate::model::cluster::ClusterView;
-use crate::model::replica_join::{JoinedReplica, ReplicaJoin};
+use crate::model::metadata_log::PartitionImage;
+use crate::model::replica_join::JoinedReplica;
 use crate::model::units::Offset;
-use crate::plan::{PartitionPlan, Plan};
-use crate::rules::retention::{RetainReason, Verdict};
+use crate::plan::replication::{ReplicationFacts, ResolvedPartition, ResolvedReplica};
 
 use super::catalog;
 use super::finding::{EvidenceValue, Finding, Location, Severity};
-use super::location::at_plan;
 
 /// `[1, 2]`, as the evidence shows a node list.
 fn nodes(list: &[i32]) -> String {
@@ -30,111 +26,76 @@ fn nodes(list: &[i32]) -> String {
     format!("[{}]", v.join(", "))
 }
 
-/// Where a replica's findings go: its plan's place when planned, else its dir.
-fn at_replica(plan: &Plan, r: &JoinedReplica, topic: &str, partition: i32) -> Location {
-    planned(plan, &r.log_dir, &r.dir_name).map_or_else(
-        || Location {
-            log_dir: r.log_dir.clone(),
-            topic: Some(topic.to_string()),
-            partition: Some(partition),
-            dir: Some(r.dir_name.clone()),
-            ..Default::default()
-        },
-        |p| at_plan(p, None),
-    )
-}
-
-fn planned<'a>(plan: &'a Plan, log_dir: &Path, dir_name: &str) -> Option<&'a PartitionPlan> {
-    (plan.partitions.iter()).find(|p| p.log_dir == log_dir && p.dir_name == dir_name)
-}
-
-/// The expired segments of `p` that stay on disk because the HW is below them: their count
-/// and bytes (`(0, 0)` when the first kept expired segment is kept for another reason).
-fn held_by_hw(p: Option<&PartitionPlan>) -> (u64, u64) {
-    let Some(p) = p else { return (0, 0) };
-    let kept: Vec<_> = p.segments.iter().filter(|s| s.retained_expired).collect();
-    let by_hw = kept.first().is_some_and(|s| {
-        matches!(
-            s.verdict,
-            Verdict::Retain {
-                reason: RetainReason::HwBelowUpperBound { .. }
-            }
-        )
-    });
-    if !by_hw {
-        return (0, 0);
+/// Where a replica's findings go: its partition dir, with its node when several nodes' dirs
+/// or reports were read.
+fn at_replica(r: &JoinedReplica, topic: &str, partition: i32, several: bool) -> Location {
+    Location {
+        log_dir: r.log_dir.clone(),
+        topic: Some(topic.to_string()),
+        partition: Some(partition),
+        dir: Some(r.dir_name.clone()),
+        node: r.node_id.filter(|_| several),
+        ..Default::default()
     }
-    (kept.len() as u64, kept.iter().map(|s| s.size.get()).sum())
 }
 
 /// The replica whose HW the ISR holds: the leader's; with no leader (the last ISR member shut
 /// down), the ISR or ELR member with the highest log end, which the controller may elect.
-fn stuck_replica<'a>(
-    replicas: &'a [JoinedReplica],
+fn stuck_replica<'a, 'b>(
+    replicas: &'a [ResolvedReplica<'b>],
     leader: i32,
     candidates: &[i32],
-) -> Option<&'a JoinedReplica> {
+) -> Option<&'a ResolvedReplica<'b>> {
     if leader >= 0 {
-        return replicas.iter().find(|r| r.node_id == Some(leader));
+        return replicas.iter().find(|r| r.replica.node_id == Some(leader));
     }
     (replicas.iter())
-        .filter(|r| r.node_id.is_some_and(|n| candidates.contains(&n)))
-        .max_by_key(|r| r.log_end_offset)
+        .filter(|r| r.replica.node_id.is_some_and(|n| candidates.contains(&n)))
+        .max_by_key(|r| r.replica.log_end_offset)
 }
 
-/// Every cross-replica finding of the dirs `join` was built from.
-pub fn replication_findings(view: &ClusterView, join: &ReplicaJoin, plan: &Plan) -> Vec<Finding> {
+/// Every cross-replica finding of `facts` (one run's dirs, or several brokers' reports joined).
+pub fn replication_findings(facts: &ReplicationFacts) -> Vec<Finding> {
+    let several = facts.nodes.len() > 1;
     let mut out = Vec::new();
-    for ((topic, partition), replicas) in join.iter() {
-        let Some(image) = (view.image.topics.get(topic)).and_then(|t| t.partitions.get(partition))
-        else {
+    for resolved in facts.resolve() {
+        let ResolvedPartition { facts: p, replicas } = &resolved;
+        let Some(image) = p.image.as_ref() else {
             continue;
         };
-        let min_isr = (view.topics.get(topic))
-            .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
-            .unwrap_or(1);
+        let (topic, partition) = (p.topic.as_str(), p.partition);
         let rf = i64::try_from(image.replicas.len()).unwrap_or(i64::MAX);
-        let effective = min_isr.min(rf);
+        let effective = i64::from(p.min_insync_replicas).min(rf);
         let isr_len = i64::try_from(image.isr.len()).unwrap_or(i64::MAX);
         let candidates: Vec<i32> = image.isr.iter().chain(&image.elr).copied().collect();
-        let hw = replicas
-            .iter()
-            .filter_map(|r| r.checkpointed_high_watermark)
+        let hw = (replicas.iter())
+            .filter_map(|r| r.replica.checkpointed_high_watermark)
             .max();
+        let at = |r: &JoinedReplica| at_replica(r, topic, partition, several);
         if isr_len < effective {
             out.extend(held_under_min_isr(
-                plan,
-                topic,
-                *partition,
+                &at,
                 replicas,
                 image,
                 &candidates,
                 effective,
             ));
         }
-        out.extend(diverging(
-            plan,
-            topic,
-            *partition,
-            replicas,
-            &candidates,
-            hw,
-        ));
+        let joined: Vec<&JoinedReplica> = replicas.iter().map(|r| r.replica).collect();
+        out.extend(diverging(&at, &joined, &candidates, hw));
     }
     out
 }
 
-#[allow(clippy::too_many_arguments)]
 fn held_under_min_isr(
-    plan: &Plan,
-    topic: &str,
-    partition: i32,
-    replicas: &[JoinedReplica],
-    image: &crate::model::metadata_log::PartitionImage,
+    at: &dyn Fn(&JoinedReplica) -> Location,
+    replicas: &[ResolvedReplica<'_>],
+    image: &PartitionImage,
     candidates: &[i32],
     effective_min_isr: i64,
 ) -> Option<Finding> {
-    let r = stuck_replica(replicas, image.leader, candidates)?;
+    let resolved = stuck_replica(replicas, image.leader, candidates)?;
+    let r = resolved.replica;
     let (log_start, log_end) = (r.log_start_offset?, r.log_end_offset?);
     let hw = r
         .checkpointed_high_watermark
@@ -149,7 +110,7 @@ fn held_under_min_isr(
         .filter(|n| !image.isr.contains(n))
         .copied()
         .collect();
-    let (segments, bytes) = held_by_hw(planned(plan, &r.log_dir, &r.dir_name));
+    let (segments, bytes) = resolved.held_by_hw;
     let leader = if image.leader >= 0 {
         format!("leader {}", image.leader)
     } else {
@@ -165,10 +126,10 @@ fn held_under_min_isr(
     Some(
         Finding::new(
             &catalog::PARTITION_HW_HELD_UNDER_MIN_ISR,
-            at_replica(plan, r, topic, partition),
+            at(r),
             format!(
-                "HW {hw} held below the log end {log_end} on node {node}: ISR {} ({leader}) is \
-                 below min.insync.replicas {effective_min_isr}; not in the ISR: {}; {} \
+                "HW {hw} held below the log end {log_end}: ISR {} ({leader}) is below \
+                 min.insync.replicas {effective_min_isr}; not in the ISR: {}; {} \
                  record(s) are acknowledged but not committed{frees}",
                 nodes(&image.isr),
                 nodes(&missing),
@@ -188,10 +149,8 @@ fn held_under_min_isr(
 }
 
 fn diverging(
-    plan: &Plan,
-    topic: &str,
-    partition: i32,
-    replicas: &[JoinedReplica],
+    at: &dyn Fn(&JoinedReplica) -> Location,
+    replicas: &[&JoinedReplica],
     candidates: &[i32],
     hw: Option<Offset>,
 ) -> Vec<Finding> {
@@ -205,7 +164,7 @@ fn diverging(
         let finding = if let Some(start) = max_start.filter(|s| end < *s) {
             Finding::new(
                 &catalog::PARTITION_REPLICAS_DIVERGE,
-                at_replica(plan, r, topic, partition),
+                at(r),
                 format!(
                     "node {node}'s log ends at {end}, below another replica's log start \
                      {start}: it cannot fetch what it misses, so it truncates fully and \
@@ -217,7 +176,7 @@ fn diverging(
         } else if let Some(hw) = hw.filter(|hw| in_sync && end < *hw) {
             Finding::new(
                 &catalog::PARTITION_REPLICAS_DIVERGE,
-                at_replica(plan, r, topic, partition),
+                at(r),
                 format!(
                     "node {node} is in the ISR or ELR but its log ends at {end}, below the HW \
                      {hw} another replica checkpointed: it lacks committed records"

@@ -30,6 +30,7 @@ use super::tiered::tiered_findings;
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
 use crate::model::replica_join::ReplicaJoin;
+use crate::plan::replication::ReplicationFacts;
 
 /// Everything the checks read: the model, the cluster view and the plan built from them at one
 /// instant, and the options that change what is read or claimed.
@@ -73,6 +74,8 @@ pub struct Checked {
     pub disk: Vec<DiskProjection>,
     /// Why each byte of each log dir is there.
     pub space: Vec<SpaceUsage>,
+    /// The replicated partitions' facts the cross-replica findings came from.
+    pub replication: ReplicationFacts,
 }
 
 /// Every finding of `ctx`.
@@ -84,7 +87,8 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(config_findings(ctx.view));
     findings.extend(plan_findings(ctx.plan));
     let join = ReplicaJoin::of(ctx.view, ctx.dirs);
-    findings.extend(replication_findings(ctx.view, &join, ctx.plan));
+    let replication = ReplicationFacts::of(ctx.view, &join, ctx.plan);
+    findings.extend(replication_findings(&replication));
     findings.extend(tiered_findings(ctx.plan));
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
@@ -95,11 +99,32 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &startup, &mut findings);
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
     findings.extend(coordinator_findings(ctx));
+    tag_nodes(ctx, &mut findings);
     Checked {
         findings,
         startup,
         disk,
         space,
+        replication,
+    }
+}
+
+/// With several brokers' dirs, each finding in a log dir names the dir's node (one broker's
+/// dirs leave it unset: every finding is that broker's).
+fn tag_nodes(ctx: &CheckContext<'_>, findings: &mut [Finding]) {
+    if ctx.view.node_ids().len() < 2 {
+        return;
+    }
+    let nodes: Vec<(&std::path::Path, Option<i32>)> = (ctx.dirs.iter())
+        .map(|d| (d.path.as_path(), ctx.view.node_of(d)))
+        .collect();
+    for f in findings.iter_mut() {
+        let l = &mut f.location;
+        if l.node.is_none() {
+            l.node = (nodes.iter())
+                .find(|(p, _)| *p == l.log_dir.as_path())
+                .and_then(|(_, n)| *n);
+        }
     }
 }
 

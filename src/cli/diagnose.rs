@@ -160,7 +160,7 @@ pub fn run(
     };
     let doc = Document {
         command: "diagnose",
-        body: DiagnoseBody::new(d.headline, d.summary),
+        body: DiagnoseBody::new(d.headline, d.summary).with_replication(d.replication),
         findings: d.findings,
         scanned: Some(d.scanned),
         assumptions: Some(AssumptionsDoc::new(&d.assumptions)),

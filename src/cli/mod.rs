@@ -16,6 +16,7 @@ pub mod diagnose;
 pub mod free;
 pub mod groups;
 pub mod inspect;
+pub mod join;
 pub mod mutate;
 pub mod plan;
 pub mod progress;
@@ -186,6 +187,11 @@ pub enum Command {
     /// instant, ZooKeeper-mode dirs that must migrate to KRaft first. Exit 0: nothing to do;
     /// 1: changes that need action; 3: usage or I/O error.
     UpgradeCheck(upgrade_check::UpgradeCheckArgs),
+    /// The cluster view of several brokers' `diagnose --format json` reports (one per host):
+    /// each partition's replicas across nodes, a follower's HW from its leader's report, the
+    /// cross-replica findings, and every report's findings with its node. Reads the reports
+    /// only, never log dirs.
+    Join(join::JoinArgs),
     /// Write the facts the read-only commands decide from (segment and index summaries,
     /// checkpoints, producer-state summaries, meta.properties, the metadata image; never record
     /// payloads, keys or values) as one compressed, versioned file that `plan --snapshot` and
@@ -218,6 +224,7 @@ impl Command {
             Command::Resume(_)
             | Command::Undo(_)
             | Command::Snapshot(_)
+            | Command::Join(_)
             | Command::Completions { .. } => run_config::InstantArg::default(),
         }
     }
@@ -239,6 +246,7 @@ impl Command {
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Snapshot(_)
+            | Command::Join(_)
             | Command::Completions { .. } => None,
         }
     }
@@ -278,6 +286,7 @@ impl Command {
                 ..fail_on(a.fail_on)
             },
             Command::Transactions(a) => fail_on(a.fail_on),
+            Command::Join(a) => fail_on(a.fail_on),
             Command::Plan(a) => run_config::Filters {
                 topics: a.topics.clone(),
                 ..run_config::Filters::default()
@@ -312,6 +321,7 @@ impl Command {
             | Command::Resume(_)
             | Command::Undo(_)
             | Command::Snapshot(_)
+            | Command::Join(_)
             | Command::Completions { .. } => None,
         }
     }

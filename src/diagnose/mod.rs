@@ -25,6 +25,7 @@ use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{load_targets, LoadProgress, ScanTotals};
 use crate::model::units::TimestampMs;
+use crate::plan::replication::ReplicationFacts;
 use crate::plan::{build_plan, PartitionPlan, PlanOptions};
 use crate::rules::KafkaVersion;
 
@@ -138,6 +139,8 @@ pub struct Diagnosis {
     /// The plan's partitions the findings and figures were made from (all of them; the HTML
     /// report draws its timelines from them).
     pub partitions: Vec<PartitionPlan>,
+    /// The replicated partitions' facts (of the topics `--topic` keeps), for `logclean join`.
+    pub replication: ReplicationFacts,
 }
 
 /// `dirs` canonical, each once (first place kept), so that every reader names a log dir the
@@ -224,7 +227,10 @@ pub fn diagnose(
     let locks: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.lock)).collect();
     let headline = Headline::new(&summary.log_dirs, &locks, &findings, &plan, &assumptions);
     let tiered = summary::tiered_bytes(&plan, filter);
+    let mut replication = checked.replication;
+    (replication.partitions).retain(|p| filter.keeps_topic(Some(&p.topic)));
     Ok(Diagnosis {
+        replication,
         assumptions,
         headline,
         now_ms: inputs.now_ms,

@@ -15,8 +15,9 @@ use super::log_dir::LogDir;
 use super::names::PartitionDirState;
 use super::units::{Bytes, Offset};
 
-/// One live replica of a partition, as its broker's files describe it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One live replica of a partition, as its broker's files describe it (the same fields in
+/// `diagnose --format json`'s `replication`, which `logclean join` reads back).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct JoinedReplica {
     /// The node whose log dir holds it (`None`: its meta.properties gives none).
     pub node_id: Option<i32>,
@@ -81,6 +82,15 @@ impl ReplicaJoin {
     /// The replica of `topic`'s `partition` on `node`, if its dirs were read.
     pub fn on_node(&self, topic: &str, partition: i32, node: i32) -> Option<&JoinedReplica> {
         (self.replicas(topic, partition).iter()).find(|r| r.node_id == Some(node))
+    }
+
+    /// Add `replica` of `topic`'s `partition` (a join of several brokers' reports).
+    pub fn push(&mut self, topic: &str, partition: i32, replica: JoinedReplica) {
+        (self
+            .by_partition
+            .entry((topic.to_string(), partition))
+            .or_default())
+        .push(replica);
     }
 
     /// Every partition with its replicas, by topic then partition.

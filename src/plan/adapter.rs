@@ -15,6 +15,7 @@ use crate::formats::partition_metadata::Uuid;
 use crate::formats::remote_log_metadata::SegmentState;
 use crate::model::cluster::ClusterView;
 use crate::model::log_dir::LogDir;
+use crate::model::metadata_log::PartitionImage;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
 use crate::model::partition::Partition;
@@ -156,13 +157,21 @@ fn role(
     if view.mode == LogDirMode::ZooKeeper {
         return (ReplicaRole::Unknown, "zookeeper_mode");
     }
-    let (Some(node), Some(image)) = (
-        node,
-        view.image
-            .topics
-            .get(topic)
-            .and_then(|t| t.partitions.get(&partition)),
-    ) else {
+    let image = (view.image.topics.get(topic)).and_then(|t| t.partitions.get(&partition));
+    role_in_image(image, node, min_isr, join.replicas(topic, partition))
+}
+
+/// The role of `node`'s replica of a partition whose image is `image` (`None`: not in the
+/// metadata), `min_isr` its topic's `min.insync.replicas`, `replicas` its replicas whose files
+/// were read (a follower's leader HW comes from the leader's among them). The one rule both a
+/// plan and `logclean join` (several brokers' reports) follow.
+pub fn role_in_image(
+    image: Option<&PartitionImage>,
+    node: Option<i32>,
+    min_isr: u32,
+    replicas: &[JoinedReplica],
+) -> (ReplicaRole, &'static str) {
+    let (Some(node), Some(image)) = (node, image) else {
         return (ReplicaRole::Unknown, "not_in_metadata");
     };
     let rf = u32::try_from(image.replicas.len()).unwrap_or(u32::MAX);
@@ -183,8 +192,8 @@ fn role(
     } else if image.leader < 0 {
         return (ReplicaRole::Unknown, "no_leader_in_metadata");
     } else {
-        let leader = join.on_node(topic, partition, image.leader);
-        let leader_hw = leader.and_then(|l| leader_high_watermark(view, join, l, topic, partition));
+        let leader = replicas.iter().find(|r| r.node_id == Some(image.leader));
+        let leader_hw = leader.and_then(|l| leader_high_watermark(image, l, min_isr, replicas));
         let source = match (leader_hw, leader) {
             (Some(_), _) => "metadata_image_and_leader_dirs",
             // The leader's dirs were not among those read (one broker's dirs alone, or
@@ -205,20 +214,12 @@ fn role(
 /// The HW the leader replica `leader` holds when retention first runs, from its own files
 /// (its role is a leader's, so this does not recurse further).
 fn leader_high_watermark(
-    view: &ClusterView,
-    join: &ReplicaJoin,
+    image: &PartitionImage,
     leader: &JoinedReplica,
-    topic: &str,
-    partition: i32,
+    min_isr: u32,
+    replicas: &[JoinedReplica],
 ) -> Option<Offset> {
-    let (role, _) = role(
-        view,
-        join,
-        leader.node_id,
-        topic,
-        partition,
-        min_isr_of(view, topic),
-    );
+    let (role, _) = role_in_image(Some(image), leader.node_id, min_isr, replicas);
     if matches!(role, ReplicaRole::Follower { .. } | ReplicaRole::Unknown) {
         return None;
     }
@@ -232,7 +233,7 @@ fn leader_high_watermark(
 }
 
 /// `min.insync.replicas` of `topic` (1 when unknown).
-fn min_isr_of(view: &ClusterView, topic: &str) -> u32 {
+pub fn min_isr_of(view: &ClusterView, topic: &str) -> u32 {
     view.topics
         .get(topic)
         .and_then(|t| t.resolved.get_i64("min.insync.replicas"))
@@ -282,22 +283,28 @@ fn first_unstable(p: &Partition) -> Option<Offset> {
 /// The `-future` dirs of every log dir, by (topic, partition): collected once per plan, so that
 /// each replica's "paused" lookup is not a scan of every partition (quadratic in partitions).
 #[derive(Debug, Default)]
-pub struct FutureDirs(BTreeSet<(String, i32)>);
+pub struct FutureDirs(BTreeSet<(Option<i32>, String, i32)>);
 
 impl FutureDirs {
-    /// The `-future` dirs of `dirs`.
-    pub fn of(dirs: &[LogDir]) -> Self {
+    /// The `-future` dirs of `dirs`, by the node whose dir holds each (`view`): a move is
+    /// within one broker, so it pauses that broker's replica only (with several brokers'
+    /// dirs, the other nodes' replicas of the partition run retention; rf3-jbod's replay).
+    pub fn of(view: &ClusterView, dirs: &[LogDir]) -> Self {
         FutureDirs(
-            (dirs.iter().flat_map(|d| &d.partitions))
-                .filter_map(|p| p.name.as_ref())
-                .filter(|n| matches!(n.state, PartitionDirState::Future(_)))
-                .map(|n| (n.topic.clone(), n.partition))
+            (dirs.iter())
+                .flat_map(|d| {
+                    let node = view.node_of(d);
+                    (d.partitions.iter()).map(move |p| (node, p))
+                })
+                .filter_map(|(node, p)| Some((node, p.name.as_ref()?)))
+                .filter(|(_, n)| matches!(n.state, PartitionDirState::Future(_)))
+                .map(|(node, n)| (node, n.topic.clone(), n.partition))
                 .collect(),
         )
     }
 
-    fn contains(&self, topic: &str, partition: i32) -> bool {
-        self.0.contains(&(topic.to_string(), partition))
+    fn contains(&self, node: Option<i32>, topic: &str, partition: i32) -> bool {
+        self.0.contains(&(node, topic.to_string(), partition))
     }
 }
 
@@ -498,7 +505,7 @@ pub fn replica_facts(
         tiered,
         remote: remote_facts,
         state: LogState {
-            paused: futures.contains(&topic, name.partition),
+            paused: futures.contains(view.node_of(dir), &topic, name.partition),
             uncleanable: false,
         },
         startup: startup_actions(p),

@@ -25,6 +25,7 @@
 //! comes after `log.initial.task.delay.ms`.
 
 pub mod adapter;
+pub mod replication;
 pub mod space;
 
 use std::collections::BTreeMap;
@@ -292,6 +293,9 @@ pub struct PartitionPlan {
     pub tier: Option<TierSummary>,
     /// The Kafka version whose rules the plan follows.
     pub version: KafkaVersion,
+    /// What the next run frees as the HW rises, from the run with no HW gate
+    /// ([`retention::HwStep`]): how a follower's figures follow its leader's HW.
+    pub hw_steps: Vec<retention::HwStep>,
 }
 
 impl PartitionPlan {
@@ -665,6 +669,26 @@ fn evaluate_retention(
     })
 }
 
+/// The [`retention::HwStep`]s of `layout`: from `retention` itself when its HW gates nothing
+/// (HW at the log end), else from a second run with the HW at the log end.
+fn hw_steps_of(
+    layout: &[CleanedSegment],
+    f: &ReplicaFacts,
+    hw: HighWatermark,
+    retention: &RetentionOutcome,
+    config: &LogConfig,
+    broker: &BrokerCleanupConfig,
+    opts: &PlanOptions,
+) -> Vec<retention::HwStep> {
+    let segments: Vec<SegmentFacts> = layout.iter().map(|g| g.facts).collect();
+    if hw.value >= f.log_end_offset {
+        return retention::hw_steps(&segments, retention, f.log_end_offset);
+    }
+    let open = HighWatermark::given(f.log_end_offset);
+    let ungated = evaluate_retention(layout, f, open, config, broker, opts);
+    retention::hw_steps(&segments, &ungated, f.log_end_offset)
+}
+
 /// Re-plans the log the cleaner takes first: its pass (to `clean_up_to`) runs before its
 /// retention pass on the same cleaner thread, so retention sees the cleaned layout.
 fn clean_before_retention(
@@ -699,6 +723,15 @@ fn clean_before_retention(
             .filter(|g| g.cleaned)
             .all(|g| g.largest_timestamp_exact);
     let retention = evaluate_retention(&layout, f, p.high_watermark, &p.config, broker, opts);
+    p.hw_steps = hw_steps_of(
+        &layout,
+        f,
+        p.high_watermark,
+        &retention,
+        &p.config,
+        broker,
+        opts,
+    );
     p.segments = segment_plans(
         f,
         &layout,
@@ -935,6 +968,7 @@ fn plan_replica(
     f.tiered.remote_log_start = remote_log_start(&f, &config, opts);
     let layout = layout_as_is(&f.segments);
     let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
+    let hw_steps = hw_steps_of(&layout, &f, hw, &retention, &config, broker, opts);
     let mut segments = segment_plans(&f, &layout, &retention, &config, broker, clock, opts);
     add_upload_states(&mut segments, &f, hw, &layout, &config, broker, opts);
     let compaction = compaction_plan(
@@ -965,6 +999,7 @@ fn plan_replica(
         tiered: f.tiered,
         version: opts.version,
         config,
+        hw_steps,
     };
     Some((plan, Pending { facts: f, clock }))
 }
@@ -986,7 +1021,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // Each replica's plan reads only its own facts and the shared configs: planned in parallel,
     // unzipped in the order of `replicas` (rayon's collections into a Vec keep it), so the plan
     // does not depend on scheduling. Only the cleaner's pick below looks across partitions.
-    let futures = FutureDirs::of(dirs);
+    let futures = FutureDirs::of(view, dirs);
     // Several brokers' dirs: a follower's HW is its leader's, from the leader's files.
     let join = ReplicaJoin::of(view, dirs);
     let remote = RemoteTierView::of(

@@ -404,6 +404,7 @@ mod tests {
     #[test]
     fn families_are_the_listed_names_in_order_and_the_readme_lists_each() {
         let d = Diagnosis {
+            replication: Default::default(),
             now_ms: 0,
             findings: Vec::new(),
             summary: crate::diagnose::Summary::default(),

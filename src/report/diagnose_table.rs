@@ -7,6 +7,8 @@ use std::io::{self, Write};
 use humansize::{format_size, BINARY};
 use serde::Serialize;
 
+use crate::plan::replication::ReplicationFacts;
+
 use super::diagnostics::{render_findings, wrap};
 use super::human::{age, time, Precision};
 use super::sanitize::{escape, escape_path};
@@ -35,6 +37,10 @@ pub struct DiagnoseBody {
     /// What `--kind`, `--topic` and `--min-severity` hid (absent without them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<Hidden>,
+    /// The replicated partitions' facts: what `logclean join` reads from each broker's report
+    /// (absent from a body not made for JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replication: Option<ReplicationFacts>,
 }
 
 impl DiagnoseBody {
@@ -47,7 +53,14 @@ impl DiagnoseBody {
             top_partitions: summary.top_partitions,
             more_partitions: summary.more_partitions,
             hidden: summary.hidden,
+            replication: None,
         }
+    }
+
+    /// With the replication facts `logclean join` reads.
+    pub fn with_replication(mut self, facts: ReplicationFacts) -> DiagnoseBody {
+        self.replication = Some(facts);
+        self
     }
 }
 

@@ -106,8 +106,8 @@ pub fn ordered_groups(findings: &[FindingDoc]) -> Vec<FindingGroup<'_>> {
     let mut groups: Vec<FindingGroup<'_>> = groups.into_iter().map(|(_, g)| g).collect();
     // Stable: groups of equal rank and stake keep their place order.
     groups.sort_by(|a, b| {
-        severity_rank(b.first.severity)
-            .cmp(&severity_rank(a.first.severity))
+        severity_rank(&b.first.severity)
+            .cmp(&severity_rank(&a.first.severity))
             .then_with(|| b.bytes_at_stake().cmp(&a.bytes_at_stake()))
     });
     groups
@@ -146,6 +146,10 @@ fn place_in_full(f: &FindingDoc) -> String {
     if let Some(b) = l.byte_offset {
         s.push_str(&format!(" @{b}"));
     }
+    // Set only when the findings come from several brokers' dirs or reports.
+    if let Some(n) = l.node {
+        s.push_str(&format!(" (node {n})"));
+    }
     s
 }
 
@@ -155,10 +159,11 @@ fn places(g: &FindingGroup<'_>, max: usize) -> (String, Option<String>) {
     if n == 1 {
         return (place(g.first, max), None);
     }
-    let mut dirs: Vec<&str> = g
+    // A partition's replicas on several nodes are several places.
+    let mut dirs: Vec<(&str, Option<i32>)> = g
         .all
         .iter()
-        .filter_map(|f| f.location.dir.as_deref())
+        .filter_map(|f| Some((f.location.dir.as_deref()?, f.location.node)))
         .collect();
     dirs.sort_unstable();
     dirs.dedup();
@@ -225,7 +230,7 @@ fn int_in_units(name: &str, v: i64) -> String {
 /// One evidence item as `name: value` (`key = value` for a config value).
 fn evidence_item(e: &EvidenceDoc, style: &TableStyle) -> String {
     use EvidenceValueDoc as V;
-    let value = match (e.kind, &e.value) {
+    let value = match (&*e.kind, &e.value) {
         ("bytes", V::Unsigned(b)) => bytes(*b),
         ("timestamp_ms", V::Int(ms)) if *ms < 0 => format!("{ms} (no timestamp)"),
         ("timestamp_ms", V::Int(ms)) => match time(*ms, style.zone, Precision::Seconds) {
@@ -233,12 +238,12 @@ fn evidence_item(e: &EvidenceDoc, style: &TableStyle) -> String {
             None => ms.to_string(),
         },
         ("crc32", V::Unsigned(c)) => format!("0x{c:08x}"),
-        (_, V::Int(v)) => int_in_units(e.name, *v),
-        (_, V::Unsigned(v)) => u64_in_units(e.name, *v),
+        (_, V::Int(v)) => int_in_units(&e.name, *v),
+        (_, V::Unsigned(v)) => u64_in_units(&e.name, *v),
         (_, V::Flag(b)) => if *b { "yes" } else { "no" }.to_string(),
         (_, V::Text(t)) => escape(t).into_owned(),
     };
-    match config_key(e.name) {
+    match config_key(&e.name) {
         Some(key) => format!("{key} = {value}"),
         None => format!("{}: {value}", e.name),
     }
@@ -469,13 +474,13 @@ fn last_of(words: &[Word<'_>], i: usize, id: usize) -> bool {
 /// One group as a diagnostic.
 fn diagnostic(g: &FindingGroup<'_>, style: &TableStyle) -> Vec<String> {
     let f = g.first;
-    let severity = match (style.color, severity_rank(f.severity)) {
+    let severity = match (style.color, severity_rank(&f.severity)) {
         (false, _) => f.severity.to_string(),
         (true, 2) => format!("\x1b[31m{}\x1b[0m", f.severity),
         (true, 1) => format!("\x1b[33m{}\x1b[0m", f.severity),
         (true, _) => format!("\x1b[36m{}\x1b[0m", f.severity),
     };
-    let prefix = text_width(f.severity) + text_width(f.code) + 4;
+    let prefix = text_width(&f.severity) + text_width(&f.code) + 4;
     let (head, at) = places(g, style.width.saturating_sub(prefix).max(20));
     // Width is counted without the colour codes.
     // The place and claim wrap as words after `severity[code]`, so a narrow terminal breaks
@@ -489,7 +494,7 @@ fn diagnostic(g: &FindingGroup<'_>, style: &TableStyle) -> Vec<String> {
     let text = format!("{head}: {claim}");
     let mut lines = wrap(&plain, &text, WRAPPED, style.width);
     if let Some(first) = lines.first_mut() {
-        *first = first.replacen(f.severity, &severity, 1);
+        *first = first.replacen(&*f.severity, &severity, 1);
     }
     if let Some(at) = at {
         lines.extend(wrap(&format!("{ITEM}at:"), &at, WRAPPED, style.width));
@@ -626,7 +631,11 @@ mod tests {
 
     #[test]
     fn config_evidence_reads_as_key_equals_value_in_units() {
-        let e = |name: &'static str, kind: &'static str, value| EvidenceDoc { name, kind, value };
+        let e = |name: &'static str, kind: &'static str, value| EvidenceDoc {
+            name: name.into(),
+            kind: kind.into(),
+            value,
+        };
         let s = style(100);
         assert_eq!(
             evidence_item(
@@ -668,9 +677,9 @@ mod tests {
     #[test]
     fn severity_then_stake_then_place() {
         let f = |severity: &'static str, code: &'static str, stake: Option<u64>| FindingDoc {
-            code,
-            severity,
-            class: "condition",
+            code: code.into(),
+            severity: severity.into(),
+            class: "condition".into(),
             location: crate::report::wire::findings::LocationDoc::new(
                 &crate::checks::finding::Location::default(),
             ),
@@ -687,7 +696,10 @@ mod tests {
             f("warning", "d.d", Some(5)),
             f("warning", "e.e", None),
         ];
-        let order: Vec<_> = ordered_groups(&all).iter().map(|g| g.first.code).collect();
+        let order: Vec<_> = ordered_groups(&all)
+            .iter()
+            .map(|g| g.first.code.clone())
+            .collect();
         assert_eq!(order, ["c.c", "d.d", "b.b", "e.e", "a.a"]);
     }
 }

@@ -16,6 +16,7 @@ pub mod groups_doc;
 pub mod groups_table;
 pub mod html;
 pub mod human;
+pub mod join_doc;
 pub mod mutation;
 pub mod plan_doc;
 pub mod plan_table;

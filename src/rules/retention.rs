@@ -178,6 +178,56 @@ pub enum Verdict {
     },
 }
 
+/// What the next retention run frees once the HW reaches `upper_bound` (issue 21): the
+/// segments and bytes of the deletable prefix up to and including the segment ending there.
+///
+/// Every pass's `deletableSegments` stops at the first segment whose upper bound is above the
+/// HW, so what a replica frees under HW `h` is the prefix, of what it frees with no HW gate,
+/// that ends at or below `h` ([`freed_under_hw`]): a follower's plan can take its leader's HW
+/// after the fact, from these steps alone (`logclean join`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HwStep {
+    /// The offset the HW must reach: the next segment's base offset (the LEO for the last).
+    pub upper_bound: Offset,
+    /// Segments freed in all, this one included.
+    pub segments: u64,
+    /// Bytes freed in all, this one included.
+    pub bytes: u64,
+}
+
+/// The segments and bytes the next run frees under HW `hw`, from the steps of the run with
+/// no HW gate ([`HwStep`]).
+pub fn freed_under_hw(steps: &[HwStep], hw: Offset) -> (u64, u64) {
+    (steps.iter().rev())
+        .find(|s| s.upper_bound <= hw)
+        .map_or((0, 0), |s| (s.segments, s.bytes))
+}
+
+/// The steps of `outcome`, a run with no HW gate, over `segments` (its input) ending at
+/// `log_end`: one per deleted segment, in order.
+pub fn hw_steps(
+    segments: &[SegmentFacts],
+    outcome: &RetentionOutcome,
+    log_end: Offset,
+) -> Vec<HwStep> {
+    let mut out = Vec::new();
+    let (mut n, mut bytes) = (0u64, 0u64);
+    for (i, (s, v)) in segments.iter().zip(&outcome.segments).enumerate() {
+        if !matches!(v.verdict, Verdict::Delete { .. }) {
+            break;
+        }
+        n += 1;
+        bytes = bytes.saturating_add(s.size.get());
+        let upper_bound = segments.get(i + 1).map_or(log_end, |next| next.base_offset);
+        out.push(HwStep {
+            upper_bound,
+            segments: n,
+            bytes,
+        });
+    }
+    out
+}
+
 /// The result for one segment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentVerdict {

@@ -241,8 +241,8 @@ fn finding_html(f: &FindingDoc) -> String {
     let mut h = format!(
         "<div class=\"diag sev-{sev}\">\n<p class=\"claim\"><span class=\"sev\">{sev}[{code}]</span> \
          <span class=\"place\" title=\"{full}\">{place}</span>: {msg}</p>\n",
-        sev = esc(f.severity),
-        code = esc(f.code),
+        sev = esc(&f.severity),
+        code = esc(&f.code),
         full = esc(&location_text(&f.location)),
         place = esc(&place(&f.location)),
         msg = esc(&f.message),
@@ -252,8 +252,8 @@ fn finding_html(f: &FindingDoc) -> String {
         for e in &f.evidence {
             h.push_str(&format!(
                 "<dt>{}</dt><dd>{}</dd>",
-                esc(e.name),
-                esc(&evidence_value(e.kind, &e.value))
+                esc(&e.name),
+                esc(&evidence_value(&e.kind, &e.value))
             ));
         }
         h.push_str("</dl>\n");
@@ -285,7 +285,7 @@ fn findings_html(findings: &[FindingDoc]) -> String {
     }
     let mut order: Vec<&FindingDoc> = findings.iter().collect();
     // Stable: within a severity the document's order (code and place) stays.
-    order.sort_by_key(|f| (rank(f.severity), f.code));
+    order.sort_by_key(|f| (rank(&f.severity), f.code.clone()));
     let mut h = String::new();
     let mut i = 0;
     while let Some(first) = order.get(i) {
@@ -302,8 +302,8 @@ fn findings_html(findings: &[FindingDoc]) -> String {
             h.push_str(&format!(
                 "<details class=\"more\"><summary>{} more {}[{}]</summary>\n",
                 same - SHOWN_PER_CODE,
-                esc(first.severity),
-                esc(first.code)
+                esc(&first.severity),
+                esc(&first.code)
             ));
             for f in group.iter().skip(SHOWN_PER_CODE) {
                 h.push_str(&finding_html(f));
@@ -437,6 +437,7 @@ mod tests {
             file: None,
             byte_offset: None,
             group: None,
+            node: None,
         };
         assert_eq!(place(&l), "t-0 · segment 12");
         assert_eq!(

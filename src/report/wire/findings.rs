@@ -2,20 +2,22 @@
 //! [`Finding`], [`Location`] and [`Evidence`], so the checks can change without breaking
 //! consumers. Documented in README.md ("JSON output").
 
+use std::borrow::Cow;
+
 use crate::model::names::path_text;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::checks::finding::{Evidence, EvidenceValue, Finding, Location};
 
-/// One finding on the wire.
-#[derive(Debug, Clone, Serialize)]
+/// One finding on the wire; read back too (`logclean join` takes several brokers' reports).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FindingDoc {
     /// Catalog code, e.g. `log.truncated_tail`.
-    pub code: &'static str,
+    pub code: Cow<'static, str>,
     /// `info`, `warning` or `error`.
-    pub severity: &'static str,
+    pub severity: Cow<'static, str>,
     /// `condition`, `corruption` or `io`.
-    pub class: &'static str,
+    pub class: Cow<'static, str>,
     /// Where.
     pub location: LocationDoc,
     /// One sentence.
@@ -35,7 +37,7 @@ pub struct FindingDoc {
 }
 
 /// A location on the wire; absent keys mean not applicable.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocationDoc {
     /// The log dir.
     pub log_dir: String,
@@ -60,23 +62,57 @@ pub struct LocationDoc {
     /// Consumer group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The node (broker id) whose log dir it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<i32>,
 }
 
 /// One typed fact on the wire: `{"name", "kind", "value"}`; `value` is a number for the
 /// numeric kinds, a string for `path`, `text` and `problem`, a boolean for `flag`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RawEvidenceDoc")]
 pub struct EvidenceDoc {
     /// `snake_case` name.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// `offset`, `bytes`, `position`, `count`, `slot`, `int`, `timestamp_ms`, `crc32`, `path`,
     /// `text`, `flag` or `problem`.
-    pub kind: &'static str,
+    pub kind: Cow<'static, str>,
     /// The value.
     pub value: EvidenceValueDoc,
 }
 
+/// An evidence fact as read back, before its number takes the variant its kind names.
+#[derive(Deserialize)]
+struct RawEvidenceDoc {
+    name: String,
+    kind: String,
+    value: EvidenceValueDoc,
+}
+
+impl From<RawEvidenceDoc> for EvidenceDoc {
+    fn from(r: RawEvidenceDoc) -> Self {
+        // Untagged, a number reads back as `Int` whenever it fits; the unsigned kinds are
+        // `Unsigned` when written, so they are again.
+        let unsigned = matches!(
+            r.kind.as_str(),
+            "bytes" | "position" | "count" | "slot" | "crc32"
+        );
+        let value = match r.value {
+            EvidenceValueDoc::Int(v) if unsigned => {
+                u64::try_from(v).map_or(EvidenceValueDoc::Int(v), EvidenceValueDoc::Unsigned)
+            }
+            v => v,
+        };
+        EvidenceDoc {
+            name: Cow::Owned(r.name),
+            kind: Cow::Owned(r.kind),
+            value,
+        }
+    }
+}
+
 /// An evidence value on the wire.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum EvidenceValueDoc {
     /// Signed numbers.
@@ -108,8 +144,8 @@ impl EvidenceDoc {
             EvidenceValue::Problem(p) => V::Text((*p).to_string()),
         };
         EvidenceDoc {
-            name: e.name,
-            kind: e.value.kind(),
+            name: Cow::Borrowed(e.name),
+            kind: Cow::Borrowed(e.value.kind()),
             value,
         }
     }
@@ -127,6 +163,7 @@ impl LocationDoc {
             file: l.file.as_deref().map(path_text),
             byte_offset: l.byte_offset,
             group: l.group.clone(),
+            node: l.node,
         }
     }
 }
@@ -136,9 +173,9 @@ impl FindingDoc {
     pub fn new(f: &Finding) -> Self {
         let stake = crate::checks::stake::stake(f);
         FindingDoc {
-            code: f.code,
-            severity: f.severity.name(),
-            class: f.class.name(),
+            code: Cow::Borrowed(f.code),
+            severity: Cow::Borrowed(f.severity.name()),
+            class: Cow::Borrowed(f.class.name()),
             location: LocationDoc::new(&f.location),
             message: f.message.clone(),
             evidence: f.evidence.iter().map(EvidenceDoc::new).collect(),
@@ -173,6 +210,7 @@ mod tests {
                 file: Some(PathBuf::from("/d/t-3/00000000000000000010.log")),
                 byte_offset: Some(7),
                 group: None,
+                node: None,
             },
             "m",
         )

@@ -26,6 +26,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -69,6 +72,7 @@ final class ClusterScenarios {
     static {
         ALL.put("rf3-retention", new Scenario(2, Map.of(), ClusterScenarios::retention));
         ALL.put("rf3-stuck-hw", new Scenario(0, Map.of(), ClusterScenarios::stuckHw));
+        ALL.put("rf3-jbod", new Scenario(2, Map.of(), ClusterScenarios::jbod));
     }
 
     /** A scenario body's handle: the single-broker {@link Ctx} (admin and producers through node 1) and the cluster. */
@@ -207,6 +211,160 @@ final class ClusterScenarios {
             + "acknowledged (acks=1) but not committed, and retention cannot delete a segment above the HW "
             + "(UnifiedLog.deletableSegments: only segments whose next segment's base offset <= HW). Kafka 4.4 "
             + "Partition.maybeIncrementLeaderHW returns early when isUnderMinIsr (KIP-966 ELR).");
+    }
+
+    /** The log dir (absolute, as the broker names it) holding {@code node}'s replica of {@code tp}, or its future. */
+    static Optional<String> replicaDir(Admin a, int node, TopicPartition tp, boolean future) throws Exception {
+        Map<String, LogDirDescription> dirs = a.describeLogDirs(List.of(node)).allDescriptions()
+            .get(30, TimeUnit.SECONDS).get(node);
+        for (var e : dirs.entrySet()) {
+            var ri = e.getValue().replicaInfos().get(tp);
+            if (ri != null && ri.isFuture() == future) {
+                return Optional.of(e.getKey());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Moves node 2's replica of {@code tp} to its other log dir (AlterReplicaLogDirs); returns the target dir. */
+    static String moveOnNode2(ClusterCtx c, TopicPartition tp) throws Exception {
+        Broker b = c.cluster.node(2);
+        try (Admin a = c.cluster.admin()) {
+            String from = replicaDir(a, 2, tp, false).orElseThrow();
+            String to = b.logDirs().stream().map(d -> d.toAbsolutePath().normalize().toString())
+                .filter(d -> !Path.of(d).equals(Path.of(from).toAbsolutePath().normalize())).findFirst().orElseThrow();
+            a.alterReplicaLogDirs(Map.of(new TopicPartitionReplica(tp.topic(), tp.partition(), 2), to)).all()
+                .get(30, TimeUnit.SECONDS);
+            c.ctx.step("AlterReplicaLogDirs: node 2's replica of " + tp + " from " + Harness.relDir(b, from) + " to "
+                + Harness.relDir(b, to));
+            return to;
+        }
+    }
+
+    /** Puts node 2's replica of {@code tp} in its log dir {@code dir} (AlterReplicaLogDirs) and waits for it. */
+    static void placeOnNode2(ClusterCtx c, TopicPartition tp, int dir) throws Exception {
+        Broker b = c.cluster.node(2);
+        String to = b.logDirs().get(dir).toAbsolutePath().normalize().toString();
+        try (Admin a = c.cluster.admin()) {
+            String from = replicaDir(a, 2, tp, false).orElseThrow();
+            if (Path.of(from).toAbsolutePath().normalize().equals(Path.of(to))) {
+                return;
+            }
+            a.alterReplicaLogDirs(Map.of(new TopicPartitionReplica(tp.topic(), tp.partition(), 2), to)).all()
+                .get(30, TimeUnit.SECONDS);
+        }
+        c.ctx.step("AlterReplicaLogDirs: node 2's (empty) replica of " + tp + " to logs-" + dir);
+        c.ctx.waitFor("node 2's replica of " + tp + " in logs-" + dir, Duration.ofSeconds(60), () -> {
+            try (Admin a = c.cluster.admin()) {
+                return replicaDir(a, 2, tp, true).isEmpty()
+                    && replicaDir(a, 2, tp, false).map(d -> Path.of(d).equals(Path.of(to))).orElse(false);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    /** Any dir under node {@code id}'s log dirs whose name starts with {@code prefix} and ends with {@code suffix}. */
+    static boolean dirExists(ClusterCtx c, int id, String prefix, String suffix) {
+        for (Path d : c.cluster.node(id).logDirs()) {
+            try (Stream<Path> s = Files.list(d)) {
+                if (s.map(p -> p.getFileName().toString()).anyMatch(n -> n.startsWith(prefix) && n.endsWith(suffix))) {
+                    return true;
+                }
+            } catch (Exception e) {
+                // not there yet
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    /**
+     * rf3-jbod: node 2 has two log dirs. moved-0's replica on node 2 moves to its other dir (AlterReplicaLogDirs)
+     * and finishes; with the alter-log-dirs fetcher then throttled to 1 B/s, moving-0's move starts and is
+     * captured mid-move (a {@code -future} dir beside the live one). strayed-0 is reassigned to [1, 2] while node 3
+     * is down: restarted, node 3 sets its replica aside as {@code -stray}. dropped is deleted: each node renames
+     * its replica to {@code -delete}, removed after file.delete.delay.ms (captured before).
+     */
+    static void jbod(ClusterCtx c) throws Exception {
+        Ctx x = c.ctx;
+        // segment.index.bytes 1024: the -delete and -stray dirs keep their active segment's preallocated indexes
+        // (the broker renames them without trimming), so the fixture stays small.
+        Map<String, String> cfg = Scenarios.cfg("retention.ms", String.valueOf(6 * H), "segment.ms",
+            String.valueOf(H), "min.insync.replicas", "2", "segment.index.bytes", "1024");
+        for (String t : List.of("moved", "moving", "strayed", "dropped")) {
+            c.createTopic(t, List.of(List.of(1, 2, 3)), cfg);
+        }
+        // The broker places a new replica in the dir with the fewest partitions, ties broken in no fixed order:
+        // node 2's replicas are put in fixed dirs (while still empty) so that a regeneration matches.
+        Map<String, Integer> placement = Map.of("moved", 0, "moving", 1, "strayed", 0, "dropped", 1);
+        for (String t : List.of("moved", "moving", "strayed", "dropped")) {
+            placeOnNode2(c, new TopicPartition(t, 0), placement.get(t));
+        }
+        for (String t : List.of("moved", "moving", "strayed", "dropped")) {
+            x.series(t, 0, 4, -10 * H + 10 * M, 2 * H, true, "none", 40);
+        }
+        Thread.sleep(3000);
+        x.step("wait 3 s so the followers' next fetch carries the leader's final high watermark");
+        TopicPartition moved = new TopicPartition("moved", 0);
+        String target = moveOnNode2(c, moved);
+        x.waitFor("node 2's replica of moved-0 in " + target + " and no future replica", Duration.ofSeconds(90), () -> {
+            try (Admin a = c.cluster.admin()) {
+                return replicaDir(a, 2, moved, true).isEmpty()
+                    && replicaDir(a, 2, moved, false).map(d -> Path.of(d).equals(Path.of(target))).orElse(false);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        try (Admin a = c.cluster.admin()) {
+            a.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "2"), List.of(
+                new AlterConfigOp(new ConfigEntry("replica.alter.log.dirs.io.max.bytes.per.second", "1"),
+                    AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        }
+        x.step("set replica.alter.log.dirs.io.max.bytes.per.second=1 on node 2 (dynamic broker config)");
+        TopicPartition moving = new TopicPartition("moving", 0);
+        moveOnNode2(c, moving);
+        x.waitFor("a moving-0 -future dir on node 2", Duration.ofSeconds(60), () -> dirExists(c, 2, "moving-0.",
+            "-future"));
+        TopicPartition strayed = new TopicPartition("strayed", 0);
+        c.stop(3);
+        try (Admin a = c.cluster.admin()) {
+            a.alterPartitionReassignments(Map.of(strayed, Optional.of(new NewPartitionReassignment(List.of(1, 2)))))
+                .all().get(30, TimeUnit.SECONDS);
+            x.step("alterPartitionReassignments strayed-0 -> [1, 2] while node 3 is down");
+            x.waitFor("strayed-0 replicas [1, 2]", Duration.ofSeconds(60), () -> {
+                try {
+                    return a.describeTopics(List.of("strayed")).allTopicNames().get().get("strayed").partitions()
+                        .get(0).replicas().stream().map(Node::id).toList().equals(List.of(1, 2));
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+        c.cluster.node(3).start();
+        c.cluster.node(3).awaitReady(Duration.ofSeconds(90));
+        c.ended.remove(3);
+        x.step("start node 3 again and wait until it is registered");
+        x.waitFor("a strayed-0 -stray dir on node 3", Duration.ofSeconds(60), () -> dirExists(c, 3, "strayed-0.",
+            "-stray"));
+        try (Admin a = c.cluster.admin()) {
+            a.deleteTopics(List.of("dropped")).all().get(30, TimeUnit.SECONDS);
+        }
+        x.step("delete topic dropped");
+        for (int id = 1; id <= 3; id++) {
+            int node = id;
+            x.waitFor("a dropped-0 -delete dir on node " + node, Duration.ofSeconds(30), () -> dirExists(c, node,
+                "dropped-0.", "-delete"));
+        }
+        x.note("moved, moving, strayed, dropped: RF 3 (replicas [1,2,3]), min.insync.replicas=2, retention.ms=6h, "
+            + "segment.ms=1h, segment.index.bytes=1024; 4 records each, one every 2 h from base-9h50min.");
+        x.note("node 2 has two log dirs (JBOD): moved-0 was moved between them and finished; moving-0's move was "
+            + "throttled (replica.alter.log.dirs.io.max.bytes.per.second=1) and is captured mid-move: its -future "
+            + "dir beside the live one.");
+        x.note("strayed-0 was reassigned to [1, 2] while node 3 was down; node 3, restarted, renamed its replica "
+            + "-stray (LogManager never deletes -stray dirs). dropped was deleted: every node renamed its replica "
+            + "-delete (removed file.delete.delay.ms, 60 s, later; captured before). The finished move of moved-0 "
+            + "left node 2's old replica as a -delete dir too.");
     }
 
     /** The leader's figures for {@code tp}: ISR/ELR/leader from describeTopics, ListOffsets earliest and latest. */
