@@ -22,6 +22,7 @@ pub mod records;
 pub mod remote_tier;
 pub mod replica_join;
 pub mod segment;
+pub mod share_state;
 pub mod snapshot;
 pub mod targets;
 #[cfg(test)]

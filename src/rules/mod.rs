@@ -29,6 +29,7 @@ pub mod high_watermark;
 pub mod recovery;
 pub mod retention;
 pub mod roll;
+pub mod share_state;
 pub mod space;
 pub mod tiered;
 pub mod timing;
