@@ -13,6 +13,7 @@ pub mod listing;
 pub mod lock;
 pub mod log_dir;
 pub mod metadata_log;
+pub mod metadata_retention;
 pub mod mode;
 pub mod names;
 pub mod partition;

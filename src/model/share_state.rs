@@ -160,8 +160,9 @@ pub fn replay_share_states(dirs: &[LogDir], mode: ReadMode) -> Vec<SharePartitio
         .collect()
 }
 
-/// Replay one partition from its log start; `None` when not all its segments were loaded.
-fn replay_partition(
+/// Replay one `__share_group_state` partition of `d` from its log start; `None` when not all
+/// its segments were loaded.
+pub fn replay_partition(
     d: &LogDir,
     p: &Partition,
     partition: i32,

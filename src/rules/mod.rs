@@ -26,6 +26,7 @@ pub mod compaction;
 pub mod facts;
 pub mod groups;
 pub mod high_watermark;
+pub mod metadata_retention;
 pub mod recovery;
 pub mod retention;
 pub mod roll;
