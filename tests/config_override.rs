@@ -260,7 +260,14 @@ fn overrides_follow_the_release_of_the_dirs() {
     let run = |fixture: &str, arg: &str| {
         let copy = Copy::new(fixture, "logs-0");
         let o = logclean(
-            &["config", s(&copy.log_dir), "--config", arg, "--format", "json"],
+            &[
+                "config",
+                s(&copy.log_dir),
+                "--config",
+                arg,
+                "--format",
+                "json",
+            ],
             None,
         );
         (code(&o), text(&o))

@@ -117,10 +117,12 @@ fn the_idle_share_group_holds_the_prune_of_share_group_state() {
     assert_eq!(ev(b, "share_partitions"), 2);
     // The fixture's broker pushed the cold-partition snapshot out to a day: held, not stale.
     assert_eq!(b["severity"], "info");
-    assert!(ev(b, "share.coordinator.cold.partition.snapshot.interval.ms")
-        .as_str()
-        .unwrap()
-        .starts_with("86400000 (server.properties)"));
+    assert!(
+        ev(b, "share.coordinator.cold.partition.snapshot.interval.ms")
+            .as_str()
+            .unwrap()
+            .starts_with("86400000 (server.properties)")
+    );
     // What only auditors keeps: the closed segments below the next key's snapshot, recounted
     // from the files (the coordinator's redundant offset is 0: nothing is below it).
     let unblocked = ev(b, "unblocked_offset").as_i64().unwrap();
@@ -130,8 +132,7 @@ fn the_idle_share_group_holds_the_prune_of_share_group_state() {
     assert_eq!(ev(b, "held_segments"), n as u64);
     assert_eq!(ev(b, "held_bytes"), bytes);
     // The coordinator never pruned (log start 0 in the manifest).
-    let m: Value =
-        serde_json::from_slice(&fs::read(f.join("manifest.json")).unwrap()).unwrap();
+    let m: Value = serde_json::from_slice(&fs::read(f.join("manifest.json")).unwrap()).unwrap();
     let p = (m["partitions"].as_array().unwrap().iter())
         .find(|p| p["topic"] == "__share_group_state")
         .unwrap();
@@ -197,11 +198,19 @@ fn metadata_segments_below_the_newest_snapshot_are_redundant() {
     assert!(n >= 3, "{segs:?}");
     assert_eq!(ev(r, "redundant_bytes"), bytes);
     assert_eq!(
-        ev(r, "redundant_segments").as_str().unwrap().split(' ').count(),
+        ev(r, "redundant_segments")
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .count(),
         n
     );
     // Seven days of metadata.max.retention.ms: nothing goes at capture time.
-    assert!(r.get("evidence").unwrap().to_string().contains("next_expiry_at"));
+    assert!(r
+        .get("evidence")
+        .unwrap()
+        .to_string()
+        .contains("next_expiry_at"));
     // Snapshots every 5 s kept up with the log.
     assert!(findings(&d, "metadata.snapshot_stale").is_empty());
 }
@@ -226,7 +235,11 @@ fn metadata_snapshots_that_stopped_are_stale() {
     assert_eq!(ev(found[0], "snapshot"), snaps[1].as_str());
     assert!(ev(found[0], "ms_since_snapshot").as_i64().unwrap() > 10_000);
     // With Kafka's default interval (1 h) and bytes (20 MiB) the same log is not stale.
-    set_prop(&sc.props, "metadata.log.max.snapshot.interval.ms", "3600000");
+    set_prop(
+        &sc.props,
+        "metadata.log.max.snapshot.interval.ms",
+        "3600000",
+    );
     let d = diagnose(&sc.logs, &sc.props);
     assert!(findings(&d, "metadata.snapshot_stale").is_empty());
 }

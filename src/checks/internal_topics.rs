@@ -5,13 +5,13 @@
 //! [`crate::rules::share_state`] and [`crate::rules::metadata_retention`].
 
 use crate::config::ConfigSource;
+use crate::formats::remote_log_metadata::REMOTE_LOG_METADATA_TOPIC;
 use crate::model::cluster::ClusterView;
 use crate::model::coordinators::first_live_copies;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::metadata_retention::read_metadata_log;
 use crate::model::names::{METADATA_TOPIC, SHARE_GROUP_STATE_TOPIC};
-use crate::formats::remote_log_metadata::REMOTE_LOG_METADATA_TOPIC;
 use crate::model::share_state::replay_partition;
 use crate::model::text::{duration, segment_name, utc};
 use crate::model::units::{Offset, TimestampMs};
@@ -27,7 +27,11 @@ use super::location::{at_partition, at_segment};
 /// A broker config as a number, with where it came from: the resolved broker config (when it
 /// knows the key), else `server.properties`, else `default` (Kafka's).
 fn broker_i64(view: &ClusterView, key: &str, default: i64) -> (i64, &'static str) {
-    if let Some(v) = view.broker.get(key).filter(|v| v.source != ConfigSource::DefaultConfig) {
+    if let Some(v) = view
+        .broker
+        .get(key)
+        .filter(|v| v.source != ConfigSource::DefaultConfig)
+    {
         if let Some(n) = v.as_i64() {
             return (n, "broker config");
         }
@@ -73,15 +77,16 @@ fn share_state_findings(dirs: &[LogDir], view: &ClusterView, mode: ReadMode) -> 
         let Some(b) = prune.blocked_by else {
             continue;
         };
-        let topic = view
-            .image
-            .topic_by_id(&b.key.topic_id)
-            .map_or_else(|| format!("topic id {}", b.key.topic_id), |(n, _)| n.to_string());
+        let topic = view.image.topic_by_id(&b.key.topic_id).map_or_else(
+            || format!("topic id {}", b.key.topic_id),
+            |(n, _)| n.to_string(),
+        );
         let held = b.held_bytes();
         let first = b.held.first().map_or(0, |s| s.base_offset);
-        let written = b
-            .snapshot_write_ms
-            .map_or_else(|| "at an unknown time".into(), |w| format!("at {}", utc(TimestampMs(w))));
+        let written = b.snapshot_write_ms.map_or_else(
+            || "at an unknown time".into(),
+            |w| format!("at {}", utc(TimestampMs(w))),
+        );
         let age = match (b.snapshot_write_ms, r.newest_write_ms) {
             (Some(w), Some(n)) => Some(n.saturating_sub(w)),
             _ => None,
@@ -139,10 +144,16 @@ fn share_state_findings(dirs: &[LogDir], view: &ClusterView, mode: ReadMode) -> 
             f = f.evidence("newest_write_at", EvidenceValue::TimestampMs(n));
         }
         f = f
-            .evidence("unblocked_offset", EvidenceValue::Offset(b.unblocked_offset))
+            .evidence(
+                "unblocked_offset",
+                EvidenceValue::Offset(b.unblocked_offset),
+            )
             .evidence("held_segments", EvidenceValue::Count(b.held.len() as u64))
             .evidence("held_bytes", EvidenceValue::Bytes(held))
-            .evidence("share_partitions", EvidenceValue::Count(r.keys.len() as u64))
+            .evidence(
+                "share_partitions",
+                EvidenceValue::Count(r.keys.len() as u64),
+            )
             .evidence(
                 COLD_PARTITION_SNAPSHOT_INTERVAL_KEY,
                 EvidenceValue::Text(format!("{cold} ({cold_source})")),
@@ -162,11 +173,20 @@ fn share_state_findings(dirs: &[LogDir], view: &ClusterView, mode: ReadMode) -> 
 }
 
 /// The metadata log's configs.
-fn metadata_config(view: &ClusterView) -> (MetadataRetentionConfig, [(&'static str, i64, &'static str); 4]) {
+fn metadata_config(
+    view: &ClusterView,
+) -> (
+    MetadataRetentionConfig,
+    [(&'static str, i64, &'static str); 4],
+) {
     let d = MetadataRetentionConfig::default();
     let bytes = broker_i64(view, "metadata.max.retention.bytes", d.max_retention_bytes);
     let ms = broker_i64(view, "metadata.max.retention.ms", d.max_retention_ms);
-    let interval = broker_i64(view, "metadata.log.max.snapshot.interval.ms", d.snapshot_interval_ms);
+    let interval = broker_i64(
+        view,
+        "metadata.log.max.snapshot.interval.ms",
+        d.snapshot_interval_ms,
+    );
     let between = broker_i64(
         view,
         "metadata.log.max.record.bytes.between.snapshots",
@@ -182,8 +202,16 @@ fn metadata_config(view: &ClusterView) -> (MetadataRetentionConfig, [(&'static s
         [
             ("metadata.max.retention.bytes", bytes.0, bytes.1),
             ("metadata.max.retention.ms", ms.0, ms.1),
-            ("metadata.log.max.snapshot.interval.ms", interval.0, interval.1),
-            ("metadata.log.max.record.bytes.between.snapshots", between.0, between.1),
+            (
+                "metadata.log.max.snapshot.interval.ms",
+                interval.0,
+                interval.1,
+            ),
+            (
+                "metadata.log.max.record.bytes.between.snapshots",
+                between.0,
+                between.1,
+            ),
         ],
     )
 }
@@ -231,8 +259,14 @@ fn metadata_log_findings(
                 )
                 .evidence("snapshot", EvidenceValue::Text(s.name.clone()))
                 .evidence("snapshot_end_offset", EvidenceValue::Offset(s.end_offset))
-                .evidence("log_end_offset", EvidenceValue::Offset(facts.log_end_offset))
-                .evidence("bytes_since_snapshot", EvidenceValue::Bytes(stale.bytes_since));
+                .evidence(
+                    "log_end_offset",
+                    EvidenceValue::Offset(facts.log_end_offset),
+                )
+                .evidence(
+                    "bytes_since_snapshot",
+                    EvidenceValue::Bytes(stale.bytes_since),
+                );
                 if let Some(ms) = stale.ms_since {
                     f = f.evidence("ms_since_snapshot", EvidenceValue::Int(ms));
                 }
@@ -290,7 +324,10 @@ fn metadata_log_findings(
             if let Some(o) = r.cleaner_log_start {
                 f = f
                     .evidence("cleaner_log_start", EvidenceValue::Offset(o))
-                    .evidence("cleaner_deletes_bytes", EvidenceValue::Bytes(r.cleaner_bytes()));
+                    .evidence(
+                        "cleaner_deletes_bytes",
+                        EvidenceValue::Bytes(r.cleaner_bytes()),
+                    );
             }
             if let Some(t) = r.next_expiry_ms {
                 f = f.evidence("next_expiry_at", EvidenceValue::TimestampMs(t));
@@ -335,7 +372,12 @@ fn remote_log_metadata_findings(dirs: &[LogDir], view: &ClusterView) -> Vec<Find
         }
         let bytes = p.size().get();
         let first_ts = (p.log_segments())
-            .filter_map(|s| s.log_summary()?.first_batch.as_ref().map(|b| b.max_timestamp.get()))
+            .filter_map(|s| {
+                s.log_summary()?
+                    .first_batch
+                    .as_ref()
+                    .map(|b| b.max_timestamp.get())
+            })
             .next();
         let newest_ts = (p.log_segments())
             .filter_map(|s| s.log_summary()?.max_timestamp_seen.map(|t| t.get()))
@@ -345,9 +387,8 @@ fn remote_log_metadata_findings(dirs: &[LogDir], view: &ClusterView) -> Vec<Find
             (Some(a), Some(b)) if b - a >= 3_600_000 => Some(b - a),
             _ => None,
         };
-        let per_day = span.map(|ms| {
-            (u128::from(bytes) * 86_400_000 / u128::from(ms.unsigned_abs())) as u64
-        });
+        let per_day =
+            span.map(|ms| (u128::from(bytes) * 86_400_000 / u128::from(ms.unsigned_abs())) as u64);
         let (severity, what_to_do) = match (unbounded.is_empty(), longest) {
             (true, Some(ms)) => (
                 Severity::Warning,

@@ -30,12 +30,12 @@ use std::collections::BTreeSet;
 
 use super::defaults::{self, ConfigType, TopicConfigDef};
 use super::removed::removed_topic_config;
-use super::versioned::{removed_at, topic_config_added_in, topic_config_def, topic_config_defs};
-use crate::model::kafka_version::KafkaVersion;
 use super::resolve::{resolve_broker, resolve_topic, EffectiveConfig};
 use super::sources::ConfigSources;
 use super::value;
+use super::versioned::{removed_at, topic_config_added_in, topic_config_def, topic_config_defs};
 use super::ConfigError;
+use crate::model::kafka_version::KafkaVersion;
 
 /// Check one `--config` key and value while reading the arguments, before the dirs tell which
 /// release wrote them: accepted when some modelled release (3.6 to 4.4) takes it, else refused

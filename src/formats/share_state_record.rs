@@ -369,7 +369,8 @@ mod tests {
             decode_share_state_record(&k2, None).unwrap(),
             ShareStateRecord::UnknownKeyVersion { version: 9 }
         );
-        let (_, v) = encode_share_state_record(ShareRecordType::Snapshot, &key(), Some(&snapshot()));
+        let (_, v) =
+            encode_share_state_record(ShareRecordType::Snapshot, &key(), Some(&snapshot()));
         let mut v = v.unwrap();
         v[1] = 1;
         assert!(matches!(

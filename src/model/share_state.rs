@@ -27,7 +27,7 @@ use std::path::PathBuf;
 
 use crate::formats::record_walk::{RecordWalk, StopReason};
 use crate::formats::share_state_record::{
-    decode_share_state_record, ShareRecordType, SharePartitionKey, ShareStateRecord,
+    decode_share_state_record, SharePartitionKey, ShareRecordType, ShareStateRecord,
 };
 
 use super::coordinators::first_live_copies;
@@ -315,7 +315,15 @@ mod tests {
     fn redundant_offset_is_the_oldest_latest_snapshot() {
         let mut m = OffsetsManager::new();
         // Kafka's own example (ShareCoordinatorOffsetsManager): key1:1, key2:2 4 6, key3:3 5 7.
-        for (k, o) in [("1", 1), ("2", 2), ("3", 3), ("2", 4), ("3", 5), ("2", 6), ("3", 7)] {
+        for (k, o) in [
+            ("1", 1),
+            ("2", 2),
+            ("3", 3),
+            ("2", 4),
+            ("3", 5),
+            ("2", 6),
+            ("3", 7),
+        ] {
             m.update(&key(k), o, false);
         }
         assert_eq!(m.last_redundant(), Some(1));

@@ -144,7 +144,11 @@ pub fn metadata_retention(
 
 /// `maybeClean`: the index of the first snapshot the cleaner keeps (0: none deleted), and when
 /// time retention condemns that one next.
-fn cleaner_pass(f: &MetadataLogFacts, cfg: MetadataRetentionConfig, now: i64) -> (usize, Option<i64>) {
+fn cleaner_pass(
+    f: &MetadataLogFacts,
+    cfg: MetadataRetentionConfig,
+    now: i64,
+) -> (usize, Option<i64>) {
     let snaps = &f.snapshots;
     let last = snaps.len().saturating_sub(1);
     let mut i = 0;
@@ -152,7 +156,11 @@ fn cleaner_pass(f: &MetadataLogFacts, cfg: MetadataRetentionConfig, now: i64) ->
         let mut snapshot_total: u64 = snaps.iter().map(|s| s.size).sum();
         while i < last {
             // `log.size()` after the segments below the current log start went.
-            let start = if i == 0 { f.log_start_offset } else { snaps[i].end_offset };
+            let start = if i == 0 {
+                f.log_start_offset
+            } else {
+                snaps[i].end_offset
+            };
             let log_size: u64 = (f.segments.iter())
                 .filter(|s| s.active || s.upper_bound > start)
                 .map(|s| s.size)
@@ -282,7 +290,10 @@ mod tests {
         let r = metadata_retention(&f, cfg, 0);
         assert_eq!(r.cleaner_log_start, Some(15));
         assert_eq!(
-            r.cleaner_deletes.iter().map(|s| s.base_offset).collect::<Vec<_>>(),
+            r.cleaner_deletes
+                .iter()
+                .map(|s| s.base_offset)
+                .collect::<Vec<_>>(),
             [0]
         );
     }

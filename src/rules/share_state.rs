@@ -71,9 +71,7 @@ impl SharePrune {
 /// The prune of `r` with the cold-partition snapshot interval `cold_interval_ms`.
 pub fn share_prune(r: &SharePartitionReplay, cold_interval_ms: i64) -> SharePrune {
     let floor = r.last_redundant_offset.unwrap_or(0);
-    let below = |o: i64| {
-        move |s: &&StateSegment| !s.active && s.upper_bound <= o
-    };
+    let below = |o: i64| move |s: &&StateSegment| !s.active && s.upper_bound <= o;
     let prunable: Vec<StateSegment> = r.segments.iter().filter(below(floor)).copied().collect();
     // The oldest latest snapshot, and the next one.
     let mut snaps: Vec<(i64, &SharePartitionKey)> = (r.keys.iter())
@@ -191,10 +189,7 @@ mod tests {
 
     #[test]
     fn keys_close_together_hold_nothing() {
-        let r = replay(
-            vec![("a", state(22, 0)), ("b", state(25, 0))],
-            Some(22),
-        );
+        let r = replay(vec![("a", state(22, 0)), ("b", state(25, 0))], Some(22));
         let p = share_prune(&r, 300_000);
         assert_eq!(
             p.prunable.iter().map(|s| s.base_offset).collect::<Vec<_>>(),
