@@ -231,7 +231,7 @@ fn metadata_log_findings(
     let mut out = Vec::new();
     for d in dirs {
         for p in &d.partitions {
-            if !p.name.as_ref().is_some_and(|n| n.topic == METADATA_TOPIC) {
+            if p.name.as_ref().is_none_or(|n| n.topic != METADATA_TOPIC) {
                 continue;
             }
             let Some(facts) = read_metadata_log(d, p, mode) else {

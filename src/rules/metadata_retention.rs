@@ -153,31 +153,30 @@ fn cleaner_pass(
     let last = snaps.len().saturating_sub(1);
     let mut i = 0;
     if cfg.max_retention_bytes >= 0 {
+        let limit = u64::try_from(cfg.max_retention_bytes).unwrap_or(0);
         let mut snapshot_total: u64 = snaps.iter().map(|s| s.size).sum();
-        while i < last {
+        while let Some(s) = snaps.get(i).filter(|_| i < last) {
             // `log.size()` after the segments below the current log start went.
             let start = if i == 0 {
                 f.log_start_offset
             } else {
-                snaps[i].end_offset
+                s.end_offset
             };
             let log_size: u64 = (f.segments.iter())
-                .filter(|s| s.active || s.upper_bound > start)
-                .map(|s| s.size)
+                .filter(|seg| seg.active || seg.upper_bound > start)
+                .map(|seg| seg.size)
                 .sum();
-            let over = log_size.saturating_add(snapshot_total)
-                > u64::try_from(cfg.max_retention_bytes).unwrap_or(0);
-            if !over {
+            if log_size.saturating_add(snapshot_total) <= limit {
                 break;
             }
-            snapshot_total = snapshot_total.saturating_sub(snaps[i].size);
+            snapshot_total = snapshot_total.saturating_sub(s.size);
             i += 1;
         }
     }
     let mut next_expiry_ms = None;
     if cfg.max_retention_ms >= 0 {
-        while i < last {
-            let Some(ts) = snaps[i].last_contained_log_ms else {
+        while let Some(s) = snaps.get(i).filter(|_| i < last) {
+            let Some(ts) = s.last_contained_log_ms else {
                 break;
             };
             if now.saturating_sub(ts) > cfg.max_retention_ms {
