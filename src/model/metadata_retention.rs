@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::formats::control::{parse_snapshot_header, ControlKind};
 use crate::formats::record_walk::RecordWalk;
 
-use super::file_bytes::{read_file, ReadMode};
+use super::file_bytes::{read_file, PositionedFile, ReadMode};
 use super::log_dir::LogDir;
 use super::metadata_log::parse_snapshot_name;
 use super::names::{SegmentFileKind, METADATA_TOPIC};
@@ -105,7 +105,7 @@ pub fn read_metadata_log(d: &LogDir, p: &Partition, mode: ReadMode) -> Option<Me
         .filter_map(|f| {
             let name = f.path.file_name()?.to_str()?.to_string();
             let (end_offset, epoch) = parse_snapshot_name(&name)?;
-            let (last_contained_log_ms, problem) = match header_timestamp(&f.path, mode) {
+            let (last_contained_log_ms, problem) = match header_timestamp(&f.path) {
                 Ok(ts) => (Some(ts), None),
                 Err(e) => (None, Some(e)),
             };
@@ -161,10 +161,17 @@ pub fn read_metadata_log(d: &LogDir, p: &Partition, mode: ReadMode) -> Option<Me
     })
 }
 
+/// Bytes read from the start of a snapshot for its header: the header batch holds one small
+/// control record (`RecordsSnapshotWriter` writes it alone in the first batch).
+const HEADER_READ: u64 = 4096;
+
 /// The `LastContainedLogTimestamp` of the snapshot at `path`: its first record, a snapshot
-/// header control record.
-fn header_timestamp(path: &std::path::Path, mode: ReadMode) -> Result<i64, String> {
-    let bytes = read_file(path, mode).map_err(|e| format!("cannot read: {e}"))?;
+/// header control record (only the file's first [`HEADER_READ`] bytes are read: a snapshot of
+/// a large cluster is hundreds of MiB).
+fn header_timestamp(path: &std::path::Path) -> Result<i64, String> {
+    let bytes = PositionedFile::open(path)
+        .and_then(|f| f.read_range(0, HEADER_READ))
+        .map_err(|e| format!("cannot read: {e}"))?;
     let mut walk = RecordWalk::new(&bytes);
     let batch = walk
         .next()
