@@ -120,15 +120,13 @@ fn share_state_findings(dirs: &[LogDir], view: &ClusterView, mode: ReadMode) -> 
             &catalog::GROUP_SHARE_STATE_PRUNE_BLOCKED,
             at_segment(d, p, first),
             format!(
-                "share group {} on {}-{} holds {} segment(s), {} B, of {}-{}: its latest share \
-                 snapshot is at offset {} (written {written}), so {prune_text}; {why}",
+                "share group {} on {}-{} holds {} segment(s), {} B: its latest share snapshot \
+                 is at offset {} (written {written}), so {prune_text}; {why}",
                 b.key.group_id,
                 topic,
                 b.key.partition,
                 b.held.len(),
                 held,
-                SHARE_GROUP_STATE_TOPIC,
-                name.partition,
                 b.snapshot_offset,
             ),
         )
@@ -417,11 +415,8 @@ fn remote_log_metadata_findings(dirs: &[LogDir], view: &ClusterView) -> Vec<Find
             &catalog::TIERED_METADATA_TOPIC_UNBOUNDED,
             at_partition(d, p),
             format!(
-                "{}-{} holds {records} record(s), {bytes} B{}, and nothing deletes them \
-                 (retention.ms=-1, retention.bytes=-1): every broker start re-reads them all; \
-                 {what_to_do}",
-                REMOTE_LOG_METADATA_TOPIC,
-                name.partition,
+                "{records} record(s), {bytes} B{}, and nothing deletes them (retention.ms=-1, \
+                 retention.bytes=-1): every broker start re-reads them all; {what_to_do}",
                 per_day.map_or_else(String::new, |b| format!(", growing {b} B a day"))
             ),
         )
