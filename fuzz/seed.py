@@ -123,12 +123,13 @@ def record_key_values(section, count):
 
 
 def coordinator_input(key, value):
-    """Harness layout of group_record / txn_state_record: u16 (null bit | key len), key, value."""
+    """Harness layout of group_record / txn_state_record / share_state_record: u16 (null bit | key len), key, value."""
     header = len(key) | (0x8000 if value is None else 0)
     return struct.pack(">H", header) + key + (value or b"")
 
 
-COORDINATOR_TOPICS = {"__consumer_offsets": "group_record", "__transaction_state": "txn_state_record"}
+COORDINATOR_TOPICS = {"__consumer_offsets": "group_record", "__transaction_state": "txn_state_record",
+                      "__share_group_state": "share_state_record"}
 
 counts = {}
 for name, p in files():

@@ -836,14 +836,23 @@ fn removed_keys_are_named_with_their_replacement() {
         None,
     );
     sources.static_props = Some(map(&[("log.message.timestamp.difference.max.ms", "60000")]));
-    // --config refuses them (Kafka 4.x's `LogConfig.validateNames` does), so only a map filled
-    // directly carries them at the OVERRIDE level.
+    // --config takes them while reading the arguments (a 3.x broker has them), and refuses them
+    // once the release is known to be 4.x (Kafka 4.x's `LogConfig.validateNames` does), so only
+    // a map filled directly carries them at the OVERRIDE level.
     for arg in [
         "t:message.format.version=2.8",
         "*:message.downconversion.enable=true",
     ] {
-        let e = sources.add_cli_overrides([arg]).unwrap_err().to_string();
+        let mut s = sources.clone();
+        s.add_cli_overrides([arg]).unwrap();
+        s.kafka_version = KafkaVersion::V4_4;
+        let known = ["t".to_string()].into_iter().collect();
+        let e = logclean::config::validate::validate_overrides(&s, &known)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("was removed in Kafka 4.0"), "{e}");
+        s.kafka_version = KafkaVersion::V3_9;
+        logclean::config::validate::validate_overrides(&s, &known).unwrap();
     }
     sources
         .cli_overrides

@@ -1,4 +1,4 @@
-//! `--config TOPIC:KEY=VALUE` is checked as Kafka 4.4.0 checks an `alterConfigs` (issue 20,
+//! `--config TOPIC:KEY=VALUE` is checked as the dirs' Kafka release checks an `alterConfigs` (issue 20,
 //! "never act on a guess"): in every command that takes it (`config`, `plan`, `delete`, `roll`,
 //! `rebuild-index`), on copies of real broker log dirs, a value Kafka would refuse, a key that is
 //! not a topic config, a topic that does not exist or a combination `LogConfig.validate`
@@ -250,4 +250,43 @@ fn a_valid_override_still_works() {
         proposed > 0 && proposed < today,
         "retention.ms=604800000 removed {proposed} files, today's config {today}"
     );
+}
+
+/// `--config` is checked against the release whose rules apply (issue 22): on a Kafka 3.9.1
+/// ZooKeeper-mode dir a key 4.0 removed is a topic config and `segment.bytes` below 1 MiB is
+/// allowed (KAFKA-19080 is 4.1), while a key 4.4 added is refused; on a 4.4 dir the reverse.
+#[test]
+fn overrides_follow_the_release_of_the_dirs() {
+    let run = |fixture: &str, arg: &str| {
+        let copy = Copy::new(fixture, "logs-0");
+        let o = logclean(
+            &[
+                "config",
+                s(&copy.log_dir),
+                "--config",
+                arg,
+                "--format",
+                "json",
+            ],
+            None,
+        );
+        (code(&o), text(&o))
+    };
+    for arg in [
+        "orders:message.format.version=2.8",
+        "orders:segment.bytes=100000",
+    ] {
+        let (c, out) = run("zk391-basic-delete", arg);
+        assert_eq!(c, Some(0), "3.9.1 takes {arg}: {out}");
+        let (c, out) = run("basic-delete", arg);
+        assert_eq!(c, Some(3), "4.4 refuses {arg}: {out}");
+    }
+    let (c, out) = run("zk391-basic-delete", "orders:remote.copy.lag.ms=1000");
+    assert_eq!(c, Some(3), "{out}");
+    assert!(
+        out.contains("`remote.copy.lag.ms` is a topic config from Kafka 4.4 on; the Kafka 3.9"),
+        "{out}"
+    );
+    let (c, out) = run("basic-delete", "orders:remote.copy.lag.ms=1000");
+    assert_eq!(c, Some(0), "{out}");
 }

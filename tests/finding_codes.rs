@@ -585,6 +585,55 @@ cases! {
         },
         healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
             "server.properties", "--now", "2026-12-02T04:00:00Z"];
+    group_share_state_prune_blocked: "group.share_state_prune_blocked", "warning", exit 1,
+        "internal-topics" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T10:00:00Z"],
+        "server.properties: share.coordinator.cold.partition.snapshot.interval.ms=1000 appended \
+         (group auditors' snapshot is ~20 s older than the coordinator's newest write)",
+        |d| {
+            let p = d.join("server.properties");
+            let text = fs::read_to_string(&p).unwrap();
+            fs::write(
+                &p,
+                format!("{text}\nshare.coordinator.cold.partition.snapshot.interval.ms=1000\n"),
+            )
+            .unwrap();
+        },
+        healthy "kraft-metadata" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T10:00:00Z"];
+    metadata_log_redundant: "metadata.log_redundant", "info", exit 0,
+        "internal-topics" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T10:00:00Z"],
+        "none: the metadata log rolled every 5 s below snapshots taken every 5 s",
+        |_| {},
+        healthy "kraft-metadata" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T10:00:00Z"];
+    metadata_snapshot_stale: "metadata.snapshot_stale", "warning", exit 1,
+        "internal-topics" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T10:00:00Z"],
+        "every __cluster_metadata-0 snapshot after the first the node wrote removed: the log \
+         runs ~40 s past it, with snapshots due every 5 s",
+        |d| {
+            let dir = d.join("logs-0/__cluster_metadata-0");
+            let mut snaps: Vec<_> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "checkpoint"))
+                .collect();
+            snaps.sort();
+            for p in &snaps[2..] {
+                fs::remove_file(p).unwrap();
+            }
+        },
+        healthy "internal-topics";
+    tiered_metadata_topic_unbounded: "tiered.metadata_topic_unbounded", "warning", exit 1,
+        "tiered-remote-retention" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"],
+        "none: __remote_log_metadata keeps retention.ms=-1 while the tiered topic's retention \
+         is finite",
+        |_| {},
+        healthy "kraft-metadata" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
     dir_not_a_log_dir: "dir.not_a_log_dir", "error", exit 1,
         "basic-delete" ["inspect", "."],
         "none: the fixture's root (no meta.properties) holds the log dirs logs-0 and logs-1",

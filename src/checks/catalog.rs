@@ -207,6 +207,12 @@ kinds! {
     METADATA_RECORDS_LOST = "metadata.records_lost", Condition, Error,
         "the KRaft metadata log has no `.log` left while its producer snapshot, orphan `.index`/`.timeindex` or an orphan's base offset show it reached past its newest `.checkpoint` snapshot: the committed metadata records between the two are lost (the offsets are in the evidence)",
         "restore the metadata log's .log files from a backup before starting the broker; a controller or broker that is not the only voter re-fetches them from the quorum leader, a sole voter's records are lost (recreate what they did: topics, configs, ACLs)";
+    METADATA_SNAPSHOT_STALE = "metadata.snapshot_stale", Condition, Warning,
+        "the KRaft metadata log ran past its newest `.checkpoint` snapshot by more than twice `metadata.log.max.record.bytes.between.snapshots` or `metadata.log.max.snapshot.interval.ms` (record time from the snapshot header's last contained timestamp to the newest batch): snapshot generation stopped, every start replays the records after it and the metadata log cleaner cannot delete below it (`diagnose`)",
+        "look for `SnapshotGenerator` / `MetadataLoader` errors in the controller's and broker's log (a failing metadata publisher stops snapshots), and check that neither threshold is set to a huge value; a restart of the node resumes generation";
+    METADATA_LOG_REDUNDANT = "metadata.log_redundant", Condition, Info,
+        "closed metadata log segments lie wholly below the newest snapshot: a node starts from the snapshot without them, yet they stay until the metadata log cleaner's `metadata.max.retention.bytes`/`metadata.max.retention.ms` condemn an older snapshot (the bytes, what the next cleaner run deletes, and when time retention acts are in the evidence) (`diagnose`)",
+        "none needed: the cleaner (every 60 s on a running node) deletes them once retention condemns the snapshots before them; lower `metadata.max.retention.ms` / `metadata.max.retention.bytes` to keep fewer";
     METADATA_PROBLEM = "metadata.problem", Condition, Warning,
         "a broken metadata log (truncated batch, CRC, unknown record version): the image stops there and says up to which offset it is complete (`config`)",
         "read later changes from a live cluster: `kafka-configs.sh --describe --all`, then --config-file";
@@ -246,6 +252,9 @@ kinds! {
     GROUP_WRONG_PARTITION = "group.wrong_partition", Condition, Warning,
         "a group's records are in a `__consumer_offsets` partition other than `abs(hashCode(group)) % partitions`: its coordinator never loads them (`groups`)",
         "check that `__consumer_offsets` kept its partition count (`kafka-topics.sh --describe --topic __consumer_offsets`) and that the partition dirs were not renamed";
+    GROUP_SHARE_STATE_PRUNE_BLOCKED = "group.share_state_prune_blocked", Condition, Warning,
+        "one share partition's latest snapshot holds back the share coordinator's prune of `__share_group_state` (cleanup.policy=delete, retention.ms=-1: only the coordinator deletes it, below the oldest latest snapshot over all share partitions): the closed segments after it are kept for that key alone; a warning when its snapshot is older than `share.coordinator.cold.partition.snapshot.interval.ms` before the coordinator's newest write (the cold-partition snapshot did not move it: the topic grows without bound), else info (the group, topic, partition and bytes are in the evidence) (`diagnose`)",
+        "make the coordinator write a new snapshot of that share partition or drop it: `kafka-share-groups.sh --reset-offsets` or `--delete-offsets` / `--delete` for the group (the line logclean prints); keep `share.coordinator.cold.partition.snapshot.interval.ms` at its default";
     GROUP_BAD_RECORD = "group.bad_record", Corruption, Error,
         "a `__consumer_offsets` record that does not decode: the coordinator fails to load the partition (`groups`)",
         "find the record with `logclean inspect --records`; restore the partition from a replica with the broker stopped";
@@ -279,6 +288,9 @@ kinds! {
     TIERED_SYSTEM_DISABLED = "tiered.system_disabled", Condition, Warning,
         "a topic has `remote.storage.enable=true` while the broker's `remote.log.storage.system.enable` is false: the broker neither uploads nor serves its remote data, and local retention uses `retention.ms/bytes` (`diagnose`)",
         "set `remote.log.storage.system.enable=true` (with the RemoteStorageManager configs) in server.properties and restart, or turn tiering off for the topic as KIP-950 describes";
+    TIERED_METADATA_TOPIC_UNBOUNDED = "tiered.metadata_topic_unbounded", Condition, Warning,
+        "a `__remote_log_metadata` partition holds records and nothing deletes them (`retention.ms` -1, the default of `remote.log.metadata.topic.retention.ms`, and no `retention.bytes`): every copy and delete of a remote segment adds records forever and every broker start re-reads them; a warning when every tiered topic's retention is finite (a safe bound exists), else info (records, bytes, growth per day in the evidence) (`diagnose`)",
+        "set the metadata topic's `retention.ms` above the longest `retention.ms` of any tiered topic (the line logclean prints), never below it: the broker would lose the metadata of remote segments still in use";
     DIR_NOT_A_LOG_DIR = "dir.not_a_log_dir", Condition, Error,
         "a dir without `meta.properties` whose subdirs are log dirs (a parent of `log.dirs` entries): nothing in it is read as partitions; the log dirs found below are listed (exit 1)",
         "run logclean on the log dirs listed in the evidence (all of one broker at once)";

@@ -24,6 +24,7 @@ pub mod finding;
 pub mod groups;
 pub mod index;
 pub mod inspect;
+pub mod internal_topics;
 pub mod location;
 pub mod log_dir;
 pub mod lost;

@@ -22,6 +22,7 @@ use super::disk::{disk_projections, DiskProjection, FsSpace};
 use super::finding::Finding;
 use super::groups::check_groups;
 use super::inspect::inspect_findings;
+use super::internal_topics::internal_topic_findings;
 use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
 use super::replication::replication_findings;
@@ -99,6 +100,12 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &startup, &mut findings);
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
     findings.extend(coordinator_findings(ctx));
+    findings.extend(internal_topic_findings(
+        ctx.dirs,
+        ctx.view,
+        ctx.now(),
+        ctx.read_mode,
+    ));
     tag_nodes(ctx, &mut findings);
     Checked {
         findings,

@@ -356,10 +356,10 @@ pub struct InspectArgs {
     pub fail_on: FailOn,
 }
 
-/// A `--config TOPIC:KEY=VALUE`, checked before anything runs: a topic config of Kafka 4.4.0, a
-/// value of its type that passes its validator (no units: `7d` is refused with its value in
-/// ms). Whether the topic exists and Kafka's cross-checks need the log dirs, and come when the
-/// configs are resolved.
+/// A `--config TOPIC:KEY=VALUE`, checked before anything runs: a topic config of some release
+/// modelled (3.6 to 4.4), a value of its type that passes its validator (no units: `7d` is
+/// refused with its value in ms). The dirs' own release, whether the topic exists and Kafka's
+/// cross-checks need the log dirs, and come when the configs are resolved.
 fn parse_config_arg(arg: &str) -> Result<String, String> {
     match crate::config::parse_config_override(arg) {
         Ok(_) => Ok(arg.to_string()),
@@ -389,9 +389,10 @@ pub struct ConfigArgs {
     pub broker_id: Option<i32>,
     /// Override a value, as a proposed change would (repeatable; topic `*` = every topic).
     ///
-    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
-    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
-    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    /// Checked as the dirs' Kafka release (4.4 by default) checks an alterConfigs: a topic config
+    /// of that release, a value of its type and range without units (`7d` is refused: give
+    /// 604800000), a topic that exists, LogConfig's cross-checks on the result; a refused one
+    /// exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all` from a live cluster, used as a source.
@@ -502,9 +503,10 @@ pub struct PlanArgs {
     /// A proposed value (repeatable; topic `*` = every topic): the plan under it and the
     /// difference to today's.
     ///
-    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
-    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
-    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    /// Checked as the dirs' Kafka release (4.4 by default) checks an alterConfigs: a topic config
+    /// of that release, a value of its type and range without units (`7d` is refused: give
+    /// 604800000), a topic that exists, LogConfig's cross-checks on the result; a refused one
+    /// exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Only these topics (repeatable).
@@ -565,9 +567,10 @@ pub struct MutateArgs {
     pub server_properties: Option<PathBuf>,
     /// Override a value (repeatable; topic `*` = every topic).
     ///
-    /// Checked as Kafka 4.4.0 checks an alterConfigs: a topic config, a value of its type and
-    /// range without units (`7d` is refused: give 604800000), a topic that exists, LogConfig's
-    /// cross-checks on the result; a refused one exits 3, nothing planned or changed.
+    /// Checked as the dirs' Kafka release (4.4 by default) checks an alterConfigs: a topic config
+    /// of that release, a value of its type and range without units (`7d` is refused: give
+    /// 604800000), a topic that exists, LogConfig's cross-checks on the result; a refused one
+    /// exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
     /// Output of `kafka-configs.sh --describe --all --entity-type topics` (and `brokers`) from

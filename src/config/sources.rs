@@ -177,7 +177,9 @@ mod tests {
             "bad --config `orders:retention.ms=7d`: `7d` is not a long; 7 days is 604800000 \
              (`retention.ms` takes milliseconds)"
         );
-        assert!(parse_config_override("t:message.format.version=2.8").is_err());
+        // A key Kafka 4.0 removed is a 3.x topic config: taken here, checked against the dir's
+        // release later (`validate::validate_overrides`).
+        assert!(parse_config_override("t:message.format.version=2.8").is_ok());
     }
 
     #[test]

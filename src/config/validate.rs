@@ -1,5 +1,7 @@
-//! `--config TOPIC:KEY=VALUE` checked the way a Kafka 4.4.0 broker checks an `alterConfigs` of a
-//! topic, so that logclean never plans or acts under a value the broker would refuse (issue 20).
+//! `--config TOPIC:KEY=VALUE` checked the way a Kafka broker of the dirs' release (4.4.0 by
+//! default; issue 22: a 3.x dir is checked against that release's topic configs, types and
+//! validators, [`super::versioned`]) checks an `alterConfigs` of a topic, so that logclean never
+//! plans or acts under a value the broker would refuse (issue 20).
 //!
 //! Kafka's checks, in its order (`LogConfig.validate(existing, props, configuredProps,
 //! isRemoteLogStorageSystemEnabled)` in `storage/.../internals/log/LogConfig.java`, 4.4.0):
@@ -31,26 +33,50 @@ use super::removed::removed_topic_config;
 use super::resolve::{resolve_broker, resolve_topic, EffectiveConfig};
 use super::sources::ConfigSources;
 use super::value;
+use super::versioned::{removed_at, topic_config_added_in, topic_config_def, topic_config_defs};
 use super::ConfigError;
+use crate::model::kafka_version::KafkaVersion;
 
-/// Check one `--config` key and value as Kafka checks them (`validateNames`, then
-/// `ConfigDef.parse`). The error is the reason, in words, naming the bad part.
+/// Check one `--config` key and value while reading the arguments, before the dirs tell which
+/// release wrote them: accepted when some modelled release (3.6 to 4.4) takes it, else refused
+/// with the reason Kafka 4.4 gives. [`validate_overrides`] checks it again against the
+/// release whose rules apply ([`check_override_at`]).
 pub fn check_override(key: &str, raw: &str) -> Result<(), String> {
-    let Some(def) = defaults::topic_config(key) else {
-        return Err(unknown_key(key));
+    let latest = check_override_at(key, raw, KafkaVersion::LATEST);
+    if latest.is_err()
+        && (KafkaVersion::SUPPORTED.iter()).any(|v| check_override_at(key, raw, *v).is_ok())
+    {
+        return Ok(());
+    }
+    latest
+}
+
+/// Check one `--config` key and value as a broker of release `version` checks them
+/// (`validateNames` over that release's topic configs, then `ConfigDef.parse` with its types
+/// and validators, [`super::versioned`]). The error is the reason, in words, naming the bad part.
+pub fn check_override_at(key: &str, raw: &str, version: KafkaVersion) -> Result<(), String> {
+    let Some(def) = topic_config_def(key, version) else {
+        return Err(unknown_key(key, version));
     };
-    let parsed = value::parse(def.config_type, raw).map_err(|_| not_a(def, raw))?;
+    let parsed = value::parse(def.config_type, raw).map_err(|_| not_a(&def, raw))?;
     value::validate(def.validator, &parsed)
         .map_err(|reason| format!("`{}` is not valid for `{key}`: {reason}", raw.trim()))
 }
 
-/// Why `key` is refused, with what the user most likely meant.
-fn unknown_key(key: &str) -> String {
-    if let Some(r) = removed_topic_config(key) {
+/// Why `key` is refused by a broker of release `version`, with what the user most likely meant.
+fn unknown_key(key: &str, version: KafkaVersion) -> String {
+    if let Some(r) = removed_at(key, version).or_else(|| removed_topic_config(key)) {
         return format!(
-            "`{key}` was removed in Kafka {} and is not a topic config of a 4.x broker; {}",
+            "`{key}` was removed in Kafka {} and is not a topic config of a {}.x broker; {}",
             r.removed_in,
+            version.major,
             r.advice()
+        );
+    }
+    if let Some(added) = topic_config_added_in(key).filter(|a| !version.at_least(*a)) {
+        return format!(
+            "`{key}` is a topic config from Kafka {added} on; the Kafka {version} rules applied \
+             here do not have it (a {version} broker refuses it)"
         );
     }
     if let Some((def, _)) = defaults::synonym_of(key) {
@@ -59,10 +85,18 @@ fn unknown_key(key: &str) -> String {
             def.name
         );
     }
-    let names = defaults::TOPIC_CONFIGS.iter().map(|d| d.name);
+    let defs = topic_config_defs(version);
+    let names = defs.iter().map(|d| d.name);
+    let release = if version == KafkaVersion::LATEST {
+        "4.4.0".to_string()
+    } else {
+        version.to_string()
+    };
     match closest_name(key, names) {
-        Some(near) => format!("`{key}` is not a Kafka 4.4.0 topic config; did you mean `{near}`?"),
-        None => format!("`{key}` is not a Kafka 4.4.0 topic config"),
+        Some(near) => {
+            format!("`{key}` is not a Kafka {release} topic config; did you mean `{near}`?")
+        }
+        None => format!("`{key}` is not a Kafka {release} topic config"),
     }
 }
 
@@ -367,6 +401,18 @@ pub fn validate_overrides(
     if sources.cli_overrides.is_empty() {
         return Ok(());
     }
+    // The keys and values again, against the release whose rules apply (the arguments were
+    // read before the dirs told it).
+    for (topic, map) in &sources.cli_overrides {
+        for (key, raw) in map {
+            check_override_at(key, raw, sources.kafka_version).map_err(|reason| {
+                ConfigError::RefusedOverride {
+                    topic: topic.clone(),
+                    reason,
+                }
+            })?;
+        }
+    }
     for topic in sources.cli_overrides.keys().filter(|t| *t != "*") {
         if !known.contains(topic) {
             return Err(ConfigError::UnknownOverrideTopic {
@@ -469,11 +515,19 @@ mod tests {
             "`bogus` is not valid for `cleanup.policy`: Invalid value bogus: must be one of: \
              compact, delete"
         );
-        // KAFKA-19080 (4.1+): a topic's segment.bytes is at least 1 MiB.
-        assert!(check_override("segment.bytes", "1048575")
+        // KAFKA-19080 (4.1+): a topic's segment.bytes is at least 1 MiB; 4.0 and 3.x take 14.
+        let latest = KafkaVersion::LATEST;
+        assert!(check_override_at("segment.bytes", "1048575", latest)
             .unwrap_err()
             .contains("at least 1048576"));
         assert_eq!(check_override("segment.bytes", "1048576"), Ok(()));
+        assert_eq!(
+            check_override_at("segment.bytes", "1000", KafkaVersion::V3_9),
+            Ok(())
+        );
+        // While reading the arguments the release is not known yet: some release takes it.
+        assert_eq!(check_override("segment.bytes", "1000"), Ok(()));
+        assert!(check_override("segment.bytes", "10").is_err());
         assert!(check_override("segment.bytes", "3000000000")
             .unwrap_err()
             .contains("is not an int"));
@@ -496,10 +550,26 @@ mod tests {
             "`log.retention.hours` is a broker config; the topic config it sets the default of \
              is `retention.ms`"
         );
-        let removed = check_override("message.format.version", "2.8").unwrap_err();
+        let removed =
+            check_override_at("message.format.version", "2.8", KafkaVersion::LATEST).unwrap_err();
         assert!(
             removed.starts_with("`message.format.version` was removed in Kafka 4.0"),
             "{removed}"
+        );
+        // A 3.x broker still has it, and lacks the keys later releases added.
+        assert_eq!(
+            check_override_at("message.format.version", "2.8", KafkaVersion::V3_9),
+            Ok(())
+        );
+        assert_eq!(check_override("message.format.version", "2.8"), Ok(()));
+        assert_eq!(
+            check_override_at("remote.copy.lag.ms", "1000", KafkaVersion::V3_9).unwrap_err(),
+            "`remote.copy.lag.ms` is a topic config from Kafka 4.4 on; the Kafka 3.9 rules \
+             applied here do not have it (a 3.9 broker refuses it)"
+        );
+        assert_eq!(
+            check_override_at("retention.msec", "1", KafkaVersion::V3_9).unwrap_err(),
+            "`retention.msec` is not a Kafka 3.9 topic config; did you mean `retention.ms`?"
         );
         assert_eq!(
             check_override("no.such.key", "1").unwrap_err(),

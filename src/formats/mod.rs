@@ -27,9 +27,10 @@ pub mod metadata_record;
 // Tiered storage: `__remote_log_metadata` records.
 pub mod remote_log_metadata;
 
-// Coordinator records: `__consumer_offsets` and `__transaction_state`.
+// Coordinator records: `__consumer_offsets`, `__transaction_state` and `__share_group_state`.
 pub mod group_record;
 pub(crate) mod message_wire;
+pub mod share_state_record;
 pub mod txn_state_record;
 
 // Indexes.

@@ -34,7 +34,10 @@ use super::metadata_log::{
     is_reserved_directory, load_metadata_image, MetadataImage, MetadataProblem,
 };
 use super::mode::{different_clusters, mode_evidence, LogDirMode, ModeEvidence};
-use super::names::{parse_partition_dir_name, PartitionDirName, PartitionDirState, METADATA_TOPIC};
+use super::names::{
+    parse_partition_dir_name, PartitionDirName, PartitionDirState, METADATA_TOPIC,
+    SHARE_GROUP_STATE_TOPIC,
+};
 use super::problem::FileProblem;
 
 /// A file given to [`ClusterView::build`]: a path to read, or bytes already in hand.
@@ -433,9 +436,6 @@ pub struct ClusterView {
     /// The release whose rules the view's configs (and the commands using it) apply, and why.
     pub kafka_version: AppliedVersion,
 }
-
-/// The share coordinator's topic (KIP-932): its partitions tell a 4.0+ broker.
-const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 
 /// One node's log dirs and the replicas present in them.
 struct NodePresent {

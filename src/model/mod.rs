@@ -13,6 +13,7 @@ pub mod listing;
 pub mod lock;
 pub mod log_dir;
 pub mod metadata_log;
+pub mod metadata_retention;
 pub mod mode;
 pub mod names;
 pub mod partition;
@@ -22,6 +23,7 @@ pub mod records;
 pub mod remote_tier;
 pub mod replica_join;
 pub mod segment;
+pub mod share_state;
 pub mod snapshot;
 pub mod targets;
 #[cfg(test)]

@@ -15,6 +15,9 @@ pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// The transaction coordinator's compacted topic (transaction states).
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
 
+/// The share coordinator's state topic (KIP-932, Kafka 4.x).
+pub const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
+
 /// What the suffix of a partition dir says about it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state", content = "uid")]

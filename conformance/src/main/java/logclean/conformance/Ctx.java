@@ -58,6 +58,8 @@ public final class Ctx {
     final ObjectMapper json;
     /** Tiered-storage facts a tiered scenario records (manifest key "tiered"; absent when empty). */
     final ObjectNode tiered;
+    /** Share groups' start offsets per share partition (manifest key "share_groups"; absent when empty). */
+    final ObjectNode share;
     final List<Process> children = new ArrayList<>();
 
     Ctx(String scenario, Broker broker, Admin admin, long base, ObjectMapper json) {
@@ -68,6 +70,7 @@ public final class Ctx {
         this.json = json;
         this.dynamicBrokerConfigs = json.createObjectNode();
         this.tiered = json.createObjectNode();
+        this.share = json.createObjectNode();
     }
 
     /** Absolute timestamp for an offset relative to the scenario base time. */

@@ -270,9 +270,13 @@ public final class Harness {
             var gl = listed.get(g);
             gn.put("type", gl == null ? null : gl.type().map(Object::toString).orElse(null));
             gn.put("state", gl == null ? null : gl.groupState().map(Object::toString).orElse(null));
+            ArrayNode oa = gn.putArray("offsets");
+            // A share group has no committed offsets (its share-partition start offsets are in share_groups).
+            if (gl != null && gl.type().map(t -> t == org.apache.kafka.common.GroupType.SHARE).orElse(false)) {
+                continue;
+            }
             Map<TopicPartition, OffsetAndMetadata> offs = admin.listConsumerGroupOffsets(g)
                 .partitionsToOffsetAndMetadata().get();
-            ArrayNode oa = gn.putArray("offsets");
             offs.entrySet().stream()
                 .filter(e -> e.getValue() != null)
                 .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::topic)
@@ -547,6 +551,9 @@ public final class Harness {
         }
         if (ctx.tiered.size() > 0) {
             captured.set("tiered", ctx.tiered);
+        }
+        if (ctx.share.size() > 0) {
+            captured.set("share_groups", ctx.share);
         }
         ArrayNode steps = captured.putArray("steps");
         ctx.steps.forEach(steps::add);

@@ -3,6 +3,7 @@ package logclean.conformance;
 import static logclean.conformance.Ctx.D;
 import static logclean.conformance.Ctx.H;
 import static logclean.conformance.Ctx.M;
+import static logclean.conformance.Ctx.S;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +59,15 @@ public final class Scenarios {
             "metadata.log.max.snapshot.interval.ms", "3000",
             "metadata.log.max.record.bytes.between.snapshots", "4096"), false, Scenarios::kraftMetadata));
         ALL.put("big-index", new Scenario(1, cfg(), false, Scenarios::bigIndex));
+        // Internal topics (issue 22). __share_group_state: a snapshot every 2 updates, the prune job every 2 s,
+        // cold-partition snapshotting pushed out to a day (the broker default is 5 min) so an idle key keeps blocking
+        // the prune. __cluster_metadata: a segment and a snapshot every 5 s, so segments fall below the newest snapshot.
+        ALL.put("internal-topics", new Scenario(1, cfg(
+            "share.coordinator.snapshot.update.records.per.snapshot", "2",
+            "share.coordinator.state.topic.prune.interval.ms", "2000",
+            "share.coordinator.cold.partition.snapshot.interval.ms", String.valueOf(D),
+            "metadata.log.segment.ms", "5000",
+            "metadata.log.max.snapshot.interval.ms", "5000"), false, Scenarios::internalTopics));
         TieredScenarios.register(ALL);
     }
 
@@ -690,5 +700,87 @@ public final class Scenarios {
             + "configs at cluster-default and per-broker level (per-broker log.retention.ms=2d overrides the cluster "
             + "default 3d). __cluster_metadata-0 holds the bootstrap snapshot written by storage format "
             + "(00000000000000000000-0000000000.checkpoint) plus at least one snapshot written by the running node.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void internalTopics(Ctx c) throws Exception {
+        c.createTopic("audit", 1, cfg());
+        c.createTopic("jobs", 1, cfg());
+        c.series("audit", 0, 10, -20 * M, M, false, "none", 40);
+        c.series("jobs", 0, 60, -20 * M, 10 * S, false, "none", 40);
+        for (String g : List.of("auditors", "workers")) {
+            var res = new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.GROUP, g);
+            c.admin.incrementalAlterConfigs(java.util.Map.of(res, List.of(new org.apache.kafka.clients.admin.AlterConfigOp(
+                new org.apache.kafka.clients.admin.ConfigEntry("share.auto.offset.reset", "earliest"),
+                org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get();
+            c.step("incrementalAlterConfigs group " + g + " set share.auto.offset.reset=earliest");
+        }
+        // auditors: reads the 10 audit records once, acknowledges them all, and is never heard from again.
+        int audited = shareConsume(c, "auditors", "audit", 10, 0);
+        c.step("auditors: KafkaShareConsumer (explicit acknowledgement) subscribed to audit, acknowledged " + audited
+            + " records (ACCEPT) with one commitSync, closed; the group stays Empty with no further writes");
+        c.alterTopicConfigs("__share_group_state", cfg("segment.ms", "3000"), List.of());
+        // workers: one commitSync per record, 200 ms apart: one share-state write each (a ShareSnapshot every
+        // 2 ShareUpdates), spread over segments that roll every 3 s.
+        int worked = shareConsume(c, "workers", "jobs", 60, 200);
+        c.step("workers: KafkaShareConsumer (explicit acknowledgement) subscribed to jobs, acknowledged " + worked
+            + " records one at a time, commitSync after each, 200 ms apart; closed");
+        Thread.sleep(6000);
+        c.step("wait 6 s: the share coordinator's prune job (every 2 s) deletes records below the oldest share "
+            + "snapshot still needed (DeleteRecords on __share_group_state-0)");
+        var offs = c.admin.listShareGroupOffsets(java.util.Map.of(
+            "auditors", new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec(),
+            "workers", new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec())).all().get();
+        var share = c.json.createObjectNode();
+        offs.forEach((g, m) -> {
+            var gn = share.putObject(g);
+            m.forEach((tp, info) -> gn.put(tp.toString(), info == null ? -1 : info.startOffset()));
+        });
+        c.share.setAll(share);
+        c.step("Admin.listShareGroupOffsets: " + share);
+        c.note("internal-topics: __cluster_metadata-0 rolls a segment every 5 s (metadata.log.segment.ms) and the node "
+            + "writes a snapshot at least every 5 s (metadata.log.max.snapshot.interval.ms); metadata.max.retention.ms/"
+            + "bytes stay at their defaults (7 d, 100 MiB), so the segments below the newest snapshot stay on disk.");
+        c.note("internal-topics: __share_group_state has 1 partition (cleanup.policy=delete, retention.ms=-1, segment.ms "
+            + "altered to 3 s). Group auditors wrote its share state for audit-0 once (an initial ShareSnapshot, then "
+            + "its acknowledgements), early in __share_group_state-0; group workers wrote one record per "
+            + "acknowledged jobs record, a ShareSnapshot every 2 updates "
+            + "(share.coordinator.snapshot.update.records.per.snapshot=2). The coordinator prunes only below the "
+            + "oldest latest snapshot over all keys (ShareCoordinatorOffsetsManager): auditors' snapshot, so every "
+            + "later segment stays, though workers' newer snapshots made them redundant. Cold-partition snapshotting "
+            + "(share.coordinator.cold.partition.snapshot.interval.ms, default 5 min) is set to 1 day here, so it "
+            + "never re-snapshotted auditors' key during the scenario.");
+    }
+
+    /** A share consumer in explicit acknowledgement mode: ACCEPTs {@code want} records, commitSync per record when
+     * {@code pauseMs > 0} (one share-state write each), else once at the end. Returns how many it acknowledged. */
+    static int shareConsume(Ctx c, String group, String topic, int want, long pauseMs) throws Exception {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", c.broker.bootstrap());
+        p.put("group.id", group);
+        p.put("share.acknowledgement.mode", "explicit");
+        p.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        p.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        int acked = 0;
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaShareConsumer<String, String>(p)) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.currentTimeMillis() + 90_000;
+            while (acked < want && System.currentTimeMillis() < deadline) {
+                for (var r : consumer.poll(java.time.Duration.ofMillis(500))) {
+                    consumer.acknowledge(r, org.apache.kafka.clients.consumer.AcknowledgeType.ACCEPT);
+                    acked++;
+                    if (pauseMs > 0) {
+                        consumer.commitSync(java.time.Duration.ofSeconds(10));
+                        Thread.sleep(pauseMs);
+                    }
+                }
+            }
+            consumer.commitSync(java.time.Duration.ofSeconds(10));
+        }
+        if (acked < want) {
+            throw new IllegalStateException(group + ": acknowledged " + acked + " of " + want + " records");
+        }
+        return acked;
     }
 }
