@@ -310,8 +310,15 @@ impl Command {
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// Log dirs, partition dirs or segment files (.log) to inspect.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "PATH"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs (taken with `snapshot --depth headers`).
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// Print every batch and record (keys and values shown safely, truncated).
     #[arg(long)]
     pub records: bool,
@@ -401,8 +408,15 @@ pub struct ConfigArgs {
 pub struct GroupsArgs {
     /// Log dirs: those holding `__consumer_offsets` partitions, the data partitions and
     /// `__cluster_metadata-0` (configs).
-    #[arg(required = true, value_name = "LOG_DIR")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "LOG_DIR"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// Only this group.
     #[arg(long, value_name = "GROUP")]
     pub group: Option<String>,
@@ -437,8 +451,15 @@ pub struct GroupsArgs {
 pub struct TransactionsArgs {
     /// Log dirs: those holding `__transaction_state` partitions, the data partitions and
     /// `__cluster_metadata-0` (configs).
-    #[arg(required = true, value_name = "LOG_DIR")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "LOG_DIR"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// The broker's static `server.properties` (transaction.max.timeout.ms when not set
     /// dynamically).
     #[arg(long, value_name = "FILE")]
