@@ -339,9 +339,68 @@ fn snapshot_refusals_are_said() {
         "{}",
         r.err
     );
+    // A format-1 snapshot (without the replays) is refused by its version, not read without
+    // them.
+    let old = work.path().join("old.snap");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(
+        &mut gz,
+        br#"{"format_version":1,"logclean_version":"logclean 0.1.0 (abc)","taken_at_ms":0}"#,
+    )
+    .unwrap();
+    std::fs::write(&old, gz.finish().unwrap()).unwrap();
+    let r = run(&["groups", "--snapshot", s(&old)]);
+    assert_eq!(r.code, Some(3));
+    assert!(
+        r.err
+            .contains("snapshot format version 1 (written by logclean 0.1.0 (abc))")
+            && r.err.contains("take the snapshot again"),
+        "{}",
+        r.err
+    );
     // Log dirs and a snapshot together are refused by the parser.
     let snap = work.path().join("b.snap");
     snapshot(&[s(&logs).to_string()], &snap);
+    let headers = work.path().join("h.snap");
+    snapshot_at(&[s(&logs).to_string()], &headers, "headers");
+    // What reads record bytes is refused by name, not run on less.
+    for (args, says) in [
+        (
+            vec!["diagnose", "--deep", "--snapshot", s(&snap)],
+            "--deep reads every record's bytes",
+        ),
+        (
+            vec!["inspect", "--verify", "--snapshot", s(&headers)],
+            "--verify reads every record's bytes",
+        ),
+        (
+            vec!["inspect", "--records", "--snapshot", s(&headers)],
+            "--records reads every record's bytes",
+        ),
+        // A snapshot loaded otherwise than the command loads.
+        (
+            vec!["inspect", "--snapshot", s(&snap)],
+            "`inspect` loads them as `batch headers`",
+        ),
+        (
+            vec!["plan", "--snapshot", s(&headers)],
+            "was taken loading the dirs as `batch headers`",
+        ),
+        // The coordinators' replays of several snapshots are not joined.
+        (
+            vec!["groups", "--snapshot", s(&snap), "--snapshot", s(&snap)],
+            "`groups` reads one snapshot at a time",
+        ),
+        (
+            vec!["diagnose", "--snapshot", s(&snap), "--snapshot", s(&snap)],
+            "`diagnose` reads one snapshot at a time",
+        ),
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, Some(3), "{args:?}: {}", r.err);
+        assert!(r.err.contains(says), "{args:?}: {}", r.err);
+        assert!(r.out.is_empty(), "{args:?}");
+    }
     let r = run(&["plan", s(&logs), "--snapshot", s(&snap)]);
     assert_eq!(r.code, Some(3), "{}", r.err);
     // Mutating commands refuse a snapshot, changing nothing.

@@ -465,6 +465,7 @@ pub(crate) mod fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::file_bytes::ReadMode;
 
     fn projection(free: u64, growth: u64) -> DiskProjection {
         let ms = i64::try_from(u128::from(free) * 3_600_000 / u128::from(growth)).unwrap();

@@ -181,9 +181,10 @@ pub enum Command {
     /// 1: changes that need action; 3: usage or I/O error.
     UpgradeCheck(upgrade_check::UpgradeCheckArgs),
     /// Write the facts the read-only commands decide from (segment and index summaries,
-    /// checkpoints, producer-state summaries, meta.properties, the metadata image; never record
-    /// payloads, keys or values) as one compressed, versioned file that `plan --snapshot` and
-    /// `config --snapshot` read in place of the log dirs (docs/snapshot.md).
+    /// checkpoints, producer-state summaries, meta.properties, the metadata image, the groups',
+    /// transactions' and remote tier's replays, the disk figures; never record payloads, keys
+    /// or values) as one compressed, versioned file that every read-only command reads with
+    /// `--snapshot` in place of the log dirs (docs/snapshot.md).
     Snapshot(snapshot::SnapshotArgs),
     /// Print a shell completion script.
     Completions {

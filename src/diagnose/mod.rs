@@ -179,7 +179,10 @@ pub fn diagnose(
                 replays: Some(s.replays),
                 ..cluster
             },
-            canonical_log_dirs(s.log_dirs),
+            // As named when taken: a snapshot run reads nothing of the dirs, not even their
+            // canonical names (a snapshot taken with absolute paths names them as a run on
+            // the dirs does).
+            s.log_dirs,
             LoadedTargets {
                 dirs: s.dirs,
                 not_log_dirs: Vec::new(),

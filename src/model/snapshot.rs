@@ -466,6 +466,55 @@ mod tests {
     }
 
     #[test]
+    fn replays_round_trip_with_keys_that_are_not_text() {
+        use crate::model::disk_usage::{DirUsage, FsSpace, UsedEntry};
+        use crate::model::groups::{Group, GroupKind};
+        use crate::model::replays::DirDisk;
+        let mut s = tiny();
+        let entry = |c: &[&str], is_dir| UsedEntry {
+            components: c.iter().map(|x| x.to_string()).collect(),
+            is_dir,
+            allocated: 4096,
+            apparent: 10,
+        };
+        s.replays.disk.push(DirDisk {
+            path: "/d".into(),
+            usage: DirUsage {
+                path: "/d".into(),
+                entries: vec![entry(&[], true), entry(&["orders-0", "00.log"], false)],
+                problems: Vec::new(),
+            },
+            fs: Some(FsSpace {
+                free_bytes: 1,
+                total_bytes: 2,
+            }),
+        });
+        // A group's offsets are keyed by topic-partition, not text.
+        let mut g = Group::new("g", 7);
+        g.kind = GroupKind::Classic;
+        g.offsets.insert(
+            ("orders".to_string(), 3),
+            crate::model::groups::CommittedOffset {
+                offset: 42,
+                leader_epoch: None,
+                metadata: String::new(),
+                commit_timestamp_ms: 5,
+                expire_timestamp_ms: None,
+                record_offset: 9,
+                transactional: false,
+            },
+        );
+        s.replays
+            .groups
+            .state
+            .groups
+            .insert("g".to_string(), g.clone());
+        let back = Snapshot::read(bytes_of(&s).as_slice()).unwrap();
+        assert_eq!(back.replays.disk, s.replays.disk);
+        assert_eq!(back.replays.groups.state.groups.get("g"), Some(&g));
+    }
+
+    #[test]
     fn round_trip() {
         let back = Snapshot::read(bytes_of(&tiny()).as_slice()).unwrap();
         assert_eq!(back.taken_at_ms, 5);
@@ -475,8 +524,8 @@ mod tests {
     #[test]
     fn other_versions_are_refused_by_their_version() {
         for (v, says) in [
-            (2, "that logclean or a later one"),
-            (0, "take the snapshot again"),
+            (3, "that logclean or a later one"),
+            (1, "take the snapshot again"),
         ] {
             let s = Snapshot {
                 format_version: v,
@@ -490,18 +539,23 @@ mod tests {
                 "{text}"
             );
             assert!(
-                text.contains("reads version 1 only") && text.contains(says),
+                text.contains("reads version 2 only") && text.contains(says),
                 "{text}"
             );
         }
         // A newer snapshot whose body this logclean cannot parse is refused by its version too.
-        let newer = br#"{"format_version":2,"logclean_version":"logclean 9.0","dirs":"other"}"#;
+        let newer = br#"{"format_version":3,"logclean_version":"logclean 9.0","dirs":"other"}"#;
         let e = Snapshot::from_json(newer).unwrap_err();
         assert!(
             e.to_string()
-                .contains("version 2 (written by logclean 9.0)"),
+                .contains("version 3 (written by logclean 9.0)"),
             "{e}"
         );
+        // Read as a stream, it stops at the version: what follows is never parsed, even when
+        // it is not JSON at all.
+        let newer = b"{\"format_version\":3,\"logclean_version\":\"logclean 9.0\",\"dirs\":@@@";
+        let e = Snapshot::from_json(newer).unwrap_err();
+        assert!(matches!(e, SnapshotError::Version { found: 3, .. }), "{e}");
     }
 
     #[test]

@@ -254,6 +254,7 @@ fn segment_reason_depth(p: &PartitionPlan, s: &SegmentPlan, depth: usize) -> Spa
 mod tests {
     use super::*;
     use crate::checks::disk::fixture;
+    use crate::model::disk_usage::walk_usage;
     use std::path::Path;
 
     fn du_bytes(dir: &Path) -> u64 {
