@@ -19,7 +19,7 @@ use super::names::{
 use super::partition::Partition;
 use super::problem::FileProblem;
 use super::producer_state::{replay_producer_state, ProducerReplay};
-use super::replays::{partition_at, PartitionProblem, Records};
+use super::replays::{PartitionProblem, PartitionsByPath, Records};
 use super::txn_state::{replay_txn_state, TxnState};
 
 /// The live partition dirs of `dirs`, the first copy of each topic-partition (a partition held in
@@ -95,17 +95,23 @@ pub fn replay_groups<'d>(dirs: &'d [LogDir], records: Records<'_>) -> GroupsRepl
     }
     (out.state, out.unreadable) = match records {
         Records::Files(mode) => replay_offsets_partitions(&offsets_partitions, mode),
-        Records::Carried(r) => (r.groups.state.clone(), relink(dirs, &r.groups.unreadable)),
+        Records::Carried(r) => (
+            r.groups.state.clone(),
+            relink(&PartitionsByPath::of(dirs), &r.groups.unreadable),
+        ),
     };
     out
 }
 
 /// The carried problems of partitions, each with its partition among `dirs` (a snapshot's
 /// dirs hold every partition its replays name).
-fn relink<'d>(dirs: &'d [LogDir], carried: &[PartitionProblem]) -> Vec<UnreadablePartition<'d>> {
+fn relink<'d>(
+    at: &PartitionsByPath<'d>,
+    carried: &[PartitionProblem],
+) -> Vec<UnreadablePartition<'d>> {
     (carried.iter())
         .filter_map(|c| {
-            let (log_dir, partition) = partition_at(dirs, &c.partition)?;
+            let (log_dir, partition) = at.get(&c.partition)?;
             Some(UnreadablePartition {
                 log_dir,
                 partition,
@@ -216,10 +222,11 @@ pub fn replay_transactions<'d>(dirs: &'d [LogDir], records: Records<'_>) -> TxnR
         Records::Files(mode) => mode,
         Records::Carried(r) => {
             let t = &r.transactions;
+            let at = PartitionsByPath::of(dirs);
             out.state = t.state.clone();
             out.partitions = (t.producers.iter())
                 .filter_map(|(path, replay)| {
-                    let (log_dir, partition) = partition_at(dirs, path)?;
+                    let (log_dir, partition) = at.get(path)?;
                     let n = partition.name.as_ref()?;
                     Some(ReplayedProducers {
                         log_dir,
@@ -229,7 +236,7 @@ pub fn replay_transactions<'d>(dirs: &'d [LogDir], records: Records<'_>) -> TxnR
                     })
                 })
                 .collect();
-            out.unreadable = relink(dirs, &t.unreadable);
+            out.unreadable = relink(&at, &t.unreadable);
             return out;
         }
     };

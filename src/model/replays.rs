@@ -7,6 +7,8 @@
 //! the answer the run on the dirs gave then. A new fact read after the load is one field here,
 //! computed in [`Replays::take`] and read through [`Records`].
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::cluster::DirFacts;
@@ -190,15 +192,12 @@ impl<'a> Records<'a> {
 
     /// The log dir at `path`'s blocks ([`walk_usage`], or as carried; a dir the snapshot does
     /// not hold is said to be unknown, never taken for empty).
-    pub fn usage(self, path: &Path) -> DirUsage {
+    pub fn usage(self, path: &Path) -> Cow<'a, DirUsage> {
         match self {
-            Records::Files(_) => walk_usage(path),
+            Records::Files(_) => Cow::Owned(walk_usage(path)),
             Records::Carried(r) => r.disk_of(path).map_or_else(
-                || DirUsage::not_carried(path),
-                |d| DirUsage {
-                    path: path.to_path_buf(),
-                    ..d.usage.clone()
-                },
+                || Cow::Owned(DirUsage::not_carried(path)),
+                |d| Cow::Borrowed(&d.usage),
             ),
         }
     }
@@ -212,12 +211,24 @@ impl<'a> Records<'a> {
     }
 }
 
-/// The partition of `dirs` (its first live copy) whose dir is `path`.
-pub fn partition_at<'d>(dirs: &'d [LogDir], path: &Path) -> Option<(&'d LogDir, &'d Partition)> {
-    first_live_copies(dirs)
-        .into_iter()
-        .find(|(_, p, _)| p.path == path)
-        .map(|(d, p, _)| (d, p))
+/// The first live copy of each partition of some dirs, by its dir: where a carried replay's
+/// partition is in the dirs of the snapshot (built once, looked up per partition).
+pub struct PartitionsByPath<'d>(HashMap<&'d Path, (&'d LogDir, &'d Partition)>);
+
+impl<'d> PartitionsByPath<'d> {
+    /// The first live copies of `dirs`.
+    pub fn of(dirs: &'d [LogDir]) -> Self {
+        PartitionsByPath(
+            (first_live_copies(dirs).into_iter())
+                .map(|(d, p, _)| (p.path.as_path(), (d, p)))
+                .collect(),
+        )
+    }
+
+    /// The partition whose dir is `path`, with its log dir.
+    pub fn get(&self, path: &Path) -> Option<(&'d LogDir, &'d Partition)> {
+        self.0.get(path).copied()
+    }
 }
 
 /// Serde for a map whose keys are not text (a topic-partition, a topic id and partition): a
