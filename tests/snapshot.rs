@@ -16,8 +16,41 @@ use serde_json::Value;
 /// One instant for every run (the fixtures were captured on 2026-11-30).
 const NOW: &str = "--now=2026-12-01T00:00:00Z";
 
-/// The commands that take `--snapshot`, with the arguments they are run with.
-const COMMANDS: &[&[&str]] = &[&["plan"], &["plan", "--timeline"], &["config"]];
+/// Fixed filesystem figures for `diagnose`: the free space of the machine running the test
+/// changes between two runs (the figures a snapshot carries are checked on their own:
+/// `diagnose_takes_the_filesystem_figures_of_the_snapshot`).
+const DISK: &str = "--disk-space=1000000000,2000000000";
+
+/// Which snapshot a command reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// `snapshot` (the load of plan, diagnose, groups, transactions).
+    Tail,
+    /// `snapshot --depth headers` (the load of inspect).
+    Headers,
+}
+
+/// The commands that take `--snapshot`: the arguments they are run with, the formats compared,
+/// the snapshot they read, and whether they take `--server-properties`.
+const COMMANDS: &[(&[&str], &[&str], Depth, bool)] = &[
+    (&["plan"], &["json", "table"], Depth::Tail, true),
+    (
+        &["plan", "--timeline"],
+        &["json", "table"],
+        Depth::Tail,
+        true,
+    ),
+    (&["config"], &["json", "table"], Depth::Tail, true),
+    (
+        &["diagnose", DISK],
+        &["json", "table", "prometheus"],
+        Depth::Tail,
+        true,
+    ),
+    (&["groups"], &["json", "table"], Depth::Tail, true),
+    (&["transactions"], &["json", "table"], Depth::Tail, true),
+    (&["inspect"], &["json", "table"], Depth::Headers, false),
+];
 
 /// The fixture's log dirs (manifest order).
 fn log_dirs(fixture: &Path) -> Vec<String> {
@@ -41,14 +74,16 @@ fn fixtures() -> Vec<PathBuf> {
 /// lines).
 fn comparable(format: &str, stdout: &str) -> String {
     if format == "json" {
-        let mut v: Value = serde_json::from_str(stdout).unwrap();
+        let Ok(mut v) = serde_json::from_str::<Value>(stdout) else {
+            return stdout.to_string();
+        };
         let o = v.as_object_mut().unwrap();
         o.remove("generated_at_ms");
         o.remove("input");
         serde_json::to_string_pretty(&v).unwrap()
     } else {
         (stdout.lines())
-            .filter(|l| !l.starts_with("input: snapshot "))
+            .filter(|l| !l.starts_with("input: snapshot ") && !l.starts_with("# input: snapshot "))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -94,7 +129,11 @@ fn stage(fixture: &Path, work: &Path) -> (PathBuf, Vec<String>, Vec<String>) {
 }
 
 fn snapshot(dirs: &[String], file: &Path) {
-    let mut args = vec!["snapshot"];
+    snapshot_at(dirs, file, "tail");
+}
+
+fn snapshot_at(dirs: &[String], file: &Path, depth: &str) {
+    let mut args = vec!["snapshot", "--depth", depth];
     args.extend(dirs.iter().map(String::as_str));
     args.extend(["-o", s(file)]);
     let r = run(&args);
@@ -105,60 +144,43 @@ fn snapshot(dirs: &[String], file: &Path) {
 #[test]
 fn every_command_on_every_fixture_gives_the_same_answer_from_a_snapshot() {
     let mut compared = 0;
+    let mut expected_runs = 0;
     for fixture in fixtures() {
         let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
         let work = tempfile::tempdir().unwrap();
         let (dirs, log_dirs, extra) = stage(&fixture, work.path());
         // On the log dirs, every command and format.
         let mut expected = Vec::new();
-        for cmd in COMMANDS {
-            for format in ["json", "table"] {
+        for &(cmd, formats, depth, props) in COMMANDS {
+            for &format in formats {
                 let mut args = vec!["--format", format, "--color", "never"];
                 args.extend(cmd.iter().copied());
                 args.push(NOW);
-                args.extend(extra.iter().map(String::as_str));
+                if props {
+                    args.extend(extra.iter().map(String::as_str));
+                }
                 let mut on_dirs = args.clone();
                 on_dirs.extend(log_dirs.iter().map(String::as_str));
                 let r = run(&on_dirs);
-                expected.push((args.join(" "), format, r));
+                expected.push((args.join(" "), format, depth, r));
             }
         }
-        let snap = work.path().join("broker.snap");
-        snapshot(&log_dirs, &snap);
+        expected_runs += expected.len();
+        let tail = work.path().join("broker.snap");
+        let headers = work.path().join("broker-headers.snap");
+        snapshot(&log_dirs, &tail);
+        snapshot_at(&log_dirs, &headers, "headers");
         // The dirs are gone: whatever the snapshot does not carry cannot be read.
         std::fs::rename(&dirs, work.path().join("moved")).unwrap();
-        // Snapshot format 1 does not carry the `__remote_log_metadata` replay (record
-        // contents): from a snapshot a tiered partition's upload state is unknown, so its
-        // plan may differ from the dirs' but never takes a segment for uploaded.
-        let tiered = log_dirs.iter().any(|d| {
-            std::fs::read_dir(
-                work.path()
-                    .join("moved")
-                    .join(Path::new(d).strip_prefix(&dirs).unwrap_or(Path::new(d))),
-            )
-            .is_ok_and(|mut r| {
-                r.any(|e| {
-                    (e.unwrap().file_name().to_string_lossy()).starts_with("__remote_log_metadata-")
-                })
-            })
-        });
-        for (args, format, want) in expected {
+        for (args, format, depth, want) in expected {
+            let snap = if depth == Depth::Tail {
+                &tail
+            } else {
+                &headers
+            };
             let mut argv: Vec<&str> = args.split(' ').collect();
-            argv.extend(["--snapshot", s(&snap)]);
+            argv.extend(["--snapshot", s(snap)]);
             let got = run(&argv);
-            if tiered && args.contains(" plan ") {
-                assert_eq!(got.code, want.code, "{name}: `{args}`: {}", got.err);
-                if format == "json" {
-                    let v: Value = serde_json::from_str(&got.out).unwrap();
-                    for p in v["partitions"].as_array().unwrap() {
-                        if let Some(t) = p["tiered"].as_object() {
-                            assert_ne!(t["upload_state"], "known", "{name}: {args}");
-                        }
-                    }
-                }
-                compared += 1;
-                continue;
-            }
             assert_eq!(
                 (got.code, comparable(format, &got.out)),
                 (want.code, comparable(format, &want.out)),
@@ -167,22 +189,67 @@ fn every_command_on_every_fixture_gives_the_same_answer_from_a_snapshot() {
                 want.err
             );
             assert_eq!(got.err, want.err, "{name}: `{args}` stderr");
-            if format == "json" {
-                let v: Value = serde_json::from_str(&got.out).unwrap();
-                assert_eq!(v["input"][0]["file"], s(&snap), "{name}: {args}");
-                assert_eq!(
-                    v["input"][0]["log_dirs"].as_array().unwrap().len(),
-                    log_dirs.len()
-                );
-            } else {
-                assert!(got.out.starts_with("input: snapshot "), "{name}: {args}");
+            match format {
+                "json" => {
+                    let v: Value = serde_json::from_str(&got.out).unwrap();
+                    assert_eq!(v["input"][0]["file"], s(snap), "{name}: {args}");
+                    assert_eq!(
+                        v["input"][0]["log_dirs"].as_array().unwrap().len(),
+                        log_dirs.len()
+                    );
+                }
+                "prometheus" => assert!(
+                    got.out
+                        .starts_with(&format!("# input: snapshot {} taken ", s(snap))),
+                    "{name}: {args}"
+                ),
+                _ => assert!(got.out.starts_with("input: snapshot "), "{name}: {args}"),
             }
             compared += 1;
         }
     }
-    // Every fixture, every command, both formats.
-    assert_eq!(compared, fixtures().len() * COMMANDS.len() * 2);
-    assert!(compared >= 32 * 6, "{compared}");
+    // Every fixture, every command, every format.
+    assert_eq!(compared, expected_runs);
+    assert!(compared >= 34 * 15, "{compared}");
+}
+
+/// What `diagnose` says of the filesystem comes from the snapshot: statvfs when it was taken,
+/// not the machine reading it.
+#[test]
+fn diagnose_takes_the_filesystem_figures_of_the_snapshot() {
+    let fixture = support::scratch::fixture("basic-delete");
+    let work = tempfile::tempdir().unwrap();
+    let (dirs, log_dirs, extra) = stage(&fixture, work.path());
+    let snap = work.path().join("b.snap");
+    snapshot(&log_dirs, &snap);
+    std::fs::rename(&dirs, work.path().join("moved")).unwrap();
+    let mut json = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&snap).unwrap()),
+        &mut json,
+    )
+    .unwrap();
+    let carried: Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(carried["format_version"], 2);
+    let disk = &carried["replays"]["disk"][0];
+    assert_eq!(disk["path"], log_dirs[0].as_str());
+    let free = disk["fs"]["free_bytes"].as_u64().unwrap();
+    let mut args = vec!["--format", "json", "diagnose", NOW, "--snapshot", s(&snap)];
+    args.extend(extra.iter().map(String::as_str));
+    let r = run(&args);
+    let v: Value = serde_json::from_str(&r.out).unwrap();
+    let dir = &v["headline"]["log_dirs"][0];
+    assert_eq!(dir["fs_free_bytes"].as_u64(), Some(free), "{dir}");
+    // Blocks too: what the dir held on disk when taken (the dirs are gone now).
+    let blocks: u64 = (disk["usage"]["entries"].as_array().unwrap().iter())
+        .map(|e| e[1].as_u64().unwrap())
+        .sum();
+    assert!(blocks > 0);
+    assert_eq!(dir["on_disk_bytes"].as_u64(), Some(blocks), "{dir}");
+    assert_eq!(
+        v["log_dirs"][0]["space"]["allocated_bytes"].as_u64(),
+        Some(blocks)
+    );
 }
 
 #[test]
@@ -268,13 +335,72 @@ fn snapshot_refusals_are_said() {
     assert!(
         r.err
             .contains("snapshot format version 99 (written by logclean 9.9.9)")
-            && r.err.contains("reads version 1 only"),
+            && r.err.contains("reads version 2 only"),
+        "{}",
+        r.err
+    );
+    // A format-1 snapshot (without the replays) is refused by its version, not read without
+    // them.
+    let old = work.path().join("old.snap");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(
+        &mut gz,
+        br#"{"format_version":1,"logclean_version":"logclean 0.1.0 (abc)","taken_at_ms":0}"#,
+    )
+    .unwrap();
+    std::fs::write(&old, gz.finish().unwrap()).unwrap();
+    let r = run(&["groups", "--snapshot", s(&old)]);
+    assert_eq!(r.code, Some(3));
+    assert!(
+        r.err
+            .contains("snapshot format version 1 (written by logclean 0.1.0 (abc))")
+            && r.err.contains("take the snapshot again"),
         "{}",
         r.err
     );
     // Log dirs and a snapshot together are refused by the parser.
     let snap = work.path().join("b.snap");
     snapshot(&[s(&logs).to_string()], &snap);
+    let headers = work.path().join("h.snap");
+    snapshot_at(&[s(&logs).to_string()], &headers, "headers");
+    // What reads record bytes is refused by name, not run on less.
+    for (args, says) in [
+        (
+            vec!["diagnose", "--deep", "--snapshot", s(&snap)],
+            "--deep reads every record's bytes",
+        ),
+        (
+            vec!["inspect", "--verify", "--snapshot", s(&headers)],
+            "--verify reads every record's bytes",
+        ),
+        (
+            vec!["inspect", "--records", "--snapshot", s(&headers)],
+            "--records reads every record's bytes",
+        ),
+        // A snapshot loaded otherwise than the command loads.
+        (
+            vec!["inspect", "--snapshot", s(&snap)],
+            "`inspect` loads them as `batch headers`",
+        ),
+        (
+            vec!["plan", "--snapshot", s(&headers)],
+            "was taken loading the dirs as `batch headers`",
+        ),
+        // The coordinators' replays of several snapshots are not joined.
+        (
+            vec!["groups", "--snapshot", s(&snap), "--snapshot", s(&snap)],
+            "`groups` reads one snapshot at a time",
+        ),
+        (
+            vec!["diagnose", "--snapshot", s(&snap), "--snapshot", s(&snap)],
+            "`diagnose` reads one snapshot at a time",
+        ),
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, Some(3), "{args:?}: {}", r.err);
+        assert!(r.err.contains(says), "{args:?}: {}", r.err);
+        assert!(r.out.is_empty(), "{args:?}");
+    }
     let r = run(&["plan", s(&logs), "--snapshot", s(&snap)]);
     assert_eq!(r.code, Some(3), "{}", r.err);
     // Mutating commands refuse a snapshot, changing nothing.

@@ -249,7 +249,7 @@ pub(crate) fn group_losses(
     mode: ReadMode,
     starts: &LogStarts,
 ) -> Result<Vec<Loss>, ActionError> {
-    let groups = replay_groups(dirs, mode);
+    let groups = replay_groups(dirs, crate::model::replays::Records::Files(mode));
     let unreadable: Vec<(&Path, String)> = (groups.unreadable.iter())
         .map(|u| match &u.problem {
             FileProblem::Io { path, message } => (path.as_path(), message.clone()),

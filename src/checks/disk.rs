@@ -24,7 +24,9 @@ use serde::Serialize;
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding, Location, Severity};
 use crate::checks::startup::StartupCost;
+use crate::model::disk_usage::statvfs_space;
 use crate::model::log_dir::LogDir;
+use crate::model::replays::Records;
 use crate::model::text::age;
 use crate::model::text::utc;
 use crate::plan::{PartitionPlan, Plan};
@@ -39,14 +41,7 @@ pub const ERROR_FULL_MS: i64 = 6 * 3_600_000;
 /// Timestamps below this (1e11 ms, 1973-03-03) are taken for seconds and skipped.
 pub const SANE_MIN_MS: i64 = 100_000_000_000;
 
-/// A filesystem's free and total bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct FsSpace {
-    /// Bytes available to an unprivileged writer (`f_bavail × f_frsize`).
-    pub free_bytes: u64,
-    /// Size of the filesystem (`f_blocks × f_frsize`).
-    pub total_bytes: u64,
-}
+pub use crate::model::disk_usage::FsSpace;
 
 /// Where the filesystem figures come from (a trait so tests do not depend on the host).
 pub trait FsStats {
@@ -60,12 +55,14 @@ pub struct Statvfs;
 
 impl FsStats for Statvfs {
     fn space(&self, path: &Path) -> Option<FsSpace> {
-        let s = nix::sys::statvfs::statvfs(path).ok()?;
-        let frsize = s.fragment_size();
-        Some(FsSpace {
-            free_bytes: s.blocks_available().saturating_mul(frsize),
-            total_bytes: s.blocks().saturating_mul(frsize),
-        })
+        statvfs_space(path)
+    }
+}
+
+/// The figures read now, or those a facts snapshot carries (statvfs when it was taken).
+impl FsStats for Records<'_> {
+    fn space(&self, path: &Path) -> Option<FsSpace> {
+        self.fs_space(path)
     }
 }
 
@@ -271,18 +268,19 @@ pub fn projections_with(
 }
 
 /// The projections of `dirs` with the `--disk-space` figures when given, else statvfs of each
-/// dir, and what their next start needs (`startup`), with their findings added to `findings`.
+/// dir (now, or when the facts snapshot `records` come from was taken), and what their next start needs (`startup`), with their findings added to `findings`.
 pub fn disk_projections(
     plan: &Plan,
     dirs: &[LogDir],
     given: Option<FsSpace>,
+    records: Records<'_>,
     startup: &[StartupCost],
     findings: &mut Vec<Finding>,
 ) -> Vec<DiskProjection> {
     let paths: Vec<PathBuf> = dirs.iter().map(|d| d.path.clone()).collect();
     let mut projections = match given {
         Some(space) => projections_with(plan, &paths, &Given(space)),
-        None => projections_with(plan, &paths, &Statvfs),
+        None => projections_with(plan, &paths, &records),
     };
     for d in &mut projections {
         d.start_needs_bytes = (startup.iter())
@@ -470,6 +468,7 @@ pub(crate) mod fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::file_bytes::ReadMode;
 
     fn projection(free: u64, growth: u64) -> DiskProjection {
         let ms = i64::try_from(u128::from(free) * 3_600_000 / u128::from(growth)).unwrap();
@@ -571,6 +570,7 @@ mod tests {
                 free_bytes: 100,
                 total_bytes: 1000,
             }),
+            Records::Files(ReadMode::Mmap),
             &[],
             &mut findings,
         );

@@ -53,7 +53,7 @@ pub fn check_groups(
     group: Option<String>,
     topic: Option<String>,
 ) -> GroupsChecked {
-    let replay = replay_groups(dirs, mode);
+    let replay = replay_groups(dirs, view.records(mode));
     let b = &view.broker_config;
     let topic_partitions: BTreeMap<String, usize> = view
         .topics

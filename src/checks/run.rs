@@ -95,9 +95,17 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(compaction_findings(ctx));
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
     let paths: Vec<_> = ctx.dirs.iter().map(|d| d.path.clone()).collect();
-    let space = space_usage(ctx.plan, &paths);
+    let records = ctx.view.records(ctx.read_mode);
+    let space = space_usage(ctx.plan, &paths, records);
     let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, &mut findings);
-    let disk = disk_projections(ctx.plan, ctx.dirs, ctx.disk_space, &startup, &mut findings);
+    let disk = disk_projections(
+        ctx.plan,
+        ctx.dirs,
+        ctx.disk_space,
+        records,
+        &startup,
+        &mut findings,
+    );
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
     findings.extend(coordinator_findings(ctx));
     findings.extend(internal_topic_findings(

@@ -48,7 +48,7 @@ pub fn check_transactions(
     mode: ReadMode,
     now: i64,
 ) -> TxnChecked {
-    let replay = replay_transactions(dirs, mode);
+    let replay = replay_transactions(dirs, view.records(mode));
     let join = ReplicaJoin::of(view, dirs);
     let partitions: Vec<PartitionFacts> = (replay.partitions.into_iter())
         .map(|r| PartitionFacts {

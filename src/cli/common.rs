@@ -114,6 +114,37 @@ pub fn with_snapshots(
     Ok((Some(snaps), run))
 }
 
+/// Refuse snapshots `command` cannot answer from exactly: taken with another load than its own
+/// (`load`, [`crate::model::snapshot::SnapshotInput::load`]), or several whose replays it needs
+/// (`needs_replays`) and which are not joined.
+pub fn check_snapshots(
+    snaps: &crate::model::snapshot::Snapshots,
+    command: &str,
+    load: &str,
+    needs_replays: bool,
+) -> anyhow::Result<()> {
+    use crate::model::names::path_text;
+    for (file, s) in &snaps.sources {
+        if s.load != load {
+            anyhow::bail!(
+                "--snapshot `{}` was taken loading the dirs as `{}`; `{command}` loads them as \
+                 `{load}`: take one with `logclean snapshot {}LOG_DIR... -o FILE`",
+                path_text(file),
+                s.load,
+                if load == crate::model::snapshot::LOAD_HEADERS {
+                    "--depth headers "
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    if let (true, Some(why)) = (needs_replays, &snaps.replays.not_joined) {
+        anyhow::bail!("--snapshot: `{command}` reads one snapshot at a time: {why}");
+    }
+    Ok(())
+}
+
 /// Write `doc` as the run renders ([`crate::report::write_document`]: JSON, or the assumptions
 /// and `table` for people). The outcome is the document's, even when the reader closed the pipe.
 pub fn write<B: serde::Serialize>(
@@ -148,11 +179,13 @@ pub struct CoordinatorArgs<'a> {
     pub config_file: Option<&'a PathBuf>,
 }
 
-/// Build the cluster view of a coordinator command (`groups`, `transactions`) and load its dirs;
-/// the wrong targets found on the way are returned beside them.
+/// Build the cluster view of a coordinator command (`groups`, `transactions`) and load its dirs
+/// (or take them from the facts snapshots `snaps`); the wrong targets found on the way are
+/// returned beside them.
 pub fn load_coordinator_inputs(
     args: CoordinatorArgs<'_>,
     run: &RunConfig,
+    snaps: Option<crate::model::snapshot::Snapshots>,
 ) -> anyhow::Result<(CoordinatorInputs, Vec<Finding>)> {
     let mode = run.read_mode;
     let cluster = ClusterInputs {
@@ -163,6 +196,19 @@ pub fn load_coordinator_inputs(
         kafka_version: run.kafka_version,
         ..ClusterInputs::default()
     };
+    if let Some(s) = snaps {
+        // A snapshot holds the dirs as this load would have loaded them, and what is read
+        // after it.
+        let cluster = ClusterInputs {
+            log_dirs: s.log_dirs,
+            facts: Some(s.dir_facts),
+            replays: Some(s.replays),
+            ..cluster
+        };
+        let view = ClusterView::build_over(&cluster, &s.dirs)?;
+        let dirs = s.dirs;
+        return Ok((CoordinatorInputs { mode, view, dirs }, Vec::new()));
+    }
     // The named dirs must be usable before anything is loaded, as the view requires.
     ClusterView::resolve_log_dirs(&cluster)?;
     let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode);

@@ -32,6 +32,7 @@ fn inputs(args: &ConfigArgs, run: &RunConfig, snaps: Option<&Snapshots>) -> Clus
     ClusterInputs {
         log_dirs: snaps.map_or_else(|| args.paths.clone(), |s| s.log_dirs.clone()),
         facts: snaps.map(|s| s.dir_facts.clone()),
+        replays: snaps.map(|s| s.replays.clone()),
         server_properties: args.server_properties.clone().map(FileInput::Path),
         broker_id: args.broker_id,
         overrides: args.overrides.clone(),

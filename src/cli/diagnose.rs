@@ -20,10 +20,11 @@ use crate::report::plan_doc::PartitionPlanDoc;
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::{Document, OutputFormat};
 
-use super::common::{finish_render, outcome_of, write};
+use super::common::{check_snapshots, finish_render, outcome_of, with_snapshots, write};
 use super::progress::Progress;
 use super::run_config::{KafkaVersionArg, NowArg, ReadArg, RunConfig};
 use super::{FailOn, FormatArg};
+use crate::model::snapshot::LOAD_DESCRIPTION;
 
 /// `--min-severity`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,8 +41,15 @@ pub enum MinSeverity {
 #[derive(Debug, Args)]
 pub struct DiagnoseArgs {
     /// Log dirs of one broker. Default: `log.dirs` of --server-properties.
-    #[arg(value_name = "LOG_DIR", required_unless_present = "server_properties")]
+    #[arg(
+        value_name = "LOG_DIR",
+        required_unless_present_any = ["server_properties", "snapshots"],
+        conflicts_with = "snapshots"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: super::run_config::SnapshotArg,
     /// The broker's static `server.properties` (its log.dirs when no LOG_DIR is given).
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
@@ -128,6 +136,17 @@ pub fn run(
     format: FormatArg,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let run = &run;
+    if let Some(s) = &snaps {
+        check_snapshots(s, "diagnose", LOAD_DESCRIPTION, true)?;
+        if args.deep {
+            anyhow::bail!(
+                "--deep reads every record's bytes, which a facts snapshot does not hold: run it \
+                 on the log dirs"
+            );
+        }
+    }
     let inputs = DiagnoseInputs {
         log_dirs: args.paths.clone(),
         server_properties: args.server_properties.clone(),
@@ -145,10 +164,13 @@ pub fn run(
         min_severity: run.filters.min_severity,
     };
     let progress = Progress::new(run.output.progress, "reading partitions");
-    let d = diagnose(&inputs, &filter, &progress)?;
+    let d = diagnose(&inputs, snaps, &filter, &progress)?;
     let outcome = outcome_of(&d.findings, run.filters.fail_on);
     if format == FormatArg::Prometheus {
-        return finish_render(outcome, render_prometheus(&d, outcome.code(), out));
+        return finish_render(
+            outcome,
+            render_prometheus(&d, outcome.code(), run.input.as_deref(), out),
+        );
     }
     let partitions: Vec<PartitionPlanDoc> = if run.output.format == OutputFormat::Html {
         (d.partitions.iter())

@@ -13,12 +13,21 @@ use crate::plan::{build_plan, PlanOptions};
 use crate::report::groups_doc::GroupsBody;
 use crate::report::groups_table::render_groups;
 
-use super::common::{coordinator_document, load_coordinator_inputs, write, CoordinatorArgs};
+use super::common::{
+    check_snapshots, coordinator_document, load_coordinator_inputs, with_snapshots, write,
+    CoordinatorArgs,
+};
 use super::run_config::RunConfig;
 use super::GroupsArgs;
+use crate::model::snapshot::LOAD_DESCRIPTION;
 
 /// Run `groups`.
 pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let run = &run;
+    if let Some(s) = &snaps {
+        check_snapshots(s, "groups", LOAD_DESCRIPTION, true)?;
+    }
     let (inputs, target_findings) = load_coordinator_inputs(
         CoordinatorArgs {
             paths: &args.paths,
@@ -26,6 +35,7 @@ pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::R
             config_file: args.config_file.as_ref(),
         },
         run,
+        snaps,
     )?;
     let opts = PlanOptions {
         now: run.now,

@@ -10,17 +10,19 @@ use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::at_partition;
 use crate::checks::unreadable::{dedup_unreadable, metadata_image_findings};
 use crate::exit_codes::Outcome;
+use crate::model::cluster::DirFacts;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
-use crate::model::metadata_log::load_metadata_image;
 use crate::model::mode::run_modes;
 use crate::model::records::dump_partition;
+use crate::model::replays::Records;
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::snapshot::LOAD_HEADERS;
 use crate::report::table::{render_inspect, TableStyle, VerifyTotals};
 use crate::report::wire::{InspectBody, InspectDoc, LogDirDoc, MetadataLogDoc, ScanTotals};
 use crate::report::Document;
 
-use super::common::{load_targets, outcome_of, write};
+use super::common::{check_snapshots, load_targets, outcome_of, with_snapshots, write};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::InspectArgs;
@@ -67,13 +69,13 @@ fn load(args: &InspectArgs, run: &RunConfig) -> anyhow::Result<(Vec<LogDir>, Vec
 fn add_metadata_logs(
     docs: &mut [LogDirDoc],
     dirs: &[LogDir],
-    mode: ReadMode,
+    (records, facts): (Records<'_>, Option<&DirFacts>),
     findings: &mut Vec<Finding>,
 ) {
     for (doc, dir) in docs.iter_mut().zip(dirs) {
         for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
             if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
-                let image = load_metadata_image(&p.path, mode);
+                let image = records.metadata_image(&p.path, facts);
                 findings.extend(metadata_image_findings(&dir.path, &image));
                 pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
             }
@@ -104,7 +106,27 @@ fn add_records(
 
 /// Run `inspect`. The outcome is decided before anything is written ([`write`]).
 pub fn run(args: &InspectArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let (dirs, not_log_dirs) = load(args, run)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let run = &run;
+    let (dirs, not_log_dirs, carried) = match snaps {
+        Some(s) => {
+            check_snapshots(&s, "inspect", LOAD_HEADERS, true)?;
+            if args.verify || args.records {
+                anyhow::bail!(
+                    "--{} reads every record's bytes, which a facts snapshot does not hold: run \
+                     it on the log dirs",
+                    if args.verify { "verify" } else { "records" }
+                );
+            }
+            (s.dirs, Vec::new(), Some((s.replays, s.dir_facts)))
+        }
+        None => {
+            let (dirs, not_log_dirs) = load(args, run)?;
+            (dirs, not_log_dirs, None)
+        }
+    };
+    let records = Records::of(carried.as_ref().map(|c| c.0.as_ref()), run.read_mode);
+    let facts = carried.as_ref().map(|c| c.1.as_ref());
     let mut findings = inspect_findings(&dirs);
     findings.extend(not_log_dirs);
     let mut log_dirs: Vec<LogDirDoc> = dirs
@@ -112,7 +134,7 @@ pub fn run(args: &InspectArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::
         .zip(run_modes(&dirs))
         .map(|(d, m)| LogDirDoc::new(d, &m))
         .collect();
-    add_metadata_logs(&mut log_dirs, &dirs, run.read_mode, &mut findings);
+    add_metadata_logs(&mut log_dirs, &dirs, (records, facts), &mut findings);
     if args.records {
         add_records(args, &mut log_dirs, &dirs, run.read_mode, &mut findings);
     }

@@ -193,9 +193,10 @@ pub enum Command {
     /// only, never log dirs.
     Join(join::JoinArgs),
     /// Write the facts the read-only commands decide from (segment and index summaries,
-    /// checkpoints, producer-state summaries, meta.properties, the metadata image; never record
-    /// payloads, keys or values) as one compressed, versioned file that `plan --snapshot` and
-    /// `config --snapshot` read in place of the log dirs (docs/snapshot.md).
+    /// checkpoints, producer-state summaries, meta.properties, the metadata image, the groups',
+    /// transactions' and remote tier's replays, the disk figures; never record payloads, keys
+    /// or values) as one compressed, versioned file that every read-only command reads with
+    /// `--snapshot` in place of the log dirs (docs/snapshot.md).
     Snapshot(snapshot::SnapshotArgs),
     /// Print a shell completion script.
     Completions {
@@ -331,8 +332,15 @@ impl Command {
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// Log dirs, partition dirs or segment files (.log) to inspect.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "PATH"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs (taken with `snapshot --depth headers`).
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// Print every batch and record (keys and values shown safely, truncated).
     #[arg(long)]
     pub records: bool,
@@ -423,8 +431,15 @@ pub struct ConfigArgs {
 pub struct GroupsArgs {
     /// Log dirs: those holding `__consumer_offsets` partitions, the data partitions and
     /// `__cluster_metadata-0` (configs).
-    #[arg(required = true, value_name = "LOG_DIR")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "LOG_DIR"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// Only this group.
     #[arg(long, value_name = "GROUP")]
     pub group: Option<String>,
@@ -459,8 +474,15 @@ pub struct GroupsArgs {
 pub struct TransactionsArgs {
     /// Log dirs: those holding `__transaction_state` partitions, the data partitions and
     /// `__cluster_metadata-0` (configs).
-    #[arg(required = true, value_name = "LOG_DIR")]
+    #[arg(
+        required_unless_present = "snapshots",
+        conflicts_with = "snapshots",
+        value_name = "LOG_DIR"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Facts snapshots instead of log dirs.
+    #[command(flatten)]
+    pub snapshot: run_config::SnapshotArg,
     /// The broker's static `server.properties` (transaction.max.timeout.ms when not set
     /// dynamically).
     #[arg(long, value_name = "FILE")]

@@ -25,10 +25,13 @@ use crate::report::wire::filter::TopicFilterDoc;
 use crate::report::wire::Envelope;
 use crate::report::{Document, OutputFormat};
 
-use super::common::{finish_render, load_targets, outcome_of, with_snapshots, write};
+use super::common::{
+    check_snapshots, finish_render, load_targets, outcome_of, with_snapshots, write,
+};
 use super::progress::Progress;
 use super::run_config::RunConfig;
 use super::PlanArgs;
+use crate::model::snapshot::LOAD_DESCRIPTION;
 
 /// Parse a size: bytes, or a number with `K`/`M`/`G`/`T` (powers of 1000, `B` optional) or
 /// `KiB`/`MiB`/`GiB`/`TiB` (powers of 1024).
@@ -63,6 +66,7 @@ fn inputs(
     ClusterInputs {
         log_dirs: snaps.map_or_else(|| args.paths.clone(), |s| s.log_dirs.clone()),
         facts: snaps.map(|s| s.dir_facts.clone()),
+        replays: snaps.map(|s| s.replays.clone()),
         server_properties: args.server_properties.clone().map(FileInput::Path),
         broker_id: args.broker_id,
         overrides,
@@ -111,9 +115,13 @@ fn build_plans(
     run: &RunConfig,
     snaps: Option<Snapshots>,
 ) -> anyhow::Result<Plans> {
-    let (dirs, target_findings) = match &snaps {
-        // A snapshot holds the dirs as this load would have loaded them.
-        Some(s) => (s.dirs.clone(), Vec::new()),
+    if let Some(s) = &snaps {
+        check_snapshots(s, "plan", LOAD_DESCRIPTION, false)?;
+    }
+    let mut snaps = snaps;
+    let (dirs, target_findings) = match &mut snaps {
+        // A snapshot holds the dirs as this load would have loaded them (moved, not copied).
+        Some(s) => (std::mem::take(&mut s.dirs), Vec::new()),
         None => {
             let opts = LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, run.read_mode);
             let progress = Progress::new(run.output.progress, "reading partitions");

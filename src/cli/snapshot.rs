@@ -11,9 +11,11 @@ use clap::Args;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::DirFacts;
 use crate::model::names::path_text;
+use crate::model::replays::Replays;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::snapshot::{
     BrokerIdentity, Snapshot, SnapshotInput, Snapshots, FORMAT_VERSION, LOAD_DESCRIPTION,
+    LOAD_HEADERS,
 };
 use crate::model::targets::{self, ScanTotals};
 
@@ -29,6 +31,36 @@ pub struct SnapshotArgs {
     /// The snapshot file to write (replaced if it exists; never inside a log dir read).
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+    /// How deep to read the data partitions: `tail` as `plan`, `diagnose`, `groups` and
+    /// `transactions` read them (the snapshot those commands take), or every batch header as
+    /// `inspect` reads them (the snapshot `inspect` takes; reading takes longer).
+    #[arg(long, value_enum, default_value_t = SnapshotDepth::Tail)]
+    pub depth: SnapshotDepth,
+}
+
+/// `snapshot --depth`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SnapshotDepth {
+    /// Data partitions at their tail, the coordinators' topics at batch headers.
+    Tail,
+    /// Every partition's batch headers.
+    Headers,
+}
+
+impl SnapshotDepth {
+    /// The load options of this depth and how the snapshot names them.
+    fn load(self) -> (LoadOptions, &'static str) {
+        let mode = crate::model::file_bytes::ReadMode::Buffered;
+        match self {
+            SnapshotDepth::Tail => (
+                LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, mode),
+                LOAD_DESCRIPTION,
+            ),
+            SnapshotDepth::Headers => {
+                (LoadOptions::uniform(ScanDepth::Headers, mode), LOAD_HEADERS)
+            }
+        }
+    }
 }
 
 /// The `logclean` that writes snapshots, as the envelope names it.
@@ -40,13 +72,15 @@ fn logclean_version() -> String {
     )
 }
 
-/// Take a snapshot of `paths` at `taken_at_ms` (the load of `plan`, read(2) only: a snapshot
-/// may be taken on a running broker's dirs).
-pub fn take(paths: &[PathBuf], taken_at_ms: i64, progress: &Progress) -> anyhow::Result<Snapshot> {
-    let opts = LoadOptions::tail_with_internal_topics_at(
-        ScanDepth::Headers,
-        crate::model::file_bytes::ReadMode::Buffered,
-    );
+/// Take a snapshot of `paths` at `taken_at_ms` loaded at `depth` (read(2) only: a snapshot may
+/// be taken on a running broker's dirs).
+pub fn take(
+    paths: &[PathBuf],
+    depth: SnapshotDepth,
+    taken_at_ms: i64,
+    progress: &Progress,
+) -> anyhow::Result<Snapshot> {
+    let (opts, load) = depth.load();
     let loaded = targets::load_targets(paths, &opts, progress)?;
     if let Some(n) = loaded.not_log_dirs.first() {
         let below: Vec<String> = n.log_dirs_below.iter().map(|d| path_text(d)).collect();
@@ -66,17 +100,19 @@ pub fn take(paths: &[PathBuf], taken_at_ms: i64, progress: &Progress) -> anyhow:
         );
     }
     let dir_facts = DirFacts::read(paths, None, opts.read_mode);
+    let replays = Replays::take(&loaded.dirs, &dir_facts, opts.read_mode);
     Ok(Snapshot {
         format_version: FORMAT_VERSION,
         logclean_version: logclean_version(),
         taken_at_ms,
         input: SnapshotInput {
             log_dirs: paths.to_vec(),
-            load: LOAD_DESCRIPTION.to_string(),
+            load: load.to_string(),
         },
         broker: BrokerIdentity::of(&dir_facts),
         dir_facts,
         dirs: loaded.dirs,
+        replays,
     })
 }
 
@@ -122,7 +158,7 @@ pub fn run(args: &SnapshotArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
         }
     }
     let progress = Progress::new(run.output.progress, "reading partitions");
-    let snap = take(&args.paths, run.generated_at.get(), &progress)?;
+    let snap = take(&args.paths, args.depth, run.generated_at.get(), &progress)?;
     write_file(&snap, &args.output)?;
     let totals = ScanTotals::of(&snap.dirs);
     let bytes = std::fs::metadata(&args.output)

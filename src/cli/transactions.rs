@@ -12,9 +12,13 @@ use crate::exit_codes::Outcome;
 use crate::report::txn_doc::TxnBody;
 use crate::report::txn_table::render_transactions;
 
-use super::common::{coordinator_document, load_coordinator_inputs, write, CoordinatorArgs};
+use super::common::{
+    check_snapshots, coordinator_document, load_coordinator_inputs, with_snapshots, write,
+    CoordinatorArgs,
+};
 use super::run_config::RunConfig;
 use super::TransactionsArgs;
+use crate::model::snapshot::LOAD_DESCRIPTION;
 
 /// Run `transactions`.
 pub fn run(
@@ -22,6 +26,11 @@ pub fn run(
     run: &RunConfig,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let run = &run;
+    if let Some(s) = &snaps {
+        check_snapshots(s, "transactions", LOAD_DESCRIPTION, true)?;
+    }
     let (inputs, target_findings) = load_coordinator_inputs(
         CoordinatorArgs {
             paths: &args.paths,
@@ -29,6 +38,7 @@ pub fn run(
             config_file: args.config_file.as_ref(),
         },
         run,
+        snaps,
     )?;
     let c = check_transactions(&inputs.dirs, &inputs.view, inputs.mode, run.now.get());
     let body = TxnBody::new(

@@ -23,7 +23,8 @@ use crate::checks::unreadable::dedup_unreadable;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::segment::{LoadOptions, ScanDepth};
-use crate::model::targets::{load_targets, LoadProgress, ScanTotals};
+use crate::model::snapshot::Snapshots;
+use crate::model::targets::{load_targets, LoadProgress, LoadedTargets, ScanTotals};
 use crate::model::units::TimestampMs;
 use crate::plan::replication::ReplicationFacts;
 use crate::plan::{build_plan, PartitionPlan, PlanOptions};
@@ -157,9 +158,11 @@ fn canonical_log_dirs(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     out
 }
 
-/// Diagnose the log dirs of `inputs`, keeping what `filter` keeps.
+/// Diagnose the log dirs of `inputs` (or the facts `snapshots` took of them: the dirs as
+/// loaded, and what is read after the load), keeping what `filter` keeps.
 pub fn diagnose(
     inputs: &DiagnoseInputs,
+    snapshots: Option<Snapshots>,
     filter: &Filter,
     progress: &dyn LoadProgress,
 ) -> anyhow::Result<Diagnosis> {
@@ -171,15 +174,36 @@ pub fn diagnose(
         kafka_version: inputs.kafka_version,
         ..ClusterInputs::default()
     };
-    let log_dirs = canonical_log_dirs(
-        ClusterView::resolve_log_dirs(&cluster).map_err(|e| anyhow::anyhow!(e))?,
-    );
-    let opts = if inputs.deep {
-        LoadOptions::uniform(ScanDepth::Verify, inputs.read_mode)
-    } else {
-        LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, inputs.read_mode)
+    let (cluster, log_dirs, loaded) = match snapshots {
+        // The dirs as a snapshot loaded them, and what it read after the load.
+        Some(s) => (
+            ClusterInputs {
+                facts: Some(s.dir_facts),
+                replays: Some(s.replays),
+                ..cluster
+            },
+            // As named when taken: a snapshot run reads nothing of the dirs, not even their
+            // canonical names (a snapshot taken with absolute paths names them as a run on
+            // the dirs does).
+            s.log_dirs,
+            LoadedTargets {
+                dirs: s.dirs,
+                not_log_dirs: Vec::new(),
+            },
+        ),
+        None => {
+            let log_dirs = canonical_log_dirs(
+                ClusterView::resolve_log_dirs(&cluster).map_err(|e| anyhow::anyhow!(e))?,
+            );
+            let opts = if inputs.deep {
+                LoadOptions::uniform(ScanDepth::Verify, inputs.read_mode)
+            } else {
+                LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, inputs.read_mode)
+            };
+            let loaded = load_targets(&log_dirs, &opts, progress)?;
+            (cluster, log_dirs, loaded)
+        }
     };
-    let loaded = load_targets(&log_dirs, &opts, progress)?;
     // The view takes the partition dirs from the load: listed and read once, not twice.
     let view = ClusterView::build_over(
         &ClusterInputs {

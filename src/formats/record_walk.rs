@@ -31,7 +31,7 @@ use super::verify::verify_crc;
 use super::walk::{ShallowWalker, WalkEnd};
 
 /// Why a record walk stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StopReason {
     /// The last batch ended exactly at the end of the bytes.
     End,
@@ -94,7 +94,7 @@ impl std::fmt::Display for StopReason {
 }
 
 /// Where and why a record walk stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WalkStop {
     /// File position of the batch the walk stopped at (the end of the bytes for
     /// [`StopReason::End`]): the end of the last batch the walk passed, or that batch's start

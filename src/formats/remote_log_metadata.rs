@@ -64,7 +64,9 @@ pub mod api_key {
 }
 
 /// `RemoteLogSegmentState` with Kafka's ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum SegmentState {
     /// 0: the leader started copying the segment.
     CopyStarted,
@@ -105,7 +107,9 @@ impl SegmentState {
 }
 
 /// `RemotePartitionDeleteState` with Kafka's ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum PartitionDeleteState {
     /// 0: the controller marked the partition's remote data for deletion.
     Marked,
@@ -142,7 +146,9 @@ impl PartitionDeleteState {
 }
 
 /// A user partition: topic name, topic id and partition number.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct TopicIdPartition {
     /// Topic name.
     pub topic: String,
@@ -153,7 +159,7 @@ pub struct TopicIdPartition {
 }
 
 /// A leader epoch and the first offset written in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentLeaderEpoch {
     /// The leader epoch.
     pub leader_epoch: i32,
@@ -162,7 +168,7 @@ pub struct SegmentLeaderEpoch {
 }
 
 /// The fields a segment record and a snapshot record share.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentFields {
     /// First offset of the segment.
     pub start_offset: i64,

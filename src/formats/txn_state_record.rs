@@ -38,7 +38,9 @@ pub const TRANSACTION_LOG_RECORD_TYPE: i16 = 0;
 pub const MAX_VALUE_VERSION: i16 = 1;
 
 /// `TransactionState` with Kafka's byte ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum TxnStatus {
     /// 0: no transaction in progress.
     Empty,
@@ -112,7 +114,7 @@ impl TxnStatus {
 }
 
 /// The partitions of one topic in a transaction.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TxnTopicPartitions {
     /// Topic name.
     pub topic: String,
@@ -121,7 +123,7 @@ pub struct TxnTopicPartitions {
 }
 
 /// A `TransactionLogValue` (v0 or v1).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TxnStateValue {
     /// The value version (0 classic, 1 flexible).
     pub version: i16,

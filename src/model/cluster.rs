@@ -176,6 +176,9 @@ pub struct ClusterInputs {
     /// What the log dirs held beside their partitions, taken before (a facts snapshot): used
     /// instead of reading the dirs, which need not exist here. `None`: read them.
     pub facts: Option<std::sync::Arc<DirFacts>>,
+    /// What a facts snapshot carries of what is read after the load (record replays, the
+    /// filesystem): used instead of reading the dirs. `None`: read them.
+    pub replays: Option<std::sync::Arc<super::replays::Replays>>,
 }
 
 /// Why no view could be built at all (everything else is a [`ClusterProblem`]).
@@ -435,6 +438,8 @@ pub struct ClusterView {
     pub problems: Vec<ClusterProblem>,
     /// The release whose rules the view's configs (and the commands using it) apply, and why.
     pub kafka_version: AppliedVersion,
+    /// What a facts snapshot carries of what is read after the load (`None`: the files are).
+    pub replays: Option<std::sync::Arc<super::replays::Replays>>,
 }
 
 /// One node's log dirs and the replicas present in them.
@@ -1175,6 +1180,12 @@ enum PartitionSource<'a> {
 }
 
 impl ClusterView {
+    /// Where the facts read after the load come from: the files (read as `mode`), or the
+    /// facts snapshot the view was built from.
+    pub fn records(&self, mode: ReadMode) -> super::replays::Records<'_> {
+        super::replays::Records::of(self.replays.as_deref(), mode)
+    }
+
     /// Read everything `inputs` names and join it. Fails only when an input named explicitly
     /// cannot be used (no log dirs, an unlistable log dir, an unreadable or malformed
     /// `server.properties`, `--config` or describe file; a `--config` Kafka would refuse or for
@@ -1314,6 +1325,7 @@ impl ClusterView {
             partition_topics,
             problems,
             kafka_version,
+            replays: inputs.replays.clone(),
         })
     }
 

@@ -19,6 +19,7 @@ use super::names::{
 use super::partition::Partition;
 use super::problem::FileProblem;
 use super::producer_state::{replay_producer_state, ProducerReplay};
+use super::replays::{PartitionProblem, PartitionsByPath, Records};
 use super::txn_state::{replay_txn_state, TxnState};
 
 /// The live partition dirs of `dirs`, the first copy of each topic-partition (a partition held in
@@ -70,7 +71,7 @@ pub struct GroupsReplay<'d> {
 
 /// Replay every `__consumer_offsets` partition of `dirs` (the first copy of each) and collect
 /// the data partitions held with their log starts and ends.
-pub fn replay_groups(dirs: &[LogDir], mode: ReadMode) -> GroupsReplay<'_> {
+pub fn replay_groups<'d>(dirs: &'d [LogDir], records: Records<'_>) -> GroupsReplay<'d> {
     let mut out = GroupsReplay::default();
     let mut offsets_partitions = Vec::new();
     for (d, p, name) in first_live_copies(dirs) {
@@ -92,8 +93,32 @@ pub fn replay_groups(dirs: &[LogDir], mode: ReadMode) -> GroupsReplay<'_> {
             );
         }
     }
-    (out.state, out.unreadable) = replay_offsets_partitions(&offsets_partitions, mode);
+    (out.state, out.unreadable) = match records {
+        Records::Files(mode) => replay_offsets_partitions(&offsets_partitions, mode),
+        Records::Carried(r) => (
+            r.groups.state.clone(),
+            relink(&PartitionsByPath::of(dirs), &r.groups.unreadable),
+        ),
+    };
     out
+}
+
+/// The carried problems of partitions, each with its partition among `dirs` (a snapshot's
+/// dirs hold every partition its replays name).
+fn relink<'d>(
+    at: &PartitionsByPath<'d>,
+    carried: &[PartitionProblem],
+) -> Vec<UnreadablePartition<'d>> {
+    (carried.iter())
+        .filter_map(|c| {
+            let (log_dir, partition) = at.get(&c.partition)?;
+            Some(UnreadablePartition {
+                log_dir,
+                partition,
+                problem: c.problem.clone(),
+            })
+        })
+        .collect()
 }
 
 /// Replay `__consumer_offsets` partitions `parts` (in this order) into one state, with those
@@ -184,7 +209,7 @@ pub struct TxnReplay<'d> {
 
 /// Replay every `__transaction_state` partition of `dirs` and every data partition's producer
 /// state (the first copy of each).
-pub fn replay_transactions(dirs: &[LogDir], mode: ReadMode) -> TxnReplay<'_> {
+pub fn replay_transactions<'d>(dirs: &'d [LogDir], records: Records<'_>) -> TxnReplay<'d> {
     let copies = first_live_copies(dirs);
     let mut out = TxnReplay {
         log_dirs: (copies.iter())
@@ -192,6 +217,28 @@ pub fn replay_transactions(dirs: &[LogDir], mode: ReadMode) -> TxnReplay<'_> {
             .map(|(d, _, n)| ((n.topic.clone(), n.partition), d.path.clone()))
             .collect(),
         ..TxnReplay::default()
+    };
+    let mode = match records {
+        Records::Files(mode) => mode,
+        Records::Carried(r) => {
+            let t = &r.transactions;
+            let at = PartitionsByPath::of(dirs);
+            out.state = t.state.clone();
+            out.partitions = (t.producers.iter())
+                .filter_map(|(path, replay)| {
+                    let (log_dir, partition) = at.get(path)?;
+                    let n = partition.name.as_ref()?;
+                    Some(ReplayedProducers {
+                        log_dir,
+                        partition,
+                        tp: (n.topic.clone(), n.partition),
+                        replay: replay.clone(),
+                    })
+                })
+                .collect();
+            out.unreadable = relink(&at, &t.unreadable);
+            return out;
+        }
     };
     for &(d, p, n) in copies
         .iter()

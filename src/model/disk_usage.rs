@@ -20,8 +20,10 @@ use super::names::name_text;
 /// as a problem, so that the sum is never silently short).
 pub const MAX_DEPTH: usize = 8;
 
-/// One entry below (or of) a log dir.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One entry below (or of) a log dir. In a facts snapshot it is one array,
+/// `["<partition dir>/<file>", allocated, apparent, is_dir]` (a snapshot holds one per file).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "EntryRow", from = "EntryRow")]
 pub struct UsedEntry {
     /// Path components below the log dir (empty for the log dir itself), as text.
     pub components: Vec<String>,
@@ -46,8 +48,35 @@ impl UsedEntry {
     }
 }
 
+/// [`UsedEntry`] as a facts snapshot holds it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct EntryRow(String, u64, u64, bool);
+
+impl From<UsedEntry> for EntryRow {
+    fn from(e: UsedEntry) -> EntryRow {
+        EntryRow(e.components.join("/"), e.allocated, e.apparent, e.is_dir)
+    }
+}
+
+impl From<EntryRow> for UsedEntry {
+    fn from(EntryRow(path, allocated, apparent, is_dir): EntryRow) -> UsedEntry {
+        // A name never holds `/`: the components are the path's parts.
+        let components = if path.is_empty() {
+            Vec::new()
+        } else {
+            path.split('/').map(str::to_string).collect()
+        };
+        UsedEntry {
+            components,
+            is_dir,
+            allocated,
+            apparent,
+        }
+    }
+}
+
 /// An entry the walk could not list or stat.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UsageProblem {
     /// The path.
     pub path: PathBuf,
@@ -56,7 +85,7 @@ pub struct UsageProblem {
 }
 
 /// Every entry of one log dir with its blocks.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DirUsage {
     /// The log dir.
     pub path: PathBuf,
@@ -67,10 +96,42 @@ pub struct DirUsage {
 }
 
 impl DirUsage {
+    /// The usage of a log dir a facts snapshot does not hold: nothing known, said as a problem.
+    pub fn not_carried(dir: &Path) -> DirUsage {
+        DirUsage {
+            path: dir.to_path_buf(),
+            entries: Vec::new(),
+            problems: vec![UsageProblem {
+                path: dir.to_path_buf(),
+                message: "not in the facts snapshot read".to_string(),
+            }],
+        }
+    }
+
     /// Allocated bytes of every entry (the `du -B1 -s` of the dir).
     pub fn allocated(&self) -> u64 {
         self.entries.iter().map(|e| e.allocated).sum()
     }
+}
+
+/// A filesystem's free and total bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FsSpace {
+    /// Bytes available to an unprivileged writer (`f_bavail × f_frsize`).
+    pub free_bytes: u64,
+    /// Size of the filesystem (`f_blocks × f_frsize`).
+    pub total_bytes: u64,
+}
+
+/// `statvfs(2)` of the filesystem holding `path` (opens nothing, writes nothing); `None` when
+/// it fails.
+pub fn statvfs_space(path: &Path) -> Option<FsSpace> {
+    let s = nix::sys::statvfs::statvfs(path).ok()?;
+    let frsize = s.fragment_size();
+    Some(FsSpace {
+        free_bytes: s.blocks_available().saturating_mul(frsize),
+        total_bytes: s.blocks().saturating_mul(frsize),
+    })
 }
 
 /// Walk `dir` (see the module docs). A log dir that cannot be stat'ed gives an empty usage with

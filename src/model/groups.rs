@@ -22,7 +22,7 @@ use super::records::SegmentStop;
 pub type TopicPartition = (String, i32);
 
 /// A data partition the log dirs hold: log start and end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HeldPartition {
     /// The log start offset.
     pub log_start_offset: i64,
@@ -31,7 +31,7 @@ pub struct HeldPartition {
 }
 
 /// One committed offset as the coordinator holds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CommittedOffset {
     /// The next offset the group will read.
     pub offset: i64,
@@ -50,7 +50,7 @@ pub struct CommittedOffset {
 }
 
 /// The kind of group, from its records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GroupKind {
     /// Offsets only, no group record: a standalone (`assign()`) or Admin-committed group.
@@ -64,7 +64,7 @@ pub enum GroupKind {
 }
 
 /// One group after the replay.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Group {
     /// Group id.
     pub name: String,
@@ -83,6 +83,7 @@ pub struct Group {
     /// Consumer protocol: the topics each member subscribes to by name.
     pub subscriptions: BTreeMap<String, Vec<String>>,
     /// Committed offsets.
+    #[serde(with = "crate::model::replays::map_pairs")]
     pub offsets: BTreeMap<TopicPartition, CommittedOffset>,
     /// Transactional offset commits whose transaction has no marker yet.
     pub pending_transactional: BTreeSet<TopicPartition>,
@@ -134,7 +135,7 @@ impl Group {
 }
 
 /// A record the replay could not decode.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BadRecord {
     /// The `__consumer_offsets` partition.
     pub partition: i32,
@@ -145,7 +146,7 @@ pub struct BadRecord {
 }
 
 /// The groups of every replayed `__consumer_offsets` partition.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct GroupState {
     /// Groups by id.
     pub groups: BTreeMap<String, Group>,

@@ -147,6 +147,14 @@ mod records_seen_pairs {
 }
 
 impl MetadataImage {
+    /// The image of a metadata log a facts snapshot does not hold: nothing known, said as an
+    /// unreadable input.
+    pub fn not_carried(dir: &Path) -> MetadataImage {
+        let mut r = Replay::default();
+        r.io_problem(dir, None, "not in the facts snapshot read".to_string());
+        r.image
+    }
+
     /// The dynamic configs of `topic`, if it has any.
     pub fn topic_config(&self, topic: &str) -> Option<&BTreeMap<String, String>> {
         self.topic_configs.get(topic)

@@ -21,6 +21,7 @@ pub mod problem;
 pub mod producer_state;
 pub mod records;
 pub mod remote_tier;
+pub mod replays;
 pub mod replica_join;
 pub mod segment;
 pub mod share_state;

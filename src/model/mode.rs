@@ -167,7 +167,9 @@ pub fn run_modes(dirs: &[LogDir]) -> Vec<ModeEvidence> {
     };
     let holders: Vec<Option<String>> = dirs
         .iter()
-        .filter(|d| d.path.join(&name).is_dir())
+        // The loaded partitions tell it (a whole dir's load, a facts snapshot's); a load of a
+        // few partitions of the dir does not hold it, and the dir is looked at.
+        .filter(|d| d.partitions.iter().any(|p| p.dir_name == name) || d.path.join(&name).is_dir())
         .map(cluster)
         .collect();
     dirs.iter()

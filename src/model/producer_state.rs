@@ -42,7 +42,7 @@ use super::problem::FileProblem;
 use super::records::SegmentStop;
 
 /// One open transaction on a data partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenTxn {
     /// Producer id.
     pub producer_id: i64,
@@ -60,7 +60,7 @@ pub struct OpenTxn {
 
 /// What the replay of one partition found: where it started, what it read, the producers
 /// and their open transactions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProducerReplay {
     /// The snapshot the replay starts from (`None`: from the log start).
     pub snapshot_offset: Option<i64>,

@@ -18,7 +18,7 @@ use super::partition::Partition;
 use super::problem::FileProblem;
 
 /// Where and why the record walk of one segment's `.log` stopped before its end.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentStop {
     /// The `.log` file.
     pub path: PathBuf,

@@ -32,9 +32,10 @@ use super::log_dir::LogDir;
 use super::metadata_log::MetadataImage;
 use super::names::{PartitionDirState, SegmentFileKind};
 use super::partition::Partition;
+use super::replays::Records;
 
 /// One remote segment of a user partition, as the last record about it left it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RemoteSegment {
     /// The remote segment's id.
     pub segment_id: Uuid,
@@ -66,7 +67,7 @@ pub struct RemoteSegment {
 }
 
 /// The remote tier of one user partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionTier {
     /// Topic name (as the records give it).
     pub topic: String,
@@ -202,7 +203,7 @@ impl PartitionTier {
 
 /// A metadata-partition input that could not be read or decoded (reported, never skipped
 /// silently).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TierProblem {
     /// The file.
     pub path: PathBuf,
@@ -215,7 +216,7 @@ pub struct TierProblem {
 }
 
 /// What was read of one `__remote_log_metadata` partition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetadataPartitionRead {
     /// Its dir.
     pub path: PathBuf,
@@ -235,9 +236,10 @@ pub enum Holding {
 }
 
 /// The remote tier of every user partition found in the replayed metadata partitions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RemoteTier {
     /// Per user partition (topic id, partition).
+    #[serde(with = "crate::model::replays::map_pairs")]
     pub partitions: BTreeMap<(Uuid, i32), PartitionTier>,
     /// The metadata partitions replayed, by number.
     pub metadata_partitions: BTreeMap<i32, MetadataPartitionRead>,
@@ -439,9 +441,12 @@ impl RemoteTierView {
         broker_config: Option<&str>,
         configured: Option<bool>,
         dirs: &[LogDir],
-        mode: ReadMode,
+        records: Records<'_>,
     ) -> RemoteTierView {
-        let tier = replay_remote_tier(dirs, mode);
+        let tier = match records {
+            Records::Files(mode) => replay_remote_tier(dirs, mode),
+            Records::Carried(r) => r.remote_tier.clone(),
+        };
         let seen = !tier.metadata_partitions.is_empty()
             || image.topics.contains_key(REMOTE_LOG_METADATA_TOPIC);
         let system = match configured {

@@ -1,32 +1,42 @@
 //! A facts snapshot: the loaded model of a broker's log dirs, serialised (docs/snapshot.md).
 //!
 //! What the read-only commands decide from is the model [`super::targets::load_targets`] loads
-//! ([`LogDir`]: listings, segment summaries, index tails, checkpoints, producer snapshots) and
-//! what a cluster view reads beside the partitions ([`DirFacts`]: `meta.properties`, the
-//! metadata image). A snapshot is exactly those two values, serialised with serde as JSON and
-//! gzip-compressed, under an envelope naming its format version, the logclean that wrote it,
-//! the instant and the broker. Nothing else is written: the model holds no record payloads,
-//! keys or values. A fact added to the model is a field of one of these structs and so is in
-//! the snapshot without further work; a command that reads the dirs again after loading them
-//! reads through a path that a snapshot run does not have and fails (docs/snapshot.md).
+//! ([`LogDir`]: listings, segment summaries, index tails, checkpoints, producer snapshots), what
+//! a cluster view reads beside the partitions ([`DirFacts`]: `meta.properties`, the metadata
+//! image) and what is read after the load ([`Replays`]: the coordinators', producer-state and
+//! remote-tier replays, the filesystem's blocks and free space). A snapshot is exactly those
+//! three values, serialised with serde as JSON and gzip-compressed, under an envelope naming
+//! its format version, the logclean that wrote it, the instant and the broker. Nothing else is
+//! written: none of them holds record payloads, keys or values (group and transactional ids
+//! are kept: the reports name them). A fact added to one of these structs is in the snapshot
+//! without further work; a command that reads the dirs again through another path fails on a
+//! snapshot run, whose dirs need not exist (docs/snapshot.md).
 //!
 //! The format is versioned by [`FORMAT_VERSION`]: a snapshot of another version is refused
-//! with the versions named, never half-read.
+//! with the versions named, never half-read. It is read as a stream ([`Snapshot::read`]): the
+//! uncompressed JSON is never held whole, only the model built from it.
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+
 use crate::formats::partition_metadata::Uuid;
 
 use super::cluster::DirFacts;
 use super::log_dir::LogDir;
+use super::replays::Replays;
 use super::units::TimestampMs;
 
 /// The version of the snapshot format this logclean writes and reads. Raise it whenever a
 /// snapshot written before would be read differently (a field renamed, removed or whose meaning
 /// changed); a field added with a default keeps it.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2 added [`Snapshot::replays`]; version 1 (without them) is refused, not read with
+/// the replays missing: `groups`, `transactions` and `diagnose` would have nothing to answer
+/// from and a tiered plan would differ.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The largest snapshot read, uncompressed (a 1M-segment broker's is well under it).
 pub const MAX_UNCOMPRESSED: u64 = 8 << 30;
@@ -34,6 +44,9 @@ pub const MAX_UNCOMPRESSED: u64 = 8 << 30;
 /// How the log dirs were loaded for a snapshot: the load of `plan`, `groups`, `transactions`
 /// and `diagnose` (data partitions at their tail, the internal topics' batch headers).
 pub const LOAD_DESCRIPTION: &str = "tail; internal topics at batch headers";
+
+/// The load of `inspect` (`logclean snapshot --depth headers`): every partition's batch headers.
+pub const LOAD_HEADERS: &str = "batch headers";
 
 /// One facts snapshot.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -52,6 +65,8 @@ pub struct Snapshot {
     pub dir_facts: DirFacts,
     /// The loaded log dirs.
     pub dirs: Vec<LogDir>,
+    /// What is read after the load, as it was when taken.
+    pub replays: Replays,
 }
 
 /// What a snapshot read.
@@ -128,13 +143,108 @@ pub enum SnapshotError {
     TooLarge,
 }
 
-/// The envelope's first keys, read before the body so that a snapshot of another version is
-/// refused by its version, not by the first field that changed.
-#[derive(serde::Deserialize)]
+/// What a reader found of the envelope's version before it stopped (the side channel of
+/// [`SnapshotSeed`]: a snapshot of another version is refused by its version, not by the first
+/// field that changed, and without reading its body).
+#[derive(Default)]
 struct Head {
-    format_version: u32,
-    #[serde(default)]
-    logclean_version: String,
+    other_version: Option<(u32, String)>,
+}
+
+/// The seed that reads a snapshot's JSON as a stream, stopping at a version it does not read.
+struct SnapshotSeed<'h>(&'h mut Head);
+
+impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
+    type Value = Snapshot;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Snapshot, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SnapshotSeed<'_> {
+    type Value = Snapshot;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a logclean facts snapshot (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Snapshot, A::Error> {
+        fn set<'de, A: MapAccess<'de>, T: de::Deserialize<'de>>(
+            map: &mut A,
+            slot: &mut Option<T>,
+        ) -> Result<(), A::Error> {
+            *slot = Some(map.next_value()?);
+            Ok(())
+        }
+        let mut format_version = None;
+        let mut logclean_version = None;
+        let mut taken_at_ms = None;
+        let mut input = None;
+        let mut broker = None;
+        let mut dir_facts = None;
+        let mut dirs = None;
+        let mut replays = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if let Some(other) = self.0.other_version.as_mut() {
+                // The writer's name, when it comes next, is said with its version.
+                if key == "logclean_version" {
+                    other.1 = map.next_value()?;
+                }
+                return Err(de::Error::custom("another format version"));
+            }
+            match key.as_str() {
+                "format_version" => {
+                    let v: u32 = map.next_value()?;
+                    if v != FORMAT_VERSION {
+                        self.0.other_version = Some((v, String::new()));
+                    }
+                    format_version = Some(v);
+                }
+                "logclean_version" => set(&mut map, &mut logclean_version)?,
+                "taken_at_ms" => set(&mut map, &mut taken_at_ms)?,
+                "input" => set(&mut map, &mut input)?,
+                "broker" => set(&mut map, &mut broker)?,
+                "dir_facts" => set(&mut map, &mut dir_facts)?,
+                "dirs" => set(&mut map, &mut dirs)?,
+                "replays" => set(&mut map, &mut replays)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if self.0.other_version.is_some() {
+            return Err(de::Error::custom("another format version"));
+        }
+        let missing = |name| de::Error::missing_field(name);
+        Ok(Snapshot {
+            format_version: format_version.ok_or_else(|| missing("format_version"))?,
+            logclean_version: logclean_version.ok_or_else(|| missing("logclean_version"))?,
+            taken_at_ms: taken_at_ms.ok_or_else(|| missing("taken_at_ms"))?,
+            input: input.ok_or_else(|| missing("input"))?,
+            broker: broker.ok_or_else(|| missing("broker"))?,
+            dir_facts: dir_facts.ok_or_else(|| missing("dir_facts"))?,
+            dirs: dirs.ok_or_else(|| missing("dirs"))?,
+            replays: replays.ok_or_else(|| missing("replays"))?,
+        })
+    }
+}
+
+/// A reader that counts what it passed on and stops past [`MAX_UNCOMPRESSED`].
+struct Capped<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.read > MAX_UNCOMPRESSED {
+            return Err(io::Error::other(SnapshotError::TooLarge.to_string()));
+        }
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
 }
 
 impl Snapshot {
@@ -146,44 +256,63 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Read a snapshot from `input` (gzip-compressed JSON), refusing another format version.
+    /// Read a snapshot from `input` (gzip-compressed JSON) as a stream, refusing another
+    /// format version.
     pub fn read(input: impl Read) -> Result<Snapshot, SnapshotError> {
-        let mut json = Vec::new();
-        let n = flate2::read::GzDecoder::new(input)
-            .take(MAX_UNCOMPRESSED + 1)
-            .read_to_end(&mut json)
-            .map_err(|e| match e.kind() {
-                // Not gzip, or cut short (an empty file is too).
-                io::ErrorKind::InvalidInput
-                | io::ErrorKind::InvalidData
-                | io::ErrorKind::UnexpectedEof => SnapshotError::NotASnapshot(e.to_string()),
-                _ => SnapshotError::Io(e),
-            })?;
-        if n as u64 > MAX_UNCOMPRESSED {
-            return Err(SnapshotError::TooLarge);
-        }
-        Snapshot::from_json(&json)
+        let capped = Capped {
+            inner: flate2::read::GzDecoder::new(input),
+            read: 0,
+        };
+        Snapshot::from_reader(io::BufReader::with_capacity(1 << 16, capped), |r| {
+            r.get_ref().read
+        })
     }
 
     /// Parse the uncompressed JSON of a snapshot.
     pub fn from_json(json: &[u8]) -> Result<Snapshot, SnapshotError> {
-        let head: Head =
-            serde_json::from_slice(json).map_err(|e| SnapshotError::NotASnapshot(e.to_string()))?;
-        let advice = match head.format_version.cmp(&FORMAT_VERSION) {
-            std::cmp::Ordering::Equal => None,
-            std::cmp::Ordering::Greater => Some("read it with that logclean or a later one"),
-            std::cmp::Ordering::Less => Some(
-                "take the snapshot again with this logclean (`logclean snapshot LOG_DIR... -o FILE`)",
-            ),
+        Snapshot::from_reader(json, |_| 0)
+    }
+
+    fn from_reader<R: Read>(
+        mut input: R,
+        read_so_far: impl Fn(&R) -> u64,
+    ) -> Result<Snapshot, SnapshotError> {
+        let mut head = Head::default();
+        let parsed = {
+            let mut de = serde_json::Deserializer::from_reader(&mut input);
+            SnapshotSeed(&mut head)
+                .deserialize(&mut de)
+                .and_then(|s| de.end().map(|()| s))
         };
-        if let Some(advice) = advice {
+        if let Some((found, writer)) = head.other_version {
+            let advice = if found > FORMAT_VERSION {
+                "read it with that logclean or a later one"
+            } else {
+                "take the snapshot again with this logclean (`logclean snapshot LOG_DIR... -o FILE`)"
+            };
             return Err(SnapshotError::Version {
-                found: head.format_version,
-                writer: head.logclean_version,
+                found,
+                writer,
                 advice,
             });
         }
-        serde_json::from_slice(json).map_err(|e| SnapshotError::NotASnapshot(e.to_string()))
+        if read_so_far(&input) > MAX_UNCOMPRESSED {
+            return Err(SnapshotError::TooLarge);
+        }
+        parsed.map_err(|e| {
+            if e.is_io() {
+                let e = io::Error::from(e);
+                match e.kind() {
+                    // Not gzip, or cut short (an empty file is too).
+                    io::ErrorKind::InvalidInput
+                    | io::ErrorKind::InvalidData
+                    | io::ErrorKind::UnexpectedEof => SnapshotError::NotASnapshot(e.to_string()),
+                    _ => SnapshotError::Io(e),
+                }
+            } else {
+                SnapshotError::NotASnapshot(e.to_string())
+            }
+        })
     }
 }
 
@@ -199,6 +328,9 @@ pub struct Snapshots {
     pub dir_facts: Arc<DirFacts>,
     /// Every loaded log dir, in order.
     pub dirs: Vec<LogDir>,
+    /// What was read after the load: the one snapshot's; of several, only what joins exactly
+    /// ([`Replays::join`]).
+    pub replays: Arc<Replays>,
 }
 
 /// What a run says about a snapshot it read (its input description).
@@ -215,6 +347,8 @@ pub struct SnapshotSource {
     pub broker: BrokerIdentity,
     /// The log dirs it holds.
     pub log_dirs: Vec<PathBuf>,
+    /// How they were loaded ([`LOAD_DESCRIPTION`], [`LOAD_HEADERS`]).
+    pub load: String,
 }
 
 impl Snapshots {
@@ -224,6 +358,7 @@ impl Snapshots {
         let mut log_dirs = Vec::new();
         let mut facts = Vec::new();
         let mut dirs = Vec::new();
+        let mut replays = Vec::new();
         for (file, s) in snaps {
             sources.push((
                 file.clone(),
@@ -233,17 +368,20 @@ impl Snapshots {
                     logclean_version: s.logclean_version,
                     broker: s.broker,
                     log_dirs: s.input.log_dirs.clone(),
+                    load: s.input.load.clone(),
                 },
             ));
             log_dirs.extend(s.input.log_dirs);
             facts.push(s.dir_facts);
             dirs.extend(s.dirs);
+            replays.push(s.replays);
         }
         Snapshots {
             sources,
             log_dirs,
             dir_facts: Arc::new(DirFacts::join(facts)),
             dirs,
+            replays: Arc::new(Replays::join(replays)),
         }
     }
 }
@@ -264,6 +402,7 @@ mod tests {
             broker: BrokerIdentity::default(),
             dir_facts: DirFacts::default(),
             dirs: Vec::new(),
+            replays: Replays::default(),
         }
     }
 
@@ -327,6 +466,55 @@ mod tests {
     }
 
     #[test]
+    fn replays_round_trip_with_keys_that_are_not_text() {
+        use crate::model::disk_usage::{DirUsage, FsSpace, UsedEntry};
+        use crate::model::groups::{Group, GroupKind};
+        use crate::model::replays::DirDisk;
+        let mut s = tiny();
+        let entry = |c: &[&str], is_dir| UsedEntry {
+            components: c.iter().map(|x| x.to_string()).collect(),
+            is_dir,
+            allocated: 4096,
+            apparent: 10,
+        };
+        s.replays.disk.push(DirDisk {
+            path: "/d".into(),
+            usage: DirUsage {
+                path: "/d".into(),
+                entries: vec![entry(&[], true), entry(&["orders-0", "00.log"], false)],
+                problems: Vec::new(),
+            },
+            fs: Some(FsSpace {
+                free_bytes: 1,
+                total_bytes: 2,
+            }),
+        });
+        // A group's offsets are keyed by topic-partition, not text.
+        let mut g = Group::new("g", 7);
+        g.kind = GroupKind::Classic;
+        g.offsets.insert(
+            ("orders".to_string(), 3),
+            crate::model::groups::CommittedOffset {
+                offset: 42,
+                leader_epoch: None,
+                metadata: String::new(),
+                commit_timestamp_ms: 5,
+                expire_timestamp_ms: None,
+                record_offset: 9,
+                transactional: false,
+            },
+        );
+        s.replays
+            .groups
+            .state
+            .groups
+            .insert("g".to_string(), g.clone());
+        let back = Snapshot::read(bytes_of(&s).as_slice()).unwrap();
+        assert_eq!(back.replays.disk, s.replays.disk);
+        assert_eq!(back.replays.groups.state.groups.get("g"), Some(&g));
+    }
+
+    #[test]
     fn round_trip() {
         let back = Snapshot::read(bytes_of(&tiny()).as_slice()).unwrap();
         assert_eq!(back.taken_at_ms, 5);
@@ -336,8 +524,8 @@ mod tests {
     #[test]
     fn other_versions_are_refused_by_their_version() {
         for (v, says) in [
-            (2, "that logclean or a later one"),
-            (0, "take the snapshot again"),
+            (3, "that logclean or a later one"),
+            (1, "take the snapshot again"),
         ] {
             let s = Snapshot {
                 format_version: v,
@@ -351,18 +539,23 @@ mod tests {
                 "{text}"
             );
             assert!(
-                text.contains("reads version 1 only") && text.contains(says),
+                text.contains("reads version 2 only") && text.contains(says),
                 "{text}"
             );
         }
         // A newer snapshot whose body this logclean cannot parse is refused by its version too.
-        let newer = br#"{"format_version":2,"logclean_version":"logclean 9.0","dirs":"other"}"#;
+        let newer = br#"{"format_version":3,"logclean_version":"logclean 9.0","dirs":"other"}"#;
         let e = Snapshot::from_json(newer).unwrap_err();
         assert!(
             e.to_string()
-                .contains("version 2 (written by logclean 9.0)"),
+                .contains("version 3 (written by logclean 9.0)"),
             "{e}"
         );
+        // Read as a stream, it stops at the version: what follows is never parsed, even when
+        // it is not JSON at all.
+        let newer = b"{\"format_version\":3,\"logclean_version\":\"logclean 9.0\",\"dirs\":@@@";
+        let e = Snapshot::from_json(newer).unwrap_err();
+        assert!(matches!(e, SnapshotError::Version { found: 3, .. }), "{e}");
     }
 
     #[test]

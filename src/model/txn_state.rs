@@ -17,7 +17,7 @@ use super::problem::FileProblem;
 use super::records::SegmentStop;
 
 /// The transaction coordinator's state of every replayed `__transaction_state` partition.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TxnState {
     /// The latest state per transactional id, with the partition holding it.
     pub ids: BTreeMap<String, (i32, TxnStateValue)>,

@@ -1033,7 +1033,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
             .filter(|v| v.source != ConfigSource::DefaultConfig)
             .and_then(|v| v.as_bool()),
         dirs,
-        ReadMode::Buffered,
+        view.records(ReadMode::Buffered),
     );
     let across = AcrossReplicas {
         join: &join,

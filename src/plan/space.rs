@@ -6,8 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::model::disk_usage::{walk_usage, DirUsage, UsageProblem};
+use crate::model::disk_usage::{DirUsage, UsageProblem};
 use crate::model::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
+use crate::model::replays::Records;
 use crate::rules::space::{classify, verdict_reason, EntryFacts, FileClass, SpaceReason};
 
 use super::{Blocker, PartitionPlan, Plan, SegmentPlan};
@@ -107,10 +108,10 @@ pub struct SpaceUsage {
 }
 
 /// The attribution of each of `log_dirs` under `plan`.
-pub fn space_usage(plan: &Plan, log_dirs: &[PathBuf]) -> Vec<SpaceUsage> {
+pub fn space_usage(plan: &Plan, log_dirs: &[PathBuf], records: Records<'_>) -> Vec<SpaceUsage> {
     log_dirs
         .iter()
-        .map(|d| attribute(plan, &walk_usage(d)))
+        .map(|d| attribute(plan, &records.usage(d)))
         .collect()
 }
 
@@ -253,6 +254,7 @@ fn segment_reason_depth(p: &PartitionPlan, s: &SegmentPlan, depth: usize) -> Spa
 mod tests {
     use super::*;
     use crate::checks::disk::fixture;
+    use crate::model::disk_usage::walk_usage;
     use std::path::Path;
 
     fn du_bytes(dir: &Path) -> u64 {

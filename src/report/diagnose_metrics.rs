@@ -393,7 +393,26 @@ fn topic_gauges(topics: &[TopicBytes]) -> Vec<Gauge> {
 }
 
 /// Write diagnosis `d` (its run exiting with `exit_code`) as a node_exporter textfile.
-pub fn render_prometheus(d: &Diagnosis, exit_code: u8, out: &mut dyn Write) -> io::Result<()> {
+///
+/// A run on facts snapshots names each first, as a comment line (`# input: snapshot FILE taken
+/// TIME by VERSION`): the exposition format ignores it, a person reading the file sees what the
+/// figures are of.
+pub fn render_prometheus(
+    d: &Diagnosis,
+    exit_code: u8,
+    input: Option<&[crate::model::snapshot::SnapshotSource]>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for s in input.unwrap_or_default() {
+        let line = format!(
+            "# input: snapshot {} taken {} by {}",
+            crate::model::names::path_text(&s.file),
+            crate::model::text::utc(s.taken_at),
+            s.logclean_version
+        );
+        // One line: a name read from disk cannot start another.
+        writeln!(out, "{}", line.replace(['\n', '\r'], " "))?;
+    }
     write_exposition(&diagnose_metrics(d, exit_code), out)
 }
 

@@ -139,7 +139,7 @@ fn write_input(
             out,
             "{}",
             escape(&format!(
-                "input: snapshot {} taken {} by {} (node {node}; {})",
+                "input: snapshot {} taken {} by {} (node {node}; {}); every fact, disk space too, as of then",
                 path_text(&s.file),
                 human::time(s.taken_at.get(), style.zone, human::Precision::Seconds)
                     .unwrap_or_else(|| s.taken_at.get().to_string()),

@@ -1,0 +1,260 @@
+//! What the read-only commands read after loading the log dirs, as values: the replays of
+//! record contents (`__consumer_offsets`, `__transaction_state`, every data partition's producer
+//! state, `__remote_log_metadata`) and what the filesystem says of each log dir (its blocks,
+//! its free and total bytes). [`Replays`] is the one seam: a run on log dirs computes each
+//! fact from the files where it needs it ([`Records::Files`]); a run on a facts snapshot takes
+//! them all as they were when the snapshot was taken ([`Records::Carried`]), so that it gives
+//! the answer the run on the dirs gave then. A new fact read after the load is one field here,
+//! computed in [`Replays::take`] and read through [`Records`].
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::cluster::DirFacts;
+use super::coordinators::{first_live_copies, replay_groups, replay_transactions};
+use super::disk_usage::{statvfs_space, walk_usage, DirUsage, FsSpace};
+use super::file_bytes::ReadMode;
+use super::groups::GroupState;
+use super::log_dir::LogDir;
+use super::metadata_log::{load_metadata_image, MetadataImage};
+use super::partition::Partition;
+use super::problem::FileProblem;
+use super::producer_state::ProducerReplay;
+use super::remote_tier::{replay_remote_tier, RemoteTier};
+use super::txn_state::TxnState;
+
+/// Every fact read after the load, as the dirs gave them when taken.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Replays {
+    /// `__consumer_offsets` replayed ([`replay_groups`]).
+    pub groups: GroupsReplayed,
+    /// `__transaction_state` and the data partitions' producer states replayed
+    /// ([`replay_transactions`]).
+    pub transactions: TransactionsReplayed,
+    /// `__remote_log_metadata` replayed ([`replay_remote_tier`]).
+    pub remote_tier: RemoteTier,
+    /// Each log dir's blocks and filesystem, in the order of the dirs.
+    pub disk: Vec<DirDisk>,
+    /// The image of each KRaft metadata log held (`inspect` shows every one) but the one the
+    /// snapshot's [`DirFacts`] holds already, by partition dir.
+    pub metadata_images: Vec<(PathBuf, MetadataImage)>,
+    /// Why the coordinators' replays are not carried (several snapshots joined: each holds its
+    /// broker's replays, which are not joined across brokers); `None`: they are. Never written.
+    #[serde(skip)]
+    pub not_joined: Option<String>,
+}
+
+/// The groups' replay of every `__consumer_offsets` partition held.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct GroupsReplayed {
+    /// The groups.
+    pub state: GroupState,
+    /// The partitions that could not be read to the end, in partition-dir order.
+    pub unreadable: Vec<PartitionProblem>,
+}
+
+/// The transaction coordinator's replay and every data partition's producer state.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct TransactionsReplayed {
+    /// The transaction coordinator's state.
+    pub state: TxnState,
+    /// The data partitions with producers, in partition-dir order (by their dir).
+    pub producers: Vec<(PathBuf, ProducerReplay)>,
+    /// The partitions that could not be read, as [`replay_transactions`] orders them.
+    pub unreadable: Vec<PartitionProblem>,
+}
+
+/// A partition (by its dir) whose replay could not read one of its files.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PartitionProblem {
+    /// The partition dir.
+    pub partition: PathBuf,
+    /// The file and what went wrong.
+    pub problem: FileProblem,
+}
+
+/// One log dir on its filesystem.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirDisk {
+    /// The log dir.
+    pub path: PathBuf,
+    /// Its entries' blocks ([`walk_usage`]).
+    pub usage: DirUsage,
+    /// Its filesystem's free and total bytes (`statvfs(2)`; `None`: it failed).
+    pub fs: Option<FsSpace>,
+}
+
+impl Replays {
+    /// Read every fact of `dirs` (loaded as a snapshot loads them) from their files now.
+    pub fn take(dirs: &[LogDir], facts: &DirFacts, mode: ReadMode) -> Replays {
+        let g = replay_groups(dirs, Records::Files(mode));
+        let t = replay_transactions(dirs, Records::Files(mode));
+        Replays {
+            groups: GroupsReplayed {
+                state: g.state,
+                unreadable: g.unreadable.iter().map(PartitionProblem::of).collect(),
+            },
+            transactions: TransactionsReplayed {
+                state: t.state,
+                producers: (t.partitions.into_iter())
+                    .map(|r| (r.partition.path.clone(), r.replay))
+                    .collect(),
+                unreadable: t.unreadable.iter().map(PartitionProblem::of).collect(),
+            },
+            remote_tier: replay_remote_tier(dirs, mode),
+            not_joined: None,
+            metadata_images: (dirs.iter())
+                .flat_map(|d| &d.partitions)
+                .filter(|p| p.name.as_ref().is_some_and(|n| n.is_metadata_log()))
+                .filter(|p| facts.metadata_dir.as_ref() != Some(&p.path) || facts.image.is_none())
+                .map(|p| (p.path.clone(), load_metadata_image(&p.path, mode)))
+                .collect(),
+            disk: (dirs.iter())
+                .map(|d| DirDisk {
+                    path: d.path.clone(),
+                    usage: walk_usage(&d.path),
+                    fs: statvfs_space(&d.path),
+                })
+                .collect(),
+        }
+    }
+
+    /// The replays of several snapshots read together. One snapshot's are its own. Of several,
+    /// only what joins exactly is kept: each dir's disk facts. The remote tier is left empty (a
+    /// tiered partition's upload state is then unknown, and said so); the coordinators' and
+    /// producer-state replays are marked [`Replays::not_joined`], and the commands that need
+    /// them refuse.
+    pub fn join(mut all: Vec<Replays>) -> Replays {
+        if all.len() == 1 {
+            return all.pop().unwrap_or_default();
+        }
+        Replays {
+            disk: all.into_iter().flat_map(|r| r.disk).collect(),
+            not_joined: Some(
+                "the groups', transactions' and remote tier's replays of several snapshots are \
+                 not joined (one broker's snapshot at a time)"
+                    .to_string(),
+            ),
+            ..Replays::default()
+        }
+    }
+
+    /// The carried disk facts of log dir `path`.
+    pub fn disk_of(&self, path: &Path) -> Option<&DirDisk> {
+        self.disk.iter().find(|d| d.path == path)
+    }
+}
+
+impl PartitionProblem {
+    fn of(u: &super::coordinators::UnreadablePartition<'_>) -> PartitionProblem {
+        PartitionProblem {
+            partition: u.partition.path.clone(),
+            problem: u.problem.clone(),
+        }
+    }
+}
+
+/// Where the facts read after the load come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Records<'a> {
+    /// The files, read now.
+    Files(ReadMode),
+    /// A facts snapshot's, as the files were when it was taken.
+    Carried(&'a Replays),
+}
+
+impl<'a> Records<'a> {
+    /// The image of the KRaft metadata log in partition dir `dir` ([`load_metadata_image`],
+    /// or as carried with `facts`).
+    pub fn metadata_image(self, dir: &Path, facts: Option<&DirFacts>) -> MetadataImage {
+        match self {
+            Records::Files(mode) => load_metadata_image(dir, mode),
+            Records::Carried(r) => {
+                let held = facts
+                    .filter(|f| f.metadata_dir.as_deref() == Some(dir))
+                    .and_then(|f| f.image.clone());
+                let carried = || {
+                    (r.metadata_images.iter())
+                        .find(|(p, _)| p == dir)
+                        .map(|(_, i)| i.clone())
+                };
+                held.or_else(carried)
+                    .unwrap_or_else(|| MetadataImage::not_carried(dir))
+            }
+        }
+    }
+
+    /// From `carried` when the run reads a snapshot, else from the files (read as `mode`).
+    pub fn of(carried: Option<&'a Replays>, mode: ReadMode) -> Records<'a> {
+        carried.map_or(Records::Files(mode), Records::Carried)
+    }
+
+    /// The log dir at `path`'s blocks ([`walk_usage`], or as carried; a dir the snapshot does
+    /// not hold is said to be unknown, never taken for empty).
+    pub fn usage(self, path: &Path) -> Cow<'a, DirUsage> {
+        match self {
+            Records::Files(_) => Cow::Owned(walk_usage(path)),
+            Records::Carried(r) => r.disk_of(path).map_or_else(
+                || Cow::Owned(DirUsage::not_carried(path)),
+                |d| Cow::Borrowed(&d.usage),
+            ),
+        }
+    }
+
+    /// The filesystem figures of log dir `path` (statvfs now, or when the snapshot was taken).
+    pub fn fs_space(self, path: &Path) -> Option<FsSpace> {
+        match self {
+            Records::Files(_) => statvfs_space(path),
+            Records::Carried(r) => r.disk_of(path).and_then(|d| d.fs),
+        }
+    }
+}
+
+/// The first live copy of each partition of some dirs, by its dir: where a carried replay's
+/// partition is in the dirs of the snapshot (built once, looked up per partition).
+pub struct PartitionsByPath<'d>(HashMap<&'d Path, (&'d LogDir, &'d Partition)>);
+
+impl<'d> PartitionsByPath<'d> {
+    /// The first live copies of `dirs`.
+    pub fn of(dirs: &'d [LogDir]) -> Self {
+        PartitionsByPath(
+            (first_live_copies(dirs).into_iter())
+                .map(|(d, p, _)| (p.path.as_path(), (d, p)))
+                .collect(),
+        )
+    }
+
+    /// The partition whose dir is `path`, with its log dir.
+    pub fn get(&self, path: &Path) -> Option<(&'d LogDir, &'d Partition)> {
+        self.0.get(path).copied()
+    }
+}
+
+/// Serde for a map whose keys are not text (a topic-partition, a topic id and partition): a
+/// list of `[key, value]` pairs, since a JSON object's keys are strings. Use with
+/// `#[serde(with = "crate::model::replays::map_pairs")]`.
+pub mod map_pairs {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serialize `m` as its pairs, in key order.
+    pub fn serialize<K: Serialize, V: Serialize, S: Serializer>(
+        m: &BTreeMap<K, V>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(m.iter())
+    }
+
+    /// The map whose pairs were serialized (a key given twice: the last pair wins).
+    pub fn deserialize<'de, K, V, D>(d: D) -> Result<BTreeMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Ord,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        let pairs: Vec<(K, V)> = Vec::deserialize(d)?;
+        Ok(pairs.into_iter().collect())
+    }
+}
