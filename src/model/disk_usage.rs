@@ -9,18 +9,9 @@
 //! dir (the dirs' own blocks included).
 
 use std::collections::HashSet;
-use std::ffi::OsString;
 use std::fs;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-use nix::dir::Dir;
-use nix::errno::Errno;
-use nix::fcntl::{openat, AtFlags, OFlag};
-use nix::sys::stat::{fstatat, Mode};
-use rayon::prelude::*;
 
 use super::names::name_text;
 
@@ -84,219 +75,103 @@ impl DirUsage {
 
 /// Walk `dir` (see the module docs). A log dir that cannot be stat'ed gives an empty usage with
 /// the problem.
-///
-/// Each dir is opened once: that handle lists its entries and `fstatat`s each by its name (no
-/// lookup of the whole path per file). The log dir's subtrees (its partition dirs) are walked in
-/// parallel; entries and problems keep the order of a sequential walk (names sorted per dir),
-/// and a hard-linked inode is charged to its first name in that order.
 pub fn walk_usage(dir: &Path) -> DirUsage {
     let mut usage = DirUsage {
         path: dir.to_path_buf(),
         ..DirUsage::default()
     };
-    let meta = match fs::symlink_metadata(dir) {
-        Ok(meta) => meta,
+    let mut seen = HashSet::new();
+    match fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            let is_dir = meta.is_dir();
+            usage
+                .entries
+                .push(entry(Vec::new(), &meta, is_dir, &mut seen));
+            if is_dir {
+                walk_children(dir, &[], &mut usage, &mut seen);
+            }
+        }
+        Err(e) => usage.problems.push(UsageProblem {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        }),
+    }
+    usage
+}
+
+fn entry(
+    components: Vec<String>,
+    meta: &fs::Metadata,
+    is_dir: bool,
+    seen: &mut HashSet<(u64, u64)>,
+) -> UsedEntry {
+    // A second name of an inode costs nothing more (du counts an inode once).
+    let first = meta.nlink() <= 1 || seen.insert((meta.dev(), meta.ino()));
+    UsedEntry {
+        components,
+        is_dir,
+        allocated: if first {
+            meta.blocks().saturating_mul(512)
+        } else {
+            0
+        },
+        apparent: meta.len(),
+    }
+}
+
+fn walk_children(
+    dir: &Path,
+    below: &[String],
+    usage: &mut DirUsage,
+    seen: &mut HashSet<(u64, u64)>,
+) {
+    if below.len() >= MAX_DEPTH {
+        usage.problems.push(UsageProblem {
+            path: dir.to_path_buf(),
+            message: format!("deeper than {MAX_DEPTH} levels below the log dir: not walked"),
+        });
+        return;
+    }
+    let read = match fs::read_dir(dir) {
+        Ok(r) => r,
         Err(e) => {
             usage.problems.push(UsageProblem {
                 path: dir.to_path_buf(),
                 message: e.to_string(),
             });
-            return usage;
+            return;
         }
     };
-    let mut found = vec![Found {
-        components: Vec::new(),
-        is_dir: meta.is_dir(),
-        stat: Stat::of_meta(&meta),
-    }];
-    if meta.is_dir() {
-        match nix::fcntl::open(dir, DIR_FLAGS, Mode::empty()) {
-            Ok(fd) => {
-                let mut root = Walk::default();
-                let listed = list_dir(&fd, dir, &mut root);
-                usage.problems.append(&mut root.problems);
-                // Each root entry with its subtree, on whichever thread is free; joined in order.
-                let subtrees: Vec<Walk> = listed
-                    .into_par_iter()
-                    .map(|(name, stat)| {
-                        let mut w = Walk::default();
-                        visit(&fd, dir, &[], name, stat, &mut w);
-                        w
-                    })
-                    .collect();
-                for mut w in subtrees {
-                    found.append(&mut w.found);
-                    usage.problems.append(&mut w.problems);
-                }
-            }
-            Err(e) => usage.problems.push(problem(dir, e)),
-        }
-    }
-    // A second name of an inode costs nothing more (du counts an inode once).
-    let mut seen = HashSet::new();
-    usage.entries = found
-        .into_iter()
-        .map(|f| {
-            let first = f.stat.nlink <= 1 || seen.insert((f.stat.dev, f.stat.ino));
-            UsedEntry {
-                components: f.components,
-                is_dir: f.is_dir,
-                allocated: if first { f.stat.allocated } else { 0 },
-                apparent: f.stat.apparent,
-            }
-        })
-        .collect();
-    usage
-}
-
-/// How the walk opens a dir: to list it, and as the base of its entries' `fstatat`.
-const DIR_FLAGS: OFlag = OFlag::O_RDONLY
-    .union(OFlag::O_DIRECTORY)
-    .union(OFlag::O_CLOEXEC);
-
-/// What the walk keeps of an entry's `lstat`.
-#[derive(Debug, Clone, Copy)]
-struct Stat {
-    dev: u64,
-    ino: u64,
-    nlink: u64,
-    allocated: u64,
-    apparent: u64,
-    is_dir: bool,
-}
-
-impl Stat {
-    fn of_meta(meta: &fs::Metadata) -> Self {
-        Stat {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            nlink: meta.nlink(),
-            allocated: meta.blocks().saturating_mul(512),
-            apparent: meta.len(),
-            is_dir: meta.is_dir(),
-        }
-    }
-
-    fn of_stat(st: &nix::sys::stat::FileStat) -> Self {
-        let u = |v: i64| u64::try_from(v).unwrap_or(0);
-        Stat {
-            dev: st.st_dev,
-            ino: st.st_ino,
-            nlink: st.st_nlink,
-            allocated: u(st.st_blocks).saturating_mul(512),
-            apparent: u(st.st_size),
-            is_dir: st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFDIR,
-        }
-    }
-}
-
-/// An entry found, before hard links are counted.
-struct Found {
-    components: Vec<String>,
-    is_dir: bool,
-    stat: Stat,
-}
-
-/// What (one thread's part of) the walk found, in walk order.
-#[derive(Default)]
-struct Walk {
-    found: Vec<Found>,
-    problems: Vec<UsageProblem>,
-}
-
-fn problem(path: &Path, e: Errno) -> UsageProblem {
-    UsageProblem {
-        path: path.to_path_buf(),
-        message: std::io::Error::from(e).to_string(),
-    }
-}
-
-/// The names in the dir `fd` (at `path`), sorted, each with its `lstat` through `fd` or the
-/// error of it; a failure to list goes to `walk`.
-fn list_dir(fd: &OwnedFd, path: &Path, walk: &mut Walk) -> Vec<(OsString, Result<Stat, Errno>)> {
-    // `Dir` owns the handle it reads: it reads a duplicate, the stats go through `fd`.
-    let listed = fd
-        .try_clone()
-        .map_err(|e| Errno::from_raw(e.raw_os_error().unwrap_or(nix::libc::EIO)))
-        .and_then(Dir::from_fd);
     let mut names = Vec::new();
-    match listed {
-        Ok(mut d) => {
-            for item in d.iter() {
-                match item {
-                    Ok(e) => {
-                        let name = e.file_name().to_bytes();
-                        if name != b"." && name != b".." {
-                            names.push(OsString::from_vec(name.to_vec()));
-                        }
-                    }
-                    Err(e) => walk.problems.push(problem(path, e)),
-                }
-            }
+    for item in read {
+        match item {
+            Ok(i) => names.push(i.file_name()),
+            Err(e) => usage.problems.push(UsageProblem {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            }),
         }
-        Err(e) => walk.problems.push(problem(path, e)),
     }
     names.sort();
-    names
-        .into_iter()
-        .map(|name| {
-            let stat = fstatat(fd, name.as_os_str(), AtFlags::AT_SYMLINK_NOFOLLOW);
-            (name, stat.map(|st| Stat::of_stat(&st)))
-        })
-        .collect()
-}
-
-/// The entry `name` of the dir `parent` (at `parent_path`, `below` the log dir), and below it
-/// when it is a dir.
-fn visit(
-    parent: &OwnedFd,
-    parent_path: &Path,
-    below: &[String],
-    name: OsString,
-    stat: Result<Stat, Errno>,
-    walk: &mut Walk,
-) {
-    let path = parent_path.join(&name);
-    let stat = match stat {
-        Ok(stat) => stat,
-        Err(e) => {
-            walk.problems.push(problem(&path, e));
-            return;
+    for name in names {
+        let path = dir.join(&name);
+        let mut components = below.to_vec();
+        components.push(name_text(&name));
+        match fs::symlink_metadata(&path) {
+            Ok(meta) => {
+                let is_dir = meta.is_dir();
+                usage
+                    .entries
+                    .push(entry(components.clone(), &meta, is_dir, seen));
+                if is_dir {
+                    walk_children(&path, &components, usage, seen);
+                }
+            }
+            Err(e) => usage.problems.push(UsageProblem {
+                path,
+                message: e.to_string(),
+            }),
         }
-    };
-    let mut components = below.to_vec();
-    components.push(name_text(&name));
-    walk.found.push(Found {
-        components: components.clone(),
-        is_dir: stat.is_dir,
-        stat,
-    });
-    if !stat.is_dir {
-        return;
-    }
-    if components.len() >= MAX_DEPTH {
-        walk.problems.push(UsageProblem {
-            path,
-            message: format!("deeper than {MAX_DEPTH} levels below the log dir: not walked"),
-        });
-        return;
-    }
-    // Not following a link: the entry was a dir by its `lstat` (a swap for a link since then
-    // fails here, and is reported).
-    let fd = match openat(
-        parent,
-        name.as_os_str(),
-        DIR_FLAGS | OFlag::O_NOFOLLOW,
-        Mode::empty(),
-    ) {
-        Ok(fd) => fd,
-        Err(e) => {
-            walk.problems.push(problem(&path, e));
-            return;
-        }
-    };
-    for (child, stat) in list_dir(&fd, &path, walk) {
-        visit(&fd, &path, &components, child, stat, walk);
     }
 }
 
