@@ -8,7 +8,9 @@
 //! `cargo bench --bench floor -- DIR [RUNS]` (DIR: a log dir, e.g. one `benches/diagnose-scale
 //! --keep` made; RUNS: timed runs after one warm-up, default 5), one thread per core, the
 //! partition dirs dealt out in turn. Prints the files, the best and median wall time and the
-//! process CPU time (user, system) of the timed runs.
+//! process CPU time (user, system) of the timed runs. RUNS 0: one pass and no warm-up, the
+//! listing included, so that the whole process can be timed side by side with a
+//! `logclean diagnose` of the same dir (what `benches/linearity --floor` does).
 
 // Benchmark code over a dir it is given: a panic here is a failed benchmark run.
 #![allow(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used)]
@@ -116,6 +118,14 @@ fn main() {
         });
         (t.elapsed(), bytes)
     };
+    if runs == 0 {
+        let (_, bytes) = run();
+        println!(
+            "floor over {root}: one pass, {:.1} MB read",
+            bytes as f64 / 1e6
+        );
+        return;
+    }
     run(); // warm-up (page cache)
     let (u0, s0) = cpu();
     let mut walls: Vec<Duration> = Vec::new();
