@@ -55,10 +55,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     fixture's server.properties gives the broker configs, ports and log.dirs replaced; without
  *     it the fill's overrides), print {@code BOOT du_before du_after usable_before usable_after
  *     ready_ms} (allocated bytes of the log dir by {@code du -B1 -s}, usable bytes of its
- *     filesystem, before the start and once describeCluster lists the broker), then per data
+ *     filesystem, before the start and once describeCluster lists the broker), {@code F0}/{@code F1
+ *     path size blocks} for every path under it before the start and then, then per data
  *     partition {@code P topic partition earliest latest read} and {@code V topic partition
  *     offset crc32c(value)} per record read (read_uncommitted, from the beginning to latest),
- *     and stop cleanly.</li>
+ *     {@code SERVED du usable ms} once every record is read, and stop cleanly.</li>
  * </ul>
  * Retention and the cleaner never run (initial task delay and interval 1 h, cleaner off): what
  * is compared is what the broker loaded, not what it deleted afterwards.
@@ -205,6 +206,17 @@ public final class DiskFullCheck {
         return Long.parseLong(out.split("\\s+")[0]);
     }
 
+    /** {@code find DIR -printf '%P %s %b'}: every path under {@code dir} with its size and 512-byte blocks. */
+    static List<String> listing(Path dir) throws Exception {
+        Process p = new ProcessBuilder("find", dir.toString(), "-mindepth", "1", "-printf", "%P %s %b\\n")
+            .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("find failed: " + out);
+        }
+        return out.lines().sorted().toList();
+    }
+
     private static int verify(Path work, Path serverProperties) throws Exception {
         Map<String, String> o = new LinkedHashMap<>();
         if (serverProperties != null) {
@@ -223,6 +235,7 @@ public final class DiskFullCheck {
         FileStore fs = Files.getFileStore(logs);
         long duBefore = du(logs);
         long usableBefore = fs.getUsableSpace();
+        List<String> filesBefore = listing(logs);
         String cp = System.getProperty("java.class.path");
         long t0 = System.nanoTime();
         try (Broker broker = new Broker(work, cp, 1, o)) {
@@ -232,6 +245,8 @@ public final class DiskFullCheck {
             long readyMs = (System.nanoTime() - t0) / 1_000_000;
             System.out.println("BOOT " + duBefore + " " + du(logs) + " " + usableBefore + " " + fs.getUsableSpace()
                 + " " + readyMs);
+            filesBefore.forEach(f -> System.out.println("F0 " + f));
+            listing(logs).forEach(f -> System.out.println("F1 " + f));
             try (Admin admin = broker.admin()) {
                 Set<String> names = new TreeSet<>(admin.listTopics().names().get());
                 Map<String, TopicDescription> topics = admin.describeTopics(names).allTopicNames().get();
@@ -275,6 +290,8 @@ public final class DiskFullCheck {
                     }
                 }
             }
+            System.out.println("SERVED " + du(logs) + " " + fs.getUsableSpace() + " "
+                + (System.nanoTime() - t0) / 1_000_000);
             broker.stopClean();
         }
         return 0;
