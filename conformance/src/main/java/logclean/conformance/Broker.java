@@ -443,6 +443,11 @@ public final class Broker implements AutoCloseable {
         return nodeId;
     }
 
+    /** The JVM's exit code once it has exited by itself (e.g. halted on a failed log dir), else null. */
+    public Integer exitCode() {
+        return process == null || process.isAlive() ? null : process.exitValue();
+    }
+
     /** The JVM's pid while it runs (for the manifest's account of what was stopped or killed). */
     public long pid() {
         return process == null ? -1 : process.pid();
