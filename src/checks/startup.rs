@@ -241,6 +241,13 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
                 log_bytes: s.size().get(),
                 index_allocated: allocated(s.path(&p.path, SegmentFileKind::Index)),
                 time_index_allocated: allocated(s.path(&p.path, SegmentFileKind::TimeIndex)),
+                last_batch_position: (s.log_summary())
+                    .and_then(|l| l.last_batch.as_ref())
+                    .map(|b| b.position.get()),
+                batches: (s.log_summary())
+                    .filter(|l| l.every_batch_read)
+                    .and_then(|l| l.stats.as_ref())
+                    .map(|st| st.batches),
             });
         }
         facts.push(PartitionBootFacts {

@@ -47,6 +47,25 @@ pub struct RecoveredSegment {
     pub index_allocated: u64,
     /// Allocated bytes of its `.timeindex` now.
     pub time_index_allocated: u64,
+    /// Where its last batch starts, when read.
+    pub last_batch_position: Option<u64>,
+    /// Its batches, when every batch was read.
+    pub batches: Option<u64>,
+}
+
+/// Index entries `LogSegment.recover` appends to a segment: one at the start of a batch that
+/// lies more than `index.interval.bytes` past the previous entry (none for the first batch:
+/// it starts at 0). So at most one per batch but the first, and each entry's position at least
+/// `interval + 1` past the last: bounded by the last batch's start. Without either, one per
+/// interval of the `.log` (an upper bound).
+pub fn recovered_index_entries(s: &RecoveredSegment, interval: u64) -> u64 {
+    let interval = interval.max(1);
+    let by_size = match s.last_batch_position {
+        Some(last) => last / (interval + 1),
+        None => s.log_bytes / interval,
+    };
+    s.batches
+        .map_or(by_size, |b| by_size.min(b.saturating_sub(1)))
 }
 
 /// What decides one partition's writes at start.
@@ -116,7 +135,7 @@ pub fn partition_boot_writes(p: &PartitionBootFacts, block: u64) -> BootWrites {
     let interval = p.index_interval_bytes.max(1);
     for s in &p.recovered {
         snapshots.insert(s.next_offset);
-        let entries = s.log_bytes / interval;
+        let entries = recovered_index_entries(s, interval);
         index_bytes += blocks(entries * 8, block).saturating_sub(s.index_allocated);
         // At least the final time-index entry of a segment with records.
         let time_entries = entries.max(u64::from(s.log_bytes > 0));
@@ -184,7 +203,30 @@ mod tests {
             log_bytes: log,
             index_allocated: idx,
             time_index_allocated: idx,
+            last_batch_position: None,
+            batches: None,
         }
+    }
+
+    #[test]
+    fn index_entries_follow_the_batches_recovery_walks() {
+        // The full-disk scenario's `kept-0`: 16,456-byte batches, interval 4096: one entry per
+        // batch but the first, not four per batch.
+        let s = RecoveredSegment {
+            last_batch_position: Some(16_456 * 9),
+            batches: Some(10),
+            ..seg(10, 16_456 * 10, 0)
+        };
+        assert_eq!(recovered_index_entries(&s, 4096), 9);
+        // Small batches: the positions bound it (an entry needs more than 4096 B past the last).
+        let s = RecoveredSegment {
+            last_batch_position: Some(40_960),
+            batches: Some(400),
+            ..seg(10, 41_000, 0)
+        };
+        assert_eq!(recovered_index_entries(&s, 4096), 9);
+        // Nothing read: one per interval of the `.log`.
+        assert_eq!(recovered_index_entries(&seg(10, 41_000, 0), 4096), 10);
     }
 
     #[test]
