@@ -10,9 +10,8 @@ use crate::model::cluster::ClusterView;
 use crate::model::coordinators::first_live_copies;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
-use crate::model::metadata_retention::read_metadata_log;
-use crate::model::names::{METADATA_TOPIC, SHARE_GROUP_STATE_TOPIC};
-use crate::model::share_state::replay_partition;
+use crate::model::names::METADATA_TOPIC;
+use crate::model::replays::PartitionsByPath;
 use crate::model::text::{duration, segment_name, utc};
 use crate::model::units::{Offset, TimestampMs};
 use crate::rules::metadata_retention::{metadata_retention, MetadataRetentionConfig};
@@ -66,14 +65,13 @@ fn share_state_findings(dirs: &[LogDir], view: &ClusterView, mode: ReadMode) -> 
         COLD_PARTITION_SNAPSHOT_INTERVAL_MS_DEFAULT,
     );
     let mut out = Vec::new();
-    for (d, p, name) in first_live_copies(dirs) {
-        if name.topic != SHARE_GROUP_STATE_TOPIC {
-            continue;
-        }
-        let Some(r) = replay_partition(d, p, name.partition, mode) else {
+    // Replayed now, or carried by a snapshot (the dirs may be gone).
+    let parts = PartitionsByPath::of(dirs);
+    for r in view.records(mode).share_states(dirs).iter() {
+        let Some((d, p)) = parts.get(&r.path) else {
             continue;
         };
-        let prune = share_prune(&r, cold);
+        let prune = share_prune(r, cold);
         let Some(b) = prune.blocked_by else {
             continue;
         };
@@ -232,7 +230,8 @@ fn metadata_log_findings(
             if p.name.as_ref().is_none_or(|n| n.topic != METADATA_TOPIC) {
                 continue;
             }
-            let Some(facts) = read_metadata_log(d, p, mode) else {
+            // Read now, or carried by a snapshot (the dirs may be gone).
+            let Some(facts) = view.records(mode).metadata_log(d, p) else {
                 continue;
             };
             let r = metadata_retention(&facts, cfg, now.get());

@@ -43,7 +43,9 @@ pub const SHARE_UPDATE_RECORD_TYPE: i16 = 1;
 pub const MAX_VALUE_VERSION: i16 = 0;
 
 /// The share partition a record is about: a share group's view of one topic partition.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct SharePartitionKey {
     /// The share group.
     pub group_id: String,

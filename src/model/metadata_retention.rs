@@ -17,7 +17,7 @@ use super::partition::Partition;
 use super::share_state::StateSegment;
 
 /// One `<end offset>-<epoch>.checkpoint` file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetadataSnapshotFile {
     /// The file name.
     pub name: String,
@@ -35,7 +35,7 @@ pub struct MetadataSnapshotFile {
 }
 
 /// One metadata log and its snapshots.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MetadataLogFacts {
     /// The log dir holding it.
     pub log_dir: PathBuf,

@@ -7,6 +7,8 @@
 //! the answer the run on the dirs gave then. A new fact read after the load is one field here,
 //! computed in [`Replays::take`] and read through [`Records`].
 
+use crate::model::metadata_retention::{read_metadata_log, read_metadata_logs, MetadataLogFacts};
+use crate::model::share_state::{replay_share_states, SharePartitionReplay};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,10 @@ pub struct Replays {
     pub remote_tier: RemoteTier,
     /// Each log dir's blocks and filesystem, in the order of the dirs.
     pub disk: Vec<DirDisk>,
+    /// `__share_group_state` replayed ([`replay_share_states`]).
+    pub share_states: Vec<SharePartitionReplay>,
+    /// Every metadata log's segments and snapshot headers ([`read_metadata_logs`]).
+    pub metadata_logs: Vec<MetadataLogFacts>,
     /// The image of each KRaft metadata log held (`inspect` shows every one) but the one the
     /// snapshot's [`DirFacts`] holds already, by partition dir.
     pub metadata_images: Vec<(PathBuf, MetadataImage)>,
@@ -103,6 +109,8 @@ impl Replays {
                 unreadable: t.unreadable.iter().map(PartitionProblem::of).collect(),
             },
             remote_tier: replay_remote_tier(dirs, mode),
+            share_states: replay_share_states(dirs, mode),
+            metadata_logs: read_metadata_logs(dirs, mode),
             not_joined: None,
             metadata_images: (dirs.iter())
                 .flat_map(|d| &d.partitions)
@@ -199,6 +207,24 @@ impl<'a> Records<'a> {
                 || Cow::Owned(DirUsage::not_carried(path)),
                 |d| Cow::Borrowed(&d.usage),
             ),
+        }
+    }
+
+    /// Every `__share_group_state` partition replayed ([`replay_share_states`], or as carried).
+    pub fn share_states(self, dirs: &[LogDir]) -> Cow<'a, [SharePartitionReplay]> {
+        match self {
+            Records::Files(mode) => Cow::Owned(replay_share_states(dirs, mode)),
+            Records::Carried(r) => Cow::Borrowed(&r.share_states),
+        }
+    }
+
+    /// The metadata log in partition dir `p` of `d` ([`read_metadata_log`], or as carried).
+    pub fn metadata_log(self, d: &LogDir, p: &Partition) -> Option<Cow<'a, MetadataLogFacts>> {
+        match self {
+            Records::Files(mode) => read_metadata_log(d, p, mode).map(Cow::Owned),
+            Records::Carried(r) => (r.metadata_logs.iter())
+                .find(|m| m.path == p.path)
+                .map(Cow::Borrowed),
         }
     }
 

@@ -21,7 +21,8 @@ use super::units::{Bytes, Offset};
 pub struct JoinedReplica {
     /// The node whose log dir holds it (`None`: its meta.properties gives none).
     pub node_id: Option<i32>,
-    /// The log dir.
+    /// The log dir (as its `path_text`: a name that is not UTF-8 reads back as its bytes).
+    #[serde(with = "crate::model::names::path_serde")]
     pub log_dir: PathBuf,
     /// The partition dir name.
     pub dir_name: String,

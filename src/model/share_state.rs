@@ -39,7 +39,7 @@ use super::problem::FileProblem;
 use super::records::SegmentStop;
 
 /// One key's state as the replay leaves it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShareKeyState {
     /// Offset of its latest `ShareSnapshot` (what the offsets manager tracks); `None` when only
     /// updates were read (their snapshot lies below the log start).
@@ -55,7 +55,7 @@ pub struct ShareKeyState {
 }
 
 /// One segment of a `__share_group_state` partition, with the bound the prune compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StateSegment {
     /// Base offset.
     pub base_offset: i64,
@@ -70,7 +70,7 @@ pub struct StateSegment {
 }
 
 /// One `__share_group_state` partition replayed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SharePartitionReplay {
     /// The partition number.
     pub partition: i32,
@@ -85,6 +85,7 @@ pub struct SharePartitionReplay {
     /// Its segments, in offset order.
     pub segments: Vec<StateSegment>,
     /// The live keys (a tombstone removes one).
+    #[serde(with = "crate::model::replays::map_pairs")]
     pub keys: BTreeMap<SharePartitionKey, ShareKeyState>,
     /// `ShareCoordinatorOffsetsManager.lastRedundantOffset()` after the replay: what the next
     /// prune deletes below (`None`: nothing, as in Kafka for a value ≤ 0).
