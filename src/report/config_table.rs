@@ -162,9 +162,11 @@ pub fn render_config(doc: &ConfigDoc, style: &TableStyle, out: &mut dyn Write) -
         out,
         style,
         &words(&format!(
-            "mode {}: {}; values follow Kafka 4.4.0's config defaults and precedence",
+            "mode {}: {}; values follow Kafka {}'s config defaults and precedence",
             doc.body.mode.name(),
-            doc.body.kafka_versions
+            doc.body.kafka_versions,
+            // The release whose rules apply (detected or given), not always the latest.
+            (doc.assumptions.as_ref()).map_or("4.4", |a| a.kafka_version.applied.as_str())
         )),
     )?;
     for d in &doc.body.log_dirs {
