@@ -8,13 +8,13 @@
 
 use super::finding::{EvidenceValue, Finding};
 
-/// Codes whose fix frees the bytes of one evidence item, and that item's name.
-/// `segment.active_not_rolling`: once rolled, retention deletes the segment (its records are
-/// past retention); `plan.retains_expired`: expired segments retention keeps; the leftovers and
-/// stray replicas: deleting them is the fix.
+/// Codes whose fix frees the bytes of one evidence item at once, and that item's name.
+/// `plan.retains_expired`: expired segments retention keeps; the leftovers and stray replicas:
+/// deleting them is the fix. Not `segment.active_not_rolling`: its segment still takes writes,
+/// so once rolled retention deletes it only `retention.ms` after its last record — later, not
+/// at the pass the headline's "next pass frees" speaks of.
 const FREED_BY_FIX: &[(&str, &str)] = &[
     ("plan.retains_expired", "bytes"),
-    ("segment.active_not_rolling", "size"),
     ("partition.stray", "size"),
     ("partition.leftover_swap", "size"),
     ("partition.leftover_tmp", "size"),

@@ -195,7 +195,7 @@ fn write_headline(h: &Headline, style: &TableStyle, out: &mut dyn Write) -> io::
         };
         let line = format!("{used}, {space}; {}", full_text(&d.time_to_full, style));
         let fixes = match d.fixes_freeing {
-            0 => "no fix below frees space".to_string(),
+            0 => "no fix below frees space at once".to_string(),
             n => format!(
                 "the fixes below free {} ({n} finding(s))",
                 size(d.fixes_free_bytes)
