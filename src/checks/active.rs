@@ -9,7 +9,7 @@ use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
 use crate::checks::location::at_plan;
 use crate::model::names::shell_path;
-use crate::model::text::{age, segment_name, utc};
+use crate::model::text::{age, duration, segment_name, utc};
 use crate::model::units::TimestampMs;
 use crate::plan::{PartitionPlan, Plan};
 use crate::rules::retention::{self, Verdict};
@@ -67,11 +67,12 @@ fn one(p: &PartitionPlan, now: TimestampMs, version: KafkaVersion) -> Option<Fin
         ),
     };
     let message = format!(
-        "active segment {} holds records from {} ({}), older than {key} {retention_ms}; \
+        "active segment {} holds records from {} ({}), older than {key} {retention_ms} ({}); \
          retention cannot delete it before it rolls: {when}",
         segment_name(active.base_offset),
         utc(active.first),
         age(active.first.get(), now.get()),
+        duration(retention_ms),
     );
     Some(finding(p, &active, &roll, retention_ms, message))
 }

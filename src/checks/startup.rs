@@ -425,12 +425,23 @@ pub fn startup_finding(c: &StartupCost) -> Option<Finding> {
     )
     .with_severity(severity);
     Some(with_cost_evidence(f, c, segments).fix(format!(
-        "expect the next start to take about {secs:.1} s longer (an estimate); to shorten it \
+        "expect the next start to take {} longer (an estimate); to shorten it \
          raise `num.recovery.threads.per.data.dir` (now {}) for that start, rebuild missing \
          indexes offline first with `logclean rebuild-index --execute`, and stop brokers with \
          SIGTERM (controlled shutdown writes `.kafka_cleanshutdown`) rather than SIGKILL",
+        about_seconds(secs),
         c.recovery_threads
     )))
+}
+
+/// An estimate in seconds as words: "about 1.5 s", or "under 0.1 s" where one decimal would
+/// print a misleading 0.0.
+fn about_seconds(secs: f64) -> String {
+    if secs < 0.05 {
+        "under 0.1 s".to_string()
+    } else {
+        format!("about {secs:.1} s")
+    }
 }
 
 /// What the next start of `c`'s dir recovers and why, in one sentence.
@@ -473,11 +484,12 @@ fn startup_message(c: &StartupCost, segments: u64, secs: f64) -> String {
     };
     format!(
         "{why} the next start recovers {segments} segment(s), {} B in {} partition(s) \
-         ({}): about {secs:.1} s at an assumed 45 MB/s per thread × {} thread(s) \
+         ({}): {} at an assumed 45 MB/s per thread × {} thread(s) \
          (estimate; {}){metadata_log}",
         c.recover_bytes,
         c.partitions,
         parts.join("; "),
+        about_seconds(secs),
         c.recovery_threads,
         c.recovery_threads_basis,
     )
