@@ -73,6 +73,7 @@ final class ClusterScenarios {
         ALL.put("rf3-retention", new Scenario(2, Map.of(), ClusterScenarios::retention));
         ALL.put("rf3-stuck-hw", new Scenario(0, Map.of(), ClusterScenarios::stuckHw));
         ALL.put("rf3-jbod", new Scenario(2, Map.of(), ClusterScenarios::jbod));
+        ALL.put("rf3-follower-restart", new Scenario(0, Map.of(), ClusterScenarios::followerRestart));
     }
 
     /** A scenario body's handle: the single-broker {@link Ctx} (admin and producers through node 1) and the cluster. */
@@ -81,6 +82,8 @@ final class ClusterScenarios {
         final Cluster cluster;
         /** How each node ended: "running" (stopped cleanly after capture), "sigterm", "sigkill" mid-scenario. */
         final Map<Integer, String> ended = new LinkedHashMap<>();
+        /** Nodes stopped at capture that plan-check's replay starts (their restart is the scenario). */
+        final Set<Integer> startedInReplay = new TreeSet<>();
         final ObjectNode facts;
 
         ClusterCtx(Ctx ctx, Cluster cluster, ObjectNode facts) {
@@ -367,6 +370,49 @@ final class ClusterScenarios {
             + "left node 2's old replica as a -delete dir too.");
     }
 
+    // ---------------------------------------------------------------------------------------------
+    /**
+     * rf3-follower-restart: a follower stopped while data is written, then restarted (by plan-check's replay),
+     * and DeleteRecords on RF 3. lagging-0 and lagging-1: RF 3 (replicas [1,2,3]), min ISR 2, retention.ms -1 (only
+     * the log start deletes), segment.ms 1 h with records 2 h apart (one record per segment). Offsets 0-3 reach
+     * every replica; node 3 is stopped; offsets 4-7 go to nodes 1 and 2 (acks=all, ISR [1,2]); DeleteRecords
+     * moves the leader's log start to 6 on lagging-0 (above node 3's log end 4) and to 3 on lagging-1 (below it);
+     * node 2 takes each from its fetches. Captured with node 3 stopped; the replay starts it: on lagging-0 it
+     * truncates fully and restarts at 6 (AbstractFetcherThread.fetchOffsetAndTruncate), on lagging-1 it fetches
+     * 4-7 and takes the leader's log start 3, deleting below it.
+     */
+    static void followerRestart(ClusterCtx c) throws Exception {
+        Ctx x = c.ctx;
+        Map<String, String> cfg = Scenarios.cfg("retention.ms", "-1", "segment.ms", String.valueOf(H),
+            "min.insync.replicas", "2", "segment.index.bytes", "1024");
+        c.createTopic("lagging", List.of(List.of(1, 2, 3), List.of(1, 2, 3)), cfg);
+        for (int p = 0; p < 2; p++) {
+            x.series("lagging", p, 4, -16 * H, 2 * H, true, "none", 40);
+        }
+        Thread.sleep(3000);
+        x.step("wait 3 s so the followers' next fetch carries the leader's high watermark");
+        c.stop(3);
+        c.awaitIsr(new TopicPartition("lagging", 0), List.of(1, 2));
+        c.awaitIsr(new TopicPartition("lagging", 1), List.of(1, 2));
+        for (int p = 0; p < 2; p++) {
+            x.series("lagging", p, 4, -8 * H, 2 * H, true, "none", 40);
+        }
+        x.deleteRecords(new TopicPartition("lagging", 0), 6);
+        x.deleteRecords(new TopicPartition("lagging", 1), 3);
+        Thread.sleep(3000);
+        x.step("wait 3 s so node 2's next fetch carries the leader's log start and high watermark");
+        for (int p = 0; p < 2; p++) {
+            leaderFacts(c, new TopicPartition("lagging", p), c.facts.putObject("lagging_" + p));
+        }
+        c.startedInReplay.add(3);
+        x.note("lagging: RF 3 (replicas [1,2,3]), min.insync.replicas=2, retention.ms=-1, segment.ms=1h; records "
+            + "2 h apart, one per segment. Offsets 0-3 reached every replica; node 3 was then stopped (SIGTERM) and "
+            + "offsets 4-7 written to nodes 1 and 2; DeleteRecords before 6 (lagging-0) and 3 (lagging-1).");
+        x.note("node 3 is stopped at capture (log end 4 on both partitions); plan-check's replay starts it "
+            + "(nodes[].started_in_replay): lagging-0's log start 6 is above its log end, so it truncates fully "
+            + "and restarts at 6; lagging-1's 3 is below, so it catches up and deletes below the leader's log start.");
+    }
+
     /** The leader's figures for {@code tp}: ISR/ELR/leader from describeTopics, ListOffsets earliest and latest. */
     static void leaderFacts(ClusterCtx c, TopicPartition tp, ObjectNode o) throws Exception {
         try (Admin a = c.cluster.admin()) {
@@ -445,6 +491,9 @@ final class ClusterScenarios {
                 n.put("process_roles", b.config().get("process.roles"));
                 n.put("at_capture", cc.ended.getOrDefault(id, "running").equals("running") ? "running" : "stopped");
                 n.put("shutdown", "clean");
+                if (cc.startedInReplay.contains(id)) {
+                    n.put("started_in_replay", true);
+                }
                 ArrayNode ld = n.putArray("log_dirs");
                 ObjectNode files = json.createObjectNode();
                 for (int i = 0; i < b.logDirs().size(); i++) {
