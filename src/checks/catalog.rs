@@ -103,7 +103,7 @@ kinds! {
         "a `-future` dir: target of an unfinished alter-log-dirs move",
         "none needed: the broker resumes the move; `kafka-log-dirs.sh --describe` shows its progress";
     PARTITION_STRAY = "partition.stray", Condition, Warning,
-        "a `-stray` dir: a replica set aside by the broker, never deleted automatically",
+        "a `-stray` dir: a replica set aside by the broker, never deleted automatically; with a metadata log, where the metadata now places the partition (its replicas and leader, by the dir's topic id), or that the topic id is gone",
         "once you are sure no data is needed from it, delete the dir with the broker stopped";
     PARTITION_NO_TOPIC_ID = "partition.no_topic_id", Condition, Warning,
         "no `partition.metadata` in a KRaft-mode log dir: the broker treats the log as stray and sets it aside (not reported in ZooKeeper mode, where the file is optional, nor when the dir could not be listed)",

@@ -154,7 +154,11 @@ pub fn stray_placement(dirs: &[LogDir], view: &ClusterView, findings: &mut [Find
             }) else {
                 continue;
             };
-            let topic_id = p.metadata.as_ref().and_then(|m| m.as_ref().ok()).map(|m| m.topic_id);
+            let topic_id = p
+                .metadata
+                .as_ref()
+                .and_then(|m| m.as_ref().ok())
+                .map(|m| m.topic_id);
             let topic = topic_id.and_then(|id| view.image.topics_by_id.get(&id));
             let image = topic
                 .and_then(|t| view.image.topics.get(t))

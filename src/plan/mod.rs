@@ -953,7 +953,9 @@ type LeaderStarts = HashMap<(String, i32), (Offset, Offset)>;
 fn is_leader(p: &PartitionPlan) -> bool {
     matches!(
         p.high_watermark.basis,
-        HwBasis::LeaderLogEnd | HwBasis::LeaderUnderMinIsr { .. } | HwBasis::CheckpointAwaitingFollowers
+        HwBasis::LeaderLogEnd
+            | HwBasis::LeaderUnderMinIsr { .. }
+            | HwBasis::CheckpointAwaitingFollowers
     )
 }
 
