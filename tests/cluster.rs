@@ -637,3 +637,23 @@ fn a_stray_replica_names_where_its_partition_lives_now() {
         "{msg}"
     );
 }
+
+/// rf3-unclean (issue 21): node 2 wrote 4-7 alone in epoch 0, then node 3 was elected uncleanly
+/// at log end 4 and wrote 4-5 in epoch 2. Node 2's replica diverges: on its next fetch it
+/// truncates to 4, where epoch 0 ends on node 3, and loses 4 records.
+#[test]
+fn an_unclean_election_leaves_a_diverged_replica_that_truncates() {
+    let root = fixture("rf3-unclean");
+    let doc = run("diagnose", &node_dirs(&root));
+    let diverged: Vec<&Value> = (doc["findings"].as_array().unwrap().iter())
+        .filter(|f| f["code"] == "partition.replicas_diverge")
+        .filter(|f| evidence(f, "node") == 2)
+        .collect();
+    assert_eq!(diverged.len(), 1, "{diverged:#?}");
+    let f = diverged[0];
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(evidence(f, "truncates_to"), 4);
+    assert_eq!(evidence(f, "records_lost"), 4);
+    assert_eq!(evidence(f, "leader"), 3);
+    assert_eq!(evidence(f, "latest_leader_epoch"), 0);
+}

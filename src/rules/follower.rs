@@ -90,9 +90,64 @@ pub fn follower_start(
     }
 }
 
+/// The end offset of the largest epoch at or below `epoch` in `chain` ((epoch, start offset)
+/// ascending; the last epoch ends at `log_end`), with that epoch: what a leader answers
+/// OffsetsForLeaderEpoch with (`LeaderEpochFileCache.endOffsetFor`). `None`: no such epoch
+/// (Kafka's UNDEFINED_EPOCH).
+pub fn epoch_end(chain: &[(i32, i64)], log_end: Offset, epoch: i32) -> Option<(i32, Offset)> {
+    let i = chain.iter().rposition(|(e, _)| *e <= epoch)?;
+    let end = chain
+        .get(i + 1)
+        .map_or(log_end, |(_, start)| Offset(*start));
+    chain.get(i).map(|(e, _)| (*e, end))
+}
+
+/// Where a follower truncates on its next fetch from the leader, when that is below its log
+/// end (records the leader does not have: an unclean election, or writes a new leader never
+/// received): `AbstractFetcherThread.truncateToEpochEndOffsets` sends the follower's latest
+/// epoch, the leader answers the end of its largest epoch at or below it, and the follower
+/// truncates to min(that end, its own end for the epoch the leader named). `None`: the
+/// follower keeps its log (or the chains say nothing: no epochs, or the leader has none at or
+/// below the follower's latest; Kafka then truncates to the HW).
+pub fn epoch_truncation(
+    follower: &[(i32, i64)],
+    follower_end: Offset,
+    leader: &[(i32, i64)],
+    leader_end: Offset,
+) -> Option<Offset> {
+    let (latest, _) = *follower.last()?;
+    let (epoch, leader_said) = epoch_end(leader, leader_end, latest)?;
+    let own = epoch_end(follower, follower_end, epoch).map_or(follower_end, |(_, end)| end);
+    Some(leader_said.min(own)).filter(|t| *t < follower_end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_uncleanly_replaced_leader_truncates_to_where_its_epoch_ends_on_the_new_leader() {
+        // rf3-unclean: node 2 wrote 4-7 in epoch 0 alone; node 3, elected uncleanly at log end
+        // 4, wrote 4-5 in epoch 2. Node 2 asks for epoch 0: it ends at 4 on node 3.
+        let t = epoch_truncation(&[(0, 0)], Offset(8), &[(0, 0), (2, 4)], Offset(6));
+        assert_eq!(t, Some(Offset(4)));
+        // A follower merely behind its leader truncates nothing.
+        assert_eq!(
+            epoch_truncation(&[(0, 0)], Offset(4), &[(0, 0), (2, 4)], Offset(6)),
+            None
+        );
+        // Same chains, the follower ahead in the same epoch (writes the leader lost): to its end.
+        assert_eq!(
+            epoch_truncation(&[(0, 0), (2, 4)], Offset(9), &[(0, 0), (2, 4)], Offset(6)),
+            Some(Offset(6))
+        );
+        // No epoch at or below the follower's latest on the leader: not decidable here.
+        assert_eq!(
+            epoch_truncation(&[(0, 0)], Offset(8), &[(3, 0)], Offset(6)),
+            None
+        );
+        assert_eq!(epoch_truncation(&[], Offset(8), &[(0, 0)], Offset(6)), None);
+    }
 
     #[test]
     fn a_follower_below_the_leaders_log_start_truncates_fully() {
