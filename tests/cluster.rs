@@ -538,7 +538,10 @@ fn a_move_pauses_only_the_moving_brokers_replica() {
 
 /// Per replica of `doc` (a plan): (node-N, topic-partition) → (log start after, deleted bases,
 /// the follower note's kind).
-fn follower_view(doc: &Value) -> BTreeMap<(String, String), (i64, Vec<i64>, Option<String>)> {
+/// (log start after, deleted bases, the follower note's kind) of one replica.
+type FollowerFacts = (i64, Vec<i64>, Option<String>);
+
+fn follower_view(doc: &Value) -> BTreeMap<(String, String), FollowerFacts> {
     (doc["partitions"].as_array().unwrap().iter())
         .map(|p| {
             let node = (p["log_dir"].as_str().unwrap().rsplit('/').nth(1))

@@ -186,17 +186,27 @@ fn epochs_diverge(
         let lost = end.get().saturating_sub(to.get());
         let latest = r.leader_epochs.last().map_or(-1, |(e, _)| *e);
         let leader_node = leader.node_id.unwrap_or(-1);
+        let whose = if image.leader >= 0 {
+            format!("its leader, node {leader_node},")
+        } else {
+            format!(
+                "node {leader_node}, the leader assumed on restart (no leader in the metadata \
+                 log; with unclean.leader.election.enable another replica that registers first \
+                 may lead instead, and then the other's records go),"
+            )
+        };
         out.push(
             Finding::new(
                 &catalog::PARTITION_REPLICAS_DIVERGE,
                 at(r),
                 format!(
-                    "node {node}'s log holds {lost} record(s) at {to}..{end} that its leader, node \
-                     {leader_node}, does not: its leader epochs end at epoch {latest}, which ends \
-                     at {to} on the leader (an unclean election, or writes the new leader never \
-                     received); on its next fetch it truncates to {to} and those records are lost"
+                    "node {node}'s log holds {lost} record(s) at {to}..{end} that {whose} does \
+                     not have: its leader epochs end at epoch {latest}, which ends at {to} there \
+                     (an unclean election, or writes a new leader never received); on its next \
+                     fetch from it, it truncates to {to} and those records are lost"
                 ),
             )
+            .evidence("leader_assumed", EvidenceValue::Flag(image.leader < 0))
             .evidence("node", EvidenceValue::Int(i64::from(node)))
             .evidence("leader", EvidenceValue::Int(i64::from(leader_node)))
             .evidence("log_end_offset", EvidenceValue::Offset(end.get()))

@@ -493,8 +493,10 @@ final class ClusterScenarios {
             + "stopped; 4-7 on node 2 alone (epoch 0); node 2 stopped; node 3 started and elected uncleanly; 4-5 "
             + "written again on node 3 in its new epoch. Node 2 is stopped at capture with offsets 4-7 that no "
             + "leader has: its leader-epoch-checkpoint ends at epoch 0, node 3's has a later epoch from 4.");
-        x.note("plan-check's replay starts node 2 (nodes[].started_in_replay): it truncates to 4, the end offset "
-            + "node 3 answers for epoch 0 (OffsetsForLeaderEpoch), and refetches 4-5 from node 3.");
+        x.note("plan-check's replay starts node 2 too (nodes[].started_in_replay). The metadata ends leaderless "
+            + "(ISR [3]); which node leads after the restart decides whose records go: node 3 (the ISR member) "
+            + "makes node 2 truncate to 4, the end of epoch 0 on node 3; node 2, elected uncleanly when it "
+            + "registers first, makes node 3 truncate to 4 and refetch 4-7 (a recorded replay went that way).");
     }
 
     /** The leader's figures for {@code tp}: ISR/ELR/leader from describeTopics, ListOffsets earliest and latest. */
