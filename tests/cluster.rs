@@ -535,3 +535,128 @@ fn a_move_pauses_only_the_moving_brokers_replica() {
         ])
     );
 }
+
+/// Per replica of `doc` (a plan): (node-N, topic-partition) → (log start after, deleted bases,
+/// the follower note's kind).
+/// (log start after, deleted bases, the follower note's kind) of one replica.
+type FollowerFacts = (i64, Vec<i64>, Option<String>);
+
+fn follower_view(doc: &Value) -> BTreeMap<(String, String), FollowerFacts> {
+    (doc["partitions"].as_array().unwrap().iter())
+        .map(|p| {
+            let node = (p["log_dir"].as_str().unwrap().rsplit('/').nth(1))
+                .unwrap()
+                .to_string();
+            let deleted = (p["segments"].as_array().unwrap().iter())
+                .filter(|s| s["verdict"] == "delete")
+                .map(|s| s["base_offset"].as_i64().unwrap())
+                .collect();
+            let note = (p["notes"].as_array().unwrap().iter())
+                .map(|n| n["kind"].as_str().unwrap())
+                .find(|k| k.starts_with("follower_"))
+                .map(str::to_string);
+            let tp = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+            (
+                (node, tp),
+                (p["log_start_offset_after"].as_i64().unwrap(), deleted, note),
+            )
+        })
+        .collect()
+}
+
+/// rf3-follower-restart (issue 21): node 3 was stopped at log end 4 while offsets 4-7 were
+/// written and DeleteRecords moved the leader's log start to 6 (lagging-0) and 3 (lagging-1).
+/// Restarted (plan-check's replay), node 3 truncates lagging-0 fully and restarts at 6, and
+/// takes lagging-1's log start 3 from its leader, deleting 0-2: the plan says which.
+#[test]
+fn a_restarted_follower_truncates_fully_below_the_leaders_log_start() {
+    let root = fixture("rf3-follower-restart");
+    let mut args = node_dirs(&root);
+    args.extend(["--at".into(), manifest(&root)["base_time_ms"].to_string()]);
+    let v = follower_view(&run("plan", &args));
+    let key = |n: &str, tp: &str| (n.to_string(), tp.to_string());
+    let (start, deleted, note) = &v[&key("node-3", "lagging-0")];
+    assert_eq!(
+        (*start, deleted.as_slice(), note.as_deref()),
+        (6, &[0, 1, 2, 3][..], Some("follower_truncates_fully"))
+    );
+    let (start, deleted, note) = &v[&key("node-3", "lagging-1")];
+    assert_eq!(
+        (*start, deleted.as_slice(), note.as_deref()),
+        (3, &[0, 1, 2][..], Some("follower_follows_leader_log_start"))
+    );
+    // Node 2 took both log starts from its fetches before capture: its own passes decide.
+    assert_eq!(
+        v[&key("node-2", "lagging-0")],
+        (
+            6,
+            vec![0, 1, 2, 3, 4, 5],
+            Some("follower_own_log_start".into())
+        )
+    );
+    // Node 3's dirs alone: the leader's log start is unknown, and the plan says so.
+    let alone: Vec<String> = (args.iter())
+        .filter(|a| a.contains("node-3/") || !a.contains('/'))
+        .cloned()
+        .collect();
+    let v = follower_view(&run("plan", &alone));
+    assert_eq!(
+        v[&key("node-3", "lagging-0")],
+        (0, vec![], Some("follower_leader_not_given".into()))
+    );
+}
+
+/// A follower whose retention is paused by a move takes its leader's log start all the same
+/// (rf3-jbod's replay: node 2's moving-0 at 4, no segment deleted until the move is done).
+#[test]
+fn a_paused_follower_still_takes_its_leaders_log_start() {
+    let root = fixture("rf3-jbod");
+    let mut args = node_dirs(&root);
+    args.extend(["--at".into(), manifest(&root)["base_time_ms"].to_string()]);
+    let v = follower_view(&run("plan", &args));
+    let key = |n: &str| (n.to_string(), "moving-0".to_string());
+    // The leader's log start after its pass (at the fixture's base time it deletes 0 and 1).
+    let (leader_start, leader_deleted, _) = &v[&key("node-1")];
+    assert_eq!((*leader_start, leader_deleted.as_slice()), (2, &[0, 1][..]));
+    assert_eq!(
+        v[&key("node-2")],
+        (2, vec![], Some("follower_follows_leader_log_start".into()))
+    );
+}
+
+/// `partition.stray` says where the metadata places the partition now (rf3-jbod: strayed-0
+/// was reassigned to [1, 2] while node 3 was down).
+#[test]
+fn a_stray_replica_names_where_its_partition_lives_now() {
+    let root = fixture("rf3-jbod");
+    let doc = run("diagnose", &node_dirs(&root));
+    let stray = (doc["findings"].as_array().unwrap().iter())
+        .find(|f| f["code"] == "partition.stray")
+        .unwrap();
+    assert_eq!(evidence(stray, "assigned_replicas"), "[1, 2]");
+    let msg = stray["message"].as_str().unwrap();
+    assert!(
+        msg.contains("on node(s) [1, 2]") && msg.contains("not on this node"),
+        "{msg}"
+    );
+}
+
+/// rf3-unclean (issue 21): node 2 wrote 4-7 alone in epoch 0, then node 3 was elected uncleanly
+/// at log end 4 and wrote 4-5 in epoch 2. Node 2's replica diverges: on its next fetch it
+/// truncates to 4, where epoch 0 ends on node 3, and loses 4 records.
+#[test]
+fn an_unclean_election_leaves_a_diverged_replica_that_truncates() {
+    let root = fixture("rf3-unclean");
+    let doc = run("diagnose", &node_dirs(&root));
+    let diverged: Vec<&Value> = (doc["findings"].as_array().unwrap().iter())
+        .filter(|f| f["code"] == "partition.replicas_diverge")
+        .filter(|f| evidence(f, "node") == 2)
+        .collect();
+    assert_eq!(diverged.len(), 1, "{diverged:#?}");
+    let f = diverged[0];
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(evidence(f, "truncates_to"), 4);
+    assert_eq!(evidence(f, "records_lost"), 4);
+    assert_eq!(evidence(f, "leader"), 3);
+    assert_eq!(evidence(f, "latest_leader_epoch"), 0);
+}

@@ -103,7 +103,7 @@ kinds! {
         "a `-future` dir: target of an unfinished alter-log-dirs move",
         "none needed: the broker resumes the move; `kafka-log-dirs.sh --describe` shows its progress";
     PARTITION_STRAY = "partition.stray", Condition, Warning,
-        "a `-stray` dir: a replica set aside by the broker, never deleted automatically",
+        "a `-stray` dir: a replica set aside by the broker, never deleted automatically; with a metadata log, where the metadata now places the partition (its replicas and leader, by the dir's topic id), or that the topic id is gone",
         "once you are sure no data is needed from it, delete the dir with the broker stopped";
     PARTITION_NO_TOPIC_ID = "partition.no_topic_id", Condition, Warning,
         "no `partition.metadata` in a KRaft-mode log dir: the broker treats the log as stray and sets it aside (not reported in ZooKeeper mode, where the file is optional, nor when the dir could not be listed)",
@@ -127,7 +127,7 @@ kinds! {
         "the ISR (metadata log) is below min(`min.insync.replicas`, replication factor) and the leader's log runs past its HW: Kafka 4.x does not advance the HW under min ISR (KIP-966), so acks=0/1 writes stay uncommitted and retention frees nothing above the HW; names the ISR, the replicas out of it and the bytes held",
         "bring the replicas out of the ISR back (start their brokers; `kafka-topics.sh --describe --under-min-isr-partitions` lists such partitions); lowering the topic's min.insync.replicas also lets the HW advance, with weaker durability";
     PARTITION_REPLICAS_DIVERGE = "partition.replicas_diverge", Condition, Warning,
-        "given several brokers' dirs, replicas of one partition differ beyond replication lag: an ISR/ELR member whose log ends below the HW another replica checkpointed (warning), or a replica whose log ends below another's log start, which truncates fully and refetches from the leader's log start (info)",
+        "given several brokers' dirs, replicas of one partition differ beyond replication lag: an ISR/ELR member whose log ends below the HW another replica checkpointed (warning), or a replica whose log ends below another's log start, which truncates fully and refetches from the leader's log start (info), or a replica holding records its leader does not: its latest leader epoch ends below its log end on the leader, so it truncates there on its next fetch and those records are lost (warning; an unclean election)",
         "compare the replicas (`kafka-log-dirs.sh --describe`, `kafka-topics.sh --describe`); a replica missing committed records must not become leader (keep unclean.leader.election.enable=false) and re-replicates once the leader is back";
     PARTITION_LOG_START_BEYOND_END = "partition.log_start_beyond_end", Condition, Error,
         "checkpointed log start offset past the log end: the broker deletes every segment on start",

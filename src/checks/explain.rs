@@ -5,6 +5,7 @@
 
 use crate::model::units::{Bytes, Offset, TimestampMs};
 use crate::plan::{Blocker, Note};
+use crate::rules::follower::FollowerStart;
 use crate::rules::high_watermark::{CheckpointAdjustment, HighWatermark, HwBasis};
 use crate::rules::retention::{Pass, RetainReason};
 use crate::rules::tiered::{UploadState, UploadWait};
@@ -400,6 +401,23 @@ fn no_retention_thread(cleaner_enabled: bool, cleaner_threads: i32, policy: &str
 pub fn high_watermark(hw: &HighWatermark, role_source: &str) -> Explanation {
     use EvidenceValue::{Int, Offset as O, Text};
     let (kind, why) = match hw.basis {
+        HwBasis::LeaderLogEnd if role_source == "restart_election_assumed" => (
+            "leader_log_end",
+            "no leader in the metadata log: assumed elected on restart (the first of the ISR, \
+             else the ELR, in assignment order), alone in its ISR: HW rises to the log end at once",
+        ),
+        HwBasis::LeaderUnderMinIsr { .. } if role_source == "restart_election_assumed" => (
+            "leader_under_min_isr",
+            "no leader in the metadata log: assumed elected on restart (the first of the ISR, \
+             else the ELR, in assignment order), alone under min.insync.replicas: HW stays at \
+             the checkpoint",
+        ),
+        HwBasis::FollowerFromLeader { .. } if role_source == "restart_election_assumed" => (
+            "follower_from_leader",
+            "follower of the replica assumed elected on restart (no leader in the metadata log: \
+             the first of the ISR, else the ELR, in assignment order): that leader's HW, from \
+             its dirs",
+        ),
         HwBasis::LeaderLogEnd => (
             "leader_log_end",
             "sole leader in its ISR (metadata log): HW rises to the log end at once",
@@ -555,6 +573,56 @@ fn cleaned_before_retention(merged: usize, groups: usize, exact: bool) -> Parts 
     )
 }
 
+/// A follower's log start against its leader's (`rules::follower`).
+fn follower_log_start(case: FollowerStart) -> (&'static str, Vec<Evidence>, String) {
+    use EvidenceValue::Offset as O;
+    match case {
+        FollowerStart::LeaderNotGiven => (
+            "follower_leader_not_given",
+            vec![],
+            "follower: the leader's dirs were not given, so its own log start is assumed; \
+             a follower takes the leader's higher log start from fetch responses and deletes \
+             below it"
+                .to_string(),
+        ),
+        FollowerStart::Own { leader_log_start } => (
+            "follower_own_log_start",
+            vec![ev("leader_log_start_offset", O(leader_log_start.get()))],
+            format!(
+                "follower: the leader's log start after its pass, {leader_log_start}, is not \
+                 above this replica's: its own passes decide"
+            ),
+        ),
+        FollowerStart::FollowsLeader { leader_log_start } => (
+            "follower_follows_leader_log_start",
+            vec![ev("leader_log_start_offset", O(leader_log_start.get()))],
+            format!(
+                "follower: takes the leader's log start {leader_log_start} from fetch \
+                 responses and deletes the segments wholly below it (log start offset \
+                 {leader_log_start} breach), not by its own time check"
+            ),
+        ),
+        FollowerStart::TruncatesFully {
+            log_end,
+            leader_log_start_now,
+            leader_log_start,
+        } => (
+            "follower_truncates_fully",
+            vec![
+                ev("log_end_offset", O(log_end.get())),
+                ev("leader_log_start_offset_now", O(leader_log_start_now.get())),
+                ev("leader_log_start_offset", O(leader_log_start.get())),
+            ],
+            format!(
+                "follower: its log end {log_end} is below the leader's log start \
+                 {leader_log_start_now}: on its first fetch it truncates fully and restarts \
+                 empty at {leader_log_start_now} (every segment goes; no retention pass), then \
+                 follows the leader's log start {leader_log_start}"
+            ),
+        ),
+    }
+}
+
 /// A note where folklore misleads, or where the answer is approximate.
 pub fn note(n: &Note) -> Explanation {
     use EvidenceValue::{Bytes as B, Count, Offset as O, TimestampMs as T};
@@ -620,6 +688,7 @@ pub fn note(n: &Note) -> Explanation {
                  does not"
             ),
         ),
+        Note::FollowerLogStart(case) => follower_log_start(case),
     };
     Explanation {
         kind,

@@ -2,6 +2,7 @@
 //! leftovers and unknown files, and its checkpointed offsets against the log (spec formats §1.4,
 //! §3.7–3.9).
 
+use crate::model::cluster::ClusterView;
 use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::{LeftoverKind, PartitionDirState};
@@ -126,6 +127,84 @@ fn leftover_findings(
                 "file the broker does not write here"
             },
         ));
+    }
+}
+
+/// Where the metadata image places each `-stray` dir's partition now (issue 21): its
+/// `partition.stray` finding gains the replicas the metadata assigns (by the dir's own topic id,
+/// from its `partition.metadata`), or says that topic id is no longer in the metadata (the
+/// topic was deleted, or recreated under a new id). Nothing is added without a metadata image.
+pub fn stray_placement(dirs: &[LogDir], view: &ClusterView, findings: &mut [Finding]) {
+    if view.image.topics.is_empty() {
+        return;
+    }
+    for dir in dirs {
+        let node = view.node_of(dir);
+        for p in &dir.partitions {
+            let Some(name) = p.name.as_ref() else {
+                continue;
+            };
+            if !matches!(name.state, PartitionDirState::Stray(_)) {
+                continue;
+            }
+            let Some(f) = findings.iter_mut().find(|f| {
+                f.code == catalog::PARTITION_STRAY.code
+                    && f.location.log_dir == dir.path
+                    && f.location.dir.as_deref() == Some(p.dir_name.as_str())
+            }) else {
+                continue;
+            };
+            let topic_id = p
+                .metadata
+                .as_ref()
+                .and_then(|m| m.as_ref().ok())
+                .map(|m| m.topic_id);
+            let topic = topic_id.and_then(|id| view.image.topics_by_id.get(&id));
+            let image = topic
+                .and_then(|t| view.image.topics.get(t))
+                .and_then(|t| t.partitions.get(&name.partition));
+            let place = |ids: &[i32]| {
+                let list: Vec<String> = ids.iter().map(i32::to_string).collect();
+                format!("[{}]", list.join(", "))
+            };
+            let placement = match (topic_id, image) {
+                (None, _) => continue,
+                (Some(_), Some(img)) => {
+                    let here = node.is_some_and(|n| img.replicas.contains(&n));
+                    f.evidence.push(super::finding::Evidence {
+                        name: "assigned_replicas",
+                        value: EvidenceValue::Text(place(&img.replicas)),
+                    });
+                    f.evidence.push(super::finding::Evidence {
+                        name: "leader",
+                        value: EvidenceValue::Int(i64::from(img.leader)),
+                    });
+                    format!(
+                        "; the metadata now places {}-{} on node(s) {} (leader {}){}",
+                        name.topic,
+                        name.partition,
+                        place(&img.replicas),
+                        img.leader,
+                        if here {
+                            ", this node among them: its live replica is the one in use"
+                        } else {
+                            ", not on this node"
+                        }
+                    )
+                }
+                (Some(id), None) => {
+                    f.evidence.push(super::finding::Evidence {
+                        name: "assigned_replicas",
+                        value: EvidenceValue::Text("none: topic id not in the metadata".into()),
+                    });
+                    format!(
+                        "; its topic id {id} is not in the metadata (the topic was deleted or \
+                         recreated): no broker holds this partition under that id"
+                    )
+                }
+            };
+            f.message.push_str(&placement);
+        }
     }
 }
 

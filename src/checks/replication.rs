@@ -10,12 +10,16 @@
 //! - `partition.replicas_diverge`: an ISR or ELR member whose log ends below the partition's
 //!   HW (such a replica must hold every committed record), or a replica whose log ends below
 //!   another replica's log start (it cannot catch up by fetching: it truncates fully and
-//!   restarts at the leader's log start).
+//!   restarts at the leader's log start), or a replica holding records its leader does not
+//!   (its latest leader epoch ends below its log end on the leader: it truncates there on its
+//!   next fetch, `AbstractFetcherThread.truncateToEpochEndOffsets`; an unclean election).
 
 use crate::model::metadata_log::PartitionImage;
 use crate::model::replica_join::JoinedReplica;
 use crate::model::units::Offset;
+use crate::plan::adapter::restart_leader;
 use crate::plan::replication::{ReplicationFacts, ResolvedPartition, ResolvedReplica};
+use crate::rules::follower::epoch_truncation;
 
 use super::catalog;
 use super::finding::{EvidenceValue, Finding, Location, Severity};
@@ -83,6 +87,7 @@ pub fn replication_findings(facts: &ReplicationFacts) -> Vec<Finding> {
         }
         let joined: Vec<&JoinedReplica> = replicas.iter().map(|r| r.replica).collect();
         out.extend(diverging(&at, &joined, &candidates, hw));
+        out.extend(epochs_diverge(&at, &joined, image));
     }
     out
 }
@@ -146,6 +151,74 @@ fn held_under_min_isr(
         .evidence("held_segments", EvidenceValue::Count(segments))
         .evidence("held_bytes", EvidenceValue::Bytes(bytes)),
     )
+}
+
+/// Replicas holding records their leader does not (an unclean election, or writes a new leader
+/// never received): each truncates on its next fetch to where its latest leader epoch ends on
+/// the leader (`rules::follower::epoch_truncation`). The leader is the image's, or with none
+/// the one assumed elected on restart.
+fn epochs_diverge(
+    at: &dyn Fn(&JoinedReplica) -> Location,
+    replicas: &[&JoinedReplica],
+    image: &PartitionImage,
+) -> Vec<Finding> {
+    let leader_id = if image.leader >= 0 {
+        Some(image.leader)
+    } else {
+        restart_leader(image)
+    };
+    let Some(leader) = leader_id.and_then(|id| replicas.iter().find(|r| r.node_id == Some(id)))
+    else {
+        return Vec::new();
+    };
+    let Some(leader_end) = leader.log_end_offset else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for r in replicas.iter().filter(|r| r.node_id != leader.node_id) {
+        let (Some(node), Some(end)) = (r.node_id, r.log_end_offset) else {
+            continue;
+        };
+        let Some(to) = epoch_truncation(&r.leader_epochs, end, &leader.leader_epochs, leader_end)
+        else {
+            continue;
+        };
+        let lost = end.get().saturating_sub(to.get());
+        let latest = r.leader_epochs.last().map_or(-1, |(e, _)| *e);
+        let leader_node = leader.node_id.unwrap_or(-1);
+        let whose = if image.leader >= 0 {
+            format!("its leader, node {leader_node},")
+        } else {
+            format!(
+                "node {leader_node}, the leader assumed on restart (no leader in the metadata \
+                 log; with unclean.leader.election.enable another replica that registers first \
+                 may lead instead, and then the other's records go),"
+            )
+        };
+        out.push(
+            Finding::new(
+                &catalog::PARTITION_REPLICAS_DIVERGE,
+                at(r),
+                format!(
+                    "node {node}'s log holds {lost} record(s) at {to}..{end} that {whose} does \
+                     not have: its leader epochs end at epoch {latest}, which ends at {to} there \
+                     (an unclean election, or writes a new leader never received); on its next \
+                     fetch from it, it truncates to {to} and those records are lost"
+                ),
+            )
+            .evidence("leader_assumed", EvidenceValue::Flag(image.leader < 0))
+            .evidence("node", EvidenceValue::Int(i64::from(node)))
+            .evidence("leader", EvidenceValue::Int(i64::from(leader_node)))
+            .evidence("log_end_offset", EvidenceValue::Offset(end.get()))
+            .evidence("truncates_to", EvidenceValue::Offset(to.get()))
+            .evidence(
+                "records_lost",
+                EvidenceValue::Count(u64::try_from(lost).unwrap_or(0)),
+            )
+            .evidence("latest_leader_epoch", EvidenceValue::Int(i64::from(latest))),
+        );
+    }
+    out
 }
 
 fn diverging(

@@ -85,6 +85,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
         .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
         .collect();
     findings.extend(inspect_findings(ctx.dirs));
+    super::partition::stray_placement(ctx.dirs, ctx.view, &mut findings);
     findings.extend(config_findings(ctx.view));
     findings.extend(plan_findings(ctx.plan));
     let join = ReplicaJoin::of(ctx.view, ctx.dirs);

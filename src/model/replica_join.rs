@@ -34,6 +34,10 @@ pub struct JoinedReplica {
     pub checkpointed_high_watermark: Option<Offset>,
     /// Bytes of its segments.
     pub size: Bytes,
+    /// Its `leader-epoch-checkpoint` as (epoch, start offset), in file order (empty: none, or
+    /// unreadable; absent in reports of earlier releases).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leader_epochs: Vec<(i32, i64)>,
 }
 
 /// Every live replica of every partition in the dirs read, by (topic, partition), in the order
@@ -69,6 +73,10 @@ impl ReplicaJoin {
                         log_end_offset: p.log_end_offset(),
                         checkpointed_high_watermark: p.checkpoints.high_watermark,
                         size: p.size(),
+                        leader_epochs: (p.leader_epochs.as_ref())
+                            .and_then(|e| e.as_ref().ok())
+                            .map(|f| f.values().map(|e| (e.epoch, e.start_offset)).collect())
+                            .unwrap_or_default(),
                     });
             }
         }

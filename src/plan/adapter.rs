@@ -180,26 +180,40 @@ pub fn role_in_image(
     // sole ISR member, or the only replica of a replication-factor-1 partition, with ISR = {it}.
     let sole = image.isr == [node] || (image.isr.is_empty() && image.replicas == [node]);
     let leads_alone = sole && (image.leader == node || image.leader < 0);
+    // Several candidates and no leader: the controller elects the first that registers again
+    // (`PartitionChangeBuilder.electLeader`: the first of the assignment in the ISR, else in
+    // the ELR, that is unfenced), so which one is not in the files: assumed the first of them
+    // in assignment order (the one a full restart in broker order brings back first).
+    let elected = restart_leader(image);
+    let leader = if image.leader >= 0 {
+        image.leader
+    } else {
+        elected.unwrap_or(-1)
+    };
+    let assumed = image.leader < 0 && !leads_alone;
     let role = if !image.replicas.contains(&node) {
         ReplicaRole::NotCreated
-    } else if leads_alone {
+    } else if leads_alone || (assumed && leader == node) {
         ReplicaRole::LeaderAlone {
             min_insync_replicas: min_isr,
             replication_factor: rf,
         }
     } else if image.leader == node {
         ReplicaRole::LeaderWithFollowers
-    } else if image.leader < 0 {
+    } else if leader < 0 {
         return (ReplicaRole::Unknown, "no_leader_in_metadata");
     } else {
-        let leader = replicas.iter().find(|r| r.node_id == Some(image.leader));
-        let leader_hw = leader.and_then(|l| leader_high_watermark(image, l, min_isr, replicas));
-        let source = match (leader_hw, leader) {
-            (Some(_), _) => "metadata_image_and_leader_dirs",
+        let leader_hw = (replicas.iter())
+            .find(|r| r.node_id == Some(leader))
+            .and_then(|l| leader_high_watermark(image, l, min_isr, replicas));
+        let given = replicas.iter().any(|r| r.node_id == Some(leader));
+        let source = match (assumed, leader_hw, given) {
+            (true, Some(_), _) => "restart_election_assumed",
+            (false, Some(_), _) => "metadata_image_and_leader_dirs",
             // The leader's dirs were not among those read (one broker's dirs alone, or
             // several brokers' without the leader's).
-            (None, None) => "leader_dirs_not_given",
-            (None, Some(_)) => "metadata_image",
+            (_, None, false) => "leader_dirs_not_given",
+            (_, None, true) => "metadata_image",
         };
         return (
             ReplicaRole::Follower {
@@ -208,7 +222,18 @@ pub fn role_in_image(
             source,
         );
     };
+    if assumed {
+        return (role, "restart_election_assumed");
+    }
     (role, "metadata_image")
+}
+
+/// The replica a partition with no leader gets on restart, assumed: the first of its
+/// assignment in the ISR, else in the ELR (`None`: neither has a member).
+pub fn restart_leader(image: &PartitionImage) -> Option<i32> {
+    (image.replicas.iter().find(|r| image.isr.contains(r)))
+        .or_else(|| image.replicas.iter().find(|r| image.elr.contains(r)))
+        .copied()
 }
 
 /// The HW the leader replica `leader` holds when retention first runs, from its own files

@@ -28,7 +28,7 @@ pub mod adapter;
 pub mod replication;
 pub mod space;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -48,7 +48,8 @@ use crate::rules::compaction::{
     self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
 };
 use crate::rules::facts::{SegmentFacts, TimestampSource};
-use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark};
+use crate::rules::follower::{follower_start, FollowerStart};
+use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark, HwBasis};
 use crate::rules::retention::UploadKnowledge;
 use crate::rules::retention::{
     self, Pass, RetainReason, RetentionInput, RetentionOutcome, TieredFacts, Verdict,
@@ -225,6 +226,8 @@ pub enum Note {
         /// The logs in the tie.
         tied: usize,
     },
+    /// A follower's log start against its leader's ([`FollowerStart`]): which case happens.
+    FollowerLogStart(FollowerStart),
 }
 
 /// A remote-enabled partition's two tiers, as the plan sees them.
@@ -942,6 +945,73 @@ struct AcrossReplicas<'a> {
     futures: &'a FutureDirs,
 }
 
+/// The leaders' log starts by (topic, partition), from their own plans: (on load, after their
+/// retention pass).
+type LeaderStarts = HashMap<(String, i32), (Offset, Offset)>;
+
+/// Whether a plan is a leader's (its HW basis is one only a leader has).
+fn is_leader(p: &PartitionPlan) -> bool {
+    matches!(
+        p.high_watermark.basis,
+        HwBasis::LeaderLogEnd
+            | HwBasis::LeaderUnderMinIsr { .. }
+            | HwBasis::CheckpointAwaitingFollowers
+    )
+}
+
+/// Whether a plan is a follower's (the metadata image names another leader).
+fn is_follower(p: &PartitionPlan) -> bool {
+    matches!(
+        p.high_watermark.basis,
+        HwBasis::FollowerFromLeader { .. } | HwBasis::FollowerCheckpointAssumed
+    )
+}
+
+/// Which [`FollowerStart`] case follower plan `p` is in, given the leaders' log starts.
+fn follower_case(p: &PartitionPlan, leaders: &LeaderStarts) -> FollowerStart {
+    match leaders.get(&(p.topic.clone(), p.partition)) {
+        None => FollowerStart::LeaderNotGiven,
+        Some(&(now, planned)) => follower_start(
+            p.retention.new_log_start_offset,
+            p.log_end_offset,
+            now,
+            planned,
+        ),
+    }
+}
+
+/// A follower's facts before its passes run: the leader's higher log start is taken first
+/// (the log-start pass then deletes below it).
+fn take_leader_log_start(case: FollowerStart, f: &mut ReplicaFacts) {
+    if let FollowerStart::FollowsLeader { leader_log_start } = case {
+        f.log_start_offset = f.log_start_offset.max(leader_log_start);
+    }
+}
+
+/// A follower's plan after its passes: a full truncation deletes every segment at once (on
+/// the first fetch, `truncateFullyAndStartAt`); the case is noted either way.
+fn note_follower_start(case: FollowerStart, plan: &mut PartitionPlan, now: TimestampMs) {
+    if let FollowerStart::TruncatesFully {
+        leader_log_start, ..
+    } = case
+    {
+        for s in &mut plan.segments {
+            s.verdict = Verdict::Delete {
+                pass: Pass::LogStartOffset,
+                eligible_at: now,
+            };
+            s.eligible_at = Some(now);
+            s.renamed_by = None;
+            s.gone_by = None;
+            s.retained_expired = false;
+            s.merged_into = None;
+        }
+        plan.retention.new_log_start_offset = leader_log_start;
+        plan.retention.new_local_log_start_offset = leader_log_start;
+    }
+    plan.notes.push(Note::FollowerLogStart(case));
+}
+
 /// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
 /// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
 fn plan_replica(
@@ -951,6 +1021,7 @@ fn plan_replica(
     clock: BrokerClock,
     p: &Partition,
     opts: &PlanOptions,
+    follower: Option<FollowerStart>,
 ) -> Option<(PartitionPlan, Pending)> {
     let broker = &view.broker_config;
     let now = opts.now;
@@ -965,6 +1036,10 @@ fn plan_replica(
         return None;
     }
     let hw = assumed_high_watermark(&f.hw);
+    let own_log_start = f.log_start_offset;
+    if let Some(case) = follower {
+        take_leader_log_start(case, &mut f);
+    }
     f.tiered.remote_log_start = remote_log_start(&f, &config, opts);
     let layout = layout_as_is(&f.segments);
     let retention = evaluate_retention(&layout, &f, hw, &config, broker, opts);
@@ -981,12 +1056,12 @@ fn plan_replica(
     );
     let notes = notes(&f, &retention, &segments, &config, now, opts.version);
     let tier = tier_summary(&f, &segments, &config, remote);
-    let plan = PartitionPlan {
+    let mut plan = PartitionPlan {
         log_dir: dir.path.clone(),
         dir_name: p.dir_name.clone(),
         topic: f.topic.clone(),
         partition: f.partition,
-        log_start_offset: f.log_start_offset,
+        log_start_offset: own_log_start,
         log_end_offset: f.log_end_offset,
         high_watermark: hw,
         role_source: f.role_source,
@@ -1001,6 +1076,9 @@ fn plan_replica(
         config,
         hw_steps,
     };
+    if let Some(case) = follower {
+        note_follower_start(case, &mut plan, now);
+    }
     Some((plan, Pending { facts: f, clock }))
 }
 
@@ -1042,14 +1120,51 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     };
     // A partition's facts are kept only while the cleaner might take it first (a log it will
     // clean): the facts of every other partition are dropped where it was planned.
-    let (mut partitions, pending): (Vec<PartitionPlan>, Vec<Option<Pending>>) = replicas
+    let (planned, mut pending): (Vec<(usize, PartitionPlan)>, Vec<Option<Pending>>) = replicas
         .par_iter()
-        .filter_map(|&(dir, clock, p)| plan_replica(view, &across, dir, clock, p, opts))
-        .map(|(plan, pending)| {
+        .enumerate()
+        .filter_map(|(i, &(dir, clock, p))| {
+            plan_replica(view, &across, dir, clock, p, opts, None).map(|r| (i, r))
+        })
+        .map(|(i, (plan, pending))| {
             let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
-            (plan, candidate.then_some(pending))
+            ((i, plan), candidate.then_some(pending))
         })
         .unzip();
+    let (at, mut partitions): (Vec<usize>, Vec<PartitionPlan>) = planned.into_iter().unzip();
+    // A follower's log start follows its leader's (rules::follower): each leader's own plan
+    // gives its log start on load and after its pass; a follower whose case changes its
+    // segments is planned again with it.
+    let mut leaders = LeaderStarts::new();
+    for p in partitions.iter().filter(|p| is_leader(p)) {
+        (leaders.entry((p.topic.clone(), p.partition)))
+            .or_insert((p.log_start_offset, p.retention.new_log_start_offset));
+    }
+    for (k, p) in partitions.iter_mut().enumerate() {
+        if !is_follower(p) {
+            continue;
+        }
+        let case = follower_case(p, &leaders);
+        let replan = matches!(
+            case,
+            FollowerStart::FollowsLeader { .. } | FollowerStart::TruncatesFully { .. }
+        );
+        let again = (at.get(k).and_then(|&i| replicas.get(i)))
+            .filter(|_| replan)
+            .and_then(|&(dir, clock, part)| {
+                plan_replica(view, &across, dir, clock, part, opts, Some(case))
+            });
+        match again {
+            Some((plan, facts)) => {
+                let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
+                *p = plan;
+                if let Some(slot) = pending.get_mut(k) {
+                    *slot = candidate.then_some(facts);
+                }
+            }
+            None => p.notes.push(Note::FollowerLogStart(case)),
+        }
+    }
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
         .filter_map(|p| {

@@ -13,6 +13,7 @@
 //! | [`facts`] | the per-segment facts every rule reads; the mtime fallback | §B1, G3, Errata 10 |
 //! | [`retention`] | the delete passes of one replica: verdict per segment, new log start | §B, Errata 5, 6, 9 |
 //! | [`high_watermark`] | the HW a replica holds when retention runs | §B6, F1, Errata 18 |
+//! | [`follower`] | a follower's log start: the leader's, or a full truncation below it | issue 21 |
 //! | [`recovery`] | which segments the next start recovers; their largest timestamp after it | §G, Errata 10, 20 |
 //! | [`timing`] | when eligible files are renamed and gone (task cadence, delays) | §C1–C3 |
 //! | [`roll`] | when the active segment rolls; projection at a write rate | §A, Errata 1, 2 |
@@ -24,6 +25,7 @@
 pub mod boot;
 pub mod compaction;
 pub mod facts;
+pub mod follower;
 pub mod groups;
 pub mod high_watermark;
 pub mod metadata_retention;

@@ -73,6 +73,8 @@ final class ClusterScenarios {
         ALL.put("rf3-retention", new Scenario(2, Map.of(), ClusterScenarios::retention));
         ALL.put("rf3-stuck-hw", new Scenario(0, Map.of(), ClusterScenarios::stuckHw));
         ALL.put("rf3-jbod", new Scenario(2, Map.of(), ClusterScenarios::jbod));
+        ALL.put("rf3-follower-restart", new Scenario(0, Map.of(), ClusterScenarios::followerRestart));
+        ALL.put("rf3-unclean", new Scenario(0, Map.of(), ClusterScenarios::unclean));
     }
 
     /** A scenario body's handle: the single-broker {@link Ctx} (admin and producers through node 1) and the cluster. */
@@ -81,6 +83,8 @@ final class ClusterScenarios {
         final Cluster cluster;
         /** How each node ended: "running" (stopped cleanly after capture), "sigterm", "sigkill" mid-scenario. */
         final Map<Integer, String> ended = new LinkedHashMap<>();
+        /** Nodes stopped at capture that plan-check's replay starts (their restart is the scenario). */
+        final Set<Integer> startedInReplay = new TreeSet<>();
         final ObjectNode facts;
 
         ClusterCtx(Ctx ctx, Cluster cluster, ObjectNode facts) {
@@ -367,6 +371,134 @@ final class ClusterScenarios {
             + "left node 2's old replica as a -delete dir too.");
     }
 
+    // ---------------------------------------------------------------------------------------------
+    /**
+     * rf3-follower-restart: a follower stopped while data is written, then restarted (by plan-check's replay),
+     * and DeleteRecords on RF 3. lagging-0 and lagging-1: RF 3 (replicas [1,2,3]), min ISR 2, retention.ms -1 (only
+     * the log start deletes), segment.ms 1 h with records 2 h apart (one record per segment). Offsets 0-3 reach
+     * every replica; node 3 is stopped; offsets 4-7 go to nodes 1 and 2 (acks=all, ISR [1,2]); DeleteRecords
+     * moves the leader's log start to 6 on lagging-0 (above node 3's log end 4) and to 3 on lagging-1 (below it);
+     * node 2 takes each from its fetches. Captured with node 3 stopped; the replay starts it: on lagging-0 it
+     * truncates fully and restarts at 6 (AbstractFetcherThread.fetchOffsetAndTruncate), on lagging-1 it fetches
+     * 4-7 and takes the leader's log start 3, deleting below it.
+     */
+    static void followerRestart(ClusterCtx c) throws Exception {
+        Ctx x = c.ctx;
+        Map<String, String> cfg = Scenarios.cfg("retention.ms", "-1", "segment.ms", String.valueOf(H),
+            "min.insync.replicas", "2", "segment.index.bytes", "1024");
+        c.createTopic("lagging", List.of(List.of(1, 2, 3), List.of(1, 2, 3)), cfg);
+        for (int p = 0; p < 2; p++) {
+            x.series("lagging", p, 4, -16 * H, 2 * H, true, "none", 40);
+        }
+        Thread.sleep(3000);
+        x.step("wait 3 s so the followers' next fetch carries the leader's high watermark");
+        c.stop(3);
+        c.awaitIsr(new TopicPartition("lagging", 0), List.of(1, 2));
+        c.awaitIsr(new TopicPartition("lagging", 1), List.of(1, 2));
+        for (int p = 0; p < 2; p++) {
+            x.series("lagging", p, 4, -8 * H, 2 * H, true, "none", 40);
+        }
+        x.deleteRecords(new TopicPartition("lagging", 0), 6);
+        x.deleteRecords(new TopicPartition("lagging", 1), 3);
+        Thread.sleep(3000);
+        x.step("wait 3 s so node 2's next fetch carries the leader's log start and high watermark");
+        for (int p = 0; p < 2; p++) {
+            leaderFacts(c, new TopicPartition("lagging", p), c.facts.putObject("lagging_" + p));
+        }
+        c.startedInReplay.add(3);
+        x.note("lagging: RF 3 (replicas [1,2,3]), min.insync.replicas=2, retention.ms=-1, segment.ms=1h; records "
+            + "2 h apart, one per segment. Offsets 0-3 reached every replica; node 3 was then stopped (SIGTERM) and "
+            + "offsets 4-7 written to nodes 1 and 2; DeleteRecords before 6 (lagging-0) and 3 (lagging-1).");
+        x.note("node 3 is stopped at capture (log end 4 on both partitions); plan-check's replay starts it "
+            + "(nodes[].started_in_replay): lagging-0's log start 6 is above its log end, so it truncates fully "
+            + "and restarts at 6; lagging-1's 3 is below, so it catches up and deletes below the leader's log start.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    /**
+     * rf3-unclean: an unclean leader election that leaves a replica diverged (leader-epoch checkpoints disagree).
+     * diverged-0: replicas [2, 3] (node 1, the controller, must stay up, so it holds no replica: an ISR with it
+     * would never need an unclean election), min.insync.replicas 1, unclean.leader.election.enable true. Offsets
+     * 0-3 reach both; node 3 is stopped; node 2 alone appends 4-7 (acks=1); node 2 is stopped (leader -1, ISR
+     * [2]); node 3 is started and elected uncleanly (Admin electLeaders UNCLEAN) with log end 4, and appends 2
+     * records at 4-5 in its new epoch. Captured with node 2 stopped, its records 4-7 in epoch 0 on disk; the
+     * replay starts it: it asks the leader for the end of its last epoch (OffsetsForLeaderEpoch) and truncates to
+     * 4, then fetches 4-5 from node 3 (AbstractFetcherThread.truncateToEpochEndOffsets).
+     */
+    static void unclean(ClusterCtx c) throws Exception {
+        Ctx x = c.ctx;
+        TopicPartition tp = new TopicPartition("diverged", 0);
+        c.createTopic("diverged", List.of(List.of(2, 3)), Scenarios.cfg("retention.ms", "-1", "segment.ms",
+            String.valueOf(H), "min.insync.replicas", "1", "unclean.leader.election.enable", "true",
+            "segment.index.bytes", "1024"));
+        x.series("diverged", 0, 4, -16 * H, 2 * H, true, "none", 40);
+        Thread.sleep(3000);
+        x.step("wait 3 s so node 3's next fetch carries the leader's high watermark");
+        c.stop(3);
+        c.awaitIsr(tp, List.of(2));
+        Properties p = x.baseProducerProps();
+        p.put(ProducerConfig.ACKS_CONFIG, "1");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        ArrayNode first = c.facts.putArray("node2_alone_offsets");
+        try (KafkaProducer<String, String> pr = new KafkaProducer<>(p)) {
+            for (int i = 0; i < 4; i++) {
+                RecordMetadata md = pr.send(new ProducerRecord<>("diverged", 0, x.t(-8 * H + i * 2 * H), null,
+                    Ctx.value("diverged", 0, 4 + i, 40))).get(30, TimeUnit.SECONDS);
+                first.add(md.offset());
+            }
+        }
+        x.step("produce 4 keyless records to diverged-0 with acks=1 (node 2 alone), timestamps base-8h .. base-2h "
+            + "step 2h; acknowledged at " + first);
+        Thread.sleep(1000);
+        leaderFacts(c, tp, c.facts.putObject("before_node2_stopped"));
+        c.stop(2);
+        c.cluster.node(3).start();
+        c.cluster.node(3).awaitReady(Duration.ofSeconds(90));
+        c.ended.remove(3);
+        x.step("start node 3 again and wait until it is registered");
+        try (Admin a = c.cluster.admin()) {
+            x.waitFor("an unclean election of node 3 for diverged-0", Duration.ofSeconds(60), () -> {
+                try {
+                    a.electLeaders(org.apache.kafka.common.ElectionType.UNCLEAN, Set.of(tp)).partitions()
+                        .get(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // ELECTION_NOT_NEEDED once elected, or not yet possible
+                }
+                try {
+                    TopicPartitionInfo pi = a.describeTopics(List.of("diverged")).allTopicNames().get()
+                        .get("diverged").partitions().get(0);
+                    return pi.leader() != null && pi.leader().id() == 3;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+        x.step("Admin electLeaders UNCLEAN diverged-0 until node 3 leads it");
+        ArrayNode second = c.facts.putArray("node3_after_unclean_offsets");
+        try (KafkaProducer<String, String> pr = new KafkaProducer<>(p)) {
+            for (int i = 0; i < 2; i++) {
+                RecordMetadata md = pr.send(new ProducerRecord<>("diverged", 0, x.t(-7 * H + i * 2 * H), null,
+                    Ctx.value("diverged", 0, 100 + i, 40))).get(30, TimeUnit.SECONDS);
+                second.add(md.offset());
+            }
+        }
+        x.step("produce 2 keyless records to diverged-0 with acks=1 (node 3, the new leader), timestamps base-7h, "
+            + "base-5h; acknowledged at " + second);
+        Thread.sleep(2000);
+        leaderFacts(c, tp, c.facts.putObject("after_unclean_election"));
+        c.startedInReplay.add(2);
+        x.note("diverged-0: replicas [2, 3], min.insync.replicas=1, unclean.leader.election.enable=true, "
+            + "retention.ms=-1, segment.ms=1h, records 2 h apart (one per segment). Offsets 0-3 on both; node 3 "
+            + "stopped; 4-7 on node 2 alone (epoch 0); node 2 stopped; node 3 started and elected uncleanly; 4-5 "
+            + "written again on node 3 in its new epoch. Node 2 is stopped at capture with offsets 4-7 that no "
+            + "leader has: its leader-epoch-checkpoint ends at epoch 0, node 3's has a later epoch from 4.");
+        x.note("plan-check's replay starts node 2 too (nodes[].started_in_replay). The metadata ends leaderless "
+            + "(ISR [3]); which node leads after the restart decides whose records go: node 3 (the ISR member) "
+            + "makes node 2 truncate to 4, the end of epoch 0 on node 3; node 2, elected uncleanly when it "
+            + "registers first, makes node 3 truncate to 4 and refetch 4-7 (a recorded replay went that way).");
+    }
+
     /** The leader's figures for {@code tp}: ISR/ELR/leader from describeTopics, ListOffsets earliest and latest. */
     static void leaderFacts(ClusterCtx c, TopicPartition tp, ObjectNode o) throws Exception {
         try (Admin a = c.cluster.admin()) {
@@ -445,6 +577,9 @@ final class ClusterScenarios {
                 n.put("process_roles", b.config().get("process.roles"));
                 n.put("at_capture", cc.ended.getOrDefault(id, "running").equals("running") ? "running" : "stopped");
                 n.put("shutdown", "clean");
+                if (cc.startedInReplay.contains(id)) {
+                    n.put("started_in_replay", true);
+                }
                 ArrayNode ld = n.putArray("log_dirs");
                 ObjectNode files = json.createObjectNode();
                 for (int i = 0; i < b.logDirs().size(); i++) {

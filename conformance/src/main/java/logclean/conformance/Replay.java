@@ -381,6 +381,9 @@ public final class Replay {
      * replicas are listed with "replayed": false. Per replica: the live segments before and after, the
      * checkpoints, and whether the node led the partition after the run (describeTopics).
      */
+    /** The shortest cluster replay after the last node is ready. */
+    static final long CLUSTER_MIN_RUN_MS = 12_000;
+
     static void runCluster(Path dir, Path out, long minRunMs, long settleMs, long timeoutMs) throws Exception {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         var manifest = json.readTree(dir.resolve("manifest.json").toFile());
@@ -389,7 +392,9 @@ public final class Replay {
         for (var n : manifest.get("nodes")) {
             int id = n.get("node_id").asInt();
             dirsOf.put(id, n.get("log_dirs").size());
-            if ("running".equals(n.path("at_capture").asText())) {
+            // A node stopped at capture stays stopped, unless the scenario is about its restart
+            // (started_in_replay: a follower that comes back behind its leader).
+            if ("running".equals(n.path("at_capture").asText()) || n.path("started_in_replay").asBoolean(false)) {
                 started.add(id);
             }
         }
@@ -487,7 +492,9 @@ public final class Replay {
                     sig = s2;
                     changed = now;
                 }
-                if (now - ready >= minRunMs && now - changed >= settleMs) {
+                // At least CLUSTER_MIN_RUN_MS: the followers' fetch responses carry the leader's log start
+                // once its retention ran (a second or two after the last node is ready).
+                if (now - ready >= Math.max(minRunMs, CLUSTER_MIN_RUN_MS) && now - changed >= settleMs) {
                     break;
                 }
                 if (now - ready >= timeoutMs) {
@@ -524,7 +531,25 @@ public final class Replay {
             o.put("partition", p.partition());
             o.put("leader_after", leaders.getOrDefault(p.key(), -1));
             List<Long> b = before.get(p.logDir() + "/" + p.key());
-            List<Long> a = Harness.segmentBases(p.path(), ".log");
+            // An intra-broker move (a -future dir at capture) that finished during the run: the source dir was
+            // renamed -delete and the future took the partition's name in another log dir of the node. The
+            // replica is then read where it lives now, and marked moved_to (its segments were moved, not
+            // deleted by retention: plan_compare compares its log start only).
+            Path path = p.path();
+            String movedTo = null;
+            if (!Files.isDirectory(path)) {
+                for (int i = 0; i < dirsOf.get(node); i++) {
+                    String dn = "node-" + node + "/logs-" + i;
+                    if (!dn.equals(p.logDir()) && Files.isDirectory(dir.resolve(dn).resolve(p.key()))) {
+                        path = dir.resolve(dn).resolve(p.key());
+                        movedTo = dn;
+                    }
+                }
+            }
+            if (movedTo != null) {
+                o.put("moved_to", movedTo);
+            }
+            List<Long> a = Harness.segmentBases(path, ".log");
             ArrayNode bn = o.putArray("segments_before");
             b.forEach(bn::add);
             ArrayNode an = o.putArray("segments_after");
@@ -534,7 +559,8 @@ public final class Replay {
             ArrayNode cre = o.putArray("created");
             a.stream().filter(x -> !b.contains(x)).forEach(cre::add);
             putNullable(o, "log_start_checkpoint_before", startBefore.get(p.logDir()).get(p.key()));
-            Long lsAfter = checkpoint(dir.resolve(p.logDir()).resolve("log-start-offset-checkpoint")).get(p.key());
+            Long lsAfter = checkpoint(dir.resolve(movedTo != null ? movedTo : p.logDir())
+                .resolve("log-start-offset-checkpoint")).get(p.key());
             putNullable(o, "log_start_checkpoint_after", lsAfter);
             // The replica's own log start after the run: the checkpoint holds it only when it is above the first
             // segment's base (LogManager.checkpointLogStartOffsetsInDir), else it is that base.
