@@ -25,9 +25,17 @@ struct Copy {
 
 impl Copy {
     fn new() -> Self {
+        Copy::of("basic-delete")
+    }
+
+    /// A private copy of `fixtures/<fixture>/logs-0`, readable by `nobody`.
+    fn of(fixture: &str) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture)
+            .join("logs-0");
         let log_dir = tmp.path().join("logs-0");
         copy_dir_readable(&src, &log_dir);
         Copy { _tmp: tmp, log_dir }
@@ -133,7 +141,9 @@ fn two_gib_sparse_indexes_of_each_kind_run_in_bounded_memory() {
 #[test]
 fn a_log_over_2_gib_is_too_large_not_read_whole_under_a_1_gib_cap() {
     let c = Copy::new();
-    sparse(&c.path("orders-0/00000000000000000032.log"), 3 << 30);
+    let log = c.path("orders-0/00000000000000000032.log");
+    let data = fs::metadata(&log).unwrap().len();
+    sparse(&log, 3 << 30);
     let dir = c.log_dir.to_str().unwrap();
     for args in [
         vec!["inspect", dir],
@@ -155,6 +165,21 @@ fn a_log_over_2_gib_is_too_large_not_read_whole_under_a_1_gib_cap() {
                     || f["message"].as_str().unwrap().contains("too large"))
         });
         assert!(named, "{args:?}: {:#}", doc["findings"]);
+        // Positions are where the batches stop (the data's end, then zeros), never the cap.
+        let at_cap: Vec<&Value> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["location"]["byte_offset"] == i64::from(i32::MAX))
+            .collect();
+        assert!(at_cap.is_empty(), "{args:?}: {at_cap:#?}");
+        let tail = findings(&doc, "log.zero_filled_tail");
+        assert!(
+            tail.iter()
+                .any(|f| file_of(f).ends_with("00000000000000000032.log")
+                    && f["location"]["byte_offset"] == data),
+            "{args:?}: {doc:#}"
+        );
         // The log end is unknown, not the segment's base offset: no checkpoint is judged by it.
         assert!(
             findings(&doc, "partition.hw_beyond_log_end").is_empty(),
@@ -394,4 +419,56 @@ fn run_cpu_capped(secs: u64, args: &[&str]) -> (i32, Value) {
         .output()
         .unwrap();
     checked(args, &out)
+}
+
+#[test]
+fn a_consumer_offsets_log_past_2_gib_is_refused_for_its_size_not_unreadable() {
+    let c = Copy::of("consumer-groups");
+    let dir = c.log_dir.to_str().unwrap();
+    // Past Kafka's largest segment (sparse: the broker cannot open it, FileRecords), so the
+    // coordinator replay refuses it: the finding says why, at the file, with no byte named.
+    let log = c.path("__consumer_offsets-0/00000000000000000000.log");
+    let data = fs::metadata(&log).unwrap().len();
+    sparse(&log, 3 << 30);
+    for cmd in ["groups", "diagnose"] {
+        let (code, doc) = run_cpu_capped(5, &[cmd, dir]);
+        assert_eq!(code, 2, "{cmd}: {doc:#}");
+        assert!(
+            findings(&doc, "file.unreadable").is_empty(),
+            "{cmd}: {doc:#}"
+        );
+        let ours =
+            |f: &&Value| file_of(f).ends_with("__consumer_offsets-0/00000000000000000000.log");
+        let refused: Vec<&Value> = findings(&doc, "file.corrupt")
+            .into_iter()
+            .filter(ours)
+            .collect();
+        assert_eq!(refused.len(), 1, "{cmd}: {doc:#}");
+        let m = refused[0]["message"].as_str().unwrap();
+        assert!(m.contains("too large: 3221225472 bytes"), "{cmd}: {m}");
+        assert!(
+            refused[0]["location"]["byte_offset"].is_null(),
+            "{cmd}: {doc:#}"
+        );
+        if cmd == "diagnose" {
+            assert!(findings(&doc, "log.too_large").iter().any(ours), "{doc:#}");
+        }
+    }
+    // A file the OS refuses: the finding carries the OS error, at the file.
+    sparse(&log, data);
+    fs::set_permissions(&log, fs::Permissions::from_mode(0o000)).unwrap();
+    let (code, doc) = run(1 << 30, true, &["groups", dir]);
+    fs::set_permissions(&log, fs::Permissions::from_mode(0o644)).unwrap();
+    if !support::euid_is_root() && code != 3 {
+        return; // a user that still reads the file (not root, no setpriv): nothing to show
+    }
+    assert_eq!(code, 3, "{doc:#}");
+    let f = findings(&doc, "file.unreadable");
+    assert!(
+        f.iter().any(
+            |f| file_of(f).ends_with("__consumer_offsets-0/00000000000000000000.log")
+                && f["message"].as_str().unwrap().contains("ermission denied")
+        ),
+        "{doc:#}"
+    );
 }

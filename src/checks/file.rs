@@ -23,7 +23,8 @@ pub fn problem_finding(loc: Location, what: &str, problem: &FileProblem, fix: &s
             &catalog::FILE_CORRUPT,
             Location {
                 file: Some(path.clone()),
-                byte_offset: Some(error.offset),
+                // A file refused for its size is wrong as a whole: no byte of it is named.
+                byte_offset: (!problem.is_too_large()).then_some(error.offset),
                 ..loc
             },
             format!("{what} is corrupt: {}", error.kind),

@@ -21,6 +21,7 @@ use crate::plan::Plan;
 use crate::rules::groups::{assess, GroupFacts, GroupVerdicts};
 
 use super::catalog;
+use super::file::problem_finding;
 use super::finding::{EvidenceValue as E, Finding, Location};
 use super::location::at_partition;
 
@@ -103,11 +104,16 @@ fn next_log_starts(
     out
 }
 
-/// The `file.unreadable` finding of a coordinator partition whose replay could not read a file.
+/// The finding of a coordinator partition whose replay could not read a file: what went wrong
+/// with it (`file.unreadable` with the OS error, or `file.corrupt` for a file refused for its
+/// size), at the file.
 pub fn unreadable(u: &UnreadablePartition<'_>) -> Finding {
-    let mut loc = at_partition(u.log_dir, u.partition);
-    loc.file = Some(u.problem.path().to_path_buf());
-    Finding::new(&catalog::FILE_UNREADABLE, loc, "cannot read records")
+    problem_finding(
+        at_partition(u.log_dir, u.partition),
+        "records",
+        &u.problem,
+        "",
+    )
 }
 
 fn at(dirs: &DirsByPartition, topic: &str, partition: i32, group: Option<&str>) -> Location {

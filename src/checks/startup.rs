@@ -19,7 +19,7 @@
 //! job per partition dir).
 //!
 //! The time is an estimate: the bytes over [`RECOVERY_BYTES_PER_SEC`] (the broker's measured
-//! rebuild rate, 45 MB/s per recovery thread, benches/README.md "rebuild-index vs the broker")
+//! rebuild rate, 45 MB/s per recovery thread, benches/README.md, "Current figures")
 //! times `num.recovery.threads.per.data.dir`, and never less than the largest partition's bytes
 //! at one thread's rate (one partition is recovered by one thread). The thread count is the
 //! configured value when a source sets it; unset, it is the default of the Kafka the dirs come

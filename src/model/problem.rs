@@ -4,6 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crate::formats::FormatError;
 
+/// The field a file refused for its size is reported under.
+const TOO_LARGE_FIELD: &str = "file length";
+
 /// Why a file's content is unavailable.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FileProblem {
@@ -31,7 +34,7 @@ impl FileProblem {
                 path,
                 FormatError::new(
                     crate::formats::ErrorKind::InvalidField {
-                        field: "file length",
+                        field: TOO_LARGE_FIELD,
                         reason: t.to_string(),
                     },
                     t.cap,
@@ -49,6 +52,23 @@ impl FileProblem {
             path: path.to_path_buf(),
             error,
         }
+    }
+
+    /// Whether the file was refused for its size ([`super::file_bytes::TooLarge`]), not read.
+    pub fn is_too_large(&self) -> bool {
+        matches!(
+            self,
+            FileProblem::Format {
+                error: FormatError {
+                    kind: crate::formats::ErrorKind::InvalidField {
+                        field: TOO_LARGE_FIELD,
+                        ..
+                    },
+                    ..
+                },
+                ..
+            }
+        )
     }
 
     /// The file concerned.

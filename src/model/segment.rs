@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode};
+use super::file_bytes::{read_file, FileBytes, PositionedFile, ReadMode, OWNED_READ_CAP};
 use super::listing::{FileInfo, IndexRead, SegmentFiles};
 use super::names::{
     PartitionDirName, SegmentFileKind, CONSUMER_OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC,
@@ -953,7 +953,11 @@ fn load_log(
 fn open_log_source(file: &mut FileInfo, opts: &LoadOptions) -> Parsed<LogSource> {
     let opened = if opts.depth == ScanDepth::Verify {
         file.measure();
-        None
+        // Past Kafka's largest segment (`log.too_large`), a file is never read whole: it is
+        // walked by positioned reads as at `Headers` depth (not verified), so its walk stops
+        // where its batches really stop, not at the cap.
+        let too_large = file.size.is_some_and(|n| n > OWNED_READ_CAP);
+        (too_large && opts.read_mode == ReadMode::Buffered).then(|| file.open())
     } else {
         Some(file.open())
     };
