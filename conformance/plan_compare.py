@@ -2,8 +2,9 @@
 """Compare `logclean plan` with what a real broker did (Replay's replay.json).
 
 Usage:
-  plan_compare.py SCENARIO REPLAY_JSON PLAN_AT_START_JSON PLAN_AT_END_JSON   compare; exit 1 on a difference
-  plan_compare.py --oracle SCENARIO REPLAY_JSON                             print what the broker did
+  plan_compare.py SCENARIO REPLAY_JSON PLAN_AT_START_JSON PLAN_AT_END_JSON [DIAG_AT_START DIAG_AT_END]
+                                                     compare; exit 1 on a difference
+  plan_compare.py --oracle SCENARIO REPLAY_JSON     print what the broker did
 
 The plan is evaluated twice, at the start and at the end of the broker's run window (the broker evaluates
 retention against its own wall clock, somewhere inside that window). A segment whose verdict differs
@@ -24,6 +25,14 @@ Compared, per partition (keyed by topic and partition: one broker has one replic
     cleaned, the new checkpoint == checkpoint_after (clean_up_to for plans without it).
 A partition on disk that the plan does not list, or a listed segment the plan has no verdict for, is a
 difference too.
+
+The metadata log (`__cluster_metadata-0`) is not in the plan: it has no retention passes. Its own cleaner
+(KafkaRaftLog.maybeClean, first run 60 s after the raft client starts) is compared when the diagnose documents
+(DIAG_AT_*: `logclean diagnose --kind metadata.log_redundant` at the window's start and end, with the replay's
+broker settings) are given and the replay window lasted past that first run (settled >= ready + 65 s): the
+cleaner's new log start L is the finding's `cleaner_log_start` (no finding, or none in it: nothing deleted);
+the broker must have deleted exactly the fixture's segments whose next segment starts at or below L
+(UnifiedLog.deleteOldSegments) and the snapshots whose end offset is below L, and no other.
 """
 import json
 import sys
@@ -192,6 +201,53 @@ def compare(scenario, replay, plan_start, plan_end):
     return res
 
 
+CLEANER_FIRST_RUN_MS = 65_000  # 60 s after the raft client starts (before ready), plus slack
+
+
+def cleaner_log_start(diag):
+    """The metadata cleaner's next log start from a diagnose document (None: it deletes nothing)."""
+    for f in diag.get("findings") or []:
+        if f.get("code") != "metadata.log_redundant":
+            continue
+        for e in f.get("evidence") or []:
+            if e.get("name") == "cleaner_log_start":
+                return int(e["value"])
+    return None
+
+
+def compare_metadata_log(replay, diag_start, diag_end, res):
+    """The metadata log cleaner's deletions vs logclean's prediction (see the module doc)."""
+    ml = replay.get("metadata_log")
+    if ml is None:
+        return
+    w = replay["window"]
+    label = f"{ml['log_dir']}/__cluster_metadata-0"
+    if w.get("settled_ms", w["stop_ms"]) - w["ready_ms"] < CLEANER_FIRST_RUN_MS:
+        print(f"   {label}: not compared (the window ended before the metadata log cleaner's first run)")
+        return
+    la, lb = cleaner_log_start(diag_start), cleaner_log_start(diag_end)
+    if la != lb:
+        res.time_sensitive += 1
+    segs = [int(x) for x in ml["segments_before"]]
+    snaps = ml["snapshots_before"]
+    got_segs = {int(x) for x in ml["segments_deleted"]}
+    got_snaps = set(ml["snapshots_deleted"])
+    matched = None
+    for start in {la, lb}:
+        want_segs = set() if start is None else {b for b, n in zip(segs, segs[1:]) if n <= start}
+        want_snaps = set() if start is None else {x for x in snaps if int(x.split("-")[0]) < start}
+        if want_segs == got_segs and want_snaps == got_snaps:
+            matched = start
+    deleted = f"{len(got_segs)} seg / {len(got_snaps)} snap"
+    if matched is not None or (la is None and lb is None and not got_segs and not got_snaps):
+        res.agree += 1
+        res.rows.append((label, deleted, f"log start {matched}", "-", "metadata cleaner", "ok"))
+    else:
+        res.differ.append((label, f"metadata cleaner: broker deleted segments {fmt(sorted(got_segs))} and "
+                                  f"snapshots {fmt(sorted(got_snaps))}; logclean's cleaner_log_start {la} / {lb}"))
+        res.rows.append((label, deleted, f"log start {la}/{lb}", "-", "metadata cleaner", "DIFF"))
+
+
 def fmt(xs):
     if not xs:
         return "-"
@@ -238,12 +294,14 @@ def main(argv):
     if len(argv) == 3 and argv[0] == "--oracle":
         oracle(argv[1], json.load(open(argv[2])))
         return 0
-    if len(argv) != 4:
+    if len(argv) not in (4, 6):
         print(__doc__, file=sys.stderr)
         return 2
     scenario = argv[0]
-    replay, a, b = (json.load(open(x)) for x in argv[1:])
+    replay, a, b = (json.load(open(x)) for x in argv[1:4])
     res = compare(scenario, replay, a, b)
+    if len(argv) == 6:
+        compare_metadata_log(replay, json.load(open(argv[4])), json.load(open(argv[5])), res)
     print_table(scenario, res)
     return 0 if res.ok() else 1
 

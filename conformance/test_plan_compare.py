@@ -195,5 +195,47 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(self.run_cmp(PLAN).differ, [])
 
 
+    def metadata_case(self, deleted_segs, deleted_snaps, ready=4000, settled=74000):
+        r = copy.deepcopy(REPLAY)
+        r["window"]["ready_ms"], r["window"]["settled_ms"] = ready, settled
+        segs, snaps = ["0", "25", "49", "67"], ["00000000000000000000-0000000000", "00000000000000000026-0000000001",
+                                                "00000000000000000050-0000000001"]
+        r["metadata_log"] = {"log_dir": "logs-0", "segments_before": segs, "snapshots_before": snaps,
+                             "segments_deleted": deleted_segs, "snapshots_deleted": deleted_snaps}
+        return r
+
+    @staticmethod
+    def diag(start):
+        ev = [{"name": "snapshot", "kind": "text", "value": "x"}]
+        if start is not None:
+            ev.append({"name": "cleaner_log_start", "kind": "offset", "value": start})
+        return {"findings": [{"code": "metadata.log_redundant", "evidence": ev}]}
+
+    def test_metadata_cleaner_deletions_match_the_predicted_log_start(self):
+        # Log start 50: segments 0 and 25 (next bases 25, 49 <= 50) go, 49 holds offset 50 and stays; the
+        # snapshots ending at 0 and 26 go, the one at 50 stays.
+        r = self.metadata_case(["0", "25"], ["00000000000000000000-0000000000", "00000000000000000026-0000000001"])
+        res = plan_compare.compare("s", r, PLAN, PLAN)
+        plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
+        self.assertEqual(res.differ, [])
+        # The broker kept segment 25: a difference.
+        r = self.metadata_case(["0"], ["00000000000000000000-0000000000", "00000000000000000026-0000000001"])
+        res = plan_compare.compare("s", r, PLAN, PLAN)
+        plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
+        self.assertEqual(len(res.differ), 1)
+        self.assertIn("metadata cleaner", res.differ[0][1])
+        # logclean predicts nothing (no cleaner_log_start) but the broker deleted: a difference.
+        r = self.metadata_case(["0"], [])
+        res = plan_compare.compare("s", r, PLAN, PLAN)
+        plan_compare.compare_metadata_log(r, self.diag(None), {"findings": []}, res)
+        self.assertEqual(len(res.differ), 1)
+
+    def test_metadata_log_not_compared_before_the_cleaners_first_run(self):
+        r = self.metadata_case(["0"], [], settled=20000)
+        res = plan_compare.compare("s", r, PLAN, PLAN)
+        plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
+        self.assertEqual(res.differ, [])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -82,11 +82,11 @@ fn copy() -> (tempfile::TempDir, PathBuf) {
     (tmp, root)
 }
 
-/// The offsets every replay must give: the broker's (manifest), the open transaction of
-/// tx-open at the last stable offset of txn-compacted-0.
-fn check_against_manifest(doc: &Value) {
+/// The offsets every replay must give: the broker's (manifest of the scenario in `dir`), the
+/// open transaction of tx-open at the last stable offset of txn-compacted-0.
+fn check_against_manifest(dir: &Path, doc: &Value) {
     let m: Value =
-        serde_json::from_slice(&std::fs::read(fixture().join("manifest.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let parts = doc["partitions"].as_array().unwrap();
     assert_eq!(parts.len(), 2, "{parts:?}");
     for p in parts {
@@ -162,12 +162,48 @@ fn check_coordinator_state(doc: &Value, m: &Value) {
     assert_eq!(rows(&doc["transactional_ids"]), rows(&m["transactions"]));
 }
 
+/// The transactions scenario on Kafka 3.9.1 (`fixtures/zk391-transactions`, ZooKeeper mode;
+/// `fixtures/kraft391-transactions`, KRaft): the stable offsets, the open transaction and the
+/// transactional ids' states equal the 3.9.1 broker's Admin API answers (describeProducers,
+/// listTransactions/describeTransactions, find-hanging), as on 4.4. The 3.9 rules apply (the
+/// files tell: ZooKeeper layout, or `metadata.version` 3.9-IV0) and are said.
+#[test]
+fn the_3_9_1_scenarios_equal_their_brokers_admin_api() {
+    for scenario in ["zk391-transactions", "kraft391-transactions"] {
+        let dir = fixtures_root().join(scenario);
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["kafka_version"], "3.9.1", "{scenario}");
+        let (doc, _) = transactions(&dir, m["captured_at"].as_str().unwrap());
+        assert_eq!(
+            doc["assumptions"]["kafka_version"]["applied"], "3.9",
+            "{scenario}"
+        );
+        check_against_manifest(&dir, &doc);
+        check_coordinator_state(&doc, &m);
+        let hanging: Vec<(String, i64, i64)> = doc["open_transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["verdict"] == "hanging")
+            .map(|t| {
+                (
+                    t["topic"].as_str().unwrap().to_string(),
+                    t["partition"].as_i64().unwrap(),
+                    t["first_offset"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(hanging, manifest_hanging(&m), "{scenario}");
+    }
+}
+
 #[test]
 fn states_and_stable_offsets_equal_the_brokers() {
     let (doc, exit) = transactions(&fixture(), &at(0));
     assert_eq!(doc["command"], "transactions");
     assert_eq!(doc["transaction_max_timeout_ms"], 7_200_000);
-    check_against_manifest(&doc);
+    check_against_manifest(&fixture(), &doc);
     let ids: Vec<(&str, &str)> = doc["transactional_ids"]
         .as_array()
         .unwrap()
@@ -225,7 +261,7 @@ fn replay_from_the_log_gives_the_same_answer_as_from_the_snapshots() {
         std::fs::remove_file(root.join("logs-0").join(p)).unwrap();
     }
     let (doc, _) = transactions(&root, &at(0));
-    check_against_manifest(&doc);
+    check_against_manifest(&fixture(), &doc);
     let snap: Vec<Value> = doc["partitions"]
         .as_array()
         .unwrap()
@@ -245,7 +281,7 @@ fn replay_from_the_log_gives_the_same_answer_as_from_the_snapshots() {
     // No snapshot left: after an unclean shutdown the broker replays from the log start.
     std::fs::remove_file(root.join("logs-0/.kafka_cleanshutdown")).unwrap();
     let (doc, _) = transactions(&root, &at(0));
-    check_against_manifest(&doc);
+    check_against_manifest(&fixture(), &doc);
     assert!(doc["partitions"]
         .as_array()
         .unwrap()
@@ -274,7 +310,7 @@ fn after_a_clean_shutdown_without_snapshots_no_producer_state_is_loaded() {
     assert_eq!((codes(&doc), exit), (vec![], 0));
     std::fs::remove_file(root.join("logs-0/.kafka_cleanshutdown")).unwrap();
     let (doc, _) = transactions(&root, &at(0));
-    check_against_manifest(&doc);
+    check_against_manifest(&fixture(), &doc);
 }
 
 #[test]

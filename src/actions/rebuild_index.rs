@@ -10,8 +10,11 @@
 //! producer state, which yields the `.txnindex` entry of each aborted transaction. At the end
 //! the time index gets its final `maybeAppend` and both are trimmed. The rebuilt files are
 //! therefore what the broker leaves after recovery and a clean stop (it re-extends the active
-//! segment's indexes to `segment.index.bytes` while running). The 4.1+ per-batch index interval
-//! (cleanup rules, Errata 2) makes appended leader indexes match this loop; follower and
+//! segment's indexes to `segment.index.bytes` while running). This loop is the same in every
+//! release modelled (3.6 `LogSegment.scala` `recover` to 4.4 `LogSegment.java`: per batch,
+//! `validBytes - lastIndexEntry > indexIntervalBytes`), so the rebuilt indexes take no
+//! `--kafka-version`. The per-batch index interval of appends (KAFKA-806: 4.1.0 and the 3.9.1 /
+//! 4.0.1 backports; cleanup rules, Errata 2) makes appended leader indexes match it; follower and
 //! cleaner appends, and the interval anchor reset at a restart, do not (§6.2).
 //!
 //! `segment.index.bytes` bounds the entries: an offset index holds `bytes/8` entries and a time

@@ -11,8 +11,9 @@
 //! | topic `segment.bytes` ≥ 1 MiB (was ≥ 14) | 4.1 | KAFKA-19080 (PR #19371, merged 2025-04); spec Errata 4 |
 //! | `num.recovery.threads.per.data.dir` default 1 → 2 | 4.0 | KIP-1030 |
 //! | `remote.log.copy.disable`, `remote.log.delete.on.disable` added | 3.9 | KIP-950 |
-//! | `remote.copy.lag.ms` / `.bytes` added | 4.4 | KIP-1241 (`RemoteLogManagerConfig`, 4.4 upgrade notes) |
-//! | `errors.deadletterqueue.group.enable`, `max.decompressed.message.bytes` added | 4.4 (unconfirmed: in 4.4.0's describe output, not in 3.9.1's) | fixtures' manifests |
+//! | `remote.copy.lag.ms` / `.bytes` added | 4.4 | KIP-1241, KAFKA-19893 (`TopicConfig`, commit edcada2a48: on the 4.4 branch, not 4.3) |
+//! | `errors.deadletterqueue.group.enable` added | 4.4 | KIP-1191, KAFKA-20410 (`TopicConfig`, commit b6d2503710: on the 4.4 branch, not 4.3) |
+//! | `max.decompressed.message.bytes` added | 4.4 | `TopicConfig.MAX_DECOMPRESSED_MESSAGE_BYTES_CONFIG` in the 4.4.0 release; not on the 4.3 branch |
 //!
 //! The 3.9.1 values of the removed keys are those a real 3.9.1 broker reported
 //! (`fixtures/zk391-*/manifest.json`): `message.format.version=3.0-IV1`,

@@ -13,7 +13,8 @@
 //!   upgrade is not finalized (`kafka-features.sh upgrade`), so it is a lower bound only.
 //! * `transaction.version` ≥ 2 (KIP-890 transactions v2): finalizable from 4.0 (`TransactionVersion.TV_2`).
 //! * `__share_group_state` partitions: the share coordinator's topic (KIP-932: early access 4.0,
-//!   preview 4.1, GA 4.2), so 4.0+.
+//!   preview 4.1, GA 4.2), so 4.0+ (3.9's `Topic.java` reserves the name, but no 3.9 broker
+//!   writes it: the share coordinator came with 4.0).
 //!
 //! Record formats (v2 batches since 0.11), producer-snapshot (v1) and `.txnindex` (v0) versions
 //! are the same in every release from 3.6 to 4.4 and bound nothing; `TransactionLogValue` v1 is
@@ -40,8 +41,9 @@ impl KafkaVersion {
     pub const V3_9: KafkaVersion = KafkaVersion::new(3, 9);
     /// 4.0: KRaft only, KIP-1030 defaults, removed configs, transactions v2.
     pub const V4_0: KafkaVersion = KafkaVersion::new(4, 0);
-    /// 4.1: rolling base timestamp from the first batch, per-batch index interval (Errata 1, 2),
-    /// topic-level `segment.bytes` ≥ 1 MiB.
+    /// 4.1: topic-level `segment.bytes` ≥ 1 MiB (the rolling base timestamp from the first
+    /// batch and the per-batch index interval, KAFKA-806, came with 4.1.0 and the 3.9.1 / 4.0.1
+    /// backports: modelled from the 3.9 line).
     pub const V4_1: KafkaVersion = KafkaVersion::new(4, 1);
     /// 4.2: empty `cleanup.policy` tiered branch, DeleteRecords rule change (Errata 5, 6).
     pub const V4_2: KafkaVersion = KafkaVersion::new(4, 2);
@@ -407,6 +409,25 @@ mod tests {
         assert_eq!(a.version, KafkaVersion::V4_4);
         // 4.4+ with 4.4 the newest modelled: nothing else to choose.
         assert_eq!(a.assumption, None);
+    }
+
+    /// 3.9 reserves the name `__share_group_state` (`Topic.java`) but has no share coordinator
+    /// to write it; 4.0 does (`ShareCoordinatorService`, KIP-932 early access): its partitions
+    /// alone bound the release from below at 4.0.
+    #[test]
+    fn share_group_state_means_4_0_or_later() {
+        let a = choose_version(
+            None,
+            &facts(LogDirMode::KRaft, &[("metadata.version", 21)], true),
+        );
+        assert_eq!(
+            (a.version, a.detected.to_string()),
+            (KafkaVersion::V4_0, "4.0+".into())
+        );
+        assert!(a
+            .evidence
+            .iter()
+            .any(|e| e.fact.contains("__share_group_state")));
     }
 
     #[test]

@@ -712,6 +712,8 @@ fn clean_before_retention(
         &f.cleaner_segments,
         end,
         c.log.range.first_uncleanable_offset,
+        p.high_watermark.value,
+        opts.version,
         &p.config,
     );
     let groups = layout.iter().filter(|g| g.members.len() > 1).count();

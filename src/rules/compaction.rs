@@ -10,11 +10,13 @@
 //! dropped, delete horizon), `Cleaner.groupSegmentsBySize` / `lastOffsetForFirstSegment`
 //! (which segments one pass merges), `Cleaner.cleanSegments` / `cleanInto` (the cleaned
 //! segment's max timestamp is that of the batches it keeps; mtime of the group's last
-//! segment). Spec §D1–D5, D7; Errata 3 (MD5, 24 B/entry), 13, 19 (ties).
+//! segment; which emptied batch it keeps: [`empty_batch_bound`], KAFKA-20452 in 4.4). Spec
+//! §D1–D5, D7; Errata 3 (MD5, 24 B/entry), 13, 19 (ties).
 //!
-//! The `max.compaction.lag.ms` anchor is each dirty segment's first-batch max timestamp; in
-//! 3.x/4.0 a segment written since the broker started uses its first append's max timestamp
-//! instead (Errata 1); [`SegmentFacts::first_batch_max_timestamp`] is what the caller knows.
+//! The `max.compaction.lag.ms` anchor is each dirty segment's first-batch max timestamp; before
+//! KAFKA-806 (3.9.1, 4.0.1, 4.1.0) a segment written since the broker started used its first
+//! append's max timestamp instead (Errata 1); [`SegmentFacts::first_batch_max_timestamp`] is
+//! what the caller knows.
 
 use std::ops::Range;
 
@@ -23,6 +25,7 @@ use crate::model::units::{Bytes, DurationMs, Offset, TimestampMs};
 
 use super::facts::SegmentFacts;
 use super::retention::LogState;
+use super::KafkaVersion;
 
 /// Bytes per offset-map entry: MD5 digest (16) + offset (8), Errata 3.
 pub const OFFSET_MAP_BYTES_PER_ENTRY: u64 = 24;
@@ -763,24 +766,50 @@ pub struct CleanedSegment {
     /// Whether `facts.max_timestamp` is exact. The cleaned segment's max timestamp is that of
     /// the batches it keeps, so the members' max is an upper bound; it is exact when no
     /// member has a record timestamp (mtime fallback), or when it is the max timestamp of the
-    /// pass's last batch, which is always kept (possibly emptied, header and max timestamp
-    /// intact) because its next offset is the first uncleanable offset.
+    /// pass's last batch and that batch is kept even emptied (header and max timestamp intact):
+    /// its next offset is the first uncleanable offset (3.6–4.3) or the high watermark (4.4),
+    /// see [`empty_batch_bound`].
     pub largest_timestamp_exact: bool,
     /// Whether a pass rewrites it (its base is below the pass's end).
     pub cleaned: bool,
+}
+
+/// Where the batch the cleaner keeps even when it empties it must end
+/// (`Cleaner.cleanInto`'s `BatchRetention.RETAIN_EMPTY` for a batch without an active
+/// producer's last record): its next offset equals this bound, so the last offset is not lost.
+///
+/// - 3.6–4.3: the cleaning round's upper bound, `cleanable.firstUncleanableOffset`
+///   (`Cleaner.doClean` passes it as `upperBoundOffsetOfCleaningRound`; 3.9 `LogCleaner.scala`,
+///   4.3 `Cleaner.java`).
+/// - 4.4: the high watermark (KAFKA-20452, commit 7480345230, `cleanInto(…, log.highWatermark(),
+///   …)`): a round that ends below the HW drops its last batch once every record in it is gone.
+pub fn empty_batch_bound(
+    version: KafkaVersion,
+    first_uncleanable_offset: Offset,
+    high_watermark: Offset,
+) -> Offset {
+    if version.at_least(KafkaVersion::V4_4) {
+        high_watermark
+    } else {
+        first_uncleanable_offset
+    }
 }
 
 /// The log after one cleaning pass ending at `end_offset` (`Cleaner.doClean`): every segment
 /// with base < `end_offset`, from the start of the log (the clean section is rewritten too),
 /// grouped by [`group_segments_by_size`] with `config`'s `segment.bytes` and
 /// `segment.index.bytes`; the later segments unchanged. `cleaner` is parallel to `segments`.
+/// `high_watermark` and `version` decide which batch survives emptied ([`empty_batch_bound`]).
 pub fn cleaned_layout(
     segments: &[SegmentFacts],
     cleaner: &[CleanerSegmentFacts],
     end_offset: Offset,
     first_uncleanable_offset: Offset,
+    high_watermark: Offset,
+    version: KafkaVersion,
     config: &LogConfig,
 ) -> Vec<CleanedSegment> {
+    let keep_empty = empty_batch_bound(version, first_uncleanable_offset, high_watermark);
     let n = segments
         .iter()
         .take_while(|s| s.base_offset < end_offset)
@@ -804,9 +833,11 @@ pub fn cleaned_layout(
                 .max()
                 .unwrap_or(TimestampMs::NONE);
             // The pass's last batch ends at the first uncleanable offset when the map did not
-            // fill; it is kept, so its max timestamp survives.
+            // fill; it is kept (even emptied) when that is where the release's bound lies, so
+            // its max timestamp survives.
             let last_batch_kept = end_offset == first_uncleanable_offset
                 && last.next_offset == first_uncleanable_offset
+                && last.next_offset == keep_empty
                 && cleaner
                     .get(g.end - 1)
                     .is_some_and(|c| c.last_batch_max_timestamp == max_timestamp);

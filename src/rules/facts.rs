@@ -49,7 +49,8 @@ pub struct SegmentFacts {
     /// The `.log` file's mtime (the fallback when there is no record timestamp).
     pub log_mtime: TimestampMs,
     /// The max timestamp of the segment's first batch ([`TimestampMs::NONE`] if none): the
-    /// rolling base in 4.1+ and the `max.compaction.lag.ms` anchor (Errata 1).
+    /// rolling base from KAFKA-806 (3.9.1, 4.0.1, 4.1.0) and the `max.compaction.lag.ms`
+    /// anchor (Errata 1).
     pub first_batch_max_timestamp: TimestampMs,
 }
 

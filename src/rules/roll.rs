@@ -131,9 +131,14 @@ pub fn time_index_max_entries(config: &LogConfig) -> u64 {
     u64::try_from(config.segment_index_bytes.max(0)).unwrap_or(0) / 12
 }
 
-/// The rolling base timestamp (spec §A4, Errata 1).
+/// The rolling base timestamp (spec §A4, Errata 1): the first batch's max timestamp since
+/// KAFKA-806 (`LogSegment.append` walks the batches; the `rollingBasedTimestamp` set from the
+/// first append's largest timestamp is gone): Apache 4.1.0 (#18012) and the backports 3.9.1
+/// (#18843, commit 27a3e5560e on the 3.9 branch, after 3.9.0) and 4.0.1 (#18842, commit
+/// 4dd893ba21, after 4.0.0). Releases are modelled by line, at the line's latest patch: 3.9
+/// and 4.0 take the new rule (3.9.0 and 4.0.0 had the old one); 3.6–3.8 the first append's.
 pub fn rolling_base_timestamp(active: &ActiveSegmentFacts, version: KafkaVersion) -> TimestampMs {
-    if version.at_least(KafkaVersion::V4_1) {
+    if version.at_least(KafkaVersion::V3_9) {
         active.first_batch_max_timestamp
     } else {
         active

@@ -1,6 +1,10 @@
 //! Compaction tests: every §D1 case by name, D2/D5 arithmetic, horizons, Errata 3 and 19.
 
 use super::*;
+use crate::rules::KafkaVersion;
+
+/// The release most layout tests run under (the rule that differs has its own test).
+const V: KafkaVersion = KafkaVersion::LATEST;
 use crate::rules::facts::test_support::seg;
 
 const HOUR: i64 = 3_600_000;
@@ -671,7 +675,15 @@ fn cleaned_layout_merges_from_the_log_start_up_to_the_pass_end() {
         segment_bytes: 1_000,
         ..LogConfig::default()
     };
-    let l = cleaned_layout(&segs, &cleaner, Offset(40), Offset(40), &config);
+    let l = cleaned_layout(
+        &segs,
+        &cleaner,
+        Offset(40),
+        Offset(40),
+        Offset(40),
+        V,
+        &config,
+    );
     assert_eq!(l.len(), 2);
     let g = &l[0];
     assert_eq!(g.members, 0..4);
@@ -698,10 +710,26 @@ fn cleaned_layout_timestamp_is_an_upper_bound_unless_the_last_batch_carries_it()
         segment_bytes: 1_000,
         ..LogConfig::default()
     };
-    let l = cleaned_layout(&segs, &cleaner, Offset(40), Offset(40), &config);
+    let l = cleaned_layout(
+        &segs,
+        &cleaner,
+        Offset(40),
+        Offset(40),
+        Offset(40),
+        V,
+        &config,
+    );
     assert!(!l[0].largest_timestamp_exact);
     // A pass that stops early (full map) ends mid-log: only the segments below its end merge.
-    let l = cleaned_layout(&segs, &cleaner, Offset(25), Offset(40), &config);
+    let l = cleaned_layout(
+        &segs,
+        &cleaner,
+        Offset(25),
+        Offset(40),
+        Offset(40),
+        V,
+        &config,
+    );
     assert_eq!(
         l.iter().map(|c| c.members.clone()).collect::<Vec<_>>(),
         vec![0..3, 3..4, 4..5]
@@ -713,7 +741,15 @@ fn cleaned_layout_timestamp_is_an_upper_bound_unless_the_last_batch_carries_it()
         segment_bytes: 250,
         ..LogConfig::default()
     };
-    let l = cleaned_layout(&segs, &cleaner, Offset(40), Offset(40), &small);
+    let l = cleaned_layout(
+        &segs,
+        &cleaner,
+        Offset(40),
+        Offset(40),
+        Offset(40),
+        V,
+        &small,
+    );
     assert_eq!(
         l.iter().map(|c| c.members.clone()).collect::<Vec<_>>(),
         vec![0..2, 2..4, 4..5]
@@ -789,4 +825,45 @@ fn clear_time_is_bounded_by_the_largest_log_and_the_shared_rate() {
         shared_limit: None,
     };
     assert_eq!(clear_time_at_least(&work, 1, stopped), None);
+}
+
+/// KAFKA-20452 (4.4, commit 7480345230): the batch the cleaner keeps emptied ends at the high
+/// watermark, not at the round's first uncleanable offset (3.6–4.3: `upperBoundOffsetOfCleaningRound`
+/// = `cleanable.firstUncleanableOffset`). With records above the pass (HW 45 > 40), 3.9 keeps
+/// the pass's last batch and its max timestamp: the cleaned segment's timestamp is exact; 4.4 may
+/// drop that batch once emptied: an upper bound. With the HW at the pass's end both keep it.
+#[test]
+fn the_emptied_last_batch_survives_by_release() {
+    let (segs, cleaner) = layout_case();
+    let config = LogConfig {
+        segment_bytes: 1_000,
+        ..LogConfig::default()
+    };
+    let exact = |hw: i64, v: KafkaVersion| {
+        cleaned_layout(
+            &segs,
+            &cleaner,
+            Offset(40),
+            Offset(40),
+            Offset(hw),
+            v,
+            &config,
+        )[0]
+        .largest_timestamp_exact
+    };
+    for v in [
+        KafkaVersion::V3_6,
+        KafkaVersion::V3_9,
+        KafkaVersion::new(4, 3),
+    ] {
+        assert!(exact(45, v), "{v}");
+        assert!(exact(40, v), "{v}");
+        assert_eq!(empty_batch_bound(v, Offset(40), Offset(45)), Offset(40));
+    }
+    assert!(!exact(45, KafkaVersion::V4_4));
+    assert!(exact(40, KafkaVersion::V4_4));
+    assert_eq!(
+        empty_batch_bound(KafkaVersion::V4_4, Offset(40), Offset(45)),
+        Offset(45)
+    );
 }

@@ -103,16 +103,22 @@ fn without_a_first_batch_timestamp_wall_clock_since_creation_counts() {
     ));
 }
 
+/// KAFKA-806: the first batch's max timestamp from 4.1.0 and the 3.9.1 / 4.0.1 backports
+/// (modelled as the 3.9 and 4.0 lines), the first append's before (3.6–3.8).
 #[test]
-fn errata_1_rolling_base_is_the_first_batch_from_4_1_and_the_first_append_before() {
+fn errata_1_rolling_base_is_the_first_batch_from_kafka_806_and_the_first_append_before() {
     let mut a = active(100, NOW - 10 * HOUR);
     a.first_append_max_timestamp = Some(TimestampMs(NOW - 2 * HOUR));
+    for v in [KafkaVersion::V3_9, KafkaVersion::V4_0, KafkaVersion::V4_1] {
+        assert_eq!(
+            rolling_base_timestamp(&a, v),
+            TimestampMs(NOW - 10 * HOUR),
+            "{v}"
+        );
+    }
+    let v3_8 = KafkaVersion::new(3, 8);
     assert_eq!(
-        rolling_base_timestamp(&a, KafkaVersion::V4_1),
-        TimestampMs(NOW - 10 * HOUR)
-    );
-    assert_eq!(
-        rolling_base_timestamp(&a, KafkaVersion::V4_0),
+        rolling_base_timestamp(&a, v3_8),
         TimestampMs(NOW - 2 * HOUR)
     );
     let c = LogConfig {
@@ -120,15 +126,12 @@ fn errata_1_rolling_base_is_the_first_batch_from_4_1_and_the_first_append_before
         ..LogConfig::default()
     };
     let b = batch(10, NOW);
-    assert!(should_roll(&a, &b, &c, TimestampMs(NOW), KafkaVersion::V4_1).is_some());
-    assert_eq!(
-        should_roll(&a, &b, &c, TimestampMs(NOW), KafkaVersion::V3_9),
-        None
-    );
-    // After a restart 4.0 reads the first batch too.
+    assert!(should_roll(&a, &b, &c, TimestampMs(NOW), KafkaVersion::V3_9).is_some());
+    assert_eq!(should_roll(&a, &b, &c, TimestampMs(NOW), v3_8), None);
+    // After a restart 3.8 reads the first batch too.
     a.first_append_max_timestamp = None;
     assert_eq!(
-        rolling_base_timestamp(&a, KafkaVersion::V4_0),
+        rolling_base_timestamp(&a, v3_8),
         TimestampMs(NOW - 10 * HOUR)
     );
 }

@@ -231,6 +231,7 @@ public final class Replay {
         for (Part p : parts) {
             before.put(p.logDir() + "/" + p.key(), Harness.segmentBases(p.path(), ".log"));
         }
+        Map<String, List<String>> metadataBefore = metadataLogFiles(dir, numDirs);
         List<Map<String, Long>> cleanerBefore = new ArrayList<>();
         List<Map<String, Long>> startBefore = new ArrayList<>();
         List<Boolean> cleanMarker = new ArrayList<>();
@@ -355,6 +356,23 @@ public final class Replay {
             putNullable(o, "cleaner_checkpoint_before", cb);
             putNullable(o, "cleaner_checkpoint_after", ca);
             o.put("cleaned", ca != null && !ca.equals(cb));
+        }
+        // The metadata log (KRaft): not retention-driven; its own cleaner (KafkaRaftLog.maybeClean, first run 60 s
+        // after the raft client starts) deletes snapshots and the segments below the oldest one it keeps.
+        if (!metadataBefore.isEmpty()) {
+            Map<String, List<String>> metadataAfter = metadataLogFiles(dir, numDirs);
+            ObjectNode ml = res.putObject("metadata_log");
+            ml.put("log_dir", metadataBefore.get("log_dir").get(0));
+            for (String k : List.of("segments", "snapshots")) {
+                List<String> b = metadataBefore.get(k);
+                List<String> a = metadataAfter.getOrDefault(k, List.of());
+                ArrayNode bn = ml.putArray(k + "_before");
+                b.forEach(bn::add);
+                ArrayNode an = ml.putArray(k + "_after");
+                a.forEach(an::add);
+                ArrayNode dn = ml.putArray(k + "_deleted");
+                b.stream().filter(x -> !a.contains(x)).forEach(dn::add);
+            }
         }
         // The broker's own account of what it deleted and cleaned, for the report.
         ArrayNode lines = res.putArray("broker_log");
@@ -588,6 +606,30 @@ public final class Replay {
             sb.append(checkpoint(root.resolve(dn).resolve("cleaner-offset-checkpoint"))).append(';');
         }
         return sb.toString();
+    }
+
+    /**
+     * The live files of the first {@code __cluster_metadata-0} under logs-N: "log_dir", "segments" (base offsets of
+     * the .log files, as text) and "snapshots" (the .checkpoint file names, "END_OFFSET-EPOCH"); empty if none.
+     * Files the broker deleted are renamed to *.deleted first, so they no longer match.
+     */
+    static Map<String, List<String>> metadataLogFiles(Path root, int numDirs) throws IOException {
+        Map<String, List<String>> m = new TreeMap<>();
+        for (int i = 0; i < numDirs; i++) {
+            Path p = root.resolve("logs-" + i).resolve("__cluster_metadata-0");
+            if (!Files.isDirectory(p)) {
+                continue;
+            }
+            m.put("log_dir", List.of("logs-" + i));
+            m.put("segments", Harness.segmentBases(p, ".log").stream().map(String::valueOf).toList());
+            try (Stream<Path> s = Files.list(p)) {
+                m.put("snapshots", s.map(x -> x.getFileName().toString())
+                    .filter(n -> n.matches("\\d{20}-\\d{10}\\.checkpoint"))
+                    .map(n -> n.substring(0, n.length() - ".checkpoint".length())).sorted().toList());
+            }
+            break;
+        }
+        return m;
     }
 
     static void putNullable(ObjectNode o, String k, Long v) {
