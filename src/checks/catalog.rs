@@ -284,7 +284,7 @@ kinds! {
         "within the cap nothing: the cache evicts at the cap (and, from 4.4, entries idle longer than `remote.log.index.file.cache.ttl.ms`); above it, empty the dir with the broker stopped or raise the cap";
     TIERED_LOCAL_OVER_LIMIT = "tiered.local_over_limit", Condition, Warning,
         "a tiered partition keeps more local bytes than `local.retention.bytes` after the next retention run, and why: a segment not uploaded yet (with the copy task's reason), the HW, or no retention pass (`diagnose`, `plan`)",
-        "remove what the reason names (see `tiered.upload_stalled`, `tiered.upload_blocked_by_transaction`); local segments go only once uploaded or below the log start";
+        "remove what the reason names (see `tiered.upload_stalled`, `tiered.upload_failing`, `tiered.upload_blocked_by_transaction`); local segments go only once uploaded or below the log start";
     TIERED_UPLOAD_BLOCKED_BY_TRANSACTION = "tiered.upload_blocked_by_transaction", Condition, Warning,
         "an open transaction holds the last stable offset of a tiered partition: the copy task uploads only segments whose next segment starts at or below it, so every later segment stays local (`diagnose`, `plan`)",
         "end the producer's transaction, or abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic T --partition P --start-offset O` (the line logclean prints)";
