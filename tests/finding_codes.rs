@@ -553,6 +553,21 @@ cases! {
         |_| {},
         healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
             "server.properties", "--now", "2026-12-02T04:00:00Z"];
+    tiered_upload_failing: "tiered.upload_failing", "error", exit 1,
+        "tiered-failed" ["diagnose", "logs-0", "--server-properties", "server.properties",
+            "--now", "2026-12-02T14:00:00Z"],
+        "none: the RemoteStorageManager failed every copy of segment 12 of tf-0 from its 4th on",
+        |_| {},
+        healthy "tiered-stalled" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
+    tiered_index_cache_size: "tiered.index_cache_size", "info", exit 1,
+        "tiered-metadata-elsewhere" ["diagnose", "logs-0", "logs-1", "--server-properties",
+            "server.properties", "--now", "2026-12-02T14:00:00Z"],
+        "none: a consumer's reads from offset 0 left 15 index files in \
+         logs-0/remote-log-index-cache/",
+        |_| {},
+        healthy "tiered-uploaded" ["diagnose", "logs-0", "--server-properties",
+            "server.properties", "--now", "2026-12-02T04:00:00Z"];
     tiered_local_over_limit: "tiered.local_over_limit", "warning", exit 1,
         "tiered-stalled" ["diagnose", "logs-0", "--server-properties", "server.properties",
             "--now", "2026-12-02T04:00:00Z"],

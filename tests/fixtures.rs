@@ -128,11 +128,24 @@ fn figures_match_what_the_broker_reported() {
                 .map(|v| v.as_i64().unwrap())
                 .collect();
             assert_eq!(bases, expected, "{what}: segment base offsets");
-            assert_eq!(
-                ours.log_end_offset().map(Offset::get),
-                p["log_end_offset"].as_i64(),
-                "{what}: log end offset"
-            );
+            // With an RSM that fails from the Nth copy (tiered-failed) the broker retries every
+            // task run, three metadata records each, until it stops: after the capture too.
+            let retrying = m["broker_config"]
+                .get("rsm.config.fail.from.copy")
+                .is_some()
+                && topic == "__remote_log_metadata";
+            if retrying {
+                assert!(
+                    ours.log_end_offset().map(Offset::get) >= p["log_end_offset"].as_i64(),
+                    "{what}: log end offset below the broker's at capture"
+                );
+            } else {
+                assert_eq!(
+                    ours.log_end_offset().map(Offset::get),
+                    p["log_end_offset"].as_i64(),
+                    "{what}: log end offset"
+                );
+            }
             // A tiered partition's log start is the total one (remote included): the
             // checkpoint holds it and it normally lies below the first local segment, which
             // `log_start_offset` (the non-tiered rule: raised to the first base) does not model
@@ -153,7 +166,7 @@ fn figures_match_what_the_broker_reported() {
                     "{what}: log start offset"
                 );
             }
-            if clean {
+            if clean && !retrying {
                 assert_eq!(
                     ours.checkpoints.high_watermark.map(Offset::get),
                     p["high_watermark"].as_i64(),

@@ -32,7 +32,7 @@ fn scenarios() -> Vec<PathBuf> {
         })
         .collect();
     v.sort();
-    assert_eq!(v.len(), 5, "the five tiered scenarios: {v:?}");
+    assert_eq!(v.len(), 7, "the seven tiered scenarios: {v:?}");
     v
 }
 
@@ -45,7 +45,20 @@ fn load(dir: &Path) -> Vec<LogDir> {
         depth: ScanDepth::Tail,
         ..Default::default()
     };
-    vec![load_log_dir(&dir.join("logs-0"), &Selection::default(), &opts, &|| {}).unwrap()]
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("logs-")
+        })
+        .collect();
+    logs.sort();
+    logs.iter()
+        .map(|l| load_log_dir(l, &Selection::default(), &opts, &|| {}).unwrap())
+        .collect()
 }
 
 /// The one data partition of the scenario: (topic, partition, topic id).
@@ -160,9 +173,7 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
         let latest_tiered = snap["latest_tiered"].as_i64().unwrap();
         let expect = (latest_tiered >= 0).then_some(latest_tiered);
         assert_eq!(part.highest_offset_in_remote_storage(None), expect, "{s}");
-        let data = dirs[0]
-            .partitions
-            .iter()
+        let data = (dirs.iter().flat_map(|d| &d.partitions))
             .find(|x| x.dir_name == tp)
             .unwrap();
         let epochs: Vec<(i32, i64)> = data
@@ -200,13 +211,42 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
             .iter()
             .filter(|l| l.split(' ').nth(1) == Some("delete"))
             .count();
-        assert_eq!(
-            part.in_state(SegmentState::DeleteFinished).len(),
-            deletes,
-            "{s}: remote deletes"
-        );
+        let failed: Vec<i64> = journal
+            .iter()
+            .filter(|l| l.split(' ').nth(1) == Some("copy-fail"))
+            .map(|l| l.split(' ').nth(3).unwrap().parse().unwrap())
+            .collect();
+        if failed.is_empty() {
+            assert_eq!(
+                part.in_state(SegmentState::DeleteFinished).len(),
+                deletes,
+                "{s}: remote deletes"
+            );
+            assert!(part.failed_copies().is_empty(), "{s}");
+        } else {
+            // Each failed copy is cleaned up (a remote delete) and retried; the broker goes on
+            // retrying between the journal's capture and its stop, so the metadata holds at
+            // least the journal's attempts, all of the one segment the RSM failed on.
+            let got = part.failed_copies();
+            assert_eq!(got.len(), 1, "{s}: {got:?}");
+            let (start, attempts, last) = got[0];
+            assert!(
+                failed.iter().all(|f| *f == start),
+                "{s}: {failed:?} vs {start}"
+            );
+            assert!(
+                attempts as usize >= failed.len(),
+                "{s}: {attempts} < {}",
+                failed.len()
+            );
+            assert!(last > m["base_time_ms"].as_i64().unwrap(), "{s}");
+            assert!(
+                part.in_state(SegmentState::DeleteFinished).len() >= deletes,
+                "{s}: remote deletes"
+            );
+        }
         assert!(part.deletes_in_flight().is_empty(), "{s}");
-        if deletes > 0 {
+        if deletes > 0 && failed.is_empty() {
             // Remote retention raised the log start to the first remaining remote segment, or
             // past the highest uploaded offset when none remains (tiered-copy-disabled).
             let after_remote = part.remote_log_start().or(expect.map(|h| h + 1));
@@ -226,6 +266,11 @@ fn replay_matches_what_the_broker_and_its_rsm_did() {
                 assert_eq!(c.state_since_ms, c.copy_started_ms, "{s}");
             }
             "tiered-remote-retention" | "tiered-copy-disabled" => assert!(deletes > 0, "{s}"),
+            "tiered-failed" => {
+                assert!(hung.is_empty() && failed.len() >= 3, "{s}: {journal:?}");
+                // A failed copy never counts as uploaded: the highest offset stays below it.
+                assert_eq!(expect, Some(failed[0] - 1), "{s}");
+            }
             _ => assert!(hung.is_empty(), "{s}"),
         }
     }

@@ -242,6 +242,34 @@ pub fn upload_wait(w: UploadWait) -> Explanation {
                 utc(started_at)
             ),
         ),
+        UploadWait::CopyFailed {
+            attempts,
+            last_failed_at,
+        } => (
+            "copy_failed",
+            vec![
+                ev("failed_attempts", Count(u64::from(attempts))),
+                ev("last_failed_at", T(last_failed_at.get())),
+            ],
+            format!(
+                "{attempts} copy attempt(s) failed (the latest cleaned up at {}); retried",
+                utc(last_failed_at)
+            ),
+        ),
+        UploadWait::BehindFailedCopy {
+            base_offset,
+            attempts,
+        } => (
+            "behind_failed_copy",
+            vec![
+                ev("failing_copy_segment", O(base_offset.get())),
+                ev("failed_attempts", Count(u64::from(attempts))),
+            ],
+            format!(
+                "queued behind the copy of {}, which failed {attempts} time(s)",
+                segment_name(base_offset)
+            ),
+        ),
         UploadWait::BlockedByLso {
             last_stable_offset,
             open_transaction,

@@ -11,6 +11,7 @@ use crate::model::coordinators::first_live_copies;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::names::METADATA_TOPIC;
+use crate::model::remote_tier::RemoteTier;
 use crate::model::replays::PartitionsByPath;
 use crate::model::text::{duration, segment_name, utc};
 use crate::model::units::{Offset, TimestampMs};
@@ -48,12 +49,13 @@ fn broker_i64(view: &ClusterView, key: &str, default: i64) -> (i64, &'static str
 pub fn internal_topic_findings(
     dirs: &[LogDir],
     view: &ClusterView,
+    tier: &RemoteTier,
     now: TimestampMs,
     mode: ReadMode,
 ) -> Vec<Finding> {
     let mut out = share_state_findings(dirs, view, mode);
     out.extend(metadata_log_findings(dirs, view, now, mode));
-    out.extend(remote_log_metadata_findings(dirs, view));
+    out.extend(remote_log_metadata_findings(dirs, view, tier));
     out
 }
 
@@ -338,9 +340,22 @@ fn metadata_log_findings(
     out
 }
 
+/// `part` × 100 / `whole`, rounded down (0 for an empty whole).
+fn percent(part: u64, whole: u64) -> u64 {
+    (u128::from(part) * 100)
+        .checked_div(u128::from(whole))
+        .map_or(0, |v| u64::try_from(v).unwrap_or(u64::MAX))
+}
+
 /// `tiered.metadata_topic_unbounded`: `__remote_log_metadata` with `retention.ms=-1` (its
-/// default, `remote.log.metadata.topic.retention.ms`) and no size limit, holding records.
-fn remote_log_metadata_findings(dirs: &[LogDir], view: &ClusterView) -> Vec<Finding> {
+/// default, `remote.log.metadata.topic.retention.ms`) and no size limit, holding records; with
+/// the partition replayed, the share of its records that describe remote segments already
+/// deleted (what nothing will ever need again).
+fn remote_log_metadata_findings(
+    dirs: &[LogDir],
+    view: &ClusterView,
+    tier: &RemoteTier,
+) -> Vec<Finding> {
     let config = view.log_config(REMOTE_LOG_METADATA_TOPIC);
     if config.retention_ms.max().is_some() || config.retention_bytes.max().is_some() {
         return Vec::new();
@@ -410,18 +425,51 @@ fn remote_log_metadata_findings(dirs: &[LogDir], view: &ClusterView) -> Vec<Find
                 ),
             ),
         };
+        let dead = tier.finished_deletes(name.partition);
+        let dead_text = dead
+            .filter(|x| x.records > 0)
+            .map_or_else(String::new, |x| {
+                format!(
+                    ", {} of them ({}%) about {} remote segment(s) already deleted{}",
+                    x.records,
+                    percent(x.records, records.unsigned_abs()),
+                    x.segments,
+                    if x.never_copied > 0 {
+                        format!(" ({} failed copies cleaned up)", x.never_copied)
+                    } else {
+                        String::new()
+                    }
+                )
+            });
         let mut f = Finding::new(
             &catalog::TIERED_METADATA_TOPIC_UNBOUNDED,
             at_partition(d, p),
             format!(
-                "{records} record(s), {bytes} B{}, and nothing deletes them (retention.ms=-1, \
-                 retention.bytes=-1): every broker start re-reads them all; {what_to_do}",
+                "{records} record(s), {bytes} B{}{dead_text}, and nothing deletes them \
+                 (retention.ms=-1, retention.bytes=-1): every broker start re-reads them all; \
+                 {what_to_do}",
                 per_day.map_or_else(String::new, |b| format!(", growing {b} B a day"))
             ),
         )
         .with_severity(severity)
         .evidence("records", EvidenceValue::Count(records.unsigned_abs()))
         .evidence("bytes", EvidenceValue::Bytes(bytes));
+        if let Some(x) = dead {
+            f = f
+                .evidence(
+                    "records_of_deleted_segments",
+                    EvidenceValue::Count(x.records),
+                )
+                .evidence(
+                    "deleted_share_percent",
+                    EvidenceValue::Count(percent(x.records, records.unsigned_abs())),
+                )
+                .evidence("deleted_segments", EvidenceValue::Count(x.segments))
+                .evidence(
+                    "failed_copies_cleaned_up",
+                    EvidenceValue::Count(x.never_copied),
+                );
+        }
         if let Some(b) = per_day {
             f = f.evidence("bytes_per_day", EvidenceValue::Bytes(b));
         }

@@ -27,7 +27,7 @@ use super::log_dir::not_a_log_dir_finding;
 use super::plan::plan_findings;
 use super::replication::replication_findings;
 use super::startup::{startup_costs, StartupCost};
-use super::tiered::tiered_findings;
+use super::tiered::{index_cache_findings, tiered_findings};
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
 use crate::model::replica_join::ReplicaJoin;
@@ -98,6 +98,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     let paths: Vec<_> = ctx.dirs.iter().map(|d| d.path.clone()).collect();
     let records = ctx.view.records(ctx.read_mode);
     let space = space_usage(ctx.plan, &paths, records);
+    findings.extend(index_cache_findings(&space, ctx.view));
     let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, &mut findings);
     let disk = disk_projections(
         ctx.plan,
@@ -112,6 +113,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(internal_topic_findings(
         ctx.dirs,
         ctx.view,
+        &ctx.plan.remote_tier.tier,
         ctx.now(),
         ctx.read_mode,
     ));

@@ -3,15 +3,19 @@
 //! log system is off, an upload state nobody here can see. Built from the plan's per-segment
 //! upload states ([`crate::rules::tiered`]) and the remote tier it replayed.
 
+use crate::model::cluster::ClusterView;
 use crate::model::remote_tier::RemoteSystem;
 use crate::model::text::{segment_name, utc};
 use crate::model::units::{Bytes, TimestampMs};
+use crate::plan::space::SpaceUsage;
 use crate::plan::{PartitionPlan, Plan};
 use crate::rules::retention::{RetainReason, UploadKnowledge, Verdict};
+use crate::rules::space::{SpaceReason, REMOTE_INDEX_CACHE_DIR};
 use crate::rules::tiered::{UploadState, UploadWait};
 
 use super::catalog;
 use super::explain::{retain_reason, upload_wait};
+use super::finding::Location;
 use super::finding::{EvidenceValue, Finding, Severity};
 use super::location::at_plan;
 
@@ -82,6 +86,39 @@ fn upload_stalled(p: &PartitionPlan, now: TimestampMs) -> Option<Finding> {
             EvidenceValue::TimestampMs(since.get()),
         )
         .evidence("stalled_for_ms", EvidenceValue::Int(age))
+        .evidence("segments_waiting", EvidenceValue::Count(n as u64))
+        .evidence("bytes_waiting", EvidenceValue::Bytes(bytes.get())),
+    )
+}
+
+/// `tiered.upload_failing`: the RemoteStorageManager fails the copy of a segment, and the
+/// broker cleans each attempt up and retries it; that segment and every later one stay local.
+fn upload_failing(p: &PartitionPlan) -> Option<Finding> {
+    let (s, attempts, last) = p.segments.iter().find_map(|s| match s.upload {
+        Some(UploadState::Waits(UploadWait::CopyFailed {
+            attempts,
+            last_failed_at,
+        })) => Some((s, attempts, last_failed_at)),
+        _ => None,
+    })?;
+    let (n, bytes) = waiting(p);
+    Some(
+        Finding::new(
+            &catalog::TIERED_UPLOAD_FAILING,
+            at_plan(p, Some(s.base_offset.get())),
+            format!(
+                "upload failing at {}: the remote storage manager failed {attempts} copy \
+                 attempt(s) of it, the latest cleaned up at {}; the broker retries it on every \
+                 copy-task run and copies nothing after it meanwhile; {n} closed segment(s), {} B, \
+                 wait for upload and cannot be deleted locally",
+                segment_name(s.base_offset),
+                utc(last),
+                bytes.get()
+            ),
+        )
+        .evidence("segment", EvidenceValue::Offset(s.base_offset.get()))
+        .evidence("failed_attempts", EvidenceValue::Count(u64::from(attempts)))
+        .evidence("last_failed_at", EvidenceValue::TimestampMs(last.get()))
         .evidence("segments_waiting", EvidenceValue::Count(n as u64))
         .evidence("bytes_waiting", EvidenceValue::Bytes(bytes.get())),
     )
@@ -231,6 +268,86 @@ fn system_disabled(plan: &Plan) -> Vec<Finding> {
         .collect()
 }
 
+/// The broker key capping the remote index cache, and its default (Kafka 4.4
+/// `RemoteLogManagerConfig.DEFAULT_REMOTE_LOG_INDEX_FILE_CACHE_TOTAL_SIZE_BYTES`, 1 GiB; the
+/// same from 3.6).
+pub const INDEX_CACHE_CAP_KEY: &str = "remote.log.index.file.cache.total.size.bytes";
+
+/// `tiered.index_cache_size`: the bytes of `remote-log-index-cache/` (the offset, time and
+/// transaction indexes the broker fetched from remote storage to serve reads below the local
+/// log start; `RemoteIndexCache` keeps it in the first log dir) against its cap. Info while
+/// within the cap (the bytes are the broker's to reuse, not retention's to free); a warning
+/// above it (the cache evicts above the cap, so the excess is files it does not account for:
+/// a cap lowered since they were fetched, or leftovers of an earlier run).
+pub fn index_cache_findings(space: &[SpaceUsage], view: &ClusterView) -> Vec<Finding> {
+    let cap = view.broker.get(INDEX_CACHE_CAP_KEY);
+    let cap_bytes = cap.and_then(|v| v.as_i64()).unwrap_or(1 << 30);
+    let source = cap.map_or("Kafka default", |v| v.source.name());
+    let mut out = Vec::new();
+    for u in space {
+        let files: Vec<_> = (u.entries.iter())
+            .filter(|e| e.reason == SpaceReason::RemoteIndexCache && !e.is_dir)
+            .collect();
+        if files.is_empty() {
+            continue;
+        }
+        let bytes: u64 = files.iter().map(|e| e.allocated).sum();
+        // The cache weighs its entries by the index files' lengths (`RemoteIndexCache`'s
+        // weigher, `Entry.entrySizeBytes`): the cap is compared with those, not the blocks.
+        let indexed: u64 = files.iter().map(|e| e.apparent).sum();
+        let over = i128::from(indexed) > i128::from(cap_bytes);
+        let share = (u128::from(indexed) * 100)
+            .checked_div(u128::try_from(cap_bytes).unwrap_or(0))
+            .unwrap_or(0);
+        let mut f = Finding::new(
+            &catalog::TIERED_INDEX_CACHE_SIZE,
+            Location {
+                log_dir: u.path.clone(),
+                file: Some(u.path.join(REMOTE_INDEX_CACHE_DIR)),
+                ..Location::default()
+            },
+            format!(
+                "{REMOTE_INDEX_CACHE_DIR}/ holds {} file(s), {indexed} B of indexes ({bytes} B on \
+                 disk), {share}% of {INDEX_CACHE_CAP_KEY}={cap_bytes}{}",
+                files.len(),
+                if over {
+                    ": above the cap the broker evicts to, so it does not account for the excess"
+                } else {
+                    ": indexes fetched from remote storage, reused by reads below the local log \
+                     start; the cache evicts at the cap"
+                }
+            ),
+        )
+        .with_severity(if over {
+            Severity::Warning
+        } else {
+            Severity::Info
+        })
+        .evidence("cache_bytes_on_disk", EvidenceValue::Bytes(bytes))
+        .evidence("cache_index_bytes", EvidenceValue::Bytes(indexed))
+        .evidence("cache_files", EvidenceValue::Count(files.len() as u64))
+        .evidence(
+            "cap_bytes",
+            EvidenceValue::Bytes(cap_bytes.max(0).unsigned_abs()),
+        )
+        .evidence("cap_source", EvidenceValue::Text(source.to_string()))
+        .evidence(
+            "share_of_cap_percent",
+            EvidenceValue::Count(u64::try_from(share).unwrap_or(u64::MAX)),
+        );
+        if over {
+            f = f.fix(format!(
+                "with the broker stopped, empty {REMOTE_INDEX_CACHE_DIR}/ (the broker fetches \
+                 what it needs again; never delete it while the broker runs), or raise \
+                 {INDEX_CACHE_CAP_KEY} (`kafka-configs.sh --bootstrap-server HOST:PORT --alter \
+                 --entity-type brokers --entity-default --add-config {INDEX_CACHE_CAP_KEY}=N`)"
+            ));
+        }
+        out.push(f);
+    }
+    out
+}
+
 /// Every `tiered.*` finding of `plan` at `now`.
 pub fn tiered_findings(plan: &Plan) -> Vec<Finding> {
     let mut out = system_disabled(plan);
@@ -238,6 +355,7 @@ pub fn tiered_findings(plan: &Plan) -> Vec<Finding> {
         out.extend(
             [
                 upload_stalled(p, plan.now),
+                upload_failing(p),
                 blocked_by_transaction(p),
                 local_over_limit(p),
                 upload_state_unknown(p),

@@ -2,6 +2,7 @@
 //! [`inspect_findings`] and the documents of the dirs, their metadata logs and records →
 //! [`write`] ([`render_inspect`]).
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 use crate::checks::file::problem_finding;
@@ -10,10 +11,12 @@ use crate::checks::inspect::{inspect_findings, sort_findings};
 use crate::checks::location::at_partition;
 use crate::checks::unreadable::{dedup_unreadable, metadata_image_findings};
 use crate::exit_codes::Outcome;
+use crate::formats::remote_log_metadata::REMOTE_LOG_METADATA_TOPIC;
 use crate::model::cluster::DirFacts;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::mode::run_modes;
+use crate::model::names::PartitionDirState;
 use crate::model::records::dump_partition;
 use crate::model::replays::Records;
 use crate::model::segment::{LoadOptions, ScanDepth};
@@ -72,12 +75,40 @@ fn add_metadata_logs(
     (records, facts): (Records<'_>, Option<&DirFacts>),
     findings: &mut Vec<Finding>,
 ) {
+    let mut tiered_topics: BTreeSet<String> = BTreeSet::new();
+    let mut remote_metadata = (dirs.iter().flat_map(|d| &d.partitions))
+        .any(|p| (p.name.as_ref()).is_some_and(|n| n.topic == REMOTE_LOG_METADATA_TOPIC));
     for (doc, dir) in docs.iter_mut().zip(dirs) {
         for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
             if p.name.as_ref().is_some_and(|n| n.is_metadata_log()) {
                 let image = records.metadata_image(&p.path, facts);
                 findings.extend(metadata_image_findings(&dir.path, &image));
                 pdoc.metadata_log = Some(MetadataLogDoc::new(p, &image));
+                remote_metadata |= image.topics.contains_key(REMOTE_LOG_METADATA_TOPIC);
+                tiered_topics.extend(
+                    (image.topic_configs.iter())
+                        .filter(|(_, c)| {
+                            c.get("remote.storage.enable")
+                                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                        })
+                        .map(|(t, _)| t.clone()),
+                );
+            }
+        }
+    }
+    if !remote_metadata {
+        return;
+    }
+    // A tiered log loads its checkpointed log start as is: the total log start
+    // (`Partition::total_log_start_offset`), which the document names apart from the local one.
+    for (doc, dir) in docs.iter_mut().zip(dirs) {
+        for (pdoc, p) in doc.partitions.iter_mut().zip(&dir.partitions) {
+            let tiered = (p.name.as_ref()).is_some_and(|n| {
+                n.state == PartitionDirState::Live && tiered_topics.contains(&n.topic)
+            });
+            if tiered {
+                pdoc.remote_log_enabled = true;
+                pdoc.total_log_start_offset = p.total_log_start_offset(true).map(|o| o.get());
             }
         }
     }

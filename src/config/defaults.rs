@@ -788,6 +788,13 @@ pub static BROKER_CONFIGS: &[BrokerConfigDef] = &[
         true,
     ),
     broker(
+        "remote.log.index.file.cache.total.size.bytes",
+        T::Long,
+        Some("1073741824"),
+        V::AtLeast(1),
+        true,
+    ),
+    broker(
         "remote.log.manager.task.interval.ms",
         T::Long,
         Some("30000"),

@@ -554,8 +554,11 @@ mod fixture_tests {
         "cleaner-offset-checkpoint",
     ];
 
+    /// The base offset a file name gives: `<offset>.<kind>` in a partition dir,
+    /// `<offset>_<remote segment id>.<kind>` in `remote-log-index-cache/` (`RemoteIndexCache`).
     fn base_offset(name: &str) -> i64 {
-        name.split('.').next().unwrap().parse().unwrap()
+        let stem = name.split('.').next().unwrap();
+        stem.split('_').next().unwrap().parse().unwrap()
     }
 
     #[test]

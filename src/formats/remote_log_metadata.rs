@@ -793,13 +793,18 @@ mod tests {
     }
 
     /// Every `__remote_log_metadata` record the real broker wrote in the `tiered-*` fixtures
-    /// decodes, and encodes back to the same bytes. Returns the counts per apiKey.
-    fn fixture_records() -> [u64; 4] {
+    /// (every scenario, every `logs-N`) decodes, and encodes back to the same bytes; per
+    /// metadata partition the offsets decoded run without a gap from the first batch, and cover
+    /// at least what the broker reported at capture (the manifest's log start to log end; the
+    /// broker may write more before it stops, as `tiered-failed`'s retries do). Returns the
+    /// counts per apiKey and the (scenario, partition, records) checked.
+    fn fixture_records() -> ([u64; 4], Vec<(String, String, u64)>) {
         use crate::formats::compression::DEFAULT_MAX_DECOMPRESSED;
         use crate::formats::record::for_each_record;
         use crate::formats::walk::ShallowWalker;
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut counts = [0u64; 4];
+        let mut seen = Vec::new();
         let mut scenarios: Vec<_> = std::fs::read_dir(&root)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -813,6 +818,22 @@ mod tests {
         scenarios.sort();
         assert!(!scenarios.is_empty(), "no tiered-* fixture under {root:?}");
         for s in scenarios {
+            let scenario = s.file_name().unwrap().to_string_lossy().into_owned();
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(s.join("manifest.json")).unwrap()).unwrap();
+            let reported = |partition: i64| {
+                let p = manifest["partitions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| {
+                        p["topic"] == REMOTE_LOG_METADATA_TOPIC && p["partition"] == partition
+                    })
+                    .unwrap_or_else(|| {
+                        panic!("{scenario}: partition {partition} not in the manifest")
+                    });
+                p["log_end_offset"].as_i64().unwrap() - p["log_start_offset"].as_i64().unwrap()
+            };
             for logs in std::fs::read_dir(&s).unwrap().map(|e| e.unwrap().path()) {
                 if !logs
                     .file_name()
@@ -824,39 +845,67 @@ mod tests {
                 }
                 for pd in std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()) {
                     let name = pd.file_name().unwrap().to_string_lossy().into_owned();
-                    if !name.starts_with("__remote_log_metadata-") {
+                    let Some(n) = name.strip_prefix("__remote_log_metadata-") else {
                         continue;
-                    }
-                    for f in std::fs::read_dir(&pd).unwrap().map(|e| e.unwrap().path()) {
-                        if f.extension().is_none_or(|e| e != "log") {
-                            continue;
-                        }
+                    };
+                    let mut files: Vec<_> = std::fs::read_dir(&pd)
+                        .unwrap()
+                        .map(|e| e.unwrap().path())
+                        .filter(|f| f.extension().is_some_and(|e| e == "log"))
+                        .collect();
+                    files.sort();
+                    let mut next: Option<i64> = None;
+                    let mut records = 0u64;
+                    for f in files {
                         let bytes = std::fs::read(&f).unwrap();
                         for b in ShallowWalker::new(&bytes) {
                             let b = b.unwrap();
                             for_each_record(&bytes, &b, DEFAULT_MAX_DECOMPRESSED, |r| {
+                                if let Some(want) = next {
+                                    assert_eq!(r.offset, want, "{f:?}: a gap in the offsets");
+                                }
+                                next = Some(r.offset + 1);
                                 let v = r.value.unwrap();
                                 let rec = decode_remote_log_metadata(v)
                                     .unwrap_or_else(|e| panic!("{f:?} offset {}: {e}", r.offset));
                                 assert_eq!(encode(&rec), v, "{f:?} offset {}", r.offset);
                                 counts[usize::from(rec.api_key())] += 1;
+                                records += 1;
                                 Ok(())
                             })
                             .unwrap();
                         }
                     }
+                    let want = reported(n.parse().unwrap());
+                    assert!(
+                        records as i64 >= want,
+                        "{scenario} {name}: {records} records decoded, the broker reported {want}"
+                    );
+                    if scenario != "tiered-failed" {
+                        assert_eq!(records as i64, want, "{scenario} {name}");
+                    }
+                    seen.push((scenario.clone(), name, records));
                 }
             }
         }
-        counts
+        (counts, seen)
     }
 
     #[test]
     fn real_broker_records_round_trip() {
-        let counts = fixture_records();
+        let (counts, seen) = fixture_records();
         eprintln!(
             "round-tripped per apiKey (segment, update, partition delete, snapshot): {counts:?}"
         );
+        for (s, p, n) in &seen {
+            eprintln!("  {s} {p}: {n} records");
+        }
+        // Every scenario's five metadata partitions (tiered-metadata-elsewhere: over two dirs).
+        let scenarios: std::collections::BTreeSet<&str> =
+            seen.iter().map(|(s, _, _)| s.as_str()).collect();
+        assert_eq!(seen.len(), scenarios.len() * 5, "{seen:?}");
+        // A failed copy's cleanup: deletes without COPY_SEGMENT_FINISHED (tiered-failed).
+        assert!(scenarios.contains("tiered-failed"), "{scenarios:?}");
         // Kafka 4.4 writes segment and update records; deletes appear in the retention scenarios.
         assert!(counts[0] > 0 && counts[1] > 0, "{counts:?}");
     }

@@ -64,6 +64,9 @@ pub struct RemoteSegment {
     pub state_since_ms: i64,
     /// Metadata partition and offset of the latest record.
     pub last_record: (i32, i64),
+    /// Records about it replayed (the add and every update).
+    #[serde(default)]
+    pub records: u64,
 }
 
 /// The remote tier of one user partition.
@@ -100,6 +103,7 @@ impl RemoteSegment {
             copy_started_ms: f.event_timestamp_ms,
             state_since_ms: f.event_timestamp_ms,
             last_record,
+            records: 1,
         }
     }
 }
@@ -119,6 +123,27 @@ impl PartitionTier {
     /// Copies started and never finished (COPY_SEGMENT_STARTED), with `copy_started_ms`.
     pub fn unfinished_copies(&self) -> Vec<&RemoteSegment> {
         self.in_state(SegmentState::CopyStarted)
+    }
+
+    /// Copies that failed: segments deleted (DELETE_SEGMENT_STARTED or FINISHED) without ever
+    /// reaching COPY_SEGMENT_FINISHED, as `RemoteLogManager.copyLogSegment` cleans up a copy the
+    /// RemoteStorageManager threw on (the copy is retried under a new segment id). Per start
+    /// offset: (start offset, attempts, event time of the latest cleanup), ascending.
+    pub fn failed_copies(&self) -> Vec<(i64, u32, i64)> {
+        let mut by_start: BTreeMap<i64, (u32, i64)> = BTreeMap::new();
+        let failed = self.segments.values().filter(|s| {
+            !s.copy_finished
+                && matches!(
+                    s.state,
+                    SegmentState::DeleteStarted | SegmentState::DeleteFinished
+                )
+        });
+        for s in failed {
+            let e = by_start.entry(s.start_offset).or_insert((0, i64::MIN));
+            e.0 = e.0.saturating_add(1);
+            e.1 = e.1.max(s.state_since_ms);
+        }
+        by_start.into_iter().map(|(o, (n, t))| (o, n, t)).collect()
     }
 
     /// Deletes in flight (DELETE_SEGMENT_STARTED).
@@ -226,6 +251,18 @@ pub struct MetadataPartitionRead {
     pub bytes: u64,
 }
 
+/// The finished deletes one metadata partition records ([`RemoteTier::finished_deletes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FinishedDeletes {
+    /// Remote segments in DELETE_SEGMENT_FINISHED.
+    pub segments: u64,
+    /// The records about them.
+    pub records: u64,
+    /// Those deleted without ever reaching COPY_SEGMENT_FINISHED (failed copies the broker
+    /// cleaned up).
+    pub never_copied: u64,
+}
+
 /// Whether the metadata partition of a user partition was among the given dirs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Holding {
@@ -251,6 +288,25 @@ impl RemoteTier {
     /// The tier of user partition (`topic_id`, `partition`), if any record names it.
     pub fn partition(&self, topic_id: Uuid, partition: i32) -> Option<&PartitionTier> {
         self.partitions.get(&(topic_id, partition))
+    }
+
+    /// The records of metadata partition `mp` that describe remote segments already deleted
+    /// (DELETE_SEGMENT_FINISHED): what a retention on the topic could drop without losing a
+    /// segment still in use. `None` when `mp` was not replayed.
+    pub fn finished_deletes(&self, mp: i32) -> Option<FinishedDeletes> {
+        self.metadata_partitions.get(&mp)?;
+        let mut out = FinishedDeletes::default();
+        let segs = (self.partitions.values())
+            .flat_map(|t| t.segments.values())
+            .filter(|s| s.last_record.0 == mp && s.state == SegmentState::DeleteFinished);
+        for s in segs {
+            out.segments += 1;
+            out.records += s.records;
+            if !s.copy_finished {
+                out.never_copied += 1;
+            }
+        }
+        Some(out)
     }
 
     /// Whether the metadata partition holding (`topic_id`, `partition`) was replayed, given the
@@ -298,10 +354,11 @@ impl RemoteTier {
                 match seg {
                     Some(seg) => {
                         seg.state = u.state;
-                        seg.copy_finished |= u.state != SegmentState::CopyStarted;
+                        seg.copy_finished |= u.state == SegmentState::CopyFinished;
                         seg.broker_id = u.broker_id;
                         seg.state_since_ms = u.event_timestamp_ms;
                         seg.last_record = (mp, offset);
+                        seg.records += 1;
                     }
                     None => self.problems.push(TierProblem {
                         path: self

@@ -91,6 +91,8 @@ pub struct ReplicaTier {
     pub count_assumed: bool,
     /// Copies started and never finished: (start offset, started at).
     pub unfinished_copies: Vec<(Offset, TimestampMs)>,
+    /// Copies that failed and were cleaned up: (start offset, attempts, latest at).
+    pub failed_copies: Vec<(Offset, u32, TimestampMs)>,
     /// COPY_SEGMENT_FINISHED segments, ascending.
     pub remote_segments: Vec<RemoteSegmentFacts>,
     /// Bytes in remote storage (COPY_SEGMENT_FINISHED and DELETE_SEGMENT_STARTED).
@@ -441,6 +443,11 @@ fn replica_tier(
         unfinished_copies: tier.map_or_else(Vec::new, |t| {
             (t.unfinished_copies().iter())
                 .map(|s| (Offset(s.start_offset), TimestampMs(s.copy_started_ms)))
+                .collect()
+        }),
+        failed_copies: tier.map_or_else(Vec::new, |t| {
+            (t.failed_copies().into_iter())
+                .map(|(o, n, at)| (Offset(o), n, TimestampMs(at)))
                 .collect()
         }),
         remote_segments: tier.map_or_else(Vec::new, |t| {

@@ -257,6 +257,8 @@ pub struct TierSummary {
     pub local_retention_size_in_percent: Option<i64>,
     /// Copies started and never finished: (start offset, started at).
     pub unfinished_copies: Vec<(Offset, TimestampMs)>,
+    /// Copies that failed and were cleaned up: (start offset, attempts, latest at).
+    pub failed_copies: Vec<(Offset, u32, TimestampMs)>,
 }
 
 /// One partition replica's plan.
@@ -844,6 +846,7 @@ fn tier_summary(
         local_retention_size_in_percent: total_limit
             .map(|_| pct(local_bytes.get(), local_limit.unwrap_or(-1))),
         unfinished_copies: r.unfinished_copies.clone(),
+        failed_copies: r.failed_copies.clone(),
     })
 }
 
@@ -895,6 +898,7 @@ fn add_upload_states(
             copy_lag_ms: r.copy_lag.0,
             copy_lag_bytes: r.copy_lag.1,
             unfinished_copies: &r.unfinished_copies,
+            failed_copies: &r.failed_copies,
             now: opts.now,
         }),
         UploadKnowledge::NotGiven { metadata_partition } => (0..f.segments.len())

@@ -71,6 +71,8 @@ pub struct AttributedEntry {
     pub depth: usize,
     /// Allocated bytes.
     pub allocated: u64,
+    /// Apparent bytes (its length).
+    pub apparent: u64,
     /// Why it is there.
     pub reason: SpaceReason,
 }
@@ -213,6 +215,7 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
             is_dir: e.is_dir,
             depth: e.components.len(),
             allocated: e.allocated,
+            apparent: e.apparent,
             reason,
         });
     }

@@ -171,6 +171,19 @@ pub struct TieredDoc {
     pub local_retention_size_in_percent: Option<i64>,
     /// Copies started and never finished.
     pub unfinished_copies: Vec<UnfinishedCopyDoc>,
+    /// Copies the RemoteStorageManager failed and the broker cleaned up, per start offset.
+    pub failed_copies: Vec<FailedCopyDoc>,
+}
+
+/// The failed copies of one segment.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedCopyDoc {
+    /// Its start offset (the local segment's base).
+    pub start_offset: i64,
+    /// Failed attempts recorded.
+    pub attempts: u32,
+    /// Event time of the latest attempt's cleanup.
+    pub last_failed_at_ms: i64,
 }
 
 /// A copy started and never finished.
@@ -213,6 +226,13 @@ impl TieredDoc {
                 .map(|(o, at)| UnfinishedCopyDoc {
                     start_offset: o.get(),
                     started_at_ms: at.get(),
+                })
+                .collect(),
+            failed_copies: (t.failed_copies.iter())
+                .map(|&(o, attempts, at)| FailedCopyDoc {
+                    start_offset: o.get(),
+                    attempts,
+                    last_failed_at_ms: at.get(),
                 })
                 .collect(),
         }

@@ -46,6 +46,23 @@ pub enum UploadWait {
         /// When its copy started.
         started_at: TimestampMs,
     },
+    /// The RemoteStorageManager threw on its copy: `copyLogSegment` wrote COPY_SEGMENT_STARTED,
+    /// the plugin failed, and the broker cleaned the attempt up (DELETE_SEGMENT_STARTED,
+    /// FINISHED; "Copy failed, cleaning segment") and retries it on the next task run under a
+    /// new segment id. Not a hang: the copy task is not blocked.
+    CopyFailed {
+        /// Failed attempts recorded.
+        attempts: u32,
+        /// Event time of the latest attempt's cleanup.
+        last_failed_at: TimestampMs,
+    },
+    /// Eligible, but the copy task copies in order and an earlier segment's copy keeps failing.
+    BehindFailedCopy {
+        /// That segment's base offset.
+        base_offset: Offset,
+        /// Its failed attempts.
+        attempts: u32,
+    },
     /// The next segment starts above the last stable offset (an open transaction or the HW).
     BlockedByLso {
         /// The last stable offset.
@@ -106,6 +123,9 @@ pub struct UploadInput<'a> {
     pub copy_lag_bytes: i64,
     /// Copies started and never finished: (start offset, started at).
     pub unfinished_copies: &'a [(Offset, TimestampMs)],
+    /// Copies the RemoteStorageManager failed and the broker cleaned up: (start offset,
+    /// attempts, latest cleanup at).
+    pub failed_copies: &'a [(Offset, u32, TimestampMs)],
     /// The evaluation instant.
     pub now: TimestampMs,
 }
@@ -175,6 +195,7 @@ pub fn upload_states(input: &UploadInput<'_>) -> Vec<UploadState> {
     // Once the walk stops, every later segment waits for the same reason.
     let mut stopped: Option<UploadWait> = None;
     let mut unfinished_ahead: Option<(Offset, TimestampMs)> = None;
+    let mut failed_ahead: Option<(Offset, u32)> = None;
     let mut out = Vec::with_capacity(n);
     for (i, s) in segs.iter().enumerate() {
         if i + 1 == n {
@@ -210,16 +231,32 @@ pub fn upload_states(input: &UploadInput<'_>) -> Vec<UploadState> {
             .filter(|(o, _)| *o == s.base_offset)
             .map(|(_, t)| *t)
             .max();
-        let wait = match (unfinished_ahead, started) {
-            (Some((base_offset, started_at)), _) => UploadWait::BehindUnfinishedCopy {
+        // Failed attempts name the segment the copy task keeps failing on (a retry in flight
+        // at capture is one more attempt of it, not a hang).
+        let failed = (input.failed_copies.iter())
+            .find(|(o, _, _)| *o == s.base_offset)
+            .map(|&(_, n, t)| (n, t));
+        let wait = match (unfinished_ahead, failed_ahead, failed, started) {
+            (Some((base_offset, started_at)), _, _, _) => UploadWait::BehindUnfinishedCopy {
                 base_offset,
                 started_at,
             },
-            (None, Some(started_at)) => {
+            (None, Some((base_offset, attempts)), _, _) => UploadWait::BehindFailedCopy {
+                base_offset,
+                attempts,
+            },
+            (None, None, Some((attempts, last_failed_at)), _) => {
+                failed_ahead = Some((s.base_offset, attempts));
+                UploadWait::CopyFailed {
+                    attempts,
+                    last_failed_at,
+                }
+            }
+            (None, None, None, Some(started_at)) => {
                 unfinished_ahead = Some((s.base_offset, started_at));
                 UploadWait::CopyNeverFinished { started_at }
             }
-            (None, None) => UploadWait::NotCopiedYet,
+            (None, None, None, None) => UploadWait::NotCopiedYet,
         };
         out.push(UploadState::Waits(wait));
     }
@@ -288,6 +325,7 @@ mod tests {
             copy_lag_ms: 0,
             copy_lag_bytes: 0,
             unfinished_copies: copies,
+            failed_copies: &[],
             now: TimestampMs(10_000),
         }
     }

@@ -99,8 +99,19 @@ pub struct PartitionDoc {
     pub state: &'static str,
     /// Topic id from partition.metadata.
     pub topic_id: Option<String>,
-    /// Log start offset as the broker would load it.
+    /// Log start offset as the broker would load it for a local log: the checkpoint raised to
+    /// the first segment (for a tiered log this is the local log start; see
+    /// `total_log_start_offset`).
     pub log_start_offset: Option<i64>,
+    /// Whether the log is tiered (`remote.storage.enable=true` in the metadata log and a remote
+    /// log metadata topic present): its log start checkpoint is the total one.
+    pub remote_log_enabled: bool,
+    /// The local log start offset: the first local record (the same as `log_start_offset`).
+    pub local_log_start_offset: Option<i64>,
+    /// The total log start offset, remote segments included: for a tiered log the checkpoint
+    /// value as the broker loads it (0 without an entry), normally below the first local
+    /// segment; otherwise the same as `log_start_offset`.
+    pub total_log_start_offset: Option<i64>,
     /// Log end offset.
     pub log_end_offset: Option<i64>,
     /// Bytes of `.log` files.
@@ -366,6 +377,9 @@ impl PartitionDoc {
                 .and_then(|m| m.as_ref().ok())
                 .map(|m| m.topic_id.to_string()),
             log_start_offset: p.log_start_offset().map(Offset::get),
+            remote_log_enabled: false,
+            local_log_start_offset: p.log_start_offset().map(Offset::get),
+            total_log_start_offset: p.log_start_offset().map(Offset::get),
             log_end_offset: p.log_end_offset().map(Offset::get),
             size_bytes: p.size().get(),
             recovery_point: p.checkpoints.recovery_point.map(Offset::get),

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -18,7 +19,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionReplica;
+import org.apache.kafka.common.Uuid;
 
 /**
  * Tiered-storage scenarios (issue 19): Kafka 4.4.0 with remote.log.storage.system.enable=true, the broker's
@@ -55,6 +59,10 @@ final class TieredScenarios {
         all.put("tiered-uploaded", new Scenarios.Scenario(1, broker(), false, TieredScenarios::uploaded));
         all.put("tiered-stalled", new Scenarios.Scenario(1, broker("rsm.config.hang.from.copy", "4"), false,
             TieredScenarios::stalled));
+        all.put("tiered-failed", new Scenarios.Scenario(1, broker("rsm.config.fail.from.copy", "4"), false,
+            TieredScenarios::failed));
+        all.put("tiered-metadata-elsewhere", new Scenarios.Scenario(2, broker(), false,
+            TieredScenarios::metadataElsewhere));
         all.put("tiered-open-txn", new Scenarios.Scenario(1, broker(), false, TieredScenarios::openTxn));
         all.put("tiered-copy-disabled", new Scenarios.Scenario(1, broker(), false, TieredScenarios::copyDisabled));
         all.put("tiered-remote-retention", new Scenarios.Scenario(1, broker(), false,
@@ -107,6 +115,103 @@ final class TieredScenarios {
             + "(tiered.remote_storage.journal: copy-hang; __remote_log_metadata holds COPY_SEGMENT_STARTED for it and "
             + "no COPY_SEGMENT_FINISHED). Local retention deleted uploaded segments only; the hung segment and "
             + "every later one stay on disk although the local size is above 1000 bytes.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void failed(Ctx c) throws Exception {
+        TopicPartition tp = new TopicPartition("tf", 0);
+        c.createTopic("tf", 1, Scenarios.cfg("remote.storage.enable", "true", "segment.ms", String.valueOf(H),
+            "retention.ms", "-1", "local.retention.bytes", "1000"));
+        c.series("tf", 0, 30, -10 * H, 20 * M, false, "none", 60);
+        Path journal = c.broker.remoteStorageDir().resolve("journal.txt");
+        c.waitFor("the RSM to fail three copies", Duration.ofSeconds(90), () -> {
+            try {
+                return Files.exists(journal)
+                    && Files.readAllLines(journal).stream().filter(l -> l.contains(" copy-fail ")).count() >= 3;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        c.step("the RSM failed its 4th copyLogSegmentData call and every later one (rsm.config.fail.from.copy=4); "
+            + "the broker retried the copy at least twice");
+        settle(c, tp);
+        snapshot(c, tp, "at_capture", live(c, tp));
+        finish(c, List.of(tp));
+        c.note("tf-0: remote.storage.enable=true, segment.ms=1h, retention.ms=-1, local.retention.bytes=1000 from "
+            + "creation; 30 records every 20 min from base-10h. The RSM copied 3 segments and from the 4th copy on "
+            + "throws RemoteStorageException (tiered.remote_storage.journal: copy-fail). Each failed attempt leaves "
+            + "in __remote_log_metadata COPY_SEGMENT_STARTED, then (the broker's cleanup of the failed copy) "
+            + "DELETE_SEGMENT_STARTED and DELETE_SEGMENT_FINISHED, under a new segment id each retry. Local "
+            + "retention deleted uploaded segments only; the segment whose copy fails and every later one stay on "
+            + "disk although the local size is above 1000 bytes.");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    static void metadataElsewhere(Ctx c) throws Exception {
+        TopicPartition tp = new TopicPartition("te", 0);
+        c.createTopic("te", 1, Scenarios.cfg("remote.storage.enable", "true", "segment.ms", String.valueOf(H),
+            "retention.ms", "-1", "local.retention.bytes", "1000"));
+        Uuid id = c.admin.describeTopics(List.of("te")).allTopicNames().get().get("te").topicId();
+        // The broker's own partitioner (kafka-storage, a runtime dependency only: reflection).
+        Class<?> partitioner = Class.forName(
+            "org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner");
+        int mp = (int) partitioner.getMethod("metadataPartition", TopicIdPartition.class)
+            .invoke(partitioner.getConstructor(int.class).newInstance(5), new TopicIdPartition(id, tp));
+        TopicPartition meta = new TopicPartition("__remote_log_metadata", mp);
+        place(c, tp, 0);
+        place(c, meta, 1);
+        c.step(tp + " (topic id " + id + ") is in logs-0; its metadata partition " + meta + " (the broker's "
+            + "RemoteLogMetadataTopicPartitioner over 5 partitions) in logs-1");
+        c.series("te", 0, 30, -10 * H, 20 * M, false, "none", 60);
+        awaitUploadedUpToActive(c, tp);
+        settle(c, tp);
+        // Read from offset 0: the records below the local log start come from remote storage, and the broker
+        // fetches their indexes into remote-log-index-cache/ (first log dir).
+        java.util.Properties cp = new java.util.Properties();
+        cp.put("bootstrap.servers", c.broker.bootstrap());
+        cp.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        cp.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        int read = 0;
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(cp)) {
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, 0);
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (read < 30 && System.currentTimeMillis() < deadline) {
+                read += consumer.poll(Duration.ofMillis(500)).count();
+            }
+        }
+        c.step("KafkaConsumer (no group, assign " + tp + ", seek 0) polled " + read + " records; those below the "
+            + "local log start were served from remote storage");
+        c.tiered.put("remote_read_records", read);
+        settle(c, tp);
+        snapshot(c, tp, "at_capture", live(c, tp));
+        finish(c, List.of(tp));
+        c.tiered.put("metadata_partition", mp);
+        c.tiered.put("metadata_partition_dir", "logs-1");
+        c.note("te-0: remote.storage.enable=true, segment.ms=1h, retention.ms=-1, local.retention.bytes=1000 from "
+            + "creation, on a broker with two log dirs: te-0 in logs-0, its __remote_log_metadata partition "
+            + "(tiered.metadata_partition) in logs-1, both placed with AlterReplicaLogDirs while empty. 30 records "
+            + "every 20 min from base-10h; every non-active segment uploaded and local retention deleted the "
+            + "uploaded ones above 1000 bytes; then a consumer read all 30 from offset 0 (the first 20 from remote "
+            + "storage: their indexes are in logs-0/remote-log-index-cache/). Given logs-0 alone a reader cannot see "
+            + "what was uploaded.");
+    }
+
+    /** Puts the broker's replica of {@code tp} in its log dir {@code dir} (AlterReplicaLogDirs) and waits. */
+    static void place(Ctx c, TopicPartition tp, int dir) throws Exception {
+        String to = c.broker.logDirs().get(dir).toAbsolutePath().normalize().toString();
+        c.admin.alterReplicaLogDirs(Map.of(new TopicPartitionReplica(tp.topic(), tp.partition(), 1), to)).all()
+            .get(30, TimeUnit.SECONDS);
+        c.waitFor(tp + " in logs-" + dir, Duration.ofSeconds(60), () -> {
+            try {
+                var d = c.admin.describeReplicaLogDirs(List.of(new TopicPartitionReplica(tp.topic(), tp.partition(),
+                    1))).all().get().values().iterator().next();
+                return d.getFutureReplicaLogDir() == null && d.getCurrentReplicaLogDir() != null
+                    && Path.of(d.getCurrentReplicaLogDir()).toAbsolutePath().normalize().equals(Path.of(to));
+            } catch (Exception e) {
+                return false;
+            }
+        });
     }
 
     // ---------------------------------------------------------------------------------------------
