@@ -11,10 +11,10 @@
 mod support;
 
 use std::fs;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use support::scratch::{code, copy_dir, fixture, logclean, s, same, text, tree};
+use support::crash::crash_at_every_step;
+use support::scratch::{code, copy_dir, fixture, json, logclean, s, same, text, tree};
 
 use serde_json::Value;
 
@@ -25,10 +25,6 @@ const LATER: &str = "2026-11-30T17:00:00Z";
 const CG_NOW: &str = "2026-12-01T00:00:00Z";
 /// Figures for every dir: the filesystem is full.
 const FULL: &str = "0,100000000";
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
-}
 
 /// A copy of a fixture's whole scenario (its log dirs and server.properties), so two log dirs
 /// of one broker can be given.
@@ -333,6 +329,28 @@ fn beyond_retention_names_every_group_that_loses_data() {
     }
     let o = run(&["--beyond-retention", "no-such-topic"]);
     assert_eq!(code(&o), Some(3), "{}", text(&o));
+    // --fail-if-group-loses-data, as `delete`'s: refused (exit 3) with the groups named on
+    // stderr, nothing changed, also with --execute; without a loss it does not refuse.
+    let before = tree(&logs);
+    let o = run(&[
+        "--beyond-retention",
+        "events",
+        "--fail-if-group-loses-data",
+        "--execute",
+    ]);
+    assert_eq!(code(&o), Some(3), "{}", text(&o));
+    let doc = json(&o);
+    assert_eq!(doc["refused"], true, "{doc}");
+    assert_eq!(doc["executed"], false, "{doc}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("refused: --fail-if-group-loses-data: group(s) g-behind, g-stale, g-txn"),
+        "{err}"
+    );
+    same(&tree(&logs), &before, "a refused free changed the tree");
+    let o = run(&["--fail-if-group-loses-data"]);
+    assert_eq!(code(&o), Some(1), "{}", text(&o));
+    assert_eq!(json(&o)["refused"], false);
 }
 
 #[test]
@@ -470,62 +488,20 @@ fn free_killed_at_every_step_resumes_or_undoes_with_a_quarantine_elsewhere() {
         .map(|a| a.to_string())
         .collect()
     };
-    let run = |a: &[String], env| logclean(&a.iter().map(String::as_str).collect::<Vec<_>>(), env);
     let make = || {
         let sc = small_leftovers();
         let q = other_filesystem(&sc.root).unwrap();
         (sc, q)
     };
-    let (reference, rq) = make();
-    let logs = |sc: &Scenario| sc.p("logs-0");
-    let start = tree(&logs(&reference));
-    let o = run(&args(&reference, rq.path()), None);
-    assert_eq!(code(&o), Some(0), "{}", text(&o));
-    let done = tree(&logs(&reference));
-    assert_ne!(start, done);
-    assert!(!done.contains_key(&format!("orders-2.{UID}-delete/")));
-    assert!(!done.contains_key("orders-0/00000000000000000000.log"));
-    let mut n = 1;
-    loop {
-        let (c, cq) = make();
-        let o = run(
-            &args(&c, cq.path()),
-            Some(("LOGCLEAN_FAILPOINT", n.to_string())),
-        );
-        if o.status.signal().is_none() {
-            same(&tree(&logs(&c)), &done, &format!("an unkilled run at {n}"));
-            break;
-        }
-        assert_eq!(o.status.signal(), Some(9));
-        let (u, uq) = make();
-        run(
-            &args(&u, uq.path()),
-            Some(("LOGCLEAN_FAILPOINT", n.to_string())),
-        );
-        let r = logclean(&["resume", s(&logs(&c))], None);
-        if code(&r) == Some(0) {
-            same(
-                &tree(&logs(&c)),
-                &done,
-                &format!("resume after a kill at {n}"),
-            );
-        } else {
-            assert!(text(&r).contains("no run to resume"), "{}", text(&r));
-            same(
-                &tree(&logs(&c)),
-                &start,
-                &format!("kill at {n} before the journal"),
-            );
-        }
-        let r = logclean(&["undo", s(&logs(&u))], None);
-        same(
-            &tree(&logs(&u)),
-            &start,
-            &format!("undo after a kill at {n}: {}", text(&r)),
-        );
-        n += 1;
-        assert!(n < 400, "the run never finished");
-    }
-    assert!(n > 20, "too few steps were tested: {n}");
-    println!("free killed at each of {} mutating calls", n - 1);
+    let c = crash_at_every_step(
+        make,
+        |(sc, _)| sc.p("logs-0"),
+        |(sc, q)| args(sc, q.path()),
+        |_, _| {},
+        400,
+    );
+    assert!(!c.done.contains_key(&format!("orders-2.{UID}-delete/")));
+    assert!(!c.done.contains_key("orders-0/00000000000000000000.log"));
+    assert!(c.killed >= 20, "too few steps were tested: {}", c.killed);
+    println!("free killed at each of {} mutating calls", c.killed);
 }

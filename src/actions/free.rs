@@ -194,6 +194,9 @@ pub struct Freeing {
     /// Partitions left alone for assumed configs or an unknown upload state that the target
     /// needed: the run is refused, as `delete` refuses.
     pub refused_assumed: usize,
+    /// `--fail-if-group-loses-data` and a group loses data: the run is refused, as `delete`
+    /// refuses.
+    pub refuse_losses: bool,
     /// What the configs assume.
     pub assumptions: Assumptions,
     /// Whether the plans were applied.
@@ -208,7 +211,7 @@ impl Freeing {
 
     /// Whether the run was refused (nothing changed).
     pub fn refused(&self) -> bool {
-        self.refused_assumed > 0
+        self.refused_assumed > 0 || self.refuse_losses
     }
 }
 
@@ -796,7 +799,9 @@ pub fn run_free(
     let skipped = merge_segments(skipped);
     let (mut log_dirs, starts) = plan_taken(&prep, opts, &taken)?;
     let lost = group_losses(&prep.dirs, opts.delete.cluster.read_mode, &starts)?;
+    let refuse_losses = opts.delete.fail_if_group_loses_data && !lost.is_empty();
     let mut freeing = Freeing {
+        refuse_losses,
         target: opts.target,
         filesystems,
         taken,
