@@ -353,6 +353,83 @@ fn beyond_retention_names_every_group_that_loses_data() {
     assert_eq!(json(&o)["refused"], false);
 }
 
+/// The remote index cache (`remote-log-index-cache/`, here the real remote indexes of one of
+/// tiered-uploaded's remote segments, named as the broker caches them) goes whole, after what
+/// the broker deletes anyway and before retention: the broker fetches its indexes again from
+/// remote storage (Kafka's `RemoteIndexCache`). Attributed as `remote_index_cache` before.
+#[test]
+fn the_remote_index_cache_goes_after_the_leftovers_and_before_retention() {
+    let sc = Scenario::new("tiered-uploaded");
+    let l0 = sc.p("logs-0");
+    let cache = l0.join("remote-log-index-cache");
+    fs::create_dir(&cache).unwrap();
+    let (off, id) = (12, "cKd0olj4RYaJKyCpIacH7w");
+    for ext in ["index", "timeindex"] {
+        fs::copy(
+            sc.p(&format!("remote-storage/tu-0/{off:020}-{id}.{ext}")),
+            cache.join(format!("{off}_{id}.{ext}")),
+        )
+        .unwrap();
+    }
+    // No aborted transaction: the cache holds an empty transaction index.
+    fs::write(cache.join(format!("{off}_{id}.txnindex")), b"").unwrap();
+    let seg = l0.join("tu-0/00000000000000000020");
+    fs::copy(seg.with_extension("log"), seg.with_extension("log.deleted")).unwrap();
+    let attributed = |sc: &Scenario| -> u64 {
+        let o = logclean(
+            &[
+                "--format",
+                "json",
+                "diagnose",
+                s(&sc.p("logs-0")),
+                "--server-properties",
+                &sc.props(),
+                "--now",
+                LATER,
+                "--disk-space",
+                FULL,
+            ],
+            None,
+        );
+        let doc = json(&o);
+        (doc["log_dirs"][0]["space"]["by_reason"]
+            .as_array()
+            .unwrap()
+            .iter())
+        .find(|r| r["reason"] == "remote_index_cache")
+        .map_or(0, |r| r["bytes"].as_u64().unwrap())
+    };
+    assert!(attributed(&sc) > 0);
+    let o = free(&sc, "100%", &["--purge"]);
+    let doc = json(&o);
+    let t = taken(&doc);
+    assert_eq!(t[0].0, "broker_deletes", "{t:?}");
+    assert_eq!(
+        t[1],
+        (
+            "remote_index_cache".to_string(),
+            "remote-log-index-cache/".to_string()
+        )
+    );
+    assert!(t[2..].iter().all(|(tier, _)| tier == "retention"), "{t:?}");
+    let two =
+        doc["taken"][0]["bytes"].as_u64().unwrap() + doc["taken"][1]["bytes"].as_u64().unwrap();
+    let before = tree(&sc.p("logs-0/tu-0"));
+    let o = free(&sc, &two.to_string(), &["--purge", "--execute"]);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    assert_eq!(taken(&json(&o)).len(), 2);
+    assert!(!cache.exists());
+    assert!(!seg.with_extension("log.deleted").exists());
+    let mut kept = before;
+    kept.remove("00000000000000000020.log.deleted");
+    same(
+        &tree(&sc.p("logs-0/tu-0")),
+        &kept,
+        "the partition beside the cache",
+    );
+    assert_eq!(attributed(&sc), 0);
+}
+
 #[test]
 fn refusals_leave_everything_unchanged() {
     use nix::fcntl::{fcntl, FcntlArg};
