@@ -414,6 +414,30 @@ fn the_remote_index_cache_goes_after_the_leftovers_and_before_retention() {
     assert!(t[2..].iter().all(|(tier, _)| tier == "retention"), "{t:?}");
     let two =
         doc["taken"][0]["bytes"].as_u64().unwrap() + doc["taken"][1]["bytes"].as_u64().unwrap();
+    // With --purge the text says removed, never moved to quarantine.
+    let o = logclean(
+        &[
+            "free",
+            s(&sc.p("logs-0")),
+            "--target",
+            &two.to_string(),
+            "--disk-space",
+            FULL,
+            "--server-properties",
+            &sc.props(),
+            "--now",
+            LATER,
+            "--purge",
+        ],
+        None,
+    );
+    let out = text(&o);
+    assert!(
+        out.contains("would remove remote-log-index-cache/12_cKd0olj4RYaJKyCpIacH7w.index")
+            && out.contains("plan: 0 file(s) written, 0 truncated (0 bytes cut), 4 removed;")
+            && !out.contains("quarantine:"),
+        "{out}"
+    );
     let before = tree(&sc.p("logs-0/tu-0"));
     let o = free(&sc, &two.to_string(), &["--purge", "--execute"]);
     assert_eq!(code(&o), Some(0), "{}", text(&o));
