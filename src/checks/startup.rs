@@ -232,6 +232,9 @@ pub fn boot_bytes(
         .filter(|x| x.log_dir == dir.path)
         .map(|x| (x.dir_name.as_str(), x.config.index_interval_bytes))
         .collect();
+    let walked: HashMap<&Path, &[u64]> = (walks.logs.iter())
+        .map(|(log, positions)| (log.as_path(), positions.as_slice()))
+        .collect();
     let mut facts = Vec::new();
     let mut holds_metadata_log = false;
     let (mut exact, mut bounded) = (0u64, 0u64);
@@ -256,7 +259,7 @@ pub fn boot_bytes(
             };
             let interval_bytes = u64::try_from(interval).unwrap_or(4096);
             let walked_entries = (s.path(&p.path, SegmentFileKind::Log))
-                .and_then(|log| walks.positions(&log))
+                .and_then(|log| walked.get(log.as_path()).copied())
                 .map(|positions| index_entries_of(positions, interval_bytes));
             exact += u64::from(walked_entries.is_some());
             bounded += u64::from(walked_entries.is_none());

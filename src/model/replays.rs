@@ -118,15 +118,6 @@ pub struct RecoveryWalks {
     pub not_walked: u64,
 }
 
-impl RecoveryWalks {
-    /// Where each batch of the `.log` at `log` starts, if it was walked.
-    pub fn positions(&self, log: &Path) -> Option<&[u64]> {
-        (self.logs.iter())
-            .find(|(p, _)| p == log)
-            .map(|(_, v)| v.as_slice())
-    }
-}
-
 /// Walk the batch headers of `logs` (of log dir `dir`, in that order) while their sizes stay
 /// within [`RECOVERY_WALK_BUDGET_BYTES`] in all; a file that does not fit, or cannot be read,
 /// is counted in [`RecoveryWalks::not_walked`].
