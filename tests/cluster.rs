@@ -34,10 +34,17 @@ fn node_dirs(root: &Path) -> Vec<String> {
 }
 
 /// `logclean --format json --no-progress COMMAND ARGS`: its document.
+/// `logclean --format json COMMAND ARGS`'s document; `diagnose` is given the filesystem
+/// figures [`DISK_SPACE`] unless `args` give their own (the host's are no part of a fixture,
+/// and a nearly full host would add `dir.disk_full`).
 fn run(command: &str, args: &[String]) -> Value {
+    let mut args = args.to_vec();
+    if command == "diagnose" && !args.iter().any(|a| a == "--disk-space") {
+        args.extend(["--disk-space".into(), DISK_SPACE.into()]);
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
         .args(["--format", "json", "--no-progress", command])
-        .args(args)
+        .args(&args)
         .output()
         .unwrap();
     assert_ne!(

@@ -13,14 +13,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
-use support::scratch::{code, logclean, s, same, text, tree, Copy};
+use support::crash::crash_at_every_step;
+use support::scratch::{code, json, logclean, s, same, text, tree, Copy};
 
 use serde_json::Value;
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
-}
 
 /// An instant at which basic-delete's plan deletes 7 of the 10 segments of orders-0 and
 /// orders-2 and 5 of sized-0 (retention.bytes).
@@ -421,31 +417,12 @@ fn an_unreadable_consumer_offsets_partition_refuses_delete() {
     );
 }
 
-/// Kill the run at every mutating filesystem call; then `resume` must give the complete run's
-/// tree and `undo` the tree before the run.
-fn crash_at_every_step(make: fn() -> Copy, args: fn(&Copy) -> Vec<String>) {
-    let run = |a: &[String], env| logclean(&a.iter().map(String::as_str).collect::<Vec<_>>(), env);
-    let reference = make();
-    let start = tree(&reference.log_dir);
-    let o = run(&args(&reference), None);
-    assert_eq!(code(&o), Some(0), "{}", text(&o));
-    let done = tree(&reference.log_dir);
-    assert_ne!(start, done);
-    let mut n = 1;
-    loop {
-        let c = make();
-        let o = run(&args(&c), Some(("LOGCLEAN_FAILPOINT", n.to_string())));
-        if o.status.signal().is_none() {
-            same(&tree(&c.log_dir), &done, &format!("an unkilled run at {n}"));
-            break;
-        }
-        assert_eq!(o.status.signal(), Some(9));
-        let u = make();
-        run(&args(&u), Some(("LOGCLEAN_FAILPOINT", n.to_string())));
-        // A dir killed at any point loads: inspect finds at most the temp file of an
-        // interrupted atomic write and indexes left without their .log (the broker's load
-        // removes both).
-        let i = logclean(&["--format", "json", "inspect", s(&c.log_dir)], None);
+/// Kill the run at every mutating filesystem call ([`crash_at_every_step`]); a dir killed at
+/// any point loads: inspect finds at most the temp file of an interrupted atomic write and
+/// indexes left without their .log (the broker's load removes both).
+fn crash_delete_at_every_step(make: fn() -> Copy, args: fn(&Copy) -> Vec<String>) {
+    let inspects_clean = |n: usize, dir: &Path| {
+        let i = logclean(&["--format", "json", "inspect", s(dir)], None);
         assert!(matches!(code(&i), Some(0 | 1)), "kill at {n}: {}", text(&i));
         for f in json(&i)["findings"].as_array().unwrap() {
             let fc = f["code"].as_str().unwrap();
@@ -459,36 +436,14 @@ fn crash_at_every_step(make: fn() -> Copy, args: fn(&Copy) -> Vec<String>) {
                 "kill at {n}: {f}"
             );
         }
-        let r = logclean(&["resume", s(&c.log_dir)], None);
-        if code(&r) == Some(0) {
-            same(
-                &tree(&c.log_dir),
-                &done,
-                &format!("resume after a kill at {n}"),
-            );
-        } else {
-            assert!(text(&r).contains("no run to resume"), "{}", text(&r));
-            same(
-                &tree(&c.log_dir),
-                &start,
-                &format!("kill at {n} before the journal"),
-            );
-        }
-        let r = logclean(&["undo", s(&u.log_dir)], None);
-        same(
-            &tree(&u.log_dir),
-            &start,
-            &format!("undo after a kill at {n}: {}", text(&r)),
-        );
-        n += 1;
-        assert!(n < 800, "the run never finished");
-    }
-    assert!(n > 10, "too few steps were tested: {n}");
+    };
+    let c = crash_at_every_step(make, |c| c.log_dir.clone(), args, inspects_clean, 800);
+    assert!(c.killed >= 10, "too few steps were tested: {}", c.killed);
 }
 
 #[test]
 fn delete_killed_at_every_step_resumes_or_undoes() {
-    crash_at_every_step(
+    crash_delete_at_every_step(
         || Copy::new("basic-delete", "logs-0"),
         |c| {
             vec![

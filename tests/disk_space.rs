@@ -32,14 +32,19 @@ fn du(dir: &Path, apparent: bool) -> u64 {
         .unwrap()
 }
 
-fn log_dirs_of(scenario: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(scenario)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("meta.properties").is_file())
-        .collect();
-    dirs.sort();
-    dirs
+/// Every log dir under `dir` (a dir holding `meta.properties`), at any depth: a multi-broker
+/// scenario holds its nodes' dirs one level down (`node-1/logs-0`).
+fn log_dirs_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    if dir.join("meta.properties").is_file() {
+        out.push(dir.to_path_buf());
+        return;
+    }
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() && !p.is_symlink() {
+            log_dirs_under(&p, out);
+        }
+    }
 }
 
 fn space_of(dir: &Path) -> Value {
@@ -130,55 +135,70 @@ fn add_leftovers(logs: &Path) -> bool {
 fn the_reasons_sum_to_the_filesystems_usage_on_every_fixture() {
     let mut checked = 0;
     let root = support::fixtures_root();
-    let mut scenarios: Vec<PathBuf> = fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    let mut all = Vec::new();
+    log_dirs_under(&root, &mut all);
+    all.sort();
+    let scenarios: std::collections::BTreeSet<_> = (all.iter())
+        .map(|d| d.strip_prefix(&root).unwrap().components().next().unwrap())
         .collect();
-    scenarios.sort();
-    for scenario in scenarios {
-        for src in log_dirs_of(&scenario) {
-            let tmp = tempfile::tempdir().unwrap();
-            let logs = tmp.path().join("logs");
-            copy_dir_readable(&src, &logs);
-            for with_leftovers in [false, true] {
-                if with_leftovers && !add_leftovers(&logs) {
-                    continue;
-                }
-                let space = space_of(&logs);
-                let sum: u64 = space["by_reason"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| r["bytes"].as_u64().unwrap())
-                    .sum();
-                let du_blocks = du(&logs, false);
-                assert_eq!(
-                    space["allocated_bytes"].as_u64().unwrap(),
-                    du_blocks,
-                    "{src:?}"
-                );
-                assert_eq!(sum, du_blocks, "{src:?} {with_leftovers}: {space}");
-                assert_eq!(space["unwalked"].as_array().unwrap().len(), 0);
-                let per_dir: u64 = space["dirs"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d["bytes"].as_u64().unwrap())
-                    .sum();
-                assert!(per_dir <= du_blocks);
-                if with_leftovers {
-                    // The sparse index is charged for its blocks, not its 10 MiB.
-                    assert!(du(&logs, true) > du_blocks + 9 * 1024 * 1024, "{src:?}");
-                    assert!(reason(&space, "leftover_broker_deletes") > 0, "{space}");
-                    assert!(reason(&space, "leftover_never_deleted") > 0, "{space}");
-                    assert!(reason(&space, "future_replica") > 0, "{space}");
-                    assert!(reason(&space, "unknown") >= 5000, "{space}");
-                }
+    for src in &all {
+        let tmp = tempfile::tempdir().unwrap();
+        let logs = tmp.path().join("logs");
+        copy_dir_readable(src, &logs);
+        for with_leftovers in [false, true] {
+            if with_leftovers && !add_leftovers(&logs) {
+                continue;
             }
-            checked += 1;
+            let space = space_of(&logs);
+            let sum: u64 = space["by_reason"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["bytes"].as_u64().unwrap())
+                .sum();
+            let du_blocks = du(&logs, false);
+            assert_eq!(
+                space["allocated_bytes"].as_u64().unwrap(),
+                du_blocks,
+                "{src:?}"
+            );
+            assert_eq!(sum, du_blocks, "{src:?} {with_leftovers}: {space}");
+            println!(
+                "{}{}: reasons sum {sum} B = du -B1 -s {du_blocks} B",
+                src.strip_prefix(&root).unwrap().display(),
+                if with_leftovers {
+                    " (with leftovers)"
+                } else {
+                    ""
+                }
+            );
+            assert_eq!(space["unwalked"].as_array().unwrap().len(), 0);
+            let per_dir: u64 = space["dirs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["bytes"].as_u64().unwrap())
+                .sum();
+            assert!(per_dir <= du_blocks);
+            if with_leftovers {
+                // The sparse index is charged for its blocks, not its 10 MiB.
+                assert!(du(&logs, true) > du_blocks + 9 * 1024 * 1024, "{src:?}");
+                assert!(reason(&space, "leftover_broker_deletes") > 0, "{space}");
+                assert!(reason(&space, "leftover_never_deleted") > 0, "{space}");
+                assert!(reason(&space, "future_replica") > 0, "{space}");
+                assert!(reason(&space, "unknown") >= 5000, "{space}");
+            }
         }
+        checked += 1;
     }
-    assert!(checked >= 30, "{checked} log dirs");
+    // Every log dir of every scenario, the multi-broker ones' nodes too.
+    assert_eq!(checked, all.len());
+    assert!(
+        checked >= 47 && scenarios.len() >= 36,
+        "{checked} log dirs of {} scenarios",
+        scenarios.len()
+    );
+    println!("{checked} log dirs of {} scenarios", scenarios.len());
 }
 
 #[test]

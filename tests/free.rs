@@ -11,10 +11,10 @@
 mod support;
 
 use std::fs;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use support::scratch::{code, copy_dir, fixture, logclean, s, same, text, tree};
+use support::crash::crash_at_every_step;
+use support::scratch::{code, copy_dir, fixture, json, logclean, s, same, text, tree};
 
 use serde_json::Value;
 
@@ -25,10 +25,6 @@ const LATER: &str = "2026-11-30T17:00:00Z";
 const CG_NOW: &str = "2026-12-01T00:00:00Z";
 /// Figures for every dir: the filesystem is full.
 const FULL: &str = "0,100000000";
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
-}
 
 /// A copy of a fixture's whole scenario (its log dirs and server.properties), so two log dirs
 /// of one broker can be given.
@@ -333,6 +329,129 @@ fn beyond_retention_names_every_group_that_loses_data() {
     }
     let o = run(&["--beyond-retention", "no-such-topic"]);
     assert_eq!(code(&o), Some(3), "{}", text(&o));
+    // --fail-if-group-loses-data, as `delete`'s: refused (exit 3) with the groups named on
+    // stderr, nothing changed, also with --execute; without a loss it does not refuse.
+    let before = tree(&logs);
+    let o = run(&[
+        "--beyond-retention",
+        "events",
+        "--fail-if-group-loses-data",
+        "--execute",
+    ]);
+    assert_eq!(code(&o), Some(3), "{}", text(&o));
+    let doc = json(&o);
+    assert_eq!(doc["refused"], true, "{doc}");
+    assert_eq!(doc["executed"], false, "{doc}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("refused: --fail-if-group-loses-data: group(s) g-behind, g-stale, g-txn"),
+        "{err}"
+    );
+    same(&tree(&logs), &before, "a refused free changed the tree");
+    let o = run(&["--fail-if-group-loses-data"]);
+    assert_eq!(code(&o), Some(1), "{}", text(&o));
+    assert_eq!(json(&o)["refused"], false);
+}
+
+/// The remote index cache (`remote-log-index-cache/`, here the real remote indexes of one of
+/// tiered-uploaded's remote segments, named as the broker caches them) goes whole, after what
+/// the broker deletes anyway and before retention: the broker fetches its indexes again from
+/// remote storage (Kafka's `RemoteIndexCache`). Attributed as `remote_index_cache` before.
+#[test]
+fn the_remote_index_cache_goes_after_the_leftovers_and_before_retention() {
+    let sc = Scenario::new("tiered-uploaded");
+    let l0 = sc.p("logs-0");
+    let cache = l0.join("remote-log-index-cache");
+    fs::create_dir(&cache).unwrap();
+    let (off, id) = (12, "cKd0olj4RYaJKyCpIacH7w");
+    for ext in ["index", "timeindex"] {
+        fs::copy(
+            sc.p(&format!("remote-storage/tu-0/{off:020}-{id}.{ext}")),
+            cache.join(format!("{off}_{id}.{ext}")),
+        )
+        .unwrap();
+    }
+    // No aborted transaction: the cache holds an empty transaction index.
+    fs::write(cache.join(format!("{off}_{id}.txnindex")), b"").unwrap();
+    let seg = l0.join("tu-0/00000000000000000020");
+    fs::copy(seg.with_extension("log"), seg.with_extension("log.deleted")).unwrap();
+    let attributed = |sc: &Scenario| -> u64 {
+        let o = logclean(
+            &[
+                "--format",
+                "json",
+                "diagnose",
+                s(&sc.p("logs-0")),
+                "--server-properties",
+                &sc.props(),
+                "--now",
+                LATER,
+                "--disk-space",
+                FULL,
+            ],
+            None,
+        );
+        let doc = json(&o);
+        (doc["log_dirs"][0]["space"]["by_reason"]
+            .as_array()
+            .unwrap()
+            .iter())
+        .find(|r| r["reason"] == "remote_index_cache")
+        .map_or(0, |r| r["bytes"].as_u64().unwrap())
+    };
+    assert!(attributed(&sc) > 0);
+    let o = free(&sc, "100%", &["--purge"]);
+    let doc = json(&o);
+    let t = taken(&doc);
+    assert_eq!(t[0].0, "broker_deletes", "{t:?}");
+    assert_eq!(
+        t[1],
+        (
+            "remote_index_cache".to_string(),
+            "remote-log-index-cache/".to_string()
+        )
+    );
+    assert!(t[2..].iter().all(|(tier, _)| tier == "retention"), "{t:?}");
+    let two =
+        doc["taken"][0]["bytes"].as_u64().unwrap() + doc["taken"][1]["bytes"].as_u64().unwrap();
+    // With --purge the text says removed, never moved to quarantine.
+    let o = logclean(
+        &[
+            "free",
+            s(&sc.p("logs-0")),
+            "--target",
+            &two.to_string(),
+            "--disk-space",
+            FULL,
+            "--server-properties",
+            &sc.props(),
+            "--now",
+            LATER,
+            "--purge",
+        ],
+        None,
+    );
+    let out = text(&o);
+    assert!(
+        out.contains("would remove remote-log-index-cache/12_cKd0olj4RYaJKyCpIacH7w.index")
+            && out.contains("plan: 0 file(s) written, 0 truncated (0 bytes cut), 4 removed;")
+            && !out.contains("quarantine:"),
+        "{out}"
+    );
+    let before = tree(&sc.p("logs-0/tu-0"));
+    let o = free(&sc, &two.to_string(), &["--purge", "--execute"]);
+    assert_eq!(code(&o), Some(0), "{}", text(&o));
+    assert_eq!(taken(&json(&o)).len(), 2);
+    assert!(!cache.exists());
+    assert!(!seg.with_extension("log.deleted").exists());
+    let mut kept = before;
+    kept.remove("00000000000000000020.log.deleted");
+    same(
+        &tree(&sc.p("logs-0/tu-0")),
+        &kept,
+        "the partition beside the cache",
+    );
+    assert_eq!(attributed(&sc), 0);
 }
 
 #[test]
@@ -470,62 +589,20 @@ fn free_killed_at_every_step_resumes_or_undoes_with_a_quarantine_elsewhere() {
         .map(|a| a.to_string())
         .collect()
     };
-    let run = |a: &[String], env| logclean(&a.iter().map(String::as_str).collect::<Vec<_>>(), env);
     let make = || {
         let sc = small_leftovers();
         let q = other_filesystem(&sc.root).unwrap();
         (sc, q)
     };
-    let (reference, rq) = make();
-    let logs = |sc: &Scenario| sc.p("logs-0");
-    let start = tree(&logs(&reference));
-    let o = run(&args(&reference, rq.path()), None);
-    assert_eq!(code(&o), Some(0), "{}", text(&o));
-    let done = tree(&logs(&reference));
-    assert_ne!(start, done);
-    assert!(!done.contains_key(&format!("orders-2.{UID}-delete/")));
-    assert!(!done.contains_key("orders-0/00000000000000000000.log"));
-    let mut n = 1;
-    loop {
-        let (c, cq) = make();
-        let o = run(
-            &args(&c, cq.path()),
-            Some(("LOGCLEAN_FAILPOINT", n.to_string())),
-        );
-        if o.status.signal().is_none() {
-            same(&tree(&logs(&c)), &done, &format!("an unkilled run at {n}"));
-            break;
-        }
-        assert_eq!(o.status.signal(), Some(9));
-        let (u, uq) = make();
-        run(
-            &args(&u, uq.path()),
-            Some(("LOGCLEAN_FAILPOINT", n.to_string())),
-        );
-        let r = logclean(&["resume", s(&logs(&c))], None);
-        if code(&r) == Some(0) {
-            same(
-                &tree(&logs(&c)),
-                &done,
-                &format!("resume after a kill at {n}"),
-            );
-        } else {
-            assert!(text(&r).contains("no run to resume"), "{}", text(&r));
-            same(
-                &tree(&logs(&c)),
-                &start,
-                &format!("kill at {n} before the journal"),
-            );
-        }
-        let r = logclean(&["undo", s(&logs(&u))], None);
-        same(
-            &tree(&logs(&u)),
-            &start,
-            &format!("undo after a kill at {n}: {}", text(&r)),
-        );
-        n += 1;
-        assert!(n < 400, "the run never finished");
-    }
-    assert!(n > 20, "too few steps were tested: {n}");
-    println!("free killed at each of {} mutating calls", n - 1);
+    let c = crash_at_every_step(
+        make,
+        |(sc, _)| sc.p("logs-0"),
+        |(sc, q)| args(sc, q.path()),
+        |_, _| {},
+        400,
+    );
+    assert!(!c.done.contains_key(&format!("orders-2.{UID}-delete/")));
+    assert!(!c.done.contains_key("orders-0/00000000000000000000.log"));
+    assert!(c.killed >= 20, "too few steps were tested: {}", c.killed);
+    println!("free killed at each of {} mutating calls", c.killed);
 }

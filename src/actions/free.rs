@@ -7,11 +7,13 @@
 //!    partition to other nodes or to no one (the topic id is gone);
 //! 3. abandoned `-future` dirs, only when the source replica is among the dirs given and holds
 //!    every offset the future one does (a move that is still wanted starts again from it);
-//! 4. what retention would delete at the run's instant: `delete`'s own plan
+//! 4. the remote index cache (`remote-log-index-cache/`), whole: indexes the broker fetches
+//!    again from remote storage on demand ([`remote_index_cache`]);
+//! 5. what retention would delete at the run's instant: `delete`'s own plan
 //!    ([`super::delete_run::prepare`], [`super::delete::plan_log_dir`]), oldest segment first
 //!    per partition, partitions in the plan's order; a partition cut short keeps a prefix of
 //!    the retention plan's deletions (its new log start is the first segment kept);
-//! 5. with `--beyond-retention TOPIC` only: that topic's oldest segments past retention,
+//! 6. with `--beyond-retention TOPIC` only: that topic's oldest segments past retention,
 //!    whole segments below the high watermark, never the active one; the consumer groups
 //!    whose committed offsets fall below the new log start are named with the records they
 //!    lose.
@@ -39,6 +41,7 @@ use crate::model::units::Offset;
 use crate::plan::PartitionPlan;
 use crate::rules::groups::Loss;
 use crate::rules::retention::{RetainReason, Verdict};
+use crate::rules::space::REMOTE_INDEX_CACHE_DIR;
 
 use super::delete::{plan_log_dir, plan_partition, DeleteReport};
 use super::delete_run::{
@@ -97,6 +100,9 @@ pub enum Tier {
     Stray,
     /// `-future` dirs whose source replica is complete.
     Future,
+    /// The remote index cache (`remote-log-index-cache/`): indexes of tiered segments the
+    /// broker fetches again from remote storage when it needs them.
+    RemoteIndexCache,
     /// What retention deletes at the instant.
     Retention,
     /// Past retention, `--beyond-retention TOPIC` only.
@@ -110,6 +116,7 @@ impl Tier {
             Tier::BrokerDeletes => "broker deletes",
             Tier::Stray => "stray",
             Tier::Future => "future",
+            Tier::RemoteIndexCache => "remote index cache",
             Tier::Retention => "retention",
             Tier::BeyondRetention => "beyond retention",
         }
@@ -194,6 +201,9 @@ pub struct Freeing {
     /// Partitions left alone for assumed configs or an unknown upload state that the target
     /// needed: the run is refused, as `delete` refuses.
     pub refused_assumed: usize,
+    /// `--fail-if-group-loses-data` and a group loses data: the run is refused, as `delete`
+    /// refuses.
+    pub refuse_losses: bool,
     /// What the configs assume.
     pub assumptions: Assumptions,
     /// Whether the plans were applied.
@@ -208,7 +218,7 @@ impl Freeing {
 
     /// Whether the run was refused (nothing changed).
     pub fn refused(&self) -> bool {
-        self.refused_assumed > 0
+        self.refused_assumed > 0 || self.refuse_losses
     }
 }
 
@@ -306,6 +316,41 @@ fn partition_dirs(log_dir: &Path) -> Result<Dirs, ActionError> {
         }
     }
     Ok(d)
+}
+
+/// After the leftovers, before retention: the remote index cache, whole. Safe with the broker
+/// stopped (Kafka's `RemoteIndexCache.init`): its start creates the dir when it is missing,
+/// deletes `.tmp`/`.deleted` files and any entry missing one of its three indexes, and an index
+/// not in the cache is fetched from remote storage when a fetch needs it; the cost is those
+/// fetches, no data.
+fn remote_index_cache(
+    log_dir: &Path,
+    out: &mut Vec<Reclaim>,
+    skipped: &mut Vec<Reclaim>,
+) -> Result<(), ActionError> {
+    let cache = log_dir.join(REMOTE_INDEX_CACHE_DIR);
+    if !fs::symlink_metadata(&cache).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    let why = "indexes of tiered segments the broker fetches again from remote storage when                it needs them; its start recreates the dir (RemoteIndexCache)";
+    match flat_files(&cache)? {
+        Ok(files) if files.is_empty() => {}
+        Ok(files) => out.push(leftover(
+            Tier::RemoteIndexCache,
+            log_dir,
+            files,
+            Some(cache),
+            why.to_string(),
+        )),
+        Err(not) => skipped.push(leftover(
+            Tier::RemoteIndexCache,
+            log_dir,
+            Vec::new(),
+            Some(cache),
+            not,
+        )),
+    }
+    Ok(())
 }
 
 /// Tier 1: `.deleted` files in live partition dirs, then `-delete` dirs.
@@ -685,6 +730,7 @@ pub fn run_free(
             let verdict = future_verdict(&prep, d);
             push_dir(Tier::Future, &log_dir, d, verdict, &mut cands, &mut skipped)?;
         }
+        remote_index_cache(&log_dir, &mut cands, &mut skipped)?;
         let sizings: BTreeMap<&str, IndexSizing> = (t.partitions.iter())
             .map(|x| (x.dir.as_str(), x.sizing))
             .collect();
@@ -796,7 +842,9 @@ pub fn run_free(
     let skipped = merge_segments(skipped);
     let (mut log_dirs, starts) = plan_taken(&prep, opts, &taken)?;
     let lost = group_losses(&prep.dirs, opts.delete.cluster.read_mode, &starts)?;
+    let refuse_losses = opts.delete.fail_if_group_loses_data && !lost.is_empty();
     let mut freeing = Freeing {
+        refuse_losses,
         target: opts.target,
         filesystems,
         taken,

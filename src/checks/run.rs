@@ -99,7 +99,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     let records = ctx.view.records(ctx.read_mode);
     let space = space_usage(ctx.plan, &paths, records);
     findings.extend(index_cache_findings(&space, ctx.view));
-    let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, &mut findings);
+    let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, records, &mut findings);
     let disk = disk_projections(
         ctx.plan,
         ctx.dirs,

@@ -40,10 +40,13 @@ use crate::model::log_dir::LogDir;
 use crate::model::mode::LogDirMode;
 use crate::model::names::LeftoverKind;
 use crate::model::names::SegmentFileKind;
+use crate::model::replays::{Records, RecoveryWalks};
 use crate::plan::space::SpaceUsage;
 use crate::plan::Plan;
-use crate::rules::boot::{log_dir_boot_writes, BootWrites, PartitionBootFacts, RecoveredSegment};
-use crate::rules::recovery::{recovery_on_next_start, RecoveryCause};
+use crate::rules::boot::{
+    index_entries_of, log_dir_boot_writes, BootWrites, PartitionBootFacts, RecoveredSegment,
+};
+use crate::rules::recovery::{recovered_logs, recovery_on_next_start, RecoveryCause};
 use crate::rules::space::SpaceReason;
 
 /// The broker's recovery rate per thread, bytes per second (measured: 45 MB/s).
@@ -163,6 +166,11 @@ pub struct BootBytes {
     pub freed_at_load: u64,
     /// The filesystem block size assumed.
     pub block_bytes: u64,
+    /// Recovered segments whose index entries were counted from every batch (exact).
+    pub index_exact_segments: u64,
+    /// Recovered segments whose index entries were bounded by their size instead (their
+    /// batches not read: past the read budget, or unreadable).
+    pub index_bounded_segments: u64,
 }
 
 impl BootBytes {
@@ -175,6 +183,8 @@ impl BootBytes {
             other_bytes: w.other_bytes,
             freed_at_load: w.freed_at_load,
             block_bytes: block,
+            index_exact_segments: 0,
+            index_bounded_segments: 0,
         }
     }
 }
@@ -189,8 +199,15 @@ pub fn block_size(path: &std::path::Path) -> u64 {
 }
 
 /// The bytes `dir`'s next start writes, from its recovery rule, the blocks its files hold now
-/// (`space`) and the index interval of each partition (`plan`).
-pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: u64) -> BootBytes {
+/// (`space`), the index interval of each partition (`plan`) and the batches of the recovered
+/// segments (`walks`: their index entries exactly, where read).
+pub fn boot_bytes(
+    dir: &LogDir,
+    space: Option<&SpaceUsage>,
+    plan: &Plan,
+    walks: &RecoveryWalks,
+    block: u64,
+) -> BootBytes {
     let recovery = recovery_on_next_start(dir);
     // Looked up per partition and per recovered file: indexed once, so the cost stays linear
     // in the files and partitions of the dir.
@@ -215,8 +232,12 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
         .filter(|x| x.log_dir == dir.path)
         .map(|x| (x.dir_name.as_str(), x.config.index_interval_bytes))
         .collect();
+    let walked: HashMap<&Path, &[u64]> = (walks.logs.iter())
+        .map(|(log, positions)| (log.as_path(), positions.as_slice()))
+        .collect();
     let mut facts = Vec::new();
     let mut holds_metadata_log = false;
+    let (mut exact, mut bounded) = (0u64, 0u64);
     for (p, r) in dir.partitions.iter().zip(&recovery.partitions) {
         if !r.loaded {
             continue;
@@ -236,7 +257,14 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
                     .map_or(s.base_offset, |l| l.next_offset)
                     .get(),
             };
+            let interval_bytes = u64::try_from(interval).unwrap_or(4096);
+            let walked_entries = (s.path(&p.path, SegmentFileKind::Log))
+                .and_then(|log| walked.get(log.as_path()).copied())
+                .map(|positions| index_entries_of(positions, interval_bytes));
+            exact += u64::from(walked_entries.is_some());
+            bounded += u64::from(walked_entries.is_none());
             recovered.push(RecoveredSegment {
+                walked_entries,
                 next_offset: next,
                 log_bytes: s.size().get(),
                 index_allocated: allocated(s.path(&p.path, SegmentFileKind::Index)),
@@ -276,16 +304,20 @@ pub fn boot_bytes(dir: &LogDir, space: Option<&SpaceUsage>, plan: &Plan, block: 
         .iter()
         .filter(|f| f.as_ref().is_none_or(|f| f.len_or_zero() == 0))
         .count() as u64;
-    BootBytes::of(
-        log_dir_boot_writes(
-            &facts,
-            largest_checkpoint,
-            empty_checkpoints,
-            holds_metadata_log,
+    BootBytes {
+        index_exact_segments: exact,
+        index_bounded_segments: bounded,
+        ..BootBytes::of(
+            log_dir_boot_writes(
+                &facts,
+                largest_checkpoint,
+                empty_checkpoints,
+                holds_metadata_log,
+                block,
+            ),
             block,
-        ),
-        block,
-    )
+        )
+    }
 }
 
 impl StartupCost {
@@ -380,12 +412,13 @@ pub fn startup_cost(dir: &LogDir, threads: &RecoveryThreads) -> StartupCost {
 }
 
 /// The startup cost of every dir of the broker `view` describes, with their findings added to
-/// `findings`.
+/// `findings`; the recovered segments' batches read through `records`.
 pub fn startup_costs(
     dirs: &[LogDir],
     view: &ClusterView,
     plan: &Plan,
     space: &[SpaceUsage],
+    records: Records<'_>,
     findings: &mut Vec<Finding>,
 ) -> Vec<StartupCost> {
     let threads = recovery_threads(view);
@@ -394,7 +427,8 @@ pub fn startup_costs(
         .map(|d| {
             let mut c = startup_cost(d, &threads);
             let space = space.iter().find(|s| s.path == d.path);
-            c.boot = boot_bytes(d, space, plan, block_size(&d.path));
+            let walks = records.recovery_walks(&d.path, &recovered_logs(d));
+            c.boot = boot_bytes(d, space, plan, &walks, block_size(&d.path));
             c
         })
         .collect();

@@ -5,23 +5,26 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::actions::delete_run::{DeleteOptions, DeleteStop};
 use crate::checks::finding::{Finding, FindingClass, Severity};
 use crate::checks::inspect::sort_findings;
 use crate::checks::log_dir::not_a_log_dir_finding;
 use crate::checks::unreadable::{dedup_unreadable, unreadable_findings};
 use crate::exit_codes::Outcome;
-use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
+use crate::model::cluster::{Assumptions, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::targets::{self, LoadProgress};
 use crate::model::units::TimestampMs;
 use crate::report::human::Zone;
+use crate::report::mutation::SortedKeys;
 use crate::report::sanitize::escape;
 use crate::report::table::TableStyle;
 use crate::report::wire::assumptions::AssumptionsDoc;
 use crate::report::wire::{Envelope, ScanTotals};
 use crate::report::{write_document, Document};
+use crate::rules::groups::Loss;
 
 use super::progress::Progress;
 use super::run_config::RunConfig;
@@ -155,6 +158,76 @@ pub fn write<B: serde::Serialize>(
 ) -> anyhow::Result<Outcome> {
     let outcome = doc.outcome;
     finish_render(outcome, write_document(doc, &run.rendering(), table, out))
+}
+
+/// The `delete` options of a `delete`-like run (`delete`, `free`) on `paths` with the shared
+/// mutating options `mutate`, at the run's instant.
+pub fn delete_options(
+    paths: &[PathBuf],
+    mutate: &super::MutateArgs,
+    run: &RunConfig,
+    accept_assumed_configs: bool,
+    fail_if_group_loses_data: bool,
+) -> DeleteOptions {
+    DeleteOptions {
+        mutate: mutate.options(),
+        cluster: ClusterInputs {
+            log_dirs: paths.to_vec(),
+            server_properties: mutate.server_properties.clone().map(FileInput::Path),
+            overrides: mutate.overrides.clone(),
+            describe_file: mutate.config_file.clone().map(FileInput::Path),
+            read_mode: run.read_mode,
+            kafka_version: run.kafka_version,
+            ..ClusterInputs::default()
+        },
+        now: run.now,
+        accept_assumed_configs,
+        fail_if_group_loses_data,
+    }
+}
+
+/// The end of a `delete`-like run that stopped before it planned: a refusal (said on stderr;
+/// its outcome), or an error.
+pub fn deletion_stopped(stop: DeleteStop) -> anyhow::Result<Outcome> {
+    match stop {
+        DeleteStop::Refused(e) => Ok(super::mutate::refused(e)),
+        DeleteStop::Load(e) => Err(e.into()),
+        DeleteStop::Config(e) => Err(e.into()),
+    }
+}
+
+/// Write a `delete`-like run's document: `body` (keys sorted), the configs it assumed, its
+/// outcome, and `table` for the table format (given the body and the terminal width).
+pub fn write_deletion<B: serde::Serialize>(
+    run: &RunConfig,
+    command: &'static str,
+    body: B,
+    assumptions: &Assumptions,
+    outcome: Outcome,
+    table: impl FnOnce(&B, usize, &mut dyn Write) -> std::io::Result<()>,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let doc = Document {
+        assumptions: Some(AssumptionsDoc::new(assumptions)),
+        ..Document::new(command, SortedKeys(body), outcome)
+    };
+    let width = run.output.width;
+    let table = |doc: &Envelope<SortedKeys<B>>, _: &TableStyle, out: &mut dyn Write| {
+        table(&doc.body.0, width, out)
+    };
+    write(run, doc, table, out)
+}
+
+/// Say on stderr that `--fail-if-group-loses-data` refused a run: the groups that would lose
+/// data.
+pub fn say_group_loss_refusal(lost: &[Loss]) {
+    let mut names: Vec<&str> = lost.iter().map(|l| l.group.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    print_error(&format!(
+        "refused: --fail-if-group-loses-data: group(s) {} would lose data; nothing changed",
+        names.join(", ")
+    ));
 }
 
 /// What `groups` and `transactions` read: the cluster view of the named dirs and the dirs

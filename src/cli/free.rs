@@ -8,22 +8,16 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::actions::delete_run::{DeleteOptions, DeleteStop};
 use crate::actions::free::{run_free, FreeOptions, Freeing, Target};
 use crate::checks::disk::FsSpace;
 use crate::config::provenance::SUPPLY_CONFIGS;
 use crate::exit_codes::Outcome;
-use crate::model::cluster::{ClusterInputs, FileInput};
 use crate::report::free::{write_free, FreeBody};
-use crate::report::mutation::SortedKeys;
-use crate::report::table::TableStyle;
-use crate::report::wire::assumptions::AssumptionsDoc;
-use crate::report::wire::Envelope;
-use crate::report::Document;
 
-use super::common::{print_error, write};
+use super::common::{
+    delete_options, deletion_stopped, print_error, say_group_loss_refusal, write_deletion,
+};
 use super::diagnose::parse_disk_space;
-use super::mutate::refused;
 use super::plan::parse_size;
 use super::progress::Progress;
 use super::run_config::{self, RunConfig};
@@ -47,6 +41,10 @@ pub struct FreeArgs {
     /// the consumer groups that lose data are named. Repeatable.
     #[arg(long, value_name = "TOPIC")]
     pub beyond_retention: Vec<String>,
+    /// Refuse (exit 3, nothing changed) when a consumer group's committed offset would fall
+    /// below a new log start (as `delete --fail-if-group-loses-data`).
+    #[arg(long)]
+    pub fail_if_group_loses_data: bool,
     /// Delete also in partitions whose retention plan rests on config values logclean did not
     /// read; without it they are not taken, and the run is refused (exit 3) when the target
     /// needs them.
@@ -80,23 +78,14 @@ fn parse_target(s: &str) -> Result<Target, String> {
 }
 
 fn options(args: &FreeArgs, run: &RunConfig) -> FreeOptions {
-    let mutate = &args.mutate;
     FreeOptions {
-        delete: DeleteOptions {
-            mutate: mutate.options(),
-            cluster: ClusterInputs {
-                log_dirs: args.paths.clone(),
-                server_properties: mutate.server_properties.clone().map(FileInput::Path),
-                overrides: mutate.overrides.clone(),
-                describe_file: mutate.config_file.clone().map(FileInput::Path),
-                read_mode: run.read_mode,
-                kafka_version: run.kafka_version,
-                ..ClusterInputs::default()
-            },
-            now: run.now,
-            accept_assumed_configs: args.accept_assumed_configs,
-            fail_if_group_loses_data: false,
-        },
+        delete: delete_options(
+            &args.paths,
+            &args.mutate,
+            run,
+            args.accept_assumed_configs,
+            args.fail_if_group_loses_data,
+        ),
         target: args.target,
         beyond_retention: args.beyond_retention.clone(),
         disk_space: args.disk_space,
@@ -118,26 +107,28 @@ pub fn run(args: &FreeArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     let progress = Progress::new(run.output.progress, "reading partitions");
     let f = match run_free(&args.paths, &options(args, run), &progress) {
         Ok(f) => f,
-        Err(DeleteStop::Refused(e)) => return Ok(refused(e)),
-        Err(DeleteStop::Load(e)) => return Err(e.into()),
-        Err(DeleteStop::Config(e)) => return Err(e.into()),
+        Err(stop) => return deletion_stopped(stop),
     };
-    let doc = Document {
-        assumptions: Some(AssumptionsDoc::new(&f.assumptions)),
-        ..Document::new("free", SortedKeys(FreeBody::new(&f)), outcome_of(&f))
-    };
-    let width = run.output.width;
-    let table = |doc: &Envelope<SortedKeys<FreeBody<'_>>>, _: &TableStyle, out: &mut dyn Write| {
-        write_free(&doc.body.0, width, out)
-    };
-    let written = write(run, doc, table, out);
-    if f.refused() {
+    let written = write_deletion(
+        run,
+        "free",
+        FreeBody::new(&f),
+        &f.assumptions,
+        outcome_of(&f),
+        write_free,
+        out,
+    );
+    if f.refuse_losses {
+        say_group_loss_refusal(&f.lost);
+    }
+    if f.refused_assumed > 0 {
         print_error(&format!(
             "refused: the target needs {} segment(s) whose deletion rests on config values \
              logclean did not read; nothing changed. {}; or pass --accept-assumed-configs",
             f.refused_assumed, SUPPLY_CONFIGS
         ));
-    } else if !f.reached() {
+    }
+    if !f.refused() && !f.reached() {
         eprintln!(
             "logclean: the target is not reached with what is allowed (see `not taken` and \
              `further`)"

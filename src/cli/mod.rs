@@ -174,7 +174,8 @@ pub enum Command {
     Delete(DeleteArgs),
     /// Reclaim space until the filesystem has --target free (dry run unless --execute), least
     /// harmful first: `.deleted` files and `-delete` dirs, `-stray` dirs the metadata assigns
-    /// elsewhere, abandoned `-future` dirs, what retention deletes now, and only with
+    /// elsewhere, abandoned `-future` dirs, the remote index cache, what retention deletes
+    /// now, and only with
     /// --beyond-retention TOPIC that topic's oldest segments; journaled like `delete`.
     Free(free::FreeArgs),
     /// Finish a mutating run that was interrupted or killed, from its journal.

@@ -100,7 +100,12 @@ pub fn take(
         );
     }
     let dir_facts = DirFacts::read(paths, None, opts.read_mode);
-    let replays = Replays::take(&loaded.dirs, &dir_facts, opts.read_mode);
+    let replays = Replays::take(
+        &loaded.dirs,
+        &dir_facts,
+        opts.read_mode,
+        &crate::rules::recovery::recovered_logs,
+    );
     Ok(Snapshot {
         format_version: FORMAT_VERSION,
         logclean_version: logclean_version(),

@@ -24,6 +24,7 @@ use super::partition::Partition;
 use super::problem::FileProblem;
 use super::producer_state::ProducerReplay;
 use super::remote_tier::{replay_remote_tier, RemoteTier};
+use super::segment::batch_positions;
 use super::txn_state::TxnState;
 
 /// Every fact read after the load, as the dirs gave them when taken.
@@ -45,6 +46,11 @@ pub struct Replays {
     /// The image of each KRaft metadata log held (`inspect` shows every one) but the one the
     /// snapshot's [`DirFacts`] holds already, by partition dir.
     pub metadata_images: Vec<(PathBuf, MetadataImage)>,
+    /// The batches of the `.log` files each log dir's next start recovers
+    /// ([`walk_recovered`]), in the order of the dirs. Absent from snapshots written before
+    /// it was carried: bytes to boot then bound the index entries by the segments' sizes.
+    #[serde(default)]
+    pub recovery_walks: Vec<RecoveryWalks>,
     /// Why the coordinators' replays are not carried (several snapshots joined: each holds its
     /// broker's replays, which are not joined across brokers); `None`: they are. Never written.
     #[serde(skip)]
@@ -91,9 +97,62 @@ pub struct DirDisk {
     pub fs: Option<FsSpace>,
 }
 
+/// The `.log` bytes of one log dir whose batches [`walk_recovered`] reads at most: the
+/// segments a start recovers are normally few (those past the recovery point), but after a
+/// crash without a recovery-point checkpoint they are every segment, and reading them all is
+/// the deep read `diagnose` does not do. Past it, bytes to boot bound a segment's index
+/// entries by its size.
+pub const RECOVERY_WALK_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The batches of the `.log` files a log dir's next start recovers, read as the broker's
+/// recovery reads them (`LogSegment.recover`: every batch from the start to the first invalid
+/// one), for the index entries it appends.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecoveryWalks {
+    /// The log dir.
+    pub dir: PathBuf,
+    /// Each `.log` walked, with where each of its batches starts, in the order asked.
+    pub logs: Vec<(PathBuf, Vec<u64>)>,
+    /// The `.log` files asked for but not walked: past [`RECOVERY_WALK_BUDGET_BYTES`], or
+    /// unreadable (the load reports those).
+    pub not_walked: u64,
+}
+
+/// Walk the batch headers of `logs` (of log dir `dir`, in that order) while their sizes stay
+/// within [`RECOVERY_WALK_BUDGET_BYTES`] in all; a file that does not fit, or cannot be read,
+/// is counted in [`RecoveryWalks::not_walked`].
+pub fn walk_recovered(dir: &Path, logs: &[PathBuf]) -> RecoveryWalks {
+    let mut out = RecoveryWalks {
+        dir: dir.to_path_buf(),
+        ..RecoveryWalks::default()
+    };
+    let mut budget = RECOVERY_WALK_BUDGET_BYTES;
+    for log in logs {
+        let len = std::fs::metadata(log).map(|m| m.len());
+        match len {
+            Ok(len) if len <= budget => match batch_positions(log) {
+                Ok(positions) => {
+                    budget -= len;
+                    out.logs.push((log.clone(), positions));
+                }
+                Err(_) => out.not_walked += 1,
+            },
+            _ => out.not_walked += 1,
+        }
+    }
+    out
+}
+
 impl Replays {
-    /// Read every fact of `dirs` (loaded as a snapshot loads them) from their files now.
-    pub fn take(dirs: &[LogDir], facts: &DirFacts, mode: ReadMode) -> Replays {
+    /// Read every fact of `dirs` (loaded as a snapshot loads them) from their files now;
+    /// `recovered` names the `.log` files of a dir its next start recovers (a rule, given by
+    /// the caller: the model does not decide it).
+    pub fn take(
+        dirs: &[LogDir],
+        facts: &DirFacts,
+        mode: ReadMode,
+        recovered: &dyn Fn(&LogDir) -> Vec<PathBuf>,
+    ) -> Replays {
         let g = replay_groups(dirs, Records::Files(mode));
         let t = replay_transactions(dirs, Records::Files(mode));
         Replays {
@@ -111,6 +170,9 @@ impl Replays {
             remote_tier: replay_remote_tier(dirs, mode),
             share_states: replay_share_states(dirs, mode),
             metadata_logs: read_metadata_logs(dirs, mode),
+            recovery_walks: (dirs.iter())
+                .map(|d| walk_recovered(&d.path, &recovered(d)))
+                .collect(),
             not_joined: None,
             metadata_images: (dirs.iter())
                 .flat_map(|d| &d.partitions)
@@ -129,7 +191,7 @@ impl Replays {
     }
 
     /// The replays of several snapshots read together. One snapshot's are its own. Of several,
-    /// only what joins exactly is kept: each dir's disk facts. The remote tier is left empty (a
+    /// only what joins exactly is kept: each dir's disk facts and recovery walks. The remote tier is left empty (a
     /// tiered partition's upload state is then unknown, and said so); the coordinators' and
     /// producer-state replays are marked [`Replays::not_joined`], and the commands that need
     /// them refuse.
@@ -137,8 +199,15 @@ impl Replays {
         if all.len() == 1 {
             return all.pop().unwrap_or_default();
         }
+        let mut disk = Vec::new();
+        let mut recovery_walks = Vec::new();
+        for r in all {
+            disk.extend(r.disk);
+            recovery_walks.extend(r.recovery_walks);
+        }
         Replays {
-            disk: all.into_iter().flat_map(|r| r.disk).collect(),
+            disk,
+            recovery_walks,
             not_joined: Some(
                 "the groups', transactions' and remote tier's replays of several snapshots are \
                  not joined (one broker's snapshot at a time)"
@@ -225,6 +294,27 @@ impl<'a> Records<'a> {
             Records::Carried(r) => (r.metadata_logs.iter())
                 .find(|m| m.path == p.path)
                 .map(Cow::Borrowed),
+        }
+    }
+
+    /// The batches of `logs`, the `.log` files log dir `dir`'s next start recovers
+    /// ([`walk_recovered`] now, or as carried: nothing walked for a dir the snapshot does not
+    /// carry them for).
+    pub fn recovery_walks(self, dir: &Path, logs: &[PathBuf]) -> Cow<'a, RecoveryWalks> {
+        match self {
+            Records::Files(_) => Cow::Owned(walk_recovered(dir, logs)),
+            Records::Carried(r) => (r.recovery_walks.iter())
+                .find(|w| w.dir == dir)
+                .map_or_else(
+                    || {
+                        Cow::Owned(RecoveryWalks {
+                            dir: dir.to_path_buf(),
+                            logs: Vec::new(),
+                            not_walked: logs.len() as u64,
+                        })
+                    },
+                    Cow::Borrowed,
+                ),
         }
     }
 

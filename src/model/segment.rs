@@ -639,6 +639,17 @@ pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -
     }
 }
 
+/// Where every batch of the `.log` at `path` starts, up to where a walk of its headers stops
+/// (the end of the file, a partial or zero-filled tail, or the first header error): the
+/// batches `LogSegment.recover` rebuilds a segment's indexes from. Positioned reads of
+/// [`LOG_CHUNK`] bytes: never the whole file in memory.
+pub fn batch_positions(path: &Path) -> io::Result<Vec<u64>> {
+    let file = PositionedFile::open(path)?;
+    let mut walk = LogWalk::empty(0, file.len());
+    walk.walk_positioned(&file, 0, false, None, LOG_CHUNK)?;
+    Ok(walk.positions.into_iter().map(|(p, _, _)| p).collect())
+}
+
 type LogLoad = (LogSummary, BatchPositions);
 
 /// What the walks of one `.log` collect.

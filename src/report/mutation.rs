@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::actions::delete::DeleteReport;
 use crate::actions::delete_run::{AssumedRefusal, Deletion};
 use crate::actions::journal::{Journal, RunReport};
-use crate::actions::plan::{ActionPlan, PlanSummary, Step};
+use crate::actions::plan::{ActionPlan, PlanSummary, SpaceRelease, Step};
 use crate::actions::rebuild_index::{Comparison, SegmentReport};
 use crate::actions::roll::RollReport;
 use crate::actions::run::{LogDirRun, MutationRun};
@@ -85,6 +85,11 @@ fn step_line(plan: &ActionPlan, step: &Step, executed: bool) -> String {
             show(plan, path),
             from_len.saturating_sub(*to_len)
         ),
+        Step::Quarantine { path, len, why } if purges(plan) => format!(
+            "{} {} ({len} bytes): {why}",
+            verb("remove", "removed"),
+            show(plan, path)
+        ),
         Step::Quarantine { path, len, why } => format!(
             "{} {} ({len} bytes) to quarantine: {why}",
             verb("move", "moved"),
@@ -96,6 +101,11 @@ fn step_line(plan: &ActionPlan, step: &Step, executed: bool) -> String {
             show(plan, path)
         ),
     }
+}
+
+/// Whether `plan` removes what it would otherwise move to the quarantine (`--purge`).
+fn purges(plan: &ActionPlan) -> bool {
+    plan.release == Some(SpaceRelease::Removed)
 }
 
 /// What a plan does to the space used, never a negative "freed": `48 bytes freed`, or
@@ -119,12 +129,17 @@ fn plan_text_ending(plan: &ActionPlan, executed: bool, not_executed: &str) -> St
     let s = plan.summary();
     let _ = writeln!(
         out,
-        "{}: {} file(s) written, {} truncated ({} bytes cut), {} moved to quarantine; {}",
+        "{}: {} file(s) written, {} truncated ({} bytes cut), {} {}; {}",
         if executed { "done" } else { "plan" },
         s.files_written,
         s.files_truncated,
         s.bytes_truncated,
         s.files_quarantined,
+        if purges(plan) {
+            "removed"
+        } else {
+            "moved to quarantine"
+        },
         net_bytes(s.bytes_freed)
     );
     let moves = s.files_quarantined + s.files_truncated > 0;

@@ -51,14 +51,37 @@ pub struct RecoveredSegment {
     pub last_batch_position: Option<u64>,
     /// Its batches, when every batch was read.
     pub batches: Option<u64>,
+    /// The index entries its recovery appends, counted from where each of its batches starts
+    /// ([`index_entries_of`]), when they were read.
+    pub walked_entries: Option<u64>,
+}
+
+/// Index entries `LogSegment.recover` appends over batches starting at `positions`
+/// (ascending, the first at 0): an entry at a batch whose start lies more than `interval`
+/// bytes past the last entry's (`validBytes - lastIndexEntry > indexIntervalBytes`; the
+/// first batch, at 0, none).
+pub fn index_entries_of(positions: &[u64], interval: u64) -> u64 {
+    let mut last = 0u64;
+    let mut entries = 0u64;
+    for &p in positions {
+        if p.saturating_sub(last) > interval {
+            entries += 1;
+            last = p;
+        }
+    }
+    entries
 }
 
 /// Index entries `LogSegment.recover` appends to a segment: one at the start of a batch that
 /// lies more than `index.interval.bytes` past the previous entry (none for the first batch:
 /// it starts at 0). So at most one per batch but the first, and each entry's position at least
 /// `interval + 1` past the last: bounded by the last batch's start. Without either, one per
-/// interval of the `.log` (an upper bound).
+/// interval of the `.log` (an upper bound). Exact when its batches were read
+/// ([`RecoveredSegment::walked_entries`]).
 pub fn recovered_index_entries(s: &RecoveredSegment, interval: u64) -> u64 {
+    if let Some(n) = s.walked_entries {
+        return n;
+    }
     let interval = interval.max(1);
     let by_size = match s.last_batch_position {
         Some(last) => last / (interval + 1),
@@ -205,6 +228,7 @@ mod tests {
             time_index_allocated: idx,
             last_batch_position: None,
             batches: None,
+            walked_entries: None,
         }
     }
 
@@ -227,6 +251,32 @@ mod tests {
         assert_eq!(recovered_index_entries(&s, 4096), 9);
         // Nothing read: one per interval of the `.log`.
         assert_eq!(recovered_index_entries(&seg(10, 41_000, 0), 4096), 10);
+    }
+
+    #[test]
+    fn walked_batches_give_the_entries_recovery_appends() {
+        // 3000-byte batches: an entry at every second batch (6000 > 4096; 3000 is not), where
+        // the position bound says one per 4097 bytes.
+        let positions: Vec<u64> = (0..100).map(|i| i * 3000).collect();
+        assert_eq!(index_entries_of(&positions, 4096), 49);
+        let s = RecoveredSegment {
+            last_batch_position: Some(99 * 3000),
+            batches: Some(100),
+            walked_entries: Some(index_entries_of(&positions, 4096)),
+            ..seg(100, 300_000, 0)
+        };
+        assert_eq!(recovered_index_entries(&s, 4096), 49);
+        let bound = RecoveredSegment {
+            walked_entries: None,
+            ..s
+        };
+        assert_eq!(recovered_index_entries(&bound, 4096), 72);
+        // Exactly the interval past the last entry is not more than it: no entry.
+        assert_eq!(index_entries_of(&[0, 4096, 8193], 4096), 1);
+        // 16,456-byte batches: one per batch but the first.
+        let big: Vec<u64> = (0..10).map(|i| i * 16_456).collect();
+        assert_eq!(index_entries_of(&big, 4096), 9);
+        assert_eq!(index_entries_of(&[], 4096), 0);
     }
 
     #[test]

@@ -13,8 +13,11 @@
 //! Not modelled: a `.txnindex` failing Kafka's sanity check (`CorruptIndexException`, also a
 //! reason to recover), and the deletion of later segments when recovery truncates one.
 
+use std::path::PathBuf;
+
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
+use crate::model::names::SegmentFileKind;
 use crate::model::partition::Partition;
 use crate::model::segment::{DiskTimestamp, Segment, UnknownTimestamp};
 use crate::model::units::{Offset, TimestampMs};
@@ -137,6 +140,32 @@ impl PartitionRecovery {
     ) -> Result<(TimestampMs, TimestampSource), UnknownTimestamp> {
         largest_timestamp_after_start(seg, self.recovers(seg))
     }
+}
+
+/// The `.log` files of `dir` its next start recovers, the data partitions' (an unclean
+/// shutdown's, a missing index's) first, then the metadata log's (recovered on every start,
+/// and its index pages are normally held already): what bytes to boot reads the batches of,
+/// in the order its read budget takes them.
+pub fn recovered_logs(dir: &LogDir) -> Vec<PathBuf> {
+    let recovery = recovery_on_next_start(dir);
+    let mut data = Vec::new();
+    let mut metadata = Vec::new();
+    for (p, r) in dir.partitions.iter().zip(&recovery.partitions) {
+        for s in p.log_segments() {
+            let Some(cause) = r.cause(s) else { continue };
+            let Some(path) = s.path(&p.path, SegmentFileKind::Log) else {
+                continue;
+            };
+            match cause {
+                RecoveryCause::MetadataLog => metadata.push(path),
+                RecoveryCause::UncleanShutdown | RecoveryCause::MissingOffsetIndex => {
+                    data.push(path);
+                }
+            }
+        }
+    }
+    data.extend(metadata);
+    data
 }
 
 /// The largest timestamp the broker uses for `seg` after its next start. A recovered segment

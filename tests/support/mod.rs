@@ -6,6 +6,7 @@
 #![allow(dead_code)] // each test crate uses its own part of this module
 #![allow(clippy::unwrap_used)] // test code: a panic is a failed test
 
+pub mod crash;
 pub mod scratch;
 
 use std::path::PathBuf;

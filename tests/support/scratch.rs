@@ -163,6 +163,12 @@ pub fn logclean(args: &[&str], env: Option<(&str, String)>) -> Output {
     cmd.output().unwrap()
 }
 
+/// The JSON document a run wrote on stdout (a run whose stdout is not one fails the test,
+/// showing what it wrote).
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
