@@ -44,6 +44,7 @@ pub struct Replays {
     pub metadata_logs: Vec<MetadataLogFacts>,
     /// The image of each KRaft metadata log held (`inspect` shows every one) but the one the
     /// snapshot's [`DirFacts`] holds already, by partition dir.
+    #[serde(with = "crate::model::names::path_pairs_serde")]
     pub metadata_images: Vec<(PathBuf, MetadataImage)>,
     /// Why the coordinators' replays are not carried (several snapshots joined: each holds its
     /// broker's replays, which are not joined across brokers); `None`: they are. Never written.
@@ -66,6 +67,7 @@ pub struct TransactionsReplayed {
     /// The transaction coordinator's state.
     pub state: TxnState,
     /// The data partitions with producers, in partition-dir order (by their dir).
+    #[serde(with = "crate::model::names::path_pairs_serde")]
     pub producers: Vec<(PathBuf, ProducerReplay)>,
     /// The partitions that could not be read, as [`replay_transactions`] orders them.
     pub unreadable: Vec<PartitionProblem>,
@@ -75,6 +77,7 @@ pub struct TransactionsReplayed {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionProblem {
     /// The partition dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub partition: PathBuf,
     /// The file and what went wrong.
     pub problem: FileProblem,
@@ -84,6 +87,7 @@ pub struct PartitionProblem {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DirDisk {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Its entries' blocks ([`walk_usage`]).
     pub usage: DirUsage,
