@@ -646,3 +646,41 @@ fn proposed_configs_come_from_a_file() {
         bad.err
     );
 }
+
+/// Log dirs named relative to the working dir: `diagnose` names them canonical on the dirs, and
+/// so from a snapshot taken with the same relative names (read elsewhere, where they would not
+/// resolve); `plan` names them as given, both ways.
+#[test]
+fn relative_log_dirs_are_named_as_on_the_dirs() {
+    let fixture = support::scratch::fixture("basic-delete");
+    let work = tempfile::tempdir().unwrap();
+    copy_dir(&fixture, &work.path().join("dirs"));
+    let in_work = |args: &[&str]| {
+        let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
+        cmd.current_dir(work.path()).arg("--no-progress").args(args);
+        let o = cmd.output().unwrap();
+        (code(&o), String::from_utf8(o.stdout).unwrap())
+    };
+    let dirs = ["dirs/logs-0", "dirs/logs-1"];
+    let (c, _) = in_work(&["snapshot", dirs[0], dirs[1], "-o", "b.snap"]);
+    assert_eq!(c, Some(0));
+    for cmd in [&["diagnose", DISK][..], &["plan"]] {
+        let mut args = vec!["--format", "json"];
+        args.extend(cmd);
+        args.push(NOW);
+        let mut on_dirs = args.clone();
+        on_dirs.extend(dirs);
+        let want = in_work(&on_dirs);
+        let mut from_snap = args.clone();
+        from_snap.extend(["--snapshot", "b.snap"]);
+        // Elsewhere: the relative names do not resolve there.
+        std::fs::rename(work.path().join("dirs"), work.path().join("moved")).unwrap();
+        let got = in_work(&from_snap);
+        std::fs::rename(work.path().join("moved"), work.path().join("dirs")).unwrap();
+        assert_eq!(got.0, want.0, "{cmd:?}");
+        assert!(
+            comparable("json", &got.1) == comparable("json", &want.1),
+            "{cmd:?}: from a snapshot of relative dirs differs from the dirs"
+        );
+    }
+}

@@ -108,6 +108,7 @@ pub fn take(
         input: SnapshotInput {
             log_dirs: paths.to_vec(),
             load: load.to_string(),
+            canonical_log_dirs: crate::diagnose::canonical_log_dirs(paths.to_vec()),
         },
         broker: BrokerIdentity::of(&dir_facts),
         dir_facts,

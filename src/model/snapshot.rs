@@ -77,6 +77,10 @@ pub struct SnapshotInput {
     pub log_dirs: Vec<PathBuf>,
     /// How they were loaded ([`LOAD_DESCRIPTION`]).
     pub load: String,
+    /// The log dirs canonical, each once, as `diagnose` names them on the dirs (empty in a
+    /// snapshot written before this field: the dirs as named are used).
+    #[serde(default, with = "crate::model::names::paths_serde")]
+    pub canonical_log_dirs: Vec<PathBuf>,
 }
 
 /// The broker a snapshot's dirs belong to.
@@ -413,6 +417,9 @@ pub struct Snapshots {
     pub sources: Vec<(PathBuf, SnapshotSource)>,
     /// Every snapshot's log dirs as named when taken, in order.
     pub log_dirs: Vec<PathBuf>,
+    /// Every snapshot's log dirs canonical ([`SnapshotInput::canonical_log_dirs`], or as named
+    /// when it has none), in order.
+    pub canonical_log_dirs: Vec<PathBuf>,
     /// Their facts, joined ([`DirFacts::join`]).
     pub dir_facts: Arc<DirFacts>,
     /// Every loaded log dir, in order.
@@ -447,6 +454,7 @@ impl Snapshots {
     pub fn join(snaps: Vec<(PathBuf, Snapshot)>) -> Snapshots {
         let mut sources = Vec::new();
         let mut log_dirs = Vec::new();
+        let mut canonical_log_dirs = Vec::new();
         let mut facts = Vec::new();
         let mut dirs = Vec::new();
         let mut replays = Vec::new();
@@ -462,6 +470,10 @@ impl Snapshots {
                     load: s.input.load.clone(),
                 },
             ));
+            if s.input.canonical_log_dirs.is_empty() {
+                canonical_log_dirs.extend(s.input.log_dirs.iter().cloned());
+            }
+            canonical_log_dirs.extend(s.input.canonical_log_dirs);
             log_dirs.extend(s.input.log_dirs);
             facts.push(s.dir_facts);
             dirs.extend(s.dirs);
@@ -470,6 +482,7 @@ impl Snapshots {
         Snapshots {
             sources,
             log_dirs,
+            canonical_log_dirs,
             dir_facts: Arc::new(DirFacts::join(facts)),
             dirs,
             replays: Arc::new(Replays::join(replays)),
@@ -489,6 +502,7 @@ mod tests {
             input: SnapshotInput {
                 log_dirs: vec!["/d".into()],
                 load: LOAD_DESCRIPTION.into(),
+                canonical_log_dirs: vec!["/d".into()],
             },
             broker: BrokerIdentity::default(),
             dir_facts: DirFacts::default(),
