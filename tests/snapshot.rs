@@ -40,6 +40,19 @@ const COMMANDS: &[(&[&str], &[&str], Depth, bool)] = &[
         Depth::Tail,
         true,
     ),
+    // The what-if of a CI gate: today's plan, the proposed one and their difference.
+    (
+        &[
+            "plan",
+            "--config",
+            "*:retention.ms=3600000",
+            "--fail-if-deletes-more-than",
+            "1KiB",
+        ],
+        &["json", "table"],
+        Depth::Tail,
+        true,
+    ),
     (&["config"], &["json", "table"], Depth::Tail, true),
     (
         &["diagnose", DISK],
@@ -210,7 +223,7 @@ fn every_command_on_every_fixture_gives_the_same_answer_from_a_snapshot() {
     }
     // Every fixture, every command, every format.
     assert_eq!(compared, expected_runs);
-    assert!(compared >= 34 * 15, "{compared}");
+    assert!(compared >= 34 * 17, "{compared}");
 }
 
 /// What `diagnose` says of the filesystem comes from the snapshot: statvfs when it was taken,
@@ -404,14 +417,270 @@ fn snapshot_refusals_are_said() {
     let r = run(&["plan", s(&logs), "--snapshot", s(&snap)]);
     assert_eq!(r.code, Some(3), "{}", r.err);
     // Mutating commands refuse a snapshot, changing nothing.
-    for cmd in ["delete", "roll", "rebuild-index"] {
-        let r = run(&[cmd, "--snapshot", s(&snap), s(&logs)]);
-        assert_eq!(r.code, Some(3), "{cmd}");
+    let before = support::scratch::tree(&logs);
+    for cmd in [
+        &["delete"][..],
+        &["roll"],
+        &["rebuild-index"],
+        &["free", "--target", "10%"],
+        &["delete", "--execute"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--snapshot", s(&snap), s(&logs)]);
+        let r = run(&args);
+        assert_eq!(r.code, Some(3), "{cmd:?}");
         assert!(
             r.err
                 .contains("a facts snapshot describes log dirs; it cannot be changed"),
-            "{cmd}: {}",
+            "{cmd:?}: {}",
             r.err
+        );
+    }
+    support::scratch::same(&before, &support::scratch::tree(&logs), "refused mutations");
+}
+
+/// A log dir whose path is not UTF-8 (its parent's name holds the byte 0xff) and a partition dir
+/// whose name is not UTF-8 (`sized-0` renamed `siz\xe9d-0`): the snapshot carries both paths as
+/// the reports write them (`\xNN`) and reads them back as the same bytes, so every command's
+/// JSON from the snapshot equals the one on the dirs.
+#[test]
+fn paths_that_are_not_utf8_round_trip() {
+    use std::ffi::{OsStr, OsString};
+    use std::os::unix::ffi::OsStrExt;
+    let work = tempfile::tempdir().unwrap();
+    let parent = work.path().join(OsStr::from_bytes(b"r\xffs"));
+    let log_dir = parent.join("logs-0");
+    let fixture = support::scratch::fixture("basic-delete");
+    support::scratch::copy_dir_readable(&fixture.join("logs-0"), &log_dir);
+    std::fs::rename(
+        log_dir.join("sized-0"),
+        log_dir.join(OsStr::from_bytes(b"siz\xe9d-0")),
+    )
+    .unwrap();
+    let props = fixture.join("server.properties");
+    let run_os = |args: &[OsString]| {
+        let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
+        cmd.arg("--no-progress").args(args);
+        let o = cmd.output().unwrap();
+        (code(&o), String::from_utf8(o.stdout).unwrap(), o.stderr)
+    };
+    let commands: &[&[&str]] = &[
+        &["plan", "--config", "*:retention.ms=3600000"],
+        &["config"],
+        &["diagnose", DISK],
+        &["groups"],
+        &["transactions"],
+    ];
+    let base = |cmd: &[&str]| -> Vec<OsString> {
+        let mut a: Vec<OsString> = ["--format", "json"].iter().map(OsString::from).collect();
+        a.extend(cmd.iter().map(OsString::from));
+        a.extend([
+            NOW.into(),
+            "--server-properties".into(),
+            props.clone().into(),
+        ]);
+        a
+    };
+    let mut want = Vec::new();
+    for cmd in commands {
+        let mut a = base(cmd);
+        a.push(log_dir.clone().into());
+        want.push(run_os(&a));
+    }
+    let snap = work.path().join("b.snap");
+    let (c, out, err) = run_os(&[
+        "snapshot".into(),
+        log_dir.clone().into(),
+        "-o".into(),
+        snap.clone().into(),
+    ]);
+    assert_eq!(c, Some(0), "{}", String::from_utf8_lossy(&err));
+    assert!(out.starts_with("wrote "), "{out}");
+    // Carried as text: the dir and the partition as the reports write them.
+    let mut json = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&snap).unwrap()),
+        &mut json,
+    )
+    .unwrap();
+    let carried = String::from_utf8(json).unwrap();
+    assert!(
+        carried.contains(r#"r\\xffs/logs-0/siz\\xe9d-0""#),
+        "not carried as text"
+    );
+    std::fs::rename(&parent, work.path().join("moved")).unwrap();
+    for (cmd, want) in commands.iter().zip(want) {
+        let mut a = base(cmd);
+        a.extend(["--snapshot".into(), snap.clone().into()]);
+        let got = run_os(&a);
+        assert_eq!(
+            want.0,
+            got.0,
+            "{cmd:?}: {}",
+            String::from_utf8_lossy(&got.2)
+        );
+        assert!(
+            want.1.contains(r"siz\\xe9d-0") || cmd[0] != "plan",
+            "{cmd:?}: {}",
+            want.1
+        );
+        assert_eq!(
+            comparable("json", &got.1),
+            comparable("json", &want.1),
+            "{cmd:?} from the snapshot differs"
+        );
+        let v: Value = serde_json::from_str(&got.1).unwrap();
+        assert_eq!(
+            v["input"][0]["log_dirs"][0],
+            Value::from(format!("{}", log_dir.display()).replace('\u{fffd}', r"\xff"))
+        );
+    }
+}
+
+/// `join --snapshot` (one snapshot per broker of the three-node fixtures) is the join of the
+/// brokers' `diagnose --format json --snapshot` reports: the same partitions, replicas and
+/// findings; the fleet sends snapshots, never log dirs, to the place that joins them.
+#[test]
+fn join_takes_each_brokers_snapshot() {
+    for name in ["rf3-retention", "rf3-stuck-hw"] {
+        let fixture = support::scratch::fixture(name);
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(fixture.join("manifest.json")).unwrap()).unwrap();
+        let now = format!("--now={}", m["base_time"].as_str().unwrap());
+        let work = tempfile::tempdir().unwrap();
+        let mut snaps = Vec::new();
+        let mut reports = Vec::new();
+        for n in m["nodes"].as_array().unwrap() {
+            let dirs: Vec<String> = (n["log_dirs"].as_array().unwrap().iter())
+                .map(|d| s(&fixture.join(d.as_str().unwrap())).to_string())
+                .collect();
+            let snap = work.path().join(format!("node-{}.snap", n["node_id"]));
+            snapshot(&dirs, &snap);
+            let r = run(&["--format", "json", "diagnose", &now, "--snapshot", s(&snap)]);
+            let report = work.path().join(format!("node-{}.json", n["node_id"]));
+            std::fs::write(&report, &r.out).unwrap();
+            snaps.push(snap);
+            reports.push(report);
+        }
+        assert_eq!(snaps.len(), 3);
+        let mut from_reports = vec!["--format", "json", "join"];
+        from_reports.extend(reports.iter().map(|p| s(p)));
+        let want = run(&from_reports);
+        let mut from_snaps = vec!["--format", "json", "join", &now];
+        for f in &snaps {
+            from_snaps.extend(["--snapshot", s(f)]);
+        }
+        let got = run(&from_snaps);
+        assert_eq!(got.code, want.code, "{name}: {}", got.err);
+        let (got, want): (Value, Value) = (
+            serde_json::from_str(&got.out).unwrap(),
+            serde_json::from_str(&want.out).unwrap(),
+        );
+        assert_eq!(got["partitions"], want["partitions"], "{name}");
+        assert_eq!(got["findings"], want["findings"], "{name}");
+        assert_eq!(got["nodes"], serde_json::json!([1, 2, 3]), "{name}");
+        // Every replica of every partition, one per node.
+        for p in got["partitions"].as_array().unwrap() {
+            assert_eq!(p["replicas"].as_array().unwrap().len(), 3, "{name}: {p}");
+        }
+        // Each input names its snapshot.
+        let inputs = got["inputs"].to_string();
+        assert!(snaps.iter().all(|f| inputs.contains(s(f))), "{inputs}");
+    }
+}
+
+/// `plan --proposed-configs FILE` is `--config` once per line of FILE: the same what-if
+/// document, from the dirs or a snapshot; a bad line is refused with its line number.
+#[test]
+fn proposed_configs_come_from_a_file() {
+    let fixture = support::scratch::fixture("basic-delete");
+    let work = tempfile::tempdir().unwrap();
+    let (_, log_dirs, extra) = stage(&fixture, work.path());
+    let snap = work.path().join("b.snap");
+    snapshot(&log_dirs, &snap);
+    let file = work.path().join("proposed.txt");
+    std::fs::write(
+        &file,
+        "# the PR's proposal\norders:retention.ms=3600000\n\n  sized:retention.bytes=1000  \n",
+    )
+    .unwrap();
+    let mut base = vec!["--format", "json", "plan", NOW];
+    base.extend(extra.iter().map(String::as_str));
+    base.extend(["--fail-if-deletes-more-than", "8KiB"]);
+    let mut flags = base.clone();
+    flags.extend([
+        "--config",
+        "orders:retention.ms=3600000",
+        "--config",
+        "sized:retention.bytes=1000",
+        "--snapshot",
+        s(&snap),
+    ]);
+    let want = run(&flags);
+    assert_eq!(want.code, Some(1), "the gate trips: {}", want.err);
+    let mut from_file = base.clone();
+    from_file.extend(["--proposed-configs", s(&file), "--snapshot", s(&snap)]);
+    let got = run(&from_file);
+    assert_eq!(got.code, want.code, "{}", got.err);
+    assert!(
+        comparable("json", &got.out) == comparable("json", &want.out),
+        "--proposed-configs differs from its lines as --config"
+    );
+    let v: Value = serde_json::from_str(&got.out).unwrap();
+    assert!(!v["what_if"].is_null(), "{v}");
+    let mut on_dirs = base.clone();
+    on_dirs.extend(["--proposed-configs", s(&file)]);
+    on_dirs.extend(log_dirs.iter().map(String::as_str));
+    let dirs = run(&on_dirs);
+    assert_eq!(dirs.code, got.code);
+    assert!(
+        comparable("json", &dirs.out) == comparable("json", &got.out),
+        "from the snapshot differs from the dirs"
+    );
+    std::fs::write(&file, "orders:retention.ms=3600000\norders retention\n").unwrap();
+    let bad = run(&from_file);
+    assert_eq!(bad.code, Some(3));
+    assert!(
+        bad.err.contains("line 2: `orders retention`"),
+        "{}",
+        bad.err
+    );
+}
+
+/// Log dirs named relative to the working dir: `diagnose` names them canonical on the dirs, and
+/// so from a snapshot taken with the same relative names (read elsewhere, where they would not
+/// resolve); `plan` names them as given, both ways.
+#[test]
+fn relative_log_dirs_are_named_as_on_the_dirs() {
+    let fixture = support::scratch::fixture("basic-delete");
+    let work = tempfile::tempdir().unwrap();
+    copy_dir(&fixture, &work.path().join("dirs"));
+    let in_work = |args: &[&str]| {
+        let mut cmd = support::logclean_capped(support::MEMORY_CAP_BYTES, false);
+        cmd.current_dir(work.path()).arg("--no-progress").args(args);
+        let o = cmd.output().unwrap();
+        (code(&o), String::from_utf8(o.stdout).unwrap())
+    };
+    let dirs = ["dirs/logs-0", "dirs/logs-1"];
+    let (c, _) = in_work(&["snapshot", dirs[0], dirs[1], "-o", "b.snap"]);
+    assert_eq!(c, Some(0));
+    for cmd in [&["diagnose", DISK][..], &["plan"]] {
+        let mut args = vec!["--format", "json"];
+        args.extend(cmd);
+        args.push(NOW);
+        let mut on_dirs = args.clone();
+        on_dirs.extend(dirs);
+        let want = in_work(&on_dirs);
+        let mut from_snap = args.clone();
+        from_snap.extend(["--snapshot", "b.snap"]);
+        // Elsewhere: the relative names do not resolve there.
+        std::fs::rename(work.path().join("dirs"), work.path().join("moved")).unwrap();
+        let got = in_work(&from_snap);
+        std::fs::rename(work.path().join("moved"), work.path().join("dirs")).unwrap();
+        assert_eq!(got.0, want.0, "{cmd:?}");
+        assert!(
+            comparable("json", &got.1) == comparable("json", &want.1),
+            "{cmd:?}: from a snapshot of relative dirs differs from the dirs"
         );
     }
 }

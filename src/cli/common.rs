@@ -102,17 +102,18 @@ pub fn load_targets(
     Ok((loaded.dirs, findings))
 }
 
-/// The snapshots of `--snapshot`, read and joined, and the run saying it read them (`None`
-/// and the run unchanged without `--snapshot`).
+/// The snapshots of `--snapshot`, read (keeping `parts`, what the command reads) and joined,
+/// and the run saying it read them (`None` and the run unchanged without `--snapshot`).
 pub fn with_snapshots(
     arg: &super::run_config::SnapshotArg,
     run: &RunConfig,
+    parts: crate::model::snapshot::Parts,
 ) -> anyhow::Result<(Option<crate::model::snapshot::Snapshots>, RunConfig)> {
     let mut run = run.clone();
     if arg.snapshots.is_empty() {
         return Ok((None, run));
     }
-    let snaps = super::snapshot::read_snapshots(&arg.snapshots)?;
+    let snaps = super::snapshot::read_snapshots(&arg.snapshots, parts)?;
     run.input = Some(snaps.sources.iter().map(|(_, s)| s.clone()).collect());
     Ok((Some(snaps), run))
 }

@@ -13,6 +13,7 @@ use crate::checks::unreadable::checkpoint_findings;
 use crate::exit_codes::Outcome;
 use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::RootCheckpoints;
+use crate::model::snapshot::Parts;
 use crate::model::snapshot::Snapshots;
 use crate::report::config_doc::{ConfigBody, KeyFilter};
 use crate::report::config_table::render_config;
@@ -46,7 +47,7 @@ fn inputs(args: &ConfigArgs, run: &RunConfig, snaps: Option<&Snapshots>) -> Clus
 
 /// Run `config`.
 pub fn run(args: &ConfigArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run, Parts::NO_DISK)?;
     let run = &run;
     let mut findings;
     let view = match &snaps {

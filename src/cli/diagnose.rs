@@ -13,6 +13,7 @@ use crate::checks::disk::FsSpace;
 use crate::checks::finding::Severity;
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
+use crate::model::snapshot::Parts;
 use crate::report::diagnose_metrics::render_prometheus;
 use crate::report::diagnose_table::{render_diagnose, DiagnoseBody};
 use crate::report::html::render_diagnose as render_html;
@@ -136,7 +137,7 @@ pub fn run(
     format: FormatArg,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run, Parts::ALL)?;
     let run = &run;
     if let Some(s) = &snaps {
         check_snapshots(s, "diagnose", LOAD_DESCRIPTION, true)?;

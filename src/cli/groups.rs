@@ -9,6 +9,7 @@ use std::io::Write;
 use crate::checks::groups::{check_groups, GroupsChecked};
 use crate::exit_codes::Outcome;
 use crate::model::cluster::ClusterView;
+use crate::model::snapshot::Parts;
 use crate::plan::{build_plan, PlanOptions};
 use crate::report::groups_doc::GroupsBody;
 use crate::report::groups_table::render_groups;
@@ -23,7 +24,7 @@ use crate::model::snapshot::LOAD_DESCRIPTION;
 
 /// Run `groups`.
 pub fn run(args: &GroupsArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run, Parts::NO_DISK)?;
     let run = &run;
     if let Some(s) = &snaps {
         check_snapshots(s, "groups", LOAD_DESCRIPTION, true)?;

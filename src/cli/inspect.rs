@@ -20,6 +20,7 @@ use crate::model::names::PartitionDirState;
 use crate::model::records::dump_partition;
 use crate::model::replays::Records;
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::snapshot::Parts;
 use crate::model::snapshot::LOAD_HEADERS;
 use crate::report::table::{render_inspect, TableStyle, VerifyTotals};
 use crate::report::wire::{InspectBody, InspectDoc, LogDirDoc, MetadataLogDoc, ScanTotals};
@@ -137,7 +138,7 @@ fn add_records(
 
 /// Run `inspect`. The outcome is decided before anything is written ([`write`]).
 pub fn run(args: &InspectArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run, Parts::NO_DISK)?;
     let run = &run;
     let (dirs, not_log_dirs, carried) = match snaps {
         Some(s) => {

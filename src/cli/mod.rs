@@ -191,7 +191,7 @@ pub enum Command {
     /// The cluster view of several brokers' `diagnose --format json` reports (one per host):
     /// each partition's replicas across nodes, a follower's HW from its leader's report, the
     /// cross-replica findings, and every report's findings with its node. Reads the reports
-    /// only, never log dirs.
+    /// (or each broker's facts snapshot, `--snapshot`) only, never log dirs.
     Join(join::JoinArgs),
     /// Write the facts the read-only commands decide from (segment and index summaries,
     /// checkpoints, producer-state summaries, meta.properties, the metadata image, the groups',
@@ -223,10 +223,10 @@ impl Command {
             Command::Delete(a) => (&a.now).into(),
             Command::Free(a) => (&a.now).into(),
             Command::UpgradeCheck(a) => (&a.now).into(),
+            Command::Join(a) => (&a.now).into(),
             Command::Resume(_)
             | Command::Undo(_)
             | Command::Snapshot(_)
-            | Command::Join(_)
             | Command::Completions { .. } => run_config::InstantArg::default(),
         }
     }
@@ -369,7 +369,7 @@ pub struct InspectArgs {
 /// modelled (3.6 to 4.4), a value of its type that passes its validator (no units: `7d` is
 /// refused with its value in ms). The dirs' own release, whether the topic exists and Kafka's
 /// cross-checks need the log dirs, and come when the configs are resolved.
-fn parse_config_arg(arg: &str) -> Result<String, String> {
+pub(crate) fn parse_config_arg(arg: &str) -> Result<String, String> {
     match crate::config::parse_config_override(arg) {
         Ok(_) => Ok(arg.to_string()),
         Err(crate::config::ConfigError::BadOverride { reason, .. }) => Err(reason),
@@ -532,6 +532,11 @@ pub struct PlanArgs {
     /// exits 3, nothing planned or changed.
     #[arg(long = "config", value_name = "TOPIC:KEY=VALUE", value_parser = parse_config_arg)]
     pub overrides: Vec<String>,
+    /// Proposed values from a file, one `TOPIC:KEY=VALUE` per line (blank lines and lines
+    /// starting with `#` skipped), each as a `--config` (after those): a pull request's
+    /// proposed configs, gated in CI.
+    #[arg(long, value_name = "FILE")]
+    pub proposed_configs: Option<PathBuf>,
     /// Only these topics (repeatable).
     #[arg(long = "topic", value_name = "TOPIC")]
     pub topics: Vec<String>,

@@ -14,6 +14,7 @@ use crate::model::cluster::{ClusterInputs, ClusterView, FileInput};
 use crate::model::log_dir::LogDir;
 use crate::model::names::PartitionDirState;
 use crate::model::segment::{LoadOptions, ScanDepth};
+use crate::model::snapshot::Parts;
 use crate::model::snapshot::Snapshots;
 use crate::plan::{build_plan, diff, Plan, PlanOptions};
 use crate::report::html::render_plan as render_html;
@@ -78,6 +79,35 @@ fn inputs(
     }
 }
 
+/// The proposed values: `--config`, then the lines of `--proposed-configs` (each checked as a
+/// `--config` is; a bad line is refused with its file and line number).
+fn proposed_overrides(args: &PlanArgs) -> anyhow::Result<Vec<String>> {
+    let mut out = args.overrides.clone();
+    let Some(file) = &args.proposed_configs else {
+        return Ok(out);
+    };
+    let name = crate::model::names::path_text(file);
+    let bytes = std::fs::read(file)
+        .map_err(|e| anyhow::anyhow!("--proposed-configs: failed to read `{name}`: {e}"))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("--proposed-configs `{name}`: not UTF-8 text: {e}"))?;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let value = super::parse_config_arg(line).map_err(|why| {
+            anyhow::anyhow!(
+                "--proposed-configs `{name}` line {}: `{}`: {why}",
+                i + 1,
+                crate::report::sanitize::escape(line)
+            )
+        })?;
+        out.push(value);
+    }
+    Ok(out)
+}
+
 fn gates(args: &PlanArgs, plan: &Plan) -> GatesDoc {
     let freed = plan.totals.all.bytes.get();
     let expired = plan
@@ -112,6 +142,7 @@ struct Plans {
 
 fn build_plans(
     args: &PlanArgs,
+    overrides: &[String],
     run: &RunConfig,
     snaps: Option<Snapshots>,
 ) -> anyhow::Result<Plans> {
@@ -138,10 +169,10 @@ fn build_plans(
         version: view.kafka_version.version,
     };
     let today = build_plan(&view, &dirs, &plan_opts);
-    let proposed = if args.overrides.is_empty() {
+    let proposed = if overrides.is_empty() {
         None
     } else {
-        let proposed = inputs(args, args.overrides.clone(), run, snaps);
+        let proposed = inputs(args, overrides.to_vec(), run, snaps);
         let view = ClusterView::build_over(&proposed, &dirs)?;
         Some(build_plan(&view, &dirs, &plan_opts))
     };
@@ -172,7 +203,8 @@ fn topic_filter(dirs: &[LogDir], plan: &Plan, run: &RunConfig) -> Option<TopicFi
 
 /// Run `plan`.
 pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let overrides = proposed_overrides(args)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run, Parts::NO_DISK)?;
     let run = &run;
     let Plans {
         view,
@@ -180,7 +212,7 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
         proposed,
         dirs,
         target_findings,
-    } = build_plans(args, run, snaps)?;
+    } = build_plans(args, &overrides, run, snaps)?;
     let changes = proposed
         .as_ref()
         .map(|p| diff(&today, p))
@@ -203,7 +235,7 @@ pub fn run(args: &PlanArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow::Res
     findings.extend(target_findings);
     findings.extend(unreadable);
     sort_findings(&mut findings);
-    let proposal = (proposed.as_ref()).map(|p| (p, args.overrides.as_slice(), changes.as_slice()));
+    let proposal = (proposed.as_ref()).map(|p| (p, overrides.as_slice(), changes.as_slice()));
     let doc = Document {
         command: "plan",
         body: PlanBody::new(&today, proposal, gates, topic_filter(&dirs, &today, run)),

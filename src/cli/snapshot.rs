@@ -14,7 +14,7 @@ use crate::model::names::path_text;
 use crate::model::replays::Replays;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::snapshot::{
-    BrokerIdentity, Snapshot, SnapshotInput, Snapshots, FORMAT_VERSION, LOAD_DESCRIPTION,
+    BrokerIdentity, Parts, Snapshot, SnapshotInput, Snapshots, FORMAT_VERSION, LOAD_DESCRIPTION,
     LOAD_HEADERS,
 };
 use crate::model::targets::{self, ScanTotals};
@@ -113,6 +113,7 @@ pub fn take(
         input: SnapshotInput {
             log_dirs: paths.to_vec(),
             load: load.to_string(),
+            canonical_log_dirs: crate::diagnose::canonical_log_dirs(paths.to_vec()),
         },
         broker: BrokerIdentity::of(&dir_facts),
         dir_facts,
@@ -184,14 +185,14 @@ pub fn run(args: &SnapshotArgs, run: &RunConfig, out: &mut dyn Write) -> anyhow:
     Ok(Outcome::Clean)
 }
 
-/// Read the snapshots of `--snapshot` (in order) and join them, or say which one cannot be
-/// read and why.
-pub fn read_snapshots(files: &[PathBuf]) -> anyhow::Result<Snapshots> {
+/// Read the snapshots of `--snapshot` (in order, keeping `parts` of each) and join them, or say
+/// which one cannot be read and why.
+pub fn read_snapshots(files: &[PathBuf], parts: Parts) -> anyhow::Result<Snapshots> {
     let mut snaps = Vec::new();
     for f in files {
         let file = std::fs::File::open(f)
             .with_context(|| format!("failed to open snapshot `{}`", path_text(f)))?;
-        let snap = Snapshot::read(std::io::BufReader::new(file))
+        let snap = Snapshot::read_parts(std::io::BufReader::new(file), parts)
             .with_context(|| format!("failed to read snapshot `{}`", path_text(f)))?;
         snaps.push((f.clone(), snap));
     }

@@ -9,6 +9,7 @@ use std::io::Write;
 
 use crate::checks::transactions::check_transactions;
 use crate::exit_codes::Outcome;
+use crate::model::snapshot::Parts;
 use crate::report::txn_doc::TxnBody;
 use crate::report::txn_table::render_transactions;
 
@@ -26,7 +27,7 @@ pub fn run(
     run: &RunConfig,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let (snaps, run) = with_snapshots(&args.snapshot, run)?;
+    let (snaps, run) = with_snapshots(&args.snapshot, run, Parts::NO_DISK)?;
     let run = &run;
     if let Some(s) = &snaps {
         check_snapshots(s, "transactions", LOAD_DESCRIPTION, true)?;

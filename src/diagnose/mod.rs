@@ -147,7 +147,7 @@ pub struct Diagnosis {
 /// `dirs` canonical, each once (first place kept), so that every reader names a log dir the
 /// same way however it was given (`logs-0`, `./logs-0`, `/srv/kafka/logs-0`, a symlink). What
 /// cannot be canonicalized stays as given: loading it reports why.
-fn canonical_log_dirs(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+pub fn canonical_log_dirs(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::with_capacity(dirs.len());
     for d in dirs {
         let d = std::fs::canonicalize(&d).unwrap_or(d);
@@ -182,10 +182,9 @@ pub fn diagnose(
                 replays: Some(s.replays),
                 ..cluster
             },
-            // As named when taken: a snapshot run reads nothing of the dirs, not even their
-            // canonical names (a snapshot taken with absolute paths names them as a run on
-            // the dirs does).
-            s.log_dirs,
+            // Canonical as when taken (a snapshot run reads nothing of the dirs, not even
+            // their canonical names): named as a run on the dirs names them.
+            s.canonical_log_dirs,
             LoadedTargets {
                 dirs: s.dirs,
                 not_log_dirs: Vec::new(),

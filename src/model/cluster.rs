@@ -79,12 +79,15 @@ impl FileInput {
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct DirFacts {
     /// Each log dir with its `meta.properties` (`None`: absent or unusable), in order.
+    #[serde(with = "crate::model::names::path_pairs_serde")]
     pub metas: Vec<(PathBuf, Option<MetaProperties>)>,
     /// What went wrong reading them and looking for the metadata log, in the order met: the
     /// log dir, the file, the problem.
+    #[serde(with = "crate::model::names::path_triples_serde")]
     pub problems: Vec<(PathBuf, FileRole, FileProblem)>,
     /// The `__cluster_metadata-0` dir found (in `metadata.log.dir`, else the first log dir
     /// holding one).
+    #[serde(with = "crate::model::names::opt_path_serde")]
     pub metadata_dir: Option<PathBuf>,
     /// The image replayed from it (`None`: no metadata log found).
     pub image: Option<MetadataImage>,

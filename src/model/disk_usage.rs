@@ -79,6 +79,7 @@ impl From<EntryRow> for UsedEntry {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UsageProblem {
     /// The path.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// The OS error, or why it was not walked.
     pub message: String,
@@ -88,6 +89,7 @@ pub struct UsageProblem {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DirUsage {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Its entries, the log dir itself first, then in walk order (names sorted per dir).
     pub entries: Vec<UsedEntry>,

@@ -20,6 +20,7 @@ use super::names::{
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileInfo {
     /// Full path.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Length in bytes; `None` when the listing did not stat the file: a segment file,
     /// snapshot or partition file that its dir entry says is a regular file, whose reader
@@ -290,6 +291,7 @@ pub struct Leftover {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnknownEntry {
     /// Full path.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Whether it is a directory.
     pub is_dir: bool,
@@ -299,6 +301,7 @@ pub struct UnknownEntry {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IoProblem {
     /// The path that could not be read.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// The OS error, as text.
     pub message: String,
@@ -317,6 +320,7 @@ impl IoProblem {
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct PartitionListing {
     /// The dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Segments by base offset, ascending.
     pub segments: BTreeMap<i64, SegmentFiles>,
@@ -374,6 +378,7 @@ pub struct PartitionEntry {
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct LogDirListing {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Root files.
     pub root: RootFiles,

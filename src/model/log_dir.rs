@@ -106,6 +106,7 @@ type CheckpointIndex<'a> = HashMap<(&'a str, i32), PartitionCheckpoints>;
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LogDir {
     /// The dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// What was found by name in the root (its partition entries move into `partitions`).
     pub listing: LogDirListing,

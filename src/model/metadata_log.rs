@@ -84,6 +84,7 @@ pub struct TopicImage {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetadataProblem {
     /// The file concerned (the metadata dir itself for listing errors).
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Byte position in the file, when known.
     pub byte_offset: Option<u64>,
@@ -113,6 +114,7 @@ pub struct MetadataImage {
     /// Finalized feature levels (`metadata.version`, `transaction.version`, …).
     pub features: BTreeMap<String, i16>,
     /// The snapshot replayed, if any.
+    #[serde(with = "crate::model::names::opt_path_serde")]
     pub snapshot_used: Option<PathBuf>,
     /// The last log offset whose effect the image holds (records of an unfinished metadata
     /// transaction are not counted). `None` when no log offset is covered: no snapshot with an

@@ -38,8 +38,10 @@ pub struct MetadataSnapshotFile {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MetadataLogFacts {
     /// The log dir holding it.
+    #[serde(with = "crate::model::names::path_serde")]
     pub log_dir: PathBuf,
     /// The `__cluster_metadata-0` dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// The first segment's base offset (the metadata log keeps no log-start checkpoint entry;
     /// `KafkaRaftLog` raises the start to a snapshot's end and deletes the segments below).

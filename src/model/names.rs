@@ -398,6 +398,90 @@ pub mod opt_path_serde {
     }
 }
 
+/// A borrowed path that serializes as its [`path_text`] (the containers' helpers below).
+struct TextPathRef<'a>(&'a std::path::Path);
+
+impl serde::Serialize for TextPathRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&path_text(self.0))
+    }
+}
+
+/// A path deserialized from its [`path_text`].
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+struct TextPath(#[serde(with = "path_serde")] std::path::PathBuf);
+
+/// [`path_serde`] for a list of paths. Use with `#[serde(with = "paths_serde")]`.
+pub mod paths_serde {
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serialize each path as its [`super::path_text`].
+    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(paths.iter().map(|p| super::TextPathRef(p)))
+    }
+
+    /// The paths whose [`super::path_text`]s were serialized.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+        let v = Vec::<super::TextPath>::deserialize(d)?;
+        Ok(v.into_iter().map(|p| p.0).collect())
+    }
+}
+
+/// [`path_serde`] for a list of `(path, value)` pairs. Use with
+/// `#[serde(with = "path_pairs_serde")]`.
+pub mod path_pairs_serde {
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serialize each pair as `[path text, value]`.
+    pub fn serialize<T: Serialize, S: Serializer>(
+        pairs: &[(PathBuf, T)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(pairs.iter().map(|(p, t)| (super::TextPathRef(p), t)))
+    }
+
+    /// The pairs serialized.
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(PathBuf, T)>, D::Error> {
+        let v = Vec::<(super::TextPath, T)>::deserialize(d)?;
+        Ok(v.into_iter().map(|(p, t)| (p.0, t)).collect())
+    }
+}
+
+/// [`path_serde`] for a list of `(path, a, b)` triples. Use with
+/// `#[serde(with = "path_triples_serde")]`.
+pub mod path_triples_serde {
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serialize each triple as `[path text, a, b]`.
+    pub fn serialize<A: Serialize, B: Serialize, S: Serializer>(
+        triples: &[(PathBuf, A, B)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            triples
+                .iter()
+                .map(|(p, a, b)| (super::TextPathRef(p), a, b)),
+        )
+    }
+
+    /// The triples serialized.
+    pub fn deserialize<'de, A: Deserialize<'de>, B: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(PathBuf, A, B)>, D::Error> {
+        let v = Vec::<(super::TextPath, A, B)>::deserialize(d)?;
+        Ok(v.into_iter().map(|(p, a, b)| (p.0, a, b)).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

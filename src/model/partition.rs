@@ -46,6 +46,7 @@ pub struct SnapshotFile {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Partition {
     /// The dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// The dir's file name.
     pub dir_name: String,

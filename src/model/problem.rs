@@ -13,6 +13,7 @@ pub enum FileProblem {
     /// The OS refused or failed the read (permission, I/O error): an operational error.
     Io {
         /// The file.
+        #[serde(with = "crate::model::names::path_serde")]
         path: PathBuf,
         /// The OS error, as text.
         message: String,
@@ -20,6 +21,7 @@ pub enum FileProblem {
     /// The bytes break the file's format.
     Format {
         /// The file.
+        #[serde(with = "crate::model::names::path_serde")]
         path: PathBuf,
         /// What is wrong, and where.
         error: FormatError,

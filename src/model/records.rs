@@ -21,6 +21,7 @@ use super::problem::FileProblem;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentStop {
     /// The `.log` file.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Where (file position, batch base offset) and why.
     pub stop: WalkStop,

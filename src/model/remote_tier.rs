@@ -231,6 +231,7 @@ impl PartitionTier {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TierProblem {
     /// The file.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// The `__remote_log_metadata` partition.
     pub metadata_partition: i32,
@@ -244,6 +245,7 @@ pub struct TierProblem {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MetadataPartitionRead {
     /// Its dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Records decoded, by apiKey (0 segment, 1 update, 2 partition delete, 3 snapshot).
     pub records_by_type: [u64; 4],

@@ -45,6 +45,7 @@ pub struct Replays {
     pub metadata_logs: Vec<MetadataLogFacts>,
     /// The image of each KRaft metadata log held (`inspect` shows every one) but the one the
     /// snapshot's [`DirFacts`] holds already, by partition dir.
+    #[serde(with = "crate::model::names::path_pairs_serde")]
     pub metadata_images: Vec<(PathBuf, MetadataImage)>,
     /// The batches of the `.log` files each log dir's next start recovers
     /// ([`walk_recovered`]), in the order of the dirs. Absent from snapshots written before
@@ -72,6 +73,7 @@ pub struct TransactionsReplayed {
     /// The transaction coordinator's state.
     pub state: TxnState,
     /// The data partitions with producers, in partition-dir order (by their dir).
+    #[serde(with = "crate::model::names::path_pairs_serde")]
     pub producers: Vec<(PathBuf, ProducerReplay)>,
     /// The partitions that could not be read, as [`replay_transactions`] orders them.
     pub unreadable: Vec<PartitionProblem>,
@@ -81,6 +83,7 @@ pub struct TransactionsReplayed {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartitionProblem {
     /// The partition dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub partition: PathBuf,
     /// The file and what went wrong.
     pub problem: FileProblem,
@@ -90,6 +93,7 @@ pub struct PartitionProblem {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DirDisk {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Its entries' blocks ([`walk_usage`]).
     pub usage: DirUsage,
@@ -110,8 +114,10 @@ pub const RECOVERY_WALK_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RecoveryWalks {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub dir: PathBuf,
     /// Each `.log` walked, with where each of its batches starts, in the order asked.
+    #[serde(with = "crate::model::names::path_pairs_serde")]
     pub logs: Vec<(PathBuf, Vec<u64>)>,
     /// The `.log` files asked for but not walked: past [`RECOVERY_WALK_BUDGET_BYTES`], or
     /// unreadable (the load reports those).

@@ -75,8 +75,10 @@ pub struct SharePartitionReplay {
     /// The partition number.
     pub partition: i32,
     /// Its log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub log_dir: PathBuf,
     /// Its dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// The log start offset the broker loads.
     pub log_start_offset: i64,

@@ -73,9 +73,14 @@ pub struct Snapshot {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SnapshotInput {
     /// The log dirs, as named on the command line.
+    #[serde(with = "crate::model::names::paths_serde")]
     pub log_dirs: Vec<PathBuf>,
     /// How they were loaded ([`LOAD_DESCRIPTION`]).
     pub load: String,
+    /// The log dirs canonical, each once, as `diagnose` names them on the dirs (empty in a
+    /// snapshot written before this field: the dirs as named are used).
+    #[serde(default, with = "crate::model::names::paths_serde")]
+    pub canonical_log_dirs: Vec<PathBuf>,
 }
 
 /// The broker a snapshot's dirs belong to.
@@ -93,6 +98,7 @@ pub struct BrokerIdentity {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DirIdentity {
     /// The log dir.
+    #[serde(with = "crate::model::names::path_serde")]
     pub path: PathBuf,
     /// Its `directory.id` (KRaft, meta.properties v1 with JBOD).
     pub directory_id: Option<Uuid>,
@@ -143,6 +149,22 @@ pub enum SnapshotError {
     TooLarge,
 }
 
+/// What of a snapshot a command reads: the rest is skipped while parsing, never held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+    /// Each log dir's blocks and filesystem figures ([`Replays::disk`]: one entry per file of
+    /// the dirs, the largest replay); only `diagnose` reads them.
+    pub disk: bool,
+}
+
+impl Parts {
+    /// Every part.
+    pub const ALL: Parts = Parts { disk: true };
+    /// Every part but [`Parts::disk`]: what `plan`, `config`, `groups`, `transactions` and
+    /// `inspect` read.
+    pub const NO_DISK: Parts = Parts { disk: false };
+}
+
 /// What a reader found of the envelope's version before it stopped (the side channel of
 /// [`SnapshotSeed`]: a snapshot of another version is refused by its version, not by the first
 /// field that changed, and without reading its body).
@@ -151,8 +173,9 @@ struct Head {
     other_version: Option<(u32, String)>,
 }
 
-/// The seed that reads a snapshot's JSON as a stream, stopping at a version it does not read.
-struct SnapshotSeed<'h>(&'h mut Head);
+/// The seed that reads a snapshot's JSON as a stream, stopping at a version it does not read
+/// and skipping the parts not wanted.
+struct SnapshotSeed<'h>(&'h mut Head, Parts);
 
 impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
     type Value = Snapshot;
@@ -207,7 +230,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
                 "broker" => set(&mut map, &mut broker)?,
                 "dir_facts" => set(&mut map, &mut dir_facts)?,
                 "dirs" => set(&mut map, &mut dirs)?,
-                "replays" => set(&mut map, &mut replays)?,
+                "replays" => replays = Some(map.next_value_seed(ReplaysSeed(self.1))?),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -226,6 +249,72 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
             dir_facts: dir_facts.ok_or_else(|| missing("dir_facts"))?,
             dirs: dirs.ok_or_else(|| missing("dirs"))?,
             replays: replays.ok_or_else(|| missing("replays"))?,
+        })
+    }
+}
+
+/// The seed that reads [`Replays`], skipping [`Replays::disk`] unless `Parts::disk` (parsed
+/// over and dropped as it comes: the entries are never held).
+struct ReplaysSeed(Parts);
+
+impl<'de> DeserializeSeed<'de> for ReplaysSeed {
+    type Value = Replays;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Replays, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ReplaysSeed {
+    type Value = Replays;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the replays of a facts snapshot (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Replays, A::Error> {
+        fn set<'de, A: MapAccess<'de>, T: de::Deserialize<'de>>(
+            map: &mut A,
+            slot: &mut Option<T>,
+        ) -> Result<(), A::Error> {
+            *slot = Some(map.next_value()?);
+            Ok(())
+        }
+        let (mut groups, mut transactions, mut remote_tier, mut disk) = (None, None, None, None);
+        let (mut share_states, mut metadata_logs, mut metadata_images) = (None, None, None);
+        let mut recovery_walks = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "groups" => set(&mut map, &mut groups)?,
+                "transactions" => set(&mut map, &mut transactions)?,
+                "remote_tier" => set(&mut map, &mut remote_tier)?,
+                "disk" if self.0.disk => set(&mut map, &mut disk)?,
+                "disk" => {
+                    map.next_value::<IgnoredAny>()?;
+                    disk = Some(Vec::new());
+                }
+                "share_states" => set(&mut map, &mut share_states)?,
+                "metadata_logs" => set(&mut map, &mut metadata_logs)?,
+                "metadata_images" => set(&mut map, &mut metadata_images)?,
+                "recovery_walks" => set(&mut map, &mut recovery_walks)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let missing = |name| de::Error::missing_field(name);
+        // Every field named: one added to `Replays` fails to build here until it is read.
+        Ok(Replays {
+            groups: groups.ok_or_else(|| missing("groups"))?,
+            transactions: transactions.ok_or_else(|| missing("transactions"))?,
+            remote_tier: remote_tier.ok_or_else(|| missing("remote_tier"))?,
+            disk: disk.ok_or_else(|| missing("disk"))?,
+            share_states: share_states.ok_or_else(|| missing("share_states"))?,
+            metadata_logs: metadata_logs.ok_or_else(|| missing("metadata_logs"))?,
+            metadata_images: metadata_images.ok_or_else(|| missing("metadata_images"))?,
+            // Absent from snapshots written before it was carried (see the field).
+            recovery_walks: recovery_walks.unwrap_or_default(),
+            not_joined: None,
         })
     }
 }
@@ -259,28 +348,36 @@ impl Snapshot {
     /// Read a snapshot from `input` (gzip-compressed JSON) as a stream, refusing another
     /// format version.
     pub fn read(input: impl Read) -> Result<Snapshot, SnapshotError> {
+        Snapshot::read_parts(input, Parts::ALL)
+    }
+
+    /// [`Snapshot::read`] keeping only `parts` (the others left empty).
+    pub fn read_parts(input: impl Read, parts: Parts) -> Result<Snapshot, SnapshotError> {
         let capped = Capped {
             inner: flate2::read::GzDecoder::new(input),
             read: 0,
         };
-        Snapshot::from_reader(io::BufReader::with_capacity(1 << 16, capped), |r| {
-            r.get_ref().read
-        })
+        Snapshot::from_reader(
+            io::BufReader::with_capacity(1 << 16, capped),
+            |r| r.get_ref().read,
+            parts,
+        )
     }
 
     /// Parse the uncompressed JSON of a snapshot.
     pub fn from_json(json: &[u8]) -> Result<Snapshot, SnapshotError> {
-        Snapshot::from_reader(json, |_| 0)
+        Snapshot::from_reader(json, |_| 0, Parts::ALL)
     }
 
     fn from_reader<R: Read>(
         mut input: R,
         read_so_far: impl Fn(&R) -> u64,
+        parts: Parts,
     ) -> Result<Snapshot, SnapshotError> {
         let mut head = Head::default();
         let parsed = {
             let mut de = serde_json::Deserializer::from_reader(&mut input);
-            SnapshotSeed(&mut head)
+            SnapshotSeed(&mut head, parts)
                 .deserialize(&mut de)
                 .and_then(|s| de.end().map(|()| s))
         };
@@ -324,6 +421,9 @@ pub struct Snapshots {
     pub sources: Vec<(PathBuf, SnapshotSource)>,
     /// Every snapshot's log dirs as named when taken, in order.
     pub log_dirs: Vec<PathBuf>,
+    /// Every snapshot's log dirs canonical ([`SnapshotInput::canonical_log_dirs`], or as named
+    /// when it has none), in order.
+    pub canonical_log_dirs: Vec<PathBuf>,
     /// Their facts, joined ([`DirFacts::join`]).
     pub dir_facts: Arc<DirFacts>,
     /// Every loaded log dir, in order.
@@ -337,6 +437,7 @@ pub struct Snapshots {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SnapshotSource {
     /// The snapshot file.
+    #[serde(with = "crate::model::names::path_serde")]
     pub file: PathBuf,
     /// When it was taken, ms since the epoch.
     #[serde(rename = "taken_at_ms")]
@@ -346,6 +447,7 @@ pub struct SnapshotSource {
     /// Whose dirs.
     pub broker: BrokerIdentity,
     /// The log dirs it holds.
+    #[serde(with = "crate::model::names::paths_serde")]
     pub log_dirs: Vec<PathBuf>,
     /// How they were loaded ([`LOAD_DESCRIPTION`], [`LOAD_HEADERS`]).
     pub load: String,
@@ -356,6 +458,7 @@ impl Snapshots {
     pub fn join(snaps: Vec<(PathBuf, Snapshot)>) -> Snapshots {
         let mut sources = Vec::new();
         let mut log_dirs = Vec::new();
+        let mut canonical_log_dirs = Vec::new();
         let mut facts = Vec::new();
         let mut dirs = Vec::new();
         let mut replays = Vec::new();
@@ -371,6 +474,10 @@ impl Snapshots {
                     load: s.input.load.clone(),
                 },
             ));
+            if s.input.canonical_log_dirs.is_empty() {
+                canonical_log_dirs.extend(s.input.log_dirs.iter().cloned());
+            }
+            canonical_log_dirs.extend(s.input.canonical_log_dirs);
             log_dirs.extend(s.input.log_dirs);
             facts.push(s.dir_facts);
             dirs.extend(s.dirs);
@@ -379,6 +486,7 @@ impl Snapshots {
         Snapshots {
             sources,
             log_dirs,
+            canonical_log_dirs,
             dir_facts: Arc::new(DirFacts::join(facts)),
             dirs,
             replays: Arc::new(Replays::join(replays)),
@@ -398,6 +506,7 @@ mod tests {
             input: SnapshotInput {
                 log_dirs: vec!["/d".into()],
                 load: LOAD_DESCRIPTION.into(),
+                canonical_log_dirs: vec!["/d".into()],
             },
             broker: BrokerIdentity::default(),
             dir_facts: DirFacts::default(),
@@ -512,6 +621,19 @@ mod tests {
         let back = Snapshot::read(bytes_of(&s).as_slice()).unwrap();
         assert_eq!(back.replays.disk, s.replays.disk);
         assert_eq!(back.replays.groups.state.groups.get("g"), Some(&g));
+        // Without the disk part: the blocks are skipped, the rest read as before.
+        let lean = Snapshot::read_parts(bytes_of(&s).as_slice(), Parts::NO_DISK).unwrap();
+        assert!(lean.replays.disk.is_empty());
+        assert_eq!(lean.replays.groups.state.groups.get("g"), Some(&g));
+        assert_eq!(
+            serde_json::to_value(&lean.dirs).unwrap(),
+            serde_json::to_value(&back.dirs).unwrap()
+        );
+        // A replays object without one of its fields is not read as a default.
+        let mut v = serde_json::to_value(&s).unwrap();
+        v["replays"].as_object_mut().unwrap().remove("share_states");
+        let e = Snapshot::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("share_states"), "{e}");
     }
 
     #[test]
