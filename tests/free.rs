@@ -606,3 +606,92 @@ fn free_killed_at_every_step_resumes_or_undoes_with_a_quarantine_elsewhere() {
     assert!(c.killed >= 20, "too few steps were tested: {}", c.killed);
     println!("free killed at each of {} mutating calls", c.killed);
 }
+
+/// rf3-jbod (issue 21's real three-node capture): the leftovers a real broker left, not copies
+/// made here. Node 2 (two log dirs) has a finished move's `-delete`, a deleted topic's
+/// `-delete` and a move captured mid-way whose source replica is complete; node 3 has the
+/// `-stray` replica it renamed on restart (the metadata assigns strayed-0 to [1, 2]).
+#[test]
+fn real_leftovers_of_a_three_node_cluster_go_by_the_rules() {
+    let sc = Scenario::new("rf3-jbod");
+    let run = |node: &str, extra: &[&str]| {
+        let props = sc.p(&format!("{node}/server.properties"));
+        let mut args = vec!["--format", "json", "free", "--target", "100%", "--purge"];
+        let dirs: Vec<PathBuf> = ["logs-0", "logs-1"]
+            .iter()
+            .map(|l| sc.p(&format!("{node}/{l}")))
+            .filter(|d| d.is_dir())
+            .collect();
+        let dirs: Vec<String> = dirs.iter().map(|d| s(d).to_string()).collect();
+        args.extend(dirs.iter().map(String::as_str));
+        args.extend([
+            "--disk-space",
+            FULL,
+            "--server-properties",
+            s(&props),
+            "--now",
+            "2026-12-02T12:00:00Z",
+        ]);
+        args.extend_from_slice(extra);
+        logclean(&args, None)
+    };
+    let tiers = |doc: &Value| -> Vec<(String, String)> {
+        (taken(doc).into_iter())
+            .filter(|(tier, _)| tier != "retention")
+            .map(|(tier, what)| (tier, what.split('.').next().unwrap().to_string()))
+            .collect()
+    };
+
+    let two = run("node-2", &[]);
+    let doc = json(&two);
+    assert_eq!(
+        tiers(&doc),
+        [
+            ("broker_deletes".to_string(), "moved-0".to_string()),
+            ("broker_deletes".to_string(), "dropped-0".to_string()),
+            ("future".to_string(), "moving-0".to_string()),
+        ],
+        "{doc}"
+    );
+    // The live replicas (strayed-0 is assigned here) are never taken whole, and no note says a
+    // dir this run takes is skipped.
+    let notes: Vec<&str> = (doc["log_dirs"].as_array().unwrap().iter())
+        .flat_map(|d| d["plan"]["notes"].as_array().unwrap())
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .all(|n| !n.contains("-delete: skipped") && !n.contains("-future: skipped")),
+        "{notes:?}"
+    );
+
+    let three = run("node-3", &[]);
+    let doc = json(&three);
+    assert_eq!(
+        tiers(&doc),
+        [
+            ("broker_deletes".to_string(), "dropped-0".to_string()),
+            ("stray".to_string(), "strayed-0".to_string()),
+        ],
+        "{doc}"
+    );
+    assert!(
+        text(&three).contains("assigns strayed-0 to nodes [1, 2]"),
+        "{}",
+        text(&three)
+    );
+
+    // Executed: the leftover dirs are gone, every live replica's dir is still there.
+    let before = tree(&sc.p("node-3/logs-0"));
+    let out = run("node-3", &["--execute", "--accept-assumed-configs"]);
+    assert!(matches!(code(&out), Some(0 | 1)), "{}", text(&out));
+    let after = tree(&sc.p("node-3/logs-0"));
+    assert!(after
+        .keys()
+        .all(|k| !k.contains("-stray/") && !k.contains("-delete/")));
+    for live in ["moved-0/", "moving-0/", "__cluster_metadata-0/"] {
+        assert!(after.keys().any(|k| k.starts_with(live)), "{live} gone");
+    }
+    assert!(before.len() > after.len());
+}

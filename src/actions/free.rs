@@ -35,7 +35,9 @@ use crate::checks::disk::{FsSpace, FsStats, Given, Statvfs};
 use crate::formats::partition_metadata::parse_partition_metadata;
 use crate::model::cluster::{Assumptions, ClusterView};
 use crate::model::log_dir::LogDir;
-use crate::model::names::{parse_partition_dir_name, path_text, PartitionDirState, METADATA_TOPIC};
+use crate::model::names::{
+    name_text, parse_partition_dir_name, path_text, PartitionDirState, METADATA_TOPIC,
+};
 use crate::model::targets::LoadProgress;
 use crate::model::units::Offset;
 use crate::plan::PartitionPlan;
@@ -953,14 +955,23 @@ fn plan_taken(
     let mut starts = LogStarts::new();
     for t in &prep.targets {
         let here = t.log_dir.path.clone();
+        let mine: Vec<&Reclaim> = taken.iter().filter(|r| r.log_dir == here).collect();
+        // The listing's "skipped" note of a leftover dir that this run takes would contradict
+        // its step: only the dirs left alone keep theirs.
+        let taken_dirs: Vec<String> = (mine.iter())
+            .filter_map(|r| r.dir.as_deref()?.file_name())
+            .map(|n| format!("{}: skipped", name_text(n)))
+            .collect();
         let mut plan = ActionPlan {
             command: "free".to_string(),
             log_dir: here.clone(),
-            notes: t.notes.clone(),
+            notes: (t.notes.iter())
+                .filter(|n| !taken_dirs.iter().any(|d| n.starts_with(d.as_str())))
+                .cloned()
+                .collect(),
             release: Some(space_release(&here, &opts.delete.mutate.run)),
             ..ActionPlan::default()
         };
-        let mine: Vec<&Reclaim> = taken.iter().filter(|r| r.log_dir == here).collect();
         for r in mine.iter().filter(|r| r.segment.is_none()) {
             for f in &r.files {
                 plan.stamps.push(FileStamp::of(f));
