@@ -241,7 +241,8 @@ pub fn diagnose(
     dedup_findings(&mut findings);
     let hidden = filter.hidden(&findings);
     findings.retain(|f| filter.keeps(f));
-    let mut summary = Summary::new(&findings, &plan, filter)
+    let paths: Vec<_> = dirs.iter().map(|d| d.path.clone()).collect();
+    let mut summary = Summary::new(&findings, &plan, &paths, filter)
         .with_figures(&checked.startup, &checked.disk)
         .with_space(&checked.space);
     summary.hidden = hidden;

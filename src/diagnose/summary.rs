@@ -237,8 +237,15 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The summary of `findings` (already filtered) and `plan`.
-    pub fn new(findings: &[Finding], plan: &Plan, filter: &Filter) -> Summary {
+    /// The summary of `findings` (already filtered) and `plan` over `log_dirs`: without a
+    /// topic filter every log dir given has its totals, also one that holds no partition the
+    /// plan covers (only the metadata log, say: a full disk there is still news).
+    pub fn new(
+        findings: &[Finding],
+        plan: &Plan,
+        log_dirs: &[PathBuf],
+        filter: &Filter,
+    ) -> Summary {
         let mut codes: BTreeMap<&'static str, (usize, Severity, PartitionSet)> = BTreeMap::new();
         for f in findings {
             let (n, sev, parts) = codes
@@ -265,20 +272,24 @@ impl Summary {
             .filter(|p| filter.keeps_topic(Some(&p.topic)))
             .map(PartitionBytes::of)
             .collect();
+        let empty = |path: &PathBuf| LogDirTotals {
+            path: path.clone(),
+            partitions: 0,
+            bytes: 0,
+            freed_bytes: 0,
+            freed_segments: 0,
+            startup: None,
+            disk: None,
+            space: None,
+        };
         let mut dirs: BTreeMap<PathBuf, LogDirTotals> = BTreeMap::new();
+        if filter.topics.is_empty() {
+            for path in log_dirs {
+                dirs.insert(path.clone(), empty(path));
+            }
+        }
         for p in &parts {
-            let d = dirs
-                .entry(p.log_dir.clone())
-                .or_insert_with(|| LogDirTotals {
-                    path: p.log_dir.clone(),
-                    partitions: 0,
-                    bytes: 0,
-                    freed_bytes: 0,
-                    freed_segments: 0,
-                    startup: None,
-                    disk: None,
-                    space: None,
-                });
+            let d = (dirs.entry(p.log_dir.clone())).or_insert_with(|| empty(&p.log_dir));
             d.partitions += 1;
             d.bytes += p.bytes;
         }
