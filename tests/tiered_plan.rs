@@ -32,6 +32,14 @@ fn plan(logs: &Path, at: &str) -> Value {
     json(&o)
 }
 
+/// The paths of every step a mutating command's JSON plans, over all its log dirs.
+fn step_paths(doc: &Value) -> Vec<String> {
+    (doc["log_dirs"].as_array().unwrap().iter())
+        .flat_map(|l| l["plan"]["steps"].as_array().cloned().unwrap_or_default())
+        .map(|s| s["path"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 fn partition<'a>(doc: &'a Value, dir: &str) -> &'a Value {
     doc["partitions"]
         .as_array()
@@ -226,14 +234,7 @@ fn without_its_metadata_partition_no_segment_is_taken_for_uploaded_and_delete_le
     );
     assert!(matches!(code(&o), Some(0 | 1)), "{}", text(&o));
     same(&tree(tmp.path()), &before, "a dry run changed the tree");
-    let d = json(&o);
-    let steps: Vec<String> = d["log_dirs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|l| l["plan"]["steps"].as_array().cloned().unwrap_or_default())
-        .map(|s| s["path"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let steps = step_paths(&json(&o));
     assert!(
         !steps.iter().any(|p| p.contains("/ts-0/")),
         "delete acts on segments whose upload is unknown: {steps:?}"
@@ -388,13 +389,7 @@ fn the_metadata_partition_in_another_log_dir() {
     let o = logclean(&["--format", "json", "delete", s(&logs), "--at", &at], None);
     assert!(matches!(code(&o), Some(0 | 1)), "{}", text(&o));
     same(&tree(tmp.path()), &before, "a dry run changed the tree");
-    let steps: Vec<String> = json(&o)["log_dirs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|l| l["plan"]["steps"].as_array().cloned().unwrap_or_default())
-        .map(|s| s["path"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let steps = step_paths(&json(&o));
     assert!(
         !steps.iter().any(|p| p.contains("/te-0/")),
         "delete acts on segments whose upload is unknown: {steps:?}"
