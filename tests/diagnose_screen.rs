@@ -280,3 +280,32 @@ fn a_running_broker_copy_whose_findings_need_no_action_exits_0() {
     );
     assert_eq!(code(&ci), Some(1), "{}", text(&ci));
 }
+
+#[test]
+fn segments_kept_behind_a_future_stamp_get_the_delete_records_command_that_frees_them() {
+    let (_, dirs, now) = scenarios()
+        .into_iter()
+        .find(|s| s.0 == "future-timestamps")
+        .unwrap();
+    let json: Value =
+        serde_json::from_slice(&diagnose(&dirs, &now, "json", 100, &[]).stdout).unwrap();
+    let fix_of = |code: &str| -> String {
+        json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == code)
+            .unwrap_or_else(|| panic!("no {code}"))["fix"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // The offset past the future-stamped segment, as the partition finding computes it.
+    let command = |fix: &str| fix[fix.find("`echo").unwrap()..].to_string();
+    let reference = command(&fix_of("partition.future_timestamps"));
+    assert!(reference.contains("kafka-delete-records.sh --bootstrap-server HOST:PORT"));
+    for code in ["plan.retains_expired", "plan.future_timestamp_blocks"] {
+        let fix = fix_of(code);
+        assert_eq!(command(&fix), reference, "{code}: {fix}");
+    }
+}

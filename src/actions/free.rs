@@ -334,7 +334,8 @@ fn remote_index_cache(
     if !fs::symlink_metadata(&cache).is_ok_and(|m| m.is_dir()) {
         return Ok(());
     }
-    let why = "indexes of tiered segments the broker fetches again from remote storage when                it needs them; its start recreates the dir (RemoteIndexCache)";
+    let why = "indexes of tiered segments the broker fetches again from remote storage when \
+               it needs them; its start recreates the dir (RemoteIndexCache)";
     match flat_files(&cache)? {
         Ok(files) if files.is_empty() => {}
         Ok(files) => out.push(leftover(

@@ -347,8 +347,8 @@ pub fn full_finding(d: &DiskProjection) -> Option<Finding> {
         .fix(format!(
             "with the broker stopped, `logclean free {} --target {} --purge --journal DIR` \
              (DIR on another filesystem; dry run, then --execute) frees the least harmful first: \
-             `.deleted` files and `-delete` dirs, `-stray`/`-future` dirs no one needs, then \
-             what the next retention pass deletes ({} B); or grow the filesystem",
+             `.deleted` files and `-delete` dirs, `-stray`/`-future` dirs no one needs, the \
+             remote index cache (refetched on demand), then what the next retention pass deletes ({} B); or grow the filesystem",
             crate::model::names::shell_word(std::os::unix::ffi::OsStrExt::as_bytes(
                 d.path.as_os_str()
             )),

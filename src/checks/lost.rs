@@ -126,7 +126,9 @@ pub fn metadata_lost_findings(dir: &LogDir, p: &Partition, out: &mut Vec<Finding
         &catalog::METADATA_RECORDS_LOST,
         at_partition(dir, p),
         format!(
-            "no .log file left in the metadata log, but its files show it reached offset              {reached} while the newest snapshot ends at {from}: the committed metadata records              at offsets {from}..{} are lost, and the broker starts from the snapshot without them",
+            "no .log file left in the metadata log, but its files show it reached offset \
+             {reached} while the newest snapshot ends at {from}: the committed metadata records \
+             at offsets {from}..{} are lost, and the broker starts from the snapshot without them",
             reached - 1
         ),
     )

@@ -5,6 +5,7 @@ use crate::plan::{Blocker, PartitionPlan, Plan};
 use crate::rules::retention::{RetainReason, Verdict};
 
 use super::catalog;
+use super::commands;
 use super::explain::{high_watermark, retain_reason};
 use super::finding::{Evidence, EvidenceValue, Finding};
 use super::location::at_plan;
@@ -49,7 +50,43 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
     if hw_assumed {
         f = f.evidence("high_watermark_assumed", EvidenceValue::Flag(true));
     }
+    // Behind a future-stamped segment the way out is one command, not prose.
+    if let RetainReason::BlockedBehind { base_offset } = reason {
+        let blocker = p.segments.iter().position(|s| s.base_offset == base_offset);
+        let future = blocker.and_then(|i| p.segments.get(i)).is_some_and(|s| {
+            matches!(
+                s.verdict,
+                Verdict::Retain {
+                    reason: RetainReason::FutureTimestamp { .. }
+                }
+            )
+        });
+        if let (true, Some(i)) = (future, blocker) {
+            f = f.fix(past_future_segment_fix(
+                p,
+                i,
+                &format!(
+                    "the {} expired segment(s) behind it then go in the next retention pass",
+                    kept.len()
+                ),
+            ));
+        }
+    }
     Some(f)
+}
+
+/// The fix for what the future-stamped segment at index `i` of `p`'s plan holds back: move the
+/// log start past it (the log-start pass ignores timestamps); `then` says what follows.
+fn past_future_segment_fix(p: &PartitionPlan, i: usize, then: &str) -> String {
+    let past = p
+        .segments
+        .get(i + 1)
+        .map_or(p.log_end_offset.get(), |s| s.base_offset.get());
+    format!(
+        "fix the producer's clock; to free the space now, delete the records before offset \
+         {past} (the log-start pass ignores timestamps; {then}): `{}`",
+        commands::delete_records(&p.topic, p.partition, past)
+    )
 }
 
 fn future_blocks(p: &PartitionPlan) -> Option<Finding> {
@@ -76,7 +113,14 @@ fn future_blocks(p: &PartitionPlan) -> Option<Finding> {
             ),
         )
         .evidence("largest_timestamp", EvidenceValue::TimestampMs(ts.get()))
-        .evidence("blocked_segments", EvidenceValue::Count(behind as u64)),
+        .evidence("blocked_segments", EvidenceValue::Count(behind as u64))
+        .fix(past_future_segment_fix(
+            p,
+            i,
+            &format!(
+                "time retention then judges the {behind} newer segment(s) by their own timestamps"
+            ),
+        )),
     )
 }
 
