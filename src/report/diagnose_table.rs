@@ -161,10 +161,22 @@ fn assumes_text(a: &HeadlineAssumptions) -> String {
             format!("{t} topic(s) on assumed config values (ASSUMED CONFIGS after the findings)")
         }
     };
-    let hw = match a.partitions_with_assumed_hw {
-        0 => "HW from the checkpoints and roles".to_string(),
-        n => format!(
+    let hw = match (
+        a.partitions_with_assumed_hw,
+        a.partitions_with_assumed_leader,
+    ) {
+        (0, 0) => "HW from the checkpoints and roles".to_string(),
+        (0, l) => format!(
+            "HW from the checkpoints and roles, the leader assumed elected on restart for {l} \
+             partition(s) (no leader in the metadata log)"
+        ),
+        (n, 0) => format!(
             "HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown)"
+        ),
+        (n, l) => format!(
+            "HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown) \
+             and the leader assumed elected on restart for {l} more (no leader in the metadata \
+             log)"
         ),
     };
     let upload = match (a.tiered_partitions, a.partitions_with_unknown_upload_state) {
