@@ -4,6 +4,9 @@
 Usage:
   plan_compare.py SCENARIO REPLAY_JSON PLAN_AT_START_JSON PLAN_AT_END_JSON [DIAG_AT_START DIAG_AT_END]
                                                      compare; exit 1 on a difference
+  plan_compare.py --single-node NODE SCENARIO REPLAY_JSON PLAN_AT_START_JSON PLAN_AT_END_JSON
+                                                     a multi-broker replay against a plan over node NODE's dirs
+                                                     alone: exit 1 on a difference no assumption explains
   plan_compare.py --oracle SCENARIO REPLAY_JSON     print what the broker did
 
 The plan is evaluated twice, at the start and at the end of the broker's run window (the broker evaluates
@@ -33,6 +36,12 @@ broker settings) are given and the replay window lasted past that first run (set
 cleaner's new log start L is the finding's `cleaner_log_start` (no finding, or none in it: nothing deleted);
 the broker must have deleted exactly the fixture's segments whose next segment starts at or below L
 (UnifiedLog.deleteOldSegments) and the snapshots whose end offset is below L, and no other.
+
+--single-node (issue 21): a multi-broker replay compared with a plan over one node's dirs alone, that node's
+replicas only. A replica that differs must name, in the plan's own output for it, an assumption that accounts for
+the difference (EXPLAINS: the leader's dirs not given, the HW taken from the checkpoint, the leader elected on
+restart assumed, the upload state unknown). Only a plan that keeps more than the broker can be explained so; one
+that deletes, merges or cleans what the broker kept acted on a guess, and fails like an unexplained difference.
 """
 import json
 import sys
@@ -65,17 +74,27 @@ class Result:
         self.not_replayed = 0
         self.moved = 0
         self.rows = []
+        # Each difference as (label, what, kind, replica key, the plan's retain reason kind or None), for
+        # --single-node (kinds: see EXPLAINS).
+        self.details = []
+
+    def diff(self, label, what, kind, key=None, reason=None):
+        self.differ.append((label, what))
+        self.details.append((label, what, kind, key, reason))
 
     def ok(self):
         return not self.differ
 
 
-def compare(scenario, replay, plan_start, plan_end):
+def compare(scenario, replay, plan_start, plan_end, node=None):
+    """node: compare only that node's replicas (a multi-broker replay; --single-node)."""
     res = Result()
     cluster = "nodes_started" in replay
     ps, pe = plan_partitions(plan_start, cluster), plan_partitions(plan_end, cluster)
     for rp in replay["partitions"]:
         if rp["topic"] in SKIP_TOPICS:
+            continue
+        if node is not None and rp.get("node_id") != node:
             continue
         key = (rp["topic"], int(rp["partition"]))
         label = f"{rp['topic']}-{rp['partition']}"
@@ -88,7 +107,7 @@ def compare(scenario, replay, plan_start, plan_end):
                 continue
         a, b = ps.get(key), pe.get(key)
         if a is None or b is None:
-            res.differ.append((label, "partition missing from the plan"))
+            res.diff(label, "partition missing from the plan", "missing", key)
             res.rows.append((label, "-", "-", "-", "-", "MISSING"))
             continue
         notes = []
@@ -109,7 +128,7 @@ def compare(scenario, replay, plan_start, plan_end):
         for base in ([] if moved else rp["segments_before"]):
             sa, sb = va.get(base), vb.get(base)
             if sa is None or sb is None:
-                res.differ.append((label, f"segment {base}: no verdict in the plan"))
+                res.diff(label, f"segment {base}: no verdict in the plan", "missing", key)
                 continue
             if sa["verdict"] != sb["verdict"] or sa.get("merged_into") != sb.get("merged_into"):
                 res.time_sensitive += 1
@@ -118,11 +137,11 @@ def compare(scenario, replay, plan_start, plan_end):
                 into = sa.get("merged_into")
                 into_kept = (va.get(into) or {}).get("verdict") == "retain"
                 if not cleaned:
-                    res.differ.append((label, f"segment {base}: plan merges it into {into}, broker did not clean"))
+                    res.diff(label, f"segment {base}: plan merges it into {into}, broker did not clean", "deletes_kept", key)
                 elif base in after:
-                    res.differ.append((label, f"segment {base}: plan merges it into {into}, broker kept it"))
+                    res.diff(label, f"segment {base}: plan merges it into {into}, broker kept it", "deletes_kept", key)
                 elif into_kept and into not in after:
-                    res.differ.append((label, f"segment {base}: merged into {into}, which the broker does not have"))
+                    res.diff(label, f"segment {base}: merged into {into}, which the broker does not have", "other", key)
                 else:
                     res.agree += 1
                 continue
@@ -132,9 +151,10 @@ def compare(scenario, replay, plan_start, plan_end):
                     continue
                 # The plan modelled the cleaning: what it keeps below the checkpoint must be there.
                 if sa["verdict"] == "retain" and base not in after:
-                    res.differ.append((label, f"segment {base}: plan keeps it (cleaned), broker has no such segment"))
+                    res.diff(label, f"segment {base}: plan keeps it (cleaned), broker has no such segment", "retains_deleted",
+                             key, "cleaned")
                 elif sa["verdict"] == "delete" and base in after:
-                    res.differ.append((label, f"segment {base}: plan deletes it (cleaned), broker kept it"))
+                    res.diff(label, f"segment {base}: plan deletes it (cleaned), broker kept it", "deletes_kept", key)
                 else:
                     res.agree += 1
                 continue
@@ -146,7 +166,8 @@ def compare(scenario, replay, plan_start, plan_end):
                 res.agree += 1
             else:
                 what = "broker deleted it, plan says retain" if got else "plan says delete, broker kept it"
-                res.differ.append((label, f"segment {base}: {what} (pass {sa.get('pass')}, reason {sa.get('reason')!r})"))
+                res.diff(label, f"segment {base}: {what} (pass {sa.get('pass')}, reason {reason_kind(sa) or sa.get('reason')!r})",
+                         "retains_deleted" if got else "deletes_kept", key, reason_kind(sa))
         # log start offset
         ls = rp.get("log_start_offset")
         la, lb = a.get("log_start_offset_after"), b.get("log_start_offset_after")
@@ -154,18 +175,19 @@ def compare(scenario, replay, plan_start, plan_end):
             if ls == la:
                 res.agree += 1
             else:
-                res.differ.append((label, f"log start: broker {ls}, plan {la}"))
+                res.diff(label, f"log start: broker {ls}, plan {la}", log_start_kind(ls, [la]), key)
         else:
             res.time_sensitive += 1
             if ls not in (la, lb):
-                res.differ.append((label, f"log start: broker {ls}, plan {la} (start) / {lb} (end)"))
+                res.diff(label, f"log start: broker {ls}, plan {la} (start) / {lb} (end)", log_start_kind(ls, [la, lb]),
+                         key)
         comp = "-"
         ca, cb = a.get("compaction"), b.get("compaction")
         compacted = "compact" in (rp.get("cleanup_policy") or "").split(",")
         if ca is not None or cb is not None or cleaned or compacted:
             if ca is None or cb is None:
                 what = "broker cleaned it" if cleaned else f"cleanup.policy={rp.get('cleanup_policy')}"
-                res.differ.append((label, f"{what}, plan has no compaction object"))
+                res.diff(label, f"{what}, plan has no compaction object", "missing", key)
             else:
                 # The checkpoint moves when the cleaner cleans, or when the retention after it raised
                 # the log start above the entry (the cleaner resets it: `checkpoint_after`).
@@ -180,12 +202,12 @@ def compare(scenario, replay, plan_start, plan_end):
                 if wa != wb:
                     res.time_sensitive += 1
                     if cleaned and not (wa or wb):
-                        res.differ.append((label, "broker cleaned it, plan says will_clean false"))
+                        res.diff(label, "broker cleaned it, plan says will_clean false", "cleans_less", key)
                 elif wa == cleaned:
                     res.agree += 1
                 else:
-                    res.differ.append((label, f"cleaned: broker {cleaned}, plan will_clean {ca.get('will_clean')} "
-                                              f"(blocked_by {ca.get('blocked_by')!r})"))
+                    res.diff(label, f"cleaned: broker {cleaned}, plan will_clean {ca.get('will_clean')} "
+                                    f"(blocked_by {ca.get('blocked_by')!r})", "cleans_less" if cleaned else "cleans_more", key)
                 if cleaned and (wa or wb):
                     def ckpt(c):
                         return c["checkpoint_after"] if "checkpoint_after" in c else c.get("clean_up_to")
@@ -193,8 +215,10 @@ def compare(scenario, replay, plan_start, plan_end):
                     if ckpt_after in want:
                         res.agree += 1
                     else:
-                        key = "checkpoint_after" if "checkpoint_after" in ca else "clean_up_to"
-                        res.differ.append((label, f"cleaner checkpoint: broker {ckpt_after}, plan {key} {sorted(want)}"))
+                        name = "checkpoint_after" if "checkpoint_after" in ca else "clean_up_to"
+                        res.diff(label, f"cleaner checkpoint: broker {ckpt_after}, plan {name} {sorted(want)}",
+                                 "cleans_less" if ckpt_after is not None and all(w < ckpt_after for w in want)
+                                 else "cleans_more", key)
                 comp = ("cleaned" if cleaned else "not cleaned") + "/" + ("will" if wa else "won't")
         status = "ok" if len(res.differ) == n_diff_before else "DIFF"
         res.rows.append((label, fmt(sorted(deleted)), fmt(plan_del), f"{ls}/{la}", comp, status))
@@ -243,9 +267,135 @@ def compare_metadata_log(replay, diag_start, diag_end, res):
         res.agree += 1
         res.rows.append((label, deleted, f"log start {matched}", "-", "metadata cleaner", "ok"))
     else:
-        res.differ.append((label, f"metadata cleaner: broker deleted segments {fmt(sorted(got_segs))} and "
-                                  f"snapshots {fmt(sorted(got_snaps))}; logclean's cleaner_log_start {la} / {lb}"))
+        res.diff(label, f"metadata cleaner: broker deleted segments {fmt(sorted(got_segs))} and "
+                        f"snapshots {fmt(sorted(got_snaps))}; logclean's cleaner_log_start {la} / {lb}", "other")
         res.rows.append((label, deleted, f"log start {la}/{lb}", "-", "metadata cleaner", "DIFF"))
+
+
+def log_start_kind(broker, plan_values):
+    """A log start difference: the plan's below the broker's (it keeps records the broker dropped), or not."""
+    ok = broker is not None and all(v is not None and v < broker for v in plan_values)
+    return "log_start_low" if ok else "log_start_high"
+
+
+# --single-node: what a plan over one node's dirs alone names that it assumed, per replica. The codes are logclean's
+# own (plan JSON): the HW's basis (`high_watermark.kind`), where the replica's role came from (the HW evidence
+# `role_source`), a note (`notes[].kind`), a segment kept on an unknown upload state.
+ASSUMED_HW = {"follower_checkpoint_assumed", "checkpoint_assumed"}
+ASSUMED_ROLE = {"leader_dirs_not_given", "restart_election_assumed", "no_leader_in_metadata", "not_in_metadata",
+                "zookeeper_mode"}
+ASSUMED_NOTES = {"follower_leader_not_given", "tiered_approximate"}
+ASSUMED_REASONS = {"upload_unknown"}
+
+# Which assumptions can account for which difference. Only a plan that keeps more than the broker did (it retains a
+# segment the broker deleted, its log start is lower, it cleans less) can come from an assumption, as every assumed
+# value is taken on the safe side (a follower's own log start when its leader's is unknown, the checkpointed HW, an
+# upload not taken for done). A plan that deletes, merges or cleans what the broker kept, or raises the log start past
+# the broker's, acted on a guess: never explained (kinds deletes_kept, log_start_high, cleans_more). Neither is a
+# replica or segment missing from the plan (missing), nor a segment merged elsewhere (other).
+#
+# The HW: a segment kept below an HW gate, a cleaner stopped at it.
+BY_HW = ["follower_checkpoint_assumed", "checkpoint_assumed", "restart_election_assumed", "no_leader_in_metadata",
+         "not_in_metadata", "zookeeper_mode"]
+# The leader's log start: a follower takes its leader's higher one and deletes below it (or truncates fully below
+# it) whatever its own retention says; unknown when the leader's dirs are not given, or when which replica leads is
+# only assumed (the replica taken for the leader may follow another).
+BY_LEADER_LOG_START = ["follower_leader_not_given", "restart_election_assumed", "no_leader_in_metadata",
+                       "not_in_metadata", "zookeeper_mode"]
+# The upload state of a tiered segment.
+BY_UPLOAD = ["upload_unknown", "tiered_approximate"]
+# retains_deleted, by the plan's reason to keep the segment: an HW gate, an unknown upload, being merged by the
+# cleaner (how far it cleans), else (not expired, within size, unlimited, ...) only a leader's log start deletes it.
+RETAINED_BY = {"hw_below_upper_bound": BY_HW, "upload_unknown": BY_UPLOAD, "cleaned": BY_HW}
+EXPLAINS = {
+    "retains_deleted": BY_LEADER_LOG_START,  # refined by RETAINED_BY
+    # The log start moves by deletions (the replica's segment differences say which assumption) or by the leader's.
+    "log_start_low": BY_LEADER_LOG_START,
+    # The cleaner stops at the HW (and the last stable offset below it).
+    "cleans_less": BY_HW,
+}
+
+
+def named_assumptions(plan_part):
+    """The assumption codes a plan partition names (see ASSUMED_*)."""
+    if plan_part is None:
+        return set()
+    out = set()
+    hw = plan_part.get("high_watermark") or {}
+    if hw.get("kind") in ASSUMED_HW:
+        out.add(hw["kind"])
+    for e in hw.get("evidence") or []:
+        if e.get("name") == "role_source" and e.get("value") in ASSUMED_ROLE:
+            out.add(e["value"])
+    for n in plan_part.get("notes") or []:
+        if n.get("kind") in ASSUMED_NOTES:
+            out.add(n["kind"])
+    for sg in plan_part.get("segments") or []:
+        if reason_kind(sg) in ASSUMED_REASONS:
+            out.add(reason_kind(sg))
+    return out
+
+
+def reason_kind(seg):
+    """A plan segment's reason kind (None: none, or not an object)."""
+    r = (seg or {}).get("reason")
+    return r.get("kind") if isinstance(r, dict) else None
+
+
+def explains(kind, reason):
+    """The assumption codes that can account for a difference of `kind` (the plan's retain reason `reason`)."""
+    if kind == "retains_deleted" and reason in RETAINED_BY:
+        return RETAINED_BY[reason]
+    return EXPLAINS.get(kind, [])
+
+
+def explain(res, plan_start, plan_end):
+    """Each replica of a --single-node comparison: (label, status, [(what, kind, explained by)]), status one of
+    "agree", "differ-explained", "differ-unexplained". A difference is explained when the plan's own output for that
+    replica (at the window's start or end) names an assumption that can account for its kind; a lower log start also
+    by what explains the replica's kept segments (its log start follows its deletions)."""
+    ps, pe = plan_partitions(plan_start, True), plan_partitions(plan_end, True)
+    by_replica = {}
+    for label, what, kind, key, reason in res.details:
+        named = (named_assumptions(ps.get(key)) | named_assumptions(pe.get(key))) if key is not None else set()
+        by_replica.setdefault(label, []).append([what, kind, [c for c in explains(kind, reason) if c in named]])
+    for diffs in by_replica.values():
+        kept = [c for _, kind, by in diffs if kind == "retains_deleted" for c in by]
+        for d in diffs:
+            if d[1] == "log_start_low":
+                d[2] = d[2] + [c for c in dict.fromkeys(kept) if c not in d[2]]
+    out = []
+    for row in res.rows:
+        label = row[0]
+        diffs = [tuple(d) for d in by_replica.pop(label, [])]
+        if not diffs:
+            out.append((label, "agree", []))
+        elif all(by for _, _, by in diffs):
+            out.append((label, "differ-explained", diffs))
+        else:
+            out.append((label, "differ-unexplained", diffs))
+    for label, diffs in by_replica.items():  # a difference outside the rows (the metadata log)
+        out.append((label, "differ-unexplained", [tuple(d) for d in diffs]))
+    return out
+
+
+def print_single_node(scenario, node, res, replicas):
+    """The --single-node report of one node: per replica agree / differ-explained (by what) / differ-unexplained."""
+    print(f"-- {scenario} node {node} alone")
+    for label, status, diffs in replicas:
+        if status == "agree":
+            print(f"   {label}: agree")
+            continue
+        print(f"   {label}: {status}")
+        for what, kind, by in diffs:
+            why = f"explained by {', '.join(by)}" if by else "NOT EXPLAINED by any assumption the plan names"
+            print(f"      {what} [{kind}]: {why}")
+    count = {k: sum(1 for _, s, _ in replicas if s == k) for k in ("agree", "differ-explained", "differ-unexplained")}
+    print(f"   {scenario} node {node}: {count['agree']} agree, {count['differ-explained']} differ-explained, "
+          f"{count['differ-unexplained']} differ-unexplained, {res.not_replayed} not replayed (replicas; not "
+          f"replayed: on a node stopped before capture that the replay left stopped); checks: {res.agree} agree, {len(res.differ)} differ, "
+          f"{res.time_sensitive} time-sensitive")
+    return count["differ-unexplained"] == 0
 
 
 def fmt(xs):
@@ -294,6 +444,11 @@ def main(argv):
     if len(argv) == 3 and argv[0] == "--oracle":
         oracle(argv[1], json.load(open(argv[2])))
         return 0
+    if len(argv) == 6 and argv[0] == "--single-node":
+        node, scenario = int(argv[1]), argv[2]
+        replay, a, b = (json.load(open(x)) for x in argv[3:6])
+        res = compare(scenario, replay, a, b, node=node)
+        return 0 if print_single_node(scenario, node, res, explain(res, a, b)) else 1
     if len(argv) not in (4, 6):
         print(__doc__, file=sys.stderr)
         return 2

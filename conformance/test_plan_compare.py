@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Unit tests of plan_compare.py on hand-written replay / plan documents (run: python3 -m unittest, or directly)."""
+"""Unit tests of plan_compare.py on hand-written replay / plan documents, and of its --single-node explanations on a
+recorded replay (conformance/oracle) (run: python3 -m unittest, or directly)."""
+import contextlib
 import copy
+import io
+import json
 import os
 import sys
 import unittest
@@ -235,6 +239,113 @@ class CompareTest(unittest.TestCase):
         res = plan_compare.compare("s", r, PLAN, PLAN)
         plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
         self.assertEqual(res.differ, [])
+
+
+# --single-node on a real replay: rf3-follower-restart (conformance/oracle), where node 3 was stopped while the
+# leader (node 1) wrote and DeleteRecords moved its log start to 6 (lagging-0) and 3 (lagging-1). Restarted, node 3
+# truncated lagging-0 fully and restarted at 6, and took lagging-1's log start 3, deleting 0-2.
+FOLLOWER_RESTART = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle", "rf3-follower-restart.replay.json")
+
+
+def alone_plan(replay, node, shape):
+    """A plan over `node`'s dirs alone, in logclean's JSON shape (its fields as `plan --format json` writes them
+    for the node's replicas); `shape(replica, partition)` fills in verdicts, log start, HW and notes."""
+    parts = []
+    for rp in replay["partitions"]:
+        if rp.get("node_id") != node:
+            continue
+        p = {"log_dir": f"/fixtures/rf3-follower-restart/{rp['log_dir']}", "topic": rp["topic"],
+             "partition": rp["partition"], "log_start_offset": 0, "log_start_offset_after": 0, "notes": [],
+             "segments": [seg(b, "retain", None, {"kind": "retention_unlimited"}) for b in rp["segments_before"]]}
+        shape(rp, p)
+        parts.append(p)
+    return {"command": "plan", "schema_version": 2, "partitions": parts, "findings": []}
+
+
+def hw(kind, role_source):
+    return {"kind": kind, "text": "HW", "evidence": [{"name": "high_watermark", "kind": "offset", "value": 4},
+                                                       {"name": "role_source", "kind": "text", "value": role_source}]}
+
+
+def follower_without_leader(rp, p):
+    # What logclean says of node 3 alone: the leader's dirs not given, so its own log start (0) and retention
+    # (unlimited: keeps everything) are assumed, and the HW is the checkpoint's.
+    p["high_watermark"] = hw("follower_checkpoint_assumed", "leader_dirs_not_given")
+    p["notes"] = [{"kind": "follower_leader_not_given", "text": "...", "evidence": []}]
+
+
+class SingleNodeTest(unittest.TestCase):
+    def setUp(self):
+        with open(FOLLOWER_RESTART) as f:
+            self.replay = json.load(f)
+
+    def single(self, node, plan):
+        res = plan_compare.compare("rf3-follower-restart", self.replay, plan, plan, node=node)
+        replicas = plan_compare.explain(res, plan, plan)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            ok = plan_compare.print_single_node("rf3-follower-restart", node, res, replicas)
+        return ok, {label: (status, diffs) for label, status, diffs in replicas}, out.getvalue()
+
+    def test_a_follower_without_its_leaders_dirs_differs_explained(self):
+        ok, r, out = self.single(3, alone_plan(self.replay, 3, follower_without_leader))
+        self.assertTrue(ok, out)
+        status, diffs = r["node-3/logs-0/lagging-0"]
+        self.assertEqual(status, "differ-explained")
+        # Segments 0-3 deleted by the broker (the full truncation), the log start 6 against the plan's 0: each
+        # accounted for by the assumption the plan names.
+        self.assertEqual([(k, by) for _, k, by in diffs],
+                         [("retains_deleted", ["follower_leader_not_given"])] * 4
+                         + [("log_start_low", ["follower_leader_not_given"])])
+        self.assertEqual(r["node-3/logs-0/lagging-1"][0], "differ-explained")
+        self.assertIn("rf3-follower-restart node 3: 0 agree, 2 differ-explained, 0 differ-unexplained", out)
+
+    def test_the_same_difference_without_a_named_assumption_is_unexplained(self):
+        # The plan claims to know the leader (its HW from the leader's files, its own log start decides): it named
+        # nothing it assumed, so the broker's deletions are a difference nothing explains.
+        def claims_leader_known(rp, p):
+            p["high_watermark"] = hw("follower_from_leader", "metadata_image_and_leader_dirs")
+            p["notes"] = [{"kind": "follower_own_log_start", "text": "...", "evidence": []}]
+        ok, r, out = self.single(3, alone_plan(self.replay, 3, claims_leader_known))
+        self.assertFalse(ok)
+        self.assertEqual(r["node-3/logs-0/lagging-0"][0], "differ-unexplained")
+        self.assertIn("NOT EXPLAINED", out)
+        # An HW assumption alone does not account for a segment kept by its own retention (unlimited here): only
+        # the leader's log start deletes it.
+        def hw_assumed_only(rp, p):
+            p["high_watermark"] = hw("follower_checkpoint_assumed", "metadata_image")
+        ok, r, _ = self.single(3, alone_plan(self.replay, 3, hw_assumed_only))
+        self.assertFalse(ok)
+        self.assertEqual(r["node-3/logs-0/lagging-1"][0], "differ-unexplained")
+
+    def test_a_deletion_on_an_assumed_leader_is_never_explained(self):
+        # Node 1 alone: the leader assumed elected on restart. Its plan matches the broker (6 and 3 are the log
+        # starts DeleteRecords left; the segments below them go) ...
+        def assumed_leader(rp, p, extra=0):
+            p["high_watermark"] = hw("leader_under_min_isr", "restart_election_assumed")
+            gone = set(rp["deleted"])
+            if extra:
+                gone.add(min(set(rp["segments_before"]) - gone))
+            p["segments"] = [seg(b, "delete" if b in gone else "retain", "log_start_offset" if b in gone else None,
+                                 {"kind": "not_below_log_start"}) for b in rp["segments_before"]]
+            p["log_start_offset_after"] = min(set(rp["segments_before"]) - gone)
+        ok, r, out = self.single(1, alone_plan(self.replay, 1, assumed_leader))
+        self.assertTrue(ok, out)
+        self.assertEqual({s for s, _ in r.values()}, {"agree"})
+        # ... but one that deletes a segment the broker kept acted on a guess, whatever it names.
+        ok, r, out = self.single(1, alone_plan(self.replay, 1, lambda rp, p: assumed_leader(rp, p, extra=1)))
+        self.assertFalse(ok)
+        status, diffs = r["node-1/logs-0/lagging-0"]
+        self.assertEqual(status, "differ-unexplained")
+        self.assertEqual(sorted(k for _, k, _ in diffs), ["deletes_kept", "log_start_high"])
+        self.assertIn("segment 6: plan says delete, broker kept it", out)
+
+    def test_a_replica_missing_from_the_plan_is_unexplained(self):
+        plan = alone_plan(self.replay, 3, follower_without_leader)
+        plan["partitions"] = plan["partitions"][:1]
+        ok, r, _ = self.single(3, plan)
+        self.assertFalse(ok)
+        self.assertEqual(r["node-3/logs-0/lagging-1"], ("differ-unexplained",
+                                                        [("partition missing from the plan", "missing", [])]))
 
 
 if __name__ == "__main__":

@@ -667,3 +667,54 @@ fn an_unclean_election_leaves_a_diverged_replica_that_truncates() {
     assert_eq!(evidence(f, "leader"), 3);
     assert_eq!(evidence(f, "latest_leader_epoch"), 0);
 }
+
+/// The headline's "what it assumes" counts every replica whose HW rests on an assumption: the
+/// checkpoint's (leader's HW or role unknown), and, separately, an assumed leader (every capture
+/// ends leaderless, so the replica elected on restart is assumed); and the followers whose
+/// leader's log start is unknown. rf3-follower-restart's node 1 alone is that assumed leader of
+/// both `lagging` partitions: its HW is its own checkpoint under min ISR, as the leader's, but
+/// only if it is elected first; node 3 alone, a follower without its leader's dirs, has the
+/// checkpoint's HW and no leader's log start.
+#[test]
+fn the_headline_counts_replicas_whose_leader_is_only_assumed() {
+    let root = fixture("rf3-follower-restart");
+    let assumes = |nodes: &[&str]| {
+        let args: Vec<String> = (node_dirs(&root).into_iter())
+            .filter(|d| nodes.iter().any(|n| d.contains(&format!("{n}/"))))
+            .chain(["--now".into(), manifest(&root)["base_time_ms"].to_string()])
+            .collect();
+        let doc = run("diagnose", &args);
+        let a = &doc["headline"]["assumes"];
+        (
+            a["partitions_with_assumed_hw"].as_u64().unwrap(),
+            a["partitions_with_assumed_leader"].as_u64().unwrap(),
+            a["followers_without_leader_dirs"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(assumes(&["node-1"]), (0, 2, 0));
+    // Node 3 alone: the checkpoint's HW, and its leader's log start unknown (the broker truncated
+    // lagging-0 fully and deleted 0-2 of lagging-1 by it: plan-check --single-node).
+    assert_eq!(assumes(&["node-3"]), (2, 0, 2));
+    // All three nodes: every replica's HW is the assumed leader's (its own log end, or the
+    // followers' from the leader's files), none the checkpoint's.
+    assert_eq!(assumes(&["node-1", "node-2", "node-3"]), (0, 6, 0));
+    // The table says both.
+    let out = Command::new(env!("CARGO_BIN_EXE_logclean"))
+        .args([
+            "--no-progress",
+            "diagnose",
+            "--disk-space",
+            DISK_SPACE,
+            "--now",
+        ])
+        .arg(manifest(&root)["base_time_ms"].to_string())
+        .arg(root.join("node-1/logs-0"))
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the leader assumed elected on restart for 2 partition(s)"),
+        "{text}"
+    );
+}

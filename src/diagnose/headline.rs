@@ -13,7 +13,8 @@ use crate::checks::finding::Finding;
 use crate::checks::stake::stake;
 use crate::model::cluster::Assumptions;
 use crate::model::lock::LockState;
-use crate::plan::Plan;
+use crate::plan::{Note, Plan};
+use crate::rules::follower::FollowerStart;
 use crate::rules::retention::UploadKnowledge;
 
 use super::summary::LogDirTotals;
@@ -89,6 +90,14 @@ pub struct HeadlineAssumptions {
     pub unread_config_sources: usize,
     /// Partitions whose HW is the checkpoint's value with the leader's HW or the role unknown.
     pub partitions_with_assumed_hw: usize,
+    /// Partitions whose HW is not counted above but rests on an assumed leader: the metadata log
+    /// has none (every replica was stopped), so the replica elected on restart is assumed
+    /// (`restart_election_assumed`: the HW of that leader, or of this replica as that leader).
+    pub partitions_with_assumed_leader: usize,
+    /// Followers whose leader's dirs were not given (one broker's dirs alone): the leader's log
+    /// start is unknown too, and a follower deletes below it whatever its own retention says, so
+    /// the next pass may free more than the headline says.
+    pub followers_without_leader_dirs: usize,
     /// Partitions of tiered topics (remote storage in effect).
     pub tiered_partitions: usize,
     /// Of those, the ones whose upload state is unknown: their `__remote_log_metadata`
@@ -179,6 +188,17 @@ impl Headline {
                 unread_config_sources: assumptions.unread.len(),
                 partitions_with_assumed_hw: (plan.partitions.iter())
                     .filter(|p| p.high_watermark.is_assumed())
+                    .count(),
+                partitions_with_assumed_leader: (plan.partitions.iter())
+                    .filter(|p| !p.high_watermark.is_assumed())
+                    .filter(|p| p.role_source == "restart_election_assumed")
+                    .count(),
+                followers_without_leader_dirs: (plan.partitions.iter())
+                    .filter(|p| {
+                        (p.notes.iter()).any(|n| {
+                            matches!(n, Note::FollowerLogStart(FollowerStart::LeaderNotGiven))
+                        })
+                    })
                     .count(),
                 tiered_partitions: (plan.partitions.iter()).filter(|p| tiered(p)).count(),
                 partitions_with_unknown_upload_state: (plan.partitions.iter())

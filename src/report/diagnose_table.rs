@@ -161,12 +161,34 @@ fn assumes_text(a: &HeadlineAssumptions) -> String {
             format!("{t} topic(s) on assumed config values (ASSUMED CONFIGS after the findings)")
         }
     };
-    let hw = match a.partitions_with_assumed_hw {
+    let mut hw = match a.partitions_with_assumed_hw {
         0 => "HW from the checkpoints and roles".to_string(),
         n => format!(
             "HW assumed from the checkpoint for {n} partition(s) (leader HW or role unknown)"
         ),
     };
+    if a.followers_without_leader_dirs > 0 {
+        hw.push_str(&format!(
+            ", the leader's dirs not given for {} follower(s) (the leader's log start unknown: \
+             a follower deletes below it, so the next pass may free more)",
+            a.followers_without_leader_dirs
+        ));
+    }
+    // Disjoint from the checkpoint-assumed count: "more" when both are there.
+    match (
+        a.partitions_with_assumed_hw,
+        a.partitions_with_assumed_leader,
+    ) {
+        (_, 0) => {}
+        (0, l) => hw.push_str(&format!(
+            ", the leader assumed elected on restart for {l} partition(s) (no leader in the \
+             metadata log)"
+        )),
+        (_, l) => hw.push_str(&format!(
+            ", the leader assumed elected on restart for {l} more (no leader in the metadata \
+             log)"
+        )),
+    }
     let upload = match (a.tiered_partitions, a.partitions_with_unknown_upload_state) {
         (0, _) => "no tiered partitions".to_string(),
         (t, 0) => format!("upload state read for {t} tiered partition(s)"),
