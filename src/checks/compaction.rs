@@ -729,6 +729,7 @@ mod tests {
             deep,
             cleaner_rate_bytes_per_sec: rate,
             disk_space: None,
+            listed_usage: &[],
         })
     }
 

@@ -6,6 +6,7 @@
 //! that module here when it is a new domain), its catalog entry, the README table and a test.
 
 use crate::model::cluster::ClusterView;
+use crate::model::disk_usage::DirUsage;
 use crate::model::file_bytes::ReadMode;
 use crate::model::log_dir::LogDir;
 use crate::model::targets::NotALogDir;
@@ -55,6 +56,9 @@ pub struct CheckContext<'a> {
     pub cleaner_rate_bytes_per_sec: Option<f64>,
     /// The filesystem figures for the disk projection (`--disk-space`); `None`: statvfs.
     pub disk_space: Option<FsSpace>,
+    /// The disk usage of each of `dirs` (by index) that its listing took
+    /// ([`crate::model::listing::LogDirListing::usage`]); a dir without one is walked.
+    pub listed_usage: &'a [Option<DirUsage>],
 }
 
 impl CheckContext<'_> {
@@ -97,7 +101,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
     let paths: Vec<_> = ctx.dirs.iter().map(|d| d.path.clone()).collect();
     let records = ctx.view.records(ctx.read_mode);
-    let space = space_usage(ctx.plan, &paths, records);
+    let space = space_usage(ctx.plan, &paths, ctx.listed_usage, records);
     findings.extend(index_cache_findings(&space, ctx.view));
     let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, records, &mut findings);
     let disk = disk_projections(

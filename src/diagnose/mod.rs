@@ -199,6 +199,11 @@ pub fn diagnose(
             } else {
                 LoadOptions::tail_with_internal_topics_at(ScanDepth::Headers, inputs.read_mode)
             };
+            // The space attribution's blocks come from the listing's stats (one walk).
+            let opts = LoadOptions {
+                disk_usage: true,
+                ..opts
+            };
             let loaded = load_targets(&log_dirs, &opts, progress)?;
             (cluster, log_dirs, loaded)
         }
@@ -212,7 +217,9 @@ pub fn diagnose(
         &loaded.dirs,
     )
     .map_err(|e: ClusterError| anyhow::anyhow!(e))?;
-    let dirs = loaded.dirs;
+    let mut dirs = loaded.dirs;
+    // Held apart from the model, and dropped once the attribution is made of them.
+    let listed_usage: Vec<_> = (dirs.iter_mut()).map(|d| d.listing.usage.take()).collect();
     let version = view.kafka_version.version;
     let plan = build_plan(
         &view,
@@ -233,7 +240,9 @@ pub fn diagnose(
         deep: inputs.deep,
         cleaner_rate_bytes_per_sec: inputs.cleaner_rate_bytes_per_sec,
         disk_space: inputs.disk_space,
+        listed_usage: &listed_usage,
     });
+    drop(listed_usage);
     let mut findings = checked.findings;
     // A dir both listed by the load and read by the cluster view is one unreadable input.
     dedup_unreadable(&mut findings);

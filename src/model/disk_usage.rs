@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 use std::fs;
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -139,46 +140,155 @@ pub fn statvfs_space(path: &Path) -> Option<FsSpace> {
 /// Walk `dir` (see the module docs). A log dir that cannot be stat'ed gives an empty usage with
 /// the problem.
 pub fn walk_usage(dir: &Path) -> DirUsage {
-    let mut usage = DirUsage {
-        path: dir.to_path_buf(),
-        ..DirUsage::default()
-    };
-    let mut seen = HashSet::new();
-    match fs::symlink_metadata(dir) {
-        Ok(meta) => {
-            let is_dir = meta.is_dir();
-            usage
-                .entries
-                .push(entry(Vec::new(), &meta, is_dir, &mut seen));
-            if is_dir {
-                walk_children(dir, &[], &mut usage, &mut seen);
+    match UsageWalk::new(dir) {
+        Ok(mut walk) => {
+            if walk.root_is_dir {
+                walk.walk_below(dir, &[]);
             }
+            walk.finish()
         }
-        Err(e) => usage.problems.push(UsageProblem {
+        Err(e) => DirUsage {
             path: dir.to_path_buf(),
-            message: e.to_string(),
-        }),
+            entries: Vec::new(),
+            problems: vec![UsageProblem {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            }],
+        },
     }
-    usage
 }
 
-fn entry(
-    components: Vec<String>,
-    meta: &fs::Metadata,
-    is_dir: bool,
-    seen: &mut HashSet<(u64, u64)>,
-) -> UsedEntry {
+/// What the walk keeps of an entry's `lstat`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EntryStat {
+    /// A directory.
+    pub is_dir: bool,
+    /// `st_blocks`.
+    pub blocks: u64,
+    /// `st_size`.
+    pub len: u64,
+    /// `st_dev`, `st_ino`, `st_nlink`.
+    pub dev: u64,
+    /// (See `dev`.)
+    pub ino: u64,
+    /// (See `dev`.)
+    pub nlink: u64,
+}
+
+impl EntryStat {
+    fn of_meta(meta: &fs::Metadata) -> Self {
+        EntryStat {
+            is_dir: meta.is_dir(),
+            blocks: meta.blocks(),
+            len: meta.len(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            nlink: meta.nlink(),
+        }
+    }
+
+    /// From an `fstatat(…, AT_SYMLINK_NOFOLLOW)` (an `lstat`).
+    pub(crate) fn of_stat(st: &nix::sys::stat::FileStat) -> Self {
+        EntryStat {
+            is_dir: st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFDIR,
+            blocks: u64::try_from(st.st_blocks).unwrap_or(0),
+            len: u64::try_from(st.st_size).unwrap_or(0),
+            #[allow(clippy::useless_conversion)]
+            dev: u64::from(st.st_dev),
+            #[allow(clippy::useless_conversion)]
+            ino: u64::from(st.st_ino),
+            #[allow(clippy::useless_conversion)]
+            nlink: u64::from(st.st_nlink),
+        }
+    }
+}
+
+/// The walk of [`walk_usage`], for a caller that lists the log dir itself and hands over the
+/// entries it has `lstat`'ed (the listing, [`super::listing`]): the result is the same as
+/// [`walk_usage`]'s when the entries come in its order (names sorted per dir, depth first).
+#[derive(Debug)]
+pub(crate) struct UsageWalk {
+    usage: DirUsage,
+    seen: HashSet<(u64, u64)>,
+    /// Whether the log dir itself is a dir (by `lstat`).
+    pub root_is_dir: bool,
+}
+
+impl UsageWalk {
+    /// The walk of `dir`, its own entry taken; fails when `dir` cannot be stat'ed.
+    pub(crate) fn new(dir: &Path) -> io::Result<Self> {
+        let meta = fs::symlink_metadata(dir)?;
+        let mut walk = UsageWalk {
+            usage: DirUsage {
+                path: dir.to_path_buf(),
+                ..DirUsage::default()
+            },
+            seen: HashSet::new(),
+            root_is_dir: meta.is_dir(),
+        };
+        walk.push(Vec::new(), &EntryStat::of_meta(&meta));
+        Ok(walk)
+    }
+
+    /// An entry at `components` below the log dir, by its `lstat`.
+    pub(crate) fn push(&mut self, components: Vec<String>, st: &EntryStat) {
+        let e = entry(components, st, &mut self.seen);
+        self.usage.entries.push(e);
+    }
+
+    /// An entry stat'ed here by its path (`lstat`); what cannot be stat'ed is a problem.
+    /// Whether it is a dir.
+    pub(crate) fn push_path(&mut self, path: &Path, components: Vec<String>) -> bool {
+        match fs::symlink_metadata(path) {
+            Ok(meta) => {
+                let st = EntryStat::of_meta(&meta);
+                self.push(components, &st);
+                st.is_dir
+            }
+            Err(e) => {
+                self.usage.problems.push(UsageProblem {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                });
+                false
+            }
+        }
+    }
+
+    /// Everything below the dir `dir` at `below`, walked here.
+    pub(crate) fn walk_below(&mut self, dir: &Path, below: &[String]) {
+        walk_children(dir, below, &mut self.usage, &mut self.seen);
+    }
+
+    /// Entries so far.
+    pub(crate) fn len(&self) -> usize {
+        self.usage.entries.len()
+    }
+
+    /// Drop the entries after the first `len` (none of them may have been a second name of an
+    /// inode: see [`Self::push`]).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.usage.entries.truncate(len);
+    }
+
+    /// The usage walked.
+    pub(crate) fn finish(self) -> DirUsage {
+        self.usage
+    }
+}
+
+fn entry(components: Vec<String>, st: &EntryStat, seen: &mut HashSet<(u64, u64)>) -> UsedEntry {
     // A second name of an inode costs nothing more (du counts an inode once).
-    let first = meta.nlink() <= 1 || seen.insert((meta.dev(), meta.ino()));
+    let first = st.nlink <= 1 || seen.insert((st.dev, st.ino));
     UsedEntry {
         components,
-        is_dir,
+        is_dir: st.is_dir,
         allocated: if first {
-            meta.blocks().saturating_mul(512)
+            st.blocks.saturating_mul(512)
         } else {
             0
         },
-        apparent: meta.len(),
+        apparent: st.len,
     }
 }
 
@@ -222,11 +332,9 @@ fn walk_children(
         components.push(name_text(&name));
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
-                let is_dir = meta.is_dir();
-                usage
-                    .entries
-                    .push(entry(components.clone(), &meta, is_dir, seen));
-                if is_dir {
+                let st = EntryStat::of_meta(&meta);
+                usage.entries.push(entry(components.clone(), &st, seen));
+                if st.is_dir {
                     walk_children(&path, &components, usage, seen);
                 }
             }

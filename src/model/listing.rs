@@ -10,6 +10,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
+use super::disk_usage::{walk_usage, DirUsage, EntryStat, UsageWalk};
 use super::file_bytes::{mtime_ms_of, PositionedFile, TooLarge};
 use super::names::{
     parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
@@ -390,6 +391,12 @@ pub struct LogDirListing {
     pub unknown: Vec<UnknownEntry>,
     /// Entries that could not be read.
     pub io_problems: Vec<IoProblem>,
+    /// The blocks of every entry below the log dir ([`walk_usage`]'s answer), taken from the
+    /// listing's own stats when the listing was asked for them
+    /// ([`list_log_dir_streaming`]'s `with_usage`); not part of a facts snapshot (which
+    /// carries its own).
+    #[serde(skip)]
+    pub usage: Option<DirUsage>,
 }
 
 /// One entry found by the walk: its name, path and metadata (links followed).
@@ -397,6 +404,11 @@ struct Found {
     name: String,
     path: PathBuf,
     meta: Meta,
+    /// Its own `lstat`, when the walk took one (an entry that is not a link, stat'ed relative
+    /// to its dir).
+    lstat: Option<EntryStat>,
+    /// A symlink (followed for `meta`).
+    is_symlink: bool,
 }
 
 /// Walk `dir` to `max_depth` (1: its entries; 2: also the entries of its subdirs) with walkdir,
@@ -408,11 +420,13 @@ struct Found {
 /// unless `visit` says [`Descend::No`]. Fails only when `dir` itself cannot be listed.
 ///
 /// Entries at `partition_depth` (the files of partition dirs) that are regular files by their
-/// dir entry and that a loader opens anyway ([`measured_on_open`]) are not stat'ed.
+/// dir entry and that a loader opens anyway ([`measured_on_open`]) are not stat'ed, unless
+/// `stat_all` (the disk usage is wanted: every entry's blocks, from the same stat).
 fn walk_sorted(
     dir: &Path,
     max_depth: usize,
     partition_depth: Option<usize>,
+    stat_all: bool,
     mut visit: impl FnMut(Walked) -> Descend,
 ) -> io::Result<()> {
     // Siblings share their parent's path, so comparing whole paths orders them by name (as
@@ -445,12 +459,13 @@ fn walk_sorted(
             .checked_sub(1)
             .and_then(|d| dirs.get(d))
             .and_then(Option::as_ref);
-        let unmeasured = Some(depth) == partition_depth
+        let unmeasured = !stat_all
+            && Some(depth) == partition_depth
             && !entry.path_is_symlink()
             && entry.file_type().is_file()
             && measured_on_open(&entry.file_name().to_string_lossy());
-        let meta = match unmeasured
-            .then_some(Meta::UNMEASURED_FILE)
+        let (meta, lstat) = match unmeasured
+            .then_some((Meta::UNMEASURED_FILE, None))
             .map_or_else(|| entry_meta(&entry, dir_fd), Ok)
         {
             Ok(m) => m,
@@ -465,8 +480,10 @@ fn walk_sorted(
             // As the reports write it: a partition dir whose name is not UTF-8 parses to a topic
             // written the same way as its dir, not to a lossy copy.
             name: super::names::name_text(entry.file_name()),
+            is_symlink: entry.path_is_symlink(),
             path: entry.into_path(),
             meta,
+            lstat,
         };
         let dir_path = (is_dir && depth < max_depth).then(|| found.path.clone());
         // (`skip_current_dir` after a file would skip the rest of the file's own dir.)
@@ -521,13 +538,17 @@ fn open_dir(path: &Path) -> Option<OwnedFd> {
 }
 
 /// An entry's metadata as walkdir's `DirEntry::metadata` gives it (a followed link: its
-/// target's; anything else: the entry's own), by `fstatat` on the entry's name in `dir`.
-fn entry_meta(entry: &walkdir::DirEntry, dir: Option<&OwnedFd>) -> Result<Meta, IoProblem> {
+/// target's; anything else: the entry's own), by `fstatat` on the entry's name in `dir`; with
+/// the entry's own `lstat` when that stat is one (not a link, stat'ed relative to `dir`).
+fn entry_meta(
+    entry: &walkdir::DirEntry,
+    dir: Option<&OwnedFd>,
+) -> Result<(Meta, Option<EntryStat>), IoProblem> {
     use nix::fcntl::AtFlags;
     let by_path = || {
         entry
             .metadata()
-            .map(|m| Meta::of(&m))
+            .map(|m| (Meta::of(&m), None))
             .map_err(|e| IoProblem::from_walk(entry.path().to_path_buf(), &e))
     };
     let Some(dir) = dir else {
@@ -539,7 +560,10 @@ fn entry_meta(entry: &walkdir::DirEntry, dir: Option<&OwnedFd>) -> Result<Meta, 
         AtFlags::AT_SYMLINK_NOFOLLOW
     };
     match nix::sys::stat::fstatat(dir, entry.file_name(), flags) {
-        Ok(st) => Ok(Meta::of_stat(&st)),
+        Ok(st) => Ok((
+            Meta::of_stat(&st),
+            (!entry.path_is_symlink()).then(|| EntryStat::of_stat(&st)),
+        )),
         Err(errno) => Err(IoProblem::new(entry.path(), &io::Error::from(errno))),
     }
 }
@@ -613,7 +637,7 @@ impl IoProblem {
 /// Fails only if the dir itself cannot be read.
 pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
     let mut partitions = Vec::new();
-    let mut out = list_log_dir_streaming(dir, |p| partitions.push(p))?;
+    let mut out = list_log_dir_streaming(dir, false, |p| partitions.push(p))?;
     out.partitions = partitions;
     Ok(out)
 }
@@ -622,18 +646,24 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
 /// complete (in name order) instead of keeping them: the returned listing has no partitions.
 /// A loader can then work on one partition while the next is listed, and the listings of all
 /// partitions never exist at once.
+///
+/// `with_usage`: every entry is stat'ed (also the segment files a loader measures as it opens
+/// them, which it then need not), and the listing carries the log dir's disk usage
+/// ([`LogDirListing::usage`], what [`walk_usage`] finds) from those stats: one walk of the dir
+/// serves the listing, the loads and the space attribution.
 pub fn list_log_dir_streaming(
     dir: &Path,
+    with_usage: bool,
     on_partition: impl FnMut(PartitionEntry),
 ) -> io::Result<LogDirListing> {
-    list_streaming(dir, true, on_partition)
+    list_streaming(dir, true, with_usage, on_partition)
 }
 
 /// A log dir's root entries only: its partition dirs come with empty listings (none of their
 /// files is stat'ed), for callers that need the dirs' names, not their files.
 pub fn list_partition_dirs(dir: &Path) -> io::Result<LogDirListing> {
     let mut partitions = Vec::new();
-    let mut out = list_streaming(dir, false, |p| partitions.push(p))?;
+    let mut out = list_streaming(dir, false, false, |p| partitions.push(p))?;
     out.partitions = partitions;
     Ok(out)
 }
@@ -641,6 +671,7 @@ pub fn list_partition_dirs(dir: &Path) -> io::Result<LogDirListing> {
 fn list_streaming(
     dir: &Path,
     descend: bool,
+    with_usage: bool,
     mut on_partition: impl FnMut(PartitionEntry),
 ) -> io::Result<LogDirListing> {
     let mut out = LogDirListing {
@@ -649,9 +680,13 @@ fn list_streaming(
     };
     // The partition dir being listed (the walk is depth first, in name order).
     let mut current: Option<PartitionEntry> = None;
+    let mut usage = (with_usage && descend).then(|| UsageTrack::new(dir));
     // (Root entries only still read every partition dir: walkdir opens a dir when it yields
-    // it, whatever the depth limit; benches/README.md, session 4.)
-    walk_sorted(dir, 2, descend.then_some(2), |walked| {
+    // it, whatever the depth limit.)
+    walk_sorted(dir, 2, descend.then_some(2), with_usage, |walked| {
+        if let Some(u) = usage.as_mut() {
+            u.see(&walked);
+        }
         let (depth, found) = match walked {
             Walked::Entry(depth, found) => (depth, found),
             Walked::Problem(in_dir, problem) => {
@@ -702,7 +737,116 @@ fn list_streaming(
     if let Some(done) = current {
         on_partition(done);
     }
+    out.usage = usage.map(|u| u.finish(dir));
     Ok(out)
+}
+
+/// The disk usage of a log dir taken along its listing: each entry as the listing `lstat`ed
+/// it, in the listing's order, which is [`walk_usage`]'s (names sorted per dir, depth first).
+/// What the listing does not stand for is walked here as [`walk_usage`] walks it: a partition
+/// dir holding anything but files that are not links or second names of an inode (a subdir,
+/// a link, an entry that cannot be read) is walked again whole, and the tiered index cache
+/// (which the listing does not enter) is walked; a root entry the listing could not read
+/// makes the whole dir walked again at the end.
+struct UsageTrack {
+    /// `None`: the log dir could not be stat'ed: walked again at the end.
+    walk: Option<UsageWalk>,
+    /// The partition dir whose entries are coming.
+    part: Option<PartTrack>,
+}
+
+/// A partition dir in [`UsageTrack`].
+struct PartTrack {
+    path: PathBuf,
+    name: String,
+    /// Its first entry's index in the walk.
+    start: usize,
+    /// Walk it again (an entry the listing's stat does not stand for).
+    redo: bool,
+    /// A link to a dir: the listing enters it, [`walk_usage`] does not (its entries are not
+    /// below the log dir).
+    link: bool,
+}
+
+impl UsageTrack {
+    fn new(dir: &Path) -> Self {
+        UsageTrack {
+            walk: UsageWalk::new(dir).ok().filter(|w| w.root_is_dir),
+            part: None,
+        }
+    }
+
+    fn see(&mut self, walked: &Walked) {
+        let Some(walk) = self.walk.as_mut() else {
+            return;
+        };
+        match walked {
+            Walked::Entry(1, found) => {
+                self.end_part();
+                let Some(walk) = self.walk.as_mut() else {
+                    return;
+                };
+                let components = vec![found.name.clone()];
+                let is_dir = match (found.is_symlink, found.lstat) {
+                    (false, Some(st)) => {
+                        walk.push(components, &st);
+                        st.is_dir
+                    }
+                    (true, _) => walk.push_path(&found.path, components),
+                    // (Stat'ed by path, links followed: not an `lstat`.)
+                    (false, None) => {
+                        self.walk = None;
+                        return;
+                    }
+                };
+                if is_dir && found.name == "remote-log-index-cache" {
+                    // The listing does not enter it.
+                    walk.walk_below(&found.path, std::slice::from_ref(&found.name));
+                } else if is_dir || (found.is_symlink && found.meta.is_dir) {
+                    self.part = Some(PartTrack {
+                        path: found.path.clone(),
+                        name: found.name.clone(),
+                        start: walk.len(),
+                        redo: false,
+                        link: !is_dir,
+                    });
+                }
+            }
+            Walked::Entry(_, found) => {
+                let Some(p) = self.part.as_mut().filter(|p| !p.redo && !p.link) else {
+                    return;
+                };
+                match found.lstat.filter(|st| !st.is_dir && st.nlink <= 1) {
+                    Some(st) if !found.is_symlink => {
+                        walk.push(vec![p.name.clone(), found.name.clone()], &st);
+                    }
+                    _ => p.redo = true,
+                }
+            }
+            Walked::Problem(1, _) | Walked::JunkLink(1, _) if self.part.is_some() => {
+                if let Some(p) = self.part.as_mut() {
+                    p.redo = true;
+                }
+            }
+            Walked::Problem(..) | Walked::JunkLink(..) => self.walk = None,
+        }
+    }
+
+    /// The partition dir whose entries have all come: walked again when it must be.
+    fn end_part(&mut self) {
+        let (Some(p), Some(walk)) = (self.part.take(), self.walk.as_mut()) else {
+            return;
+        };
+        if p.redo && !p.link {
+            walk.truncate(p.start);
+            walk.walk_below(&p.path, &[p.name]);
+        }
+    }
+
+    fn finish(mut self, dir: &Path) -> DirUsage {
+        self.end_part();
+        self.walk.map_or_else(|| walk_usage(dir), UsageWalk::finish)
+    }
 }
 
 /// A root file by name: present when its name leads (links followed) to a regular file or a
@@ -720,7 +864,9 @@ pub(crate) fn root_file(dir: &Path, name: &str) -> Option<FileInfo> {
 
 /// A root entry that is not a dir.
 fn add_root_entry(out: &mut LogDirListing, found: Found) {
-    let Found { name, path, meta } = found;
+    let Found {
+        name, path, meta, ..
+    } = found;
     if !meta.is_file {
         // A FIFO or device named like a checkpoint would block or mislead a read.
         out.unknown.push(UnknownEntry {
@@ -774,7 +920,7 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         ..Default::default()
     };
     let mut problems = Vec::new();
-    walk_sorted(dir, 1, Some(1), |walked| {
+    walk_sorted(dir, 1, Some(1), false, |walked| {
         match walked {
             Walked::Entry(_, found) => add_partition_entry(&mut out, found),
             Walked::Problem(_, problem) => problems.push(problem),
@@ -791,7 +937,9 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
 
 /// One entry of a partition dir.
 fn add_partition_entry(out: &mut PartitionListing, found: Found) {
-    let Found { name, path, meta } = found;
+    let Found {
+        name, path, meta, ..
+    } = found;
     let is_metadata = out.is_metadata;
     if !meta.is_file {
         out.unknown.push(UnknownEntry {
@@ -903,6 +1051,77 @@ pub fn log_dirs_below(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The usage taken along the listing is what a walk of its own finds.
+    fn usage_as_walked(dir: &Path) {
+        let listed = list_log_dir_streaming(dir, true, |_| {}).unwrap();
+        assert_eq!(listed.usage, Some(walk_usage(dir)), "{dir:?}");
+    }
+
+    /// Every committed fixture log dir (a real broker's), every scenario.
+    #[test]
+    fn the_listing_takes_the_usage_a_walk_takes_of_every_fixture() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut dirs = 0;
+        for scenario in fs::read_dir(&root).unwrap() {
+            let scenario = scenario.unwrap().path();
+            for d in fs::read_dir(&scenario).into_iter().flatten() {
+                let d = d.unwrap().path();
+                if d.join("meta.properties").is_file() {
+                    usage_as_walked(&d);
+                    dirs += 1;
+                }
+            }
+        }
+        assert!(dirs >= 30, "{dirs} fixture log dirs");
+    }
+
+    /// What the listing's stats do not stand for, walked as the walk walks it: a subdir and a
+    /// link in a partition dir, a hard link (counted once), a partition dir that is a link to
+    /// a dir outside, the tiered index cache, a FIFO, a dangling link, a root link to a file.
+    #[test]
+    fn the_listing_usage_walks_what_its_stats_do_not_stand_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/basic-delete/logs-0");
+        let dir = tmp.path().join("logs-0");
+        let out = tmp.path().join("elsewhere");
+        let copy = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&src)
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(copy.success());
+        usage_as_walked(&dir);
+        let part = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.join("partition.metadata").is_file())
+            .unwrap();
+        let log = fs::read_dir(&part)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "log"))
+            .unwrap();
+        fs::create_dir_all(part.join("sub/deeper")).unwrap();
+        fs::write(part.join("sub/deeper/f"), b"x").unwrap();
+        usage_as_walked(&dir);
+        fs::hard_link(&log, part.join("00000000000000099999.log.deleted")).unwrap();
+        usage_as_walked(&dir);
+        std::os::unix::fs::symlink(&log, part.join("link.log")).unwrap();
+        std::os::unix::fs::symlink("/no/such/file", part.join("dangling")).unwrap();
+        usage_as_walked(&dir);
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("00000000000000000000.log"), b"").unwrap();
+        std::os::unix::fs::symlink(&out, dir.join("linked-0")).unwrap();
+        std::os::unix::fs::symlink(&log, dir.join("root-link")).unwrap();
+        fs::create_dir_all(dir.join("remote-log-index-cache/x")).unwrap();
+        fs::write(dir.join("remote-log-index-cache/x/1.index"), [1u8; 5000]).unwrap();
+        nix::unistd::mkfifo(&part.join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        usage_as_walked(&dir);
+        std::os::unix::fs::symlink("/no/such/dir", dir.join("dangling-root")).unwrap();
+        usage_as_walked(&dir);
+    }
 
     /// An index read for a shallow scan: a small one whole, with its length from the read
     /// (no `fstat`); a big one as slot 0 and its tail window, measured by `fstat`.

@@ -225,7 +225,7 @@ pub fn load_log_dir(
     let (listing, mut partitions) = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<PartitionEntry>(16);
         let lister = s.spawn(move || {
-            list_log_dir_streaming(path, |entry| {
+            list_log_dir_streaming(path, opts.disk_usage, |entry| {
                 // A send fails only when the loader is gone; nothing is left to do then.
                 let _ = tx.send(entry);
             })

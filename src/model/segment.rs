@@ -88,6 +88,10 @@ pub struct LoadOptions {
     pub topic_depths: BTreeMap<String, ScanDepth>,
     /// Whether large files may be mapped for deep verification (see [`ReadMode`]).
     pub read_mode: ReadMode,
+    /// Take the log dir's disk usage along its listing
+    /// ([`super::listing::LogDirListing::usage`]; every entry stat'ed once, for the space
+    /// attribution).
+    pub disk_usage: bool,
 }
 
 impl LoadOptions {
@@ -97,6 +101,7 @@ impl LoadOptions {
             depth,
             topic_depths: BTreeMap::new(),
             read_mode,
+            disk_usage: false,
         }
     }
 
@@ -111,6 +116,7 @@ impl LoadOptions {
                 .map(|t| (t.to_string(), internal))
                 .collect(),
             read_mode,
+            disk_usage: false,
         }
     }
 

@@ -149,9 +149,14 @@ pub fn load_targets(
     for log_dir in order {
         let selection = by_dir.remove(&log_dir).unwrap_or_default();
         let count = match &selection.partitions {
+            // The dirs by their entries' types (no stat), a link by its target's.
             None => std::fs::read_dir(&log_dir)
                 .map(|r| {
-                    r.filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+                    r.filter_map(Result::ok)
+                        .filter(|e| {
+                            e.file_type()
+                                .is_ok_and(|t| t.is_dir() || (t.is_symlink() && e.path().is_dir()))
+                        })
                         .count()
                 })
                 .unwrap_or(0),

@@ -2,6 +2,8 @@
 //! reason [`crate::rules::space`] finds for it, a segment's from the plan's verdict on it. The
 //! reasons partition the log dir's blocks, so their sum is the filesystem's usage of the dir
 //! (`du -B1 -s`, dirs' own blocks included).
+//!
+//! [`walk_usage`]: crate::model::disk_usage::walk_usage
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -109,11 +111,23 @@ pub struct SpaceUsage {
     pub problems: Vec<UsageProblem>,
 }
 
-/// The attribution of each of `log_dirs` under `plan`.
-pub fn space_usage(plan: &Plan, log_dirs: &[PathBuf], records: Records<'_>) -> Vec<SpaceUsage> {
+/// The attribution of each of `log_dirs` under `plan`: of the usage the listing took of it
+/// (`listed`, by index, when the run reads the files), else of `records`' ([`walk_usage`] or
+/// as carried).
+pub fn space_usage(
+    plan: &Plan,
+    log_dirs: &[PathBuf],
+    listed: &[Option<DirUsage>],
+    records: Records<'_>,
+) -> Vec<SpaceUsage> {
+    let from_files = matches!(records, Records::Files(_));
     log_dirs
         .iter()
-        .map(|d| attribute(plan, &records.usage(d)))
+        .enumerate()
+        .map(|(i, d)| match listed.get(i).and_then(Option::as_ref) {
+            Some(u) if from_files && u.path == *d => attribute(plan, u),
+            _ => attribute(plan, &records.usage(d)),
+        })
         .collect()
 }
 
