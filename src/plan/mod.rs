@@ -48,7 +48,9 @@ use crate::rules::compaction::{
     self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
 };
 use crate::rules::facts::{SegmentFacts, TimestampSource};
-use crate::rules::follower::{follower_start, FollowerStart};
+use crate::rules::follower::{
+    epoch_truncation, follower_start, truncation_cuts, FollowerStart, SegmentCut,
+};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark, HwBasis};
 use crate::rules::retention::UploadKnowledge;
 use crate::rules::retention::{
@@ -109,6 +111,46 @@ pub struct SegmentPlan {
     /// When the upload state is unknown: the pass that deletes it if it is uploaded (the other
     /// outcome the verdict does not take).
     pub if_uploaded: Option<Pass>,
+    /// A follower's truncation on its first fetch ([`Note::EpochTruncation`]) cuts or deletes
+    /// it before any retention pass (its verdict is then what retention would do to what is
+    /// left).
+    pub truncation: Option<SegmentTruncation>,
+}
+
+/// What a follower's truncation ([`EpochTruncation`]) does to one of its segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentTruncation {
+    /// Its records from this offset on go; it becomes the active segment and the refetch
+    /// appends to it.
+    TruncatedTo(Offset),
+    /// Deleted by the truncation.
+    Deleted {
+        /// The leader has a segment at this base below its log end: the refetch creates one at
+        /// the same base again (assumed: the follower rolls by the same topic config and the
+        /// same record timestamps).
+        refetched: bool,
+    },
+}
+
+/// A follower that holds records its leader does not has them truncated on its first fetch
+/// (`rules::follower::epoch_truncation`, `UnifiedLog.truncateTo`), then refetches from `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpochTruncation {
+    /// The leader's node.
+    pub leader: i32,
+    /// The metadata names no leader: `leader` is the one assumed elected on restart.
+    pub leader_assumed: bool,
+    /// The follower's log end.
+    pub log_end: Offset,
+    /// Where it truncates to.
+    pub to: Offset,
+    /// The leader's log end (the refetch reads `to` up to it).
+    pub leader_log_end: Offset,
+    /// Segments deleted by the truncation.
+    pub segments_deleted: usize,
+    /// The segment cut at `to` (`None`: `to` is a segment boundary below every deleted one,
+    /// or every segment goes).
+    pub truncated_segment: Option<Offset>,
 }
 
 /// What stops the cleaner, with the numbers.
@@ -228,6 +270,8 @@ pub enum Note {
     },
     /// A follower's log start against its leader's ([`FollowerStart`]): which case happens.
     FollowerLogStart(FollowerStart),
+    /// A follower holding records its leader does not truncates on its first fetch.
+    EpochTruncation(EpochTruncation),
 }
 
 /// A remote-enabled partition's two tiers, as the plan sees them.
@@ -469,6 +513,7 @@ fn segment_plans(
                     && !group.largest_timestamp_exact,
                 upload: None,
                 if_uploaded: None,
+                truncation: None,
             });
         }
     }
@@ -1018,6 +1063,92 @@ fn note_follower_start(case: FollowerStart, plan: &mut PartitionPlan, now: Times
     plan.notes.push(Note::FollowerLogStart(case));
 }
 
+/// The truncation follower plan `p` (on `node`) has on its first fetch from its leader (the
+/// metadata's, or the one assumed elected on restart), with the cut of each of its segments and
+/// the leader's segment bases (`None`: it is the leader, or the leader's dirs were not read, or
+/// it holds nothing the leader does not).
+fn epoch_truncation_of(
+    view: &ClusterView,
+    join: &ReplicaJoin,
+    plans: &[PartitionPlan],
+    nodes: &[Option<i32>],
+    p: &PartitionPlan,
+    node: i32,
+) -> Option<(EpochTruncation, Vec<SegmentCut>, Vec<Offset>)> {
+    if !is_follower(p)
+        || p.notes.iter().any(|n| {
+            matches!(
+                n,
+                Note::FollowerLogStart(FollowerStart::TruncatesFully { .. })
+            )
+        })
+    {
+        return None;
+    }
+    let image = (view.image.topics.get(&p.topic)).and_then(|t| t.partitions.get(&p.partition))?;
+    let leader = if image.leader >= 0 {
+        image.leader
+    } else {
+        adapter::restart_leader(image)?
+    };
+    let own = join.on_node(&p.topic, p.partition, node)?;
+    let theirs = join.on_node(&p.topic, p.partition, leader)?;
+    let leader_log_end = theirs.log_end_offset?;
+    let to = epoch_truncation(
+        &own.leader_epochs,
+        p.log_end_offset,
+        &theirs.leader_epochs,
+        leader_log_end,
+    )?;
+    let bounds: Vec<(Offset, Offset)> = (p.segments.iter())
+        .map(|s| (s.base_offset, s.next_offset))
+        .collect();
+    let cuts = truncation_cuts(&bounds, to);
+    let leader_bases = (plans.iter().zip(nodes))
+        .find(|(l, n)| **n == Some(leader) && l.topic == p.topic && l.partition == p.partition)
+        .map(|(l, _)| l.segments.iter().map(|s| s.base_offset).collect())
+        .unwrap_or_default();
+    let t = EpochTruncation {
+        leader,
+        leader_assumed: image.leader < 0,
+        log_end: p.log_end_offset,
+        to,
+        leader_log_end,
+        segments_deleted: cuts.iter().filter(|c| **c == SegmentCut::Deleted).count(),
+        truncated_segment: (p.segments.iter().zip(&cuts))
+            .find(|(_, c)| matches!(c, SegmentCut::TruncatedTo(_)))
+            .map(|(s, _)| s.base_offset),
+    };
+    Some((t, cuts, leader_bases))
+}
+
+/// Follower plan `p` after its truncation `t` (`cuts`: per segment; `leader_bases`: the
+/// leader's segment bases, which a deleted segment's base comes back at when the refetch
+/// reaches it).
+fn truncate_follower(
+    p: &mut PartitionPlan,
+    t: EpochTruncation,
+    cuts: &[SegmentCut],
+    leader_bases: &[Offset],
+) {
+    for (s, c) in p.segments.iter_mut().zip(cuts) {
+        s.truncation = match *c {
+            SegmentCut::Kept => None,
+            SegmentCut::TruncatedTo(to) => Some(SegmentTruncation::TruncatedTo(to)),
+            SegmentCut::Deleted => Some(SegmentTruncation::Deleted {
+                refetched: s.base_offset < t.leader_log_end
+                    && leader_bases.contains(&s.base_offset),
+            }),
+        };
+    }
+    // Below the first segment: truncateFullyAndStartAt(to), the log restarts at `to`.
+    if !cuts.is_empty() && cuts.iter().all(|c| *c == SegmentCut::Deleted) {
+        p.retention.new_log_start_offset = t.to;
+        p.retention.new_local_log_start_offset = t.to;
+    }
+    p.notes.push(Note::EpochTruncation(t));
+}
+
 /// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
 /// among `opts.topics`), with what [`clean_before_retention`] needs to re-plan it.
 fn plan_replica(
@@ -1169,6 +1300,19 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
                 }
             }
             None => p.notes.push(Note::FollowerLogStart(case)),
+        }
+    }
+    // A follower holding records its leader does not truncates on its first fetch.
+    let nodes: Vec<Option<i32>> = (at.iter())
+        .map(|&i| replicas.get(i).and_then(|&(dir, _, _)| view.node_of(dir)))
+        .collect();
+    let truncations: Vec<Option<(EpochTruncation, Vec<SegmentCut>, Vec<Offset>)>> =
+        (partitions.iter().zip(&nodes))
+            .map(|(p, &node)| epoch_truncation_of(view, &join, &partitions, &nodes, p, node?))
+            .collect();
+    for (p, t) in partitions.iter_mut().zip(truncations) {
+        if let Some((t, cuts, leader_bases)) = t {
+            truncate_follower(p, t, &cuts, &leader_bases);
         }
     }
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
