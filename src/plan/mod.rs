@@ -1018,6 +1018,75 @@ fn is_follower(p: &PartitionPlan) -> bool {
     )
 }
 
+/// The leaders' log starts (on load, after their pass) from their plans.
+fn leader_starts(partitions: &[PartitionPlan]) -> LeaderStarts {
+    let mut leaders = LeaderStarts::new();
+    for p in partitions.iter().filter(|p| is_leader(p)) {
+        (leaders.entry((p.topic.clone(), p.partition)))
+            .or_insert((p.log_start_offset, p.retention.new_log_start_offset));
+    }
+    leaders
+}
+
+/// What the follower step of [`build_plan`] reads: the replicas planned (`at[k]` is the index
+/// in `replicas` of plan `k`).
+struct Follow<'a> {
+    view: &'a ClusterView,
+    across: &'a AcrossReplicas<'a>,
+    replicas: &'a [(&'a LogDir, BrokerClock, &'a Partition)],
+    at: &'a [usize],
+    opts: &'a PlanOptions,
+}
+
+impl Follow<'_> {
+    /// Each follower's log start follows its leader's (`rules::follower`): a follower whose
+    /// case changes its segments is planned again with it, and its facts replace its slot in
+    /// `pending` (the cleaner's candidates). `only`: again for these partitions' followers
+    /// (each planned afresh, as an earlier case may have changed it), after their leader's
+    /// plan changed.
+    fn leaders(
+        &self,
+        partitions: &mut [PartitionPlan],
+        mut pending: Option<&mut Vec<Option<Pending>>>,
+        leaders: &LeaderStarts,
+        only: Option<&[(String, i32)]>,
+    ) {
+        for (k, p) in partitions.iter_mut().enumerate() {
+            if !is_follower(p) {
+                continue;
+            }
+            let key = (p.topic.clone(), p.partition);
+            if only.is_some_and(|o| !o.contains(&key)) {
+                continue;
+            }
+            let case = follower_case(p, leaders);
+            let replan = matches!(
+                case,
+                FollowerStart::FollowsLeader { .. } | FollowerStart::TruncatesFully { .. }
+            );
+            let again = (self.at.get(k).and_then(|&i| self.replicas.get(i)))
+                .filter(|_| replan || only.is_some())
+                .and_then(|&(dir, clock, part)| {
+                    let with = replan.then_some(case);
+                    plan_replica(self.view, self.across, dir, clock, part, self.opts, with)
+                });
+            match again {
+                Some((mut plan, facts)) => {
+                    if !replan {
+                        plan.notes.push(Note::FollowerLogStart(case));
+                    }
+                    let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
+                    *p = plan;
+                    if let Some(slot) = pending.as_mut().and_then(|v| v.get_mut(k)) {
+                        *slot = candidate.then_some(facts);
+                    }
+                }
+                None => p.notes.push(Note::FollowerLogStart(case)),
+            }
+        }
+    }
+}
+
 /// Which [`FollowerStart`] case follower plan `p` is in, given the leaders' log starts.
 fn follower_case(p: &PartitionPlan, leaders: &LeaderStarts) -> FollowerStart {
     match leaders.get(&(p.topic.clone(), p.partition)) {
@@ -1272,49 +1341,15 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // A follower's log start follows its leader's (rules::follower): each leader's own plan
     // gives its log start on load and after its pass; a follower whose case changes its
     // segments is planned again with it.
-    let mut leaders = LeaderStarts::new();
-    for p in partitions.iter().filter(|p| is_leader(p)) {
-        (leaders.entry((p.topic.clone(), p.partition)))
-            .or_insert((p.log_start_offset, p.retention.new_log_start_offset));
-    }
-    for (k, p) in partitions.iter_mut().enumerate() {
-        if !is_follower(p) {
-            continue;
-        }
-        let case = follower_case(p, &leaders);
-        let replan = matches!(
-            case,
-            FollowerStart::FollowsLeader { .. } | FollowerStart::TruncatesFully { .. }
-        );
-        let again = (at.get(k).and_then(|&i| replicas.get(i)))
-            .filter(|_| replan)
-            .and_then(|&(dir, clock, part)| {
-                plan_replica(view, &across, dir, clock, part, opts, Some(case))
-            });
-        match again {
-            Some((plan, facts)) => {
-                let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
-                *p = plan;
-                if let Some(slot) = pending.get_mut(k) {
-                    *slot = candidate.then_some(facts);
-                }
-            }
-            None => p.notes.push(Note::FollowerLogStart(case)),
-        }
-    }
-    // A follower holding records its leader does not truncates on its first fetch.
-    let nodes: Vec<Option<i32>> = (at.iter())
-        .map(|&i| replicas.get(i).and_then(|&(dir, _, _)| view.node_of(dir)))
-        .collect();
-    let truncations: Vec<Option<(EpochTruncation, Vec<SegmentCut>, Vec<Offset>)>> =
-        (partitions.iter().zip(&nodes))
-            .map(|(p, &node)| epoch_truncation_of(view, &join, &partitions, &nodes, p, node?))
-            .collect();
-    for (p, t) in partitions.iter_mut().zip(truncations) {
-        if let Some((t, cuts, leader_bases)) = t {
-            truncate_follower(p, t, &cuts, &leader_bases);
-        }
-    }
+    let leaders = leader_starts(&partitions);
+    let follow = Follow {
+        view,
+        across: &across,
+        replicas: &replicas,
+        at: &at,
+        opts,
+    };
+    follow.leaders(&mut partitions, Some(&mut pending), &leaders, None);
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
         .filter_map(|p| {
@@ -1332,7 +1367,16 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
                 if let Some(c) = p.compaction.as_mut() {
                     c.first_in_line = true;
                 }
+                // A follower's case stands on the cleaned layout too (a full truncation deletes
+                // every segment whatever the cleaner made of them).
+                let case = p.notes.iter().find_map(|n| match n {
+                    Note::FollowerLogStart(c) => Some(*c),
+                    _ => None,
+                });
                 clean_before_retention(p, f, broker, opts);
+                if let Some(case) = case {
+                    note_follower_start(case, p, now);
+                }
             }
         }
         CleanerPick::OrderUnknown(tied) => {
@@ -1344,6 +1388,29 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
             }
         }
         CleanerPick::Nothing => {}
+    }
+    // The cleaner's re-plan of a leader taken first may move its log start: its followers read
+    // the leader's plan again (they read it before the pick, which reads their own candidacy).
+    let after = leader_starts(&partitions);
+    let moved: Vec<(String, i32)> = (after.iter())
+        .filter(|(k, v)| leaders.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !moved.is_empty() {
+        follow.leaders(&mut partitions, None, &after, Some(&moved));
+    }
+    // A follower holding records its leader does not truncates on its first fetch.
+    let nodes: Vec<Option<i32>> = (at.iter())
+        .map(|&i| replicas.get(i).and_then(|&(dir, _, _)| view.node_of(dir)))
+        .collect();
+    let truncations: Vec<Option<(EpochTruncation, Vec<SegmentCut>, Vec<Offset>)>> =
+        (partitions.iter().zip(&nodes))
+            .map(|(p, &node)| epoch_truncation_of(view, &join, &partitions, &nodes, p, node?))
+            .collect();
+    for (p, t) in partitions.iter_mut().zip(truncations) {
+        if let Some((t, cuts, leader_bases)) = t {
+            truncate_follower(p, t, &cuts, &leader_bases);
+        }
     }
     Plan {
         now,
