@@ -151,6 +151,21 @@ def compare(scenario, replay, plan_start, plan_end):
             else:
                 what = "broker deleted it, plan says retain" if got else "plan says delete, broker kept it"
                 res.differ.append((label, f"segment {base}: {what} (pass {sa.get('pass')}, reason {sa.get('reason')!r})"))
+        # A follower's truncation (the plan's follower_epoch_truncation note): its refetch from the leader creates
+        # the segments the leader has from the truncation offset to its log end that the replica did not have.
+        trunc = next((n for n in a.get("notes") or [] if n.get("kind") == "follower_epoch_truncation"), None)
+        if cluster and trunc and not moved:
+            ev = {e["name"]: e["value"] for e in trunc.get("evidence") or []}
+            lead = [q for k, q in ps.items() if k[0].startswith(f"node-{ev['leader']}/") and k[1:] == key[1:]]
+            want_new = {int(x["base_offset"]) for q in lead for x in q.get("segments") or []
+                        if ev["truncates_to"] <= int(x["base_offset"]) < ev["leader_log_end_offset"]}
+            want_new -= set(rp["segments_before"])
+            got_new = set(rp.get("created") or [])
+            if want_new == got_new:
+                res.agree += 1
+            else:
+                res.differ.append((label, f"refetch after the truncation to {ev['truncates_to']}: broker created "
+                                          f"{fmt(sorted(got_new))}, plan (the leader's bases) {fmt(sorted(want_new))}"))
         # log start offset
         ls = rp.get("log_start_offset")
         la, lb = a.get("log_start_offset_after"), b.get("log_start_offset_after")

@@ -173,13 +173,29 @@ mod tests {
     #[test]
     fn truncation_deletes_the_segments_above_and_cuts_the_one_holding_the_offset() {
         use SegmentCut::*;
-        // rf3-unclean's node 2: one record per segment 0..7, truncated to 4: segment 4 is cut to
-        // its base (empty, the new active one), 5-7 go.
+        // One record per segment 0..7, truncated to 4: segment 4 is cut to its base (empty,
+        // the new active one), 5-7 go.
         let one_each: Vec<(i64, i64)> = (0..8).map(|b| (b, b + 1)).collect();
         assert_eq!(
             truncation_cuts(&segs(&one_each), Offset(4)),
             vec![
                 Kept,
+                Kept,
+                Kept,
+                Kept,
+                TruncatedTo(Offset(4)),
+                Deleted,
+                Deleted,
+                Deleted
+            ]
+        );
+        // rf3-unclean's node 2: segment 3 holds 3-4, truncated to 4: cut inside it, 5-7 go.
+        assert_eq!(
+            truncation_cuts(
+                &segs(&[(0, 1), (1, 2), (2, 3), (3, 5), (5, 6), (6, 7), (7, 8)]),
+                Offset(4)
+            ),
+            vec![
                 Kept,
                 Kept,
                 Kept,
