@@ -1132,6 +1132,9 @@ fn note_follower_start(case: FollowerStart, plan: &mut PartitionPlan, now: Times
     plan.notes.push(Note::FollowerLogStart(case));
 }
 
+/// A follower's truncation, the cut of each of its segments, and its leader's segment bases.
+type Truncated = (EpochTruncation, Vec<SegmentCut>, Vec<Offset>);
+
 /// The truncation follower plan `p` (on `node`) has on its first fetch from its leader (the
 /// metadata's, or the one assumed elected on restart), with the cut of each of its segments and
 /// the leader's segment bases (`None`: it is the leader, or the leader's dirs were not read, or
@@ -1143,7 +1146,7 @@ fn epoch_truncation_of(
     nodes: &[Option<i32>],
     p: &PartitionPlan,
     node: i32,
-) -> Option<(EpochTruncation, Vec<SegmentCut>, Vec<Offset>)> {
+) -> Option<Truncated> {
     if !is_follower(p)
         || p.notes.iter().any(|n| {
             matches!(
@@ -1403,10 +1406,9 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     let nodes: Vec<Option<i32>> = (at.iter())
         .map(|&i| replicas.get(i).and_then(|&(dir, _, _)| view.node_of(dir)))
         .collect();
-    let truncations: Vec<Option<(EpochTruncation, Vec<SegmentCut>, Vec<Offset>)>> =
-        (partitions.iter().zip(&nodes))
-            .map(|(p, &node)| epoch_truncation_of(view, &join, &partitions, &nodes, p, node?))
-            .collect();
+    let truncations: Vec<Option<Truncated>> = (partitions.iter().zip(&nodes))
+        .map(|(p, &node)| epoch_truncation_of(view, &join, &partitions, &nodes, p, node?))
+        .collect();
     for (p, t) in partitions.iter_mut().zip(truncations) {
         if let Some((t, cuts, leader_bases)) = t {
             truncate_follower(p, t, &cuts, &leader_bases);
