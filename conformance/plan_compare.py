@@ -159,6 +159,10 @@ def compare(scenario, replay, plan_start, plan_end, node=None):
                     res.agree += 1
                 continue
             want = sa["verdict"] == "delete"
+            # A follower's truncation deletes the segment, and its refetch from the leader creates one at the
+            # same base again (the plan's truncation.refetched): the broker then still has that base.
+            if want and (sa.get("truncation") or {}).get("refetched") and (sb.get("truncation") or {}).get("refetched"):
+                want = False
             if want:
                 plan_del.append(base)
             got = base in deleted
@@ -168,6 +172,21 @@ def compare(scenario, replay, plan_start, plan_end, node=None):
                 what = "broker deleted it, plan says retain" if got else "plan says delete, broker kept it"
                 res.diff(label, f"segment {base}: {what} (pass {sa.get('pass')}, reason {reason_kind(sa) or sa.get('reason')!r})",
                          "retains_deleted" if got else "deletes_kept", key, reason_kind(sa))
+        # A follower's truncation (the plan's follower_epoch_truncation note): its refetch from the leader creates
+        # the segments the leader has from the truncation offset to its log end that the replica did not have.
+        trunc = next((n for n in a.get("notes") or [] if n.get("kind") == "follower_epoch_truncation"), None)
+        if cluster and trunc and not moved:
+            ev = {e["name"]: e["value"] for e in trunc.get("evidence") or []}
+            lead = [q for k, q in ps.items() if k[0].startswith(f"node-{ev['leader']}/") and k[1:] == key[1:]]
+            want_new = {int(x["base_offset"]) for q in lead for x in q.get("segments") or []
+                        if ev["truncates_to"] <= int(x["base_offset"]) < ev["leader_log_end_offset"]}
+            want_new -= set(rp["segments_before"])
+            got_new = set(rp.get("created") or [])
+            if want_new == got_new:
+                res.agree += 1
+            else:
+                res.diff(label, f"refetch after the truncation to {ev['truncates_to']}: broker created "
+                                f"{fmt(sorted(got_new))}, plan (the leader's bases) {fmt(sorted(want_new))}", "other", key)
         # log start offset
         ls = rp.get("log_start_offset")
         la, lb = a.get("log_start_offset_after"), b.get("log_start_offset_after")

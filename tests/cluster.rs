@@ -718,3 +718,94 @@ fn the_headline_counts_replicas_whose_leader_is_only_assumed() {
         "{text}"
     );
 }
+
+/// rf3-unclean (issue 21): node 2 holds 4-7 in epoch 0 (4 in segment 3 with 3), which node 3
+/// (the ISR, the leader assumed on restart) does not have: it wrote its own 4-5 in epoch 2. On
+/// its first fetch node 2 truncates to 4 (`UnifiedLog.truncateTo`): segment 3 is cut inside at
+/// 4, 5-7 are deleted, and the refetch of 4-5 brings 5 back at the leader's base (plan-check's
+/// replay: node 2 ends with 0-5, 4 created by the refetch).
+#[test]
+fn a_diverged_follower_truncates_to_where_its_epoch_ends_on_the_leader() {
+    let root = fixture("rf3-unclean");
+    let mut args = node_dirs(&root);
+    args.extend(["--at".into(), manifest(&root)["base_time_ms"].to_string()]);
+    let doc = run("plan", &args);
+    let node2 = (doc["partitions"].as_array().unwrap().iter())
+        .find(|p| p["log_dir"].as_str().unwrap().contains("node-2/"))
+        .unwrap();
+    let cuts: Vec<(i64, &str, Value)> = (node2["segments"].as_array().unwrap().iter())
+        .map(|s| {
+            (
+                s["base_offset"].as_i64().unwrap(),
+                s["verdict"].as_str().unwrap(),
+                s["truncation"].clone(),
+            )
+        })
+        .collect();
+    let deleted = |refetched: bool| serde_json::json!({"kind": "deleted", "refetched": refetched});
+    assert_eq!(
+        cuts[3..],
+        [
+            (
+                3,
+                "retain",
+                serde_json::json!({"kind": "truncated", "truncated_to": 4})
+            ),
+            (5, "delete", deleted(true)),
+            (6, "delete", deleted(false)),
+            (7, "delete", deleted(false)),
+        ]
+    );
+    assert!(cuts[..3]
+        .iter()
+        .all(|(_, v, t)| *v == "retain" && t.is_null()));
+    let note = (node2["notes"].as_array().unwrap().iter())
+        .find(|n| n["kind"] == "follower_epoch_truncation")
+        .unwrap();
+    assert_eq!(evidence(note, "truncates_to"), 4);
+    assert_eq!(evidence(note, "records_lost"), 4);
+    assert_eq!(evidence(note, "leader"), 3);
+    assert_eq!(evidence(note, "leader_assumed"), true);
+    assert_eq!(evidence(note, "segments_deleted"), 3);
+    // The leader truncates nothing.
+    let node3 = (doc["partitions"].as_array().unwrap().iter())
+        .find(|p| p["log_dir"].as_str().unwrap().contains("node-3/"))
+        .unwrap();
+    assert!((node3["segments"].as_array().unwrap().iter()).all(|s| s["truncation"].is_null()));
+}
+
+/// A follower the cleaner takes first keeps its case through the cleaner's re-plan
+/// (rf3-follower-restart with `lagging` proposed compact,delete: node 3's lagging-0 is the
+/// dirtiest log, and it truncates fully below its leader's log start 6 whatever the cleaner
+/// would make of its segments; the re-plan used to drop the truncation and keep 0-3).
+#[test]
+fn a_follower_the_cleaner_takes_first_still_truncates_fully() {
+    let root = fixture("rf3-follower-restart");
+    let mut args = node_dirs(&root);
+    args.extend(
+        [
+            "--config",
+            "lagging:cleanup.policy=compact,delete",
+            "--config",
+            "lagging:min.cleanable.dirty.ratio=0.01",
+            "--config",
+            "lagging:min.compaction.lag.ms=0",
+        ]
+        .map(String::from),
+    );
+    let doc = run("plan", &args);
+    let what_if = serde_json::json!({"partitions": doc["what_if"]["partitions"].clone()});
+    let p = (what_if["partitions"].as_array().unwrap().iter())
+        .find(|p| p["log_dir"].as_str().unwrap().contains("node-3/") && p["partition"] == 0)
+        .unwrap();
+    assert_eq!(p["compaction"]["first_in_line"], true);
+    let notes: Vec<&str> = (p["notes"].as_array().unwrap().iter())
+        .map(|n| n["kind"].as_str().unwrap())
+        .collect();
+    assert!(notes.contains(&"cleaned_before_retention"), "{notes:?}");
+    let v = follower_view(&what_if);
+    assert_eq!(
+        v[&("node-3".to_string(), "lagging-0".to_string())],
+        (6, vec![0, 1, 2, 3], Some("follower_truncates_fully".into()))
+    );
+}

@@ -4,7 +4,7 @@
 //! for their findings ([`super::plan`]) and for the plan's document (`report::plan_doc`).
 
 use crate::model::units::{Bytes, Offset, TimestampMs};
-use crate::plan::{Blocker, Note};
+use crate::plan::{Blocker, EpochTruncation, Note};
 use crate::rules::follower::FollowerStart;
 use crate::rules::high_watermark::{CheckpointAdjustment, HighWatermark, HwBasis};
 use crate::rules::retention::{Pass, RetainReason};
@@ -651,6 +651,49 @@ fn follower_log_start(case: FollowerStart) -> (&'static str, Vec<Evidence>, Stri
     }
 }
 
+/// A follower's truncation on its first fetch (`plan::EpochTruncation`).
+fn epoch_truncation(t: EpochTruncation) -> (&'static str, Vec<Evidence>, String) {
+    use EvidenceValue::{Count, Flag, Int, Offset as O};
+    let lost = t.log_end.get().saturating_sub(t.to.get());
+    let leader = t.leader;
+    let to = t.to;
+    let whose = if t.leader_assumed {
+        format!(
+            "node {leader}, the leader assumed on restart (no leader in the metadata log; with \
+             unclean.leader.election.enable another replica that registers first may lead \
+             instead)"
+        )
+    } else {
+        format!("its leader, node {leader}")
+    };
+    let cut = match t.truncated_segment {
+        Some(base) => format!("segment {base} is cut at {to}, "),
+        None => String::new(),
+    };
+    (
+        "follower_epoch_truncation",
+        vec![
+            ev("leader", Int(i64::from(leader))),
+            ev("leader_assumed", Flag(t.leader_assumed)),
+            ev("log_end_offset", O(t.log_end.get())),
+            ev("truncates_to", O(to.get())),
+            ev("records_lost", Count(u64::try_from(lost).unwrap_or(0))),
+            ev("segments_deleted", Count(t.segments_deleted as u64)),
+            ev("leader_log_end_offset", O(t.leader_log_end.get())),
+        ],
+        format!(
+            "follower: holds {lost} record(s) at {to}..{end} that {whose} does not have; on \
+             its first fetch it truncates to {to} (UnifiedLog.truncateTo, before any retention \
+             pass): {cut}{n} segment(s) above it are deleted and those records are lost; then \
+             it refetches {to}..{lend} from the leader (segments at the leader's bases, \
+             assumed)",
+            end = t.log_end,
+            n = t.segments_deleted,
+            lend = t.leader_log_end,
+        ),
+    )
+}
+
 /// A note where folklore misleads, or where the answer is approximate.
 pub fn note(n: &Note) -> Explanation {
     use EvidenceValue::{Bytes as B, Count, Offset as O, TimestampMs as T};
@@ -717,6 +760,7 @@ pub fn note(n: &Note) -> Explanation {
             ),
         ),
         Note::FollowerLogStart(case) => follower_log_start(case),
+        Note::EpochTruncation(t) => epoch_truncation(t),
     };
     Explanation {
         kind,

@@ -48,7 +48,9 @@ use crate::rules::compaction::{
     self, CleanedSegment, CleanerPick, CompactionInput, Eligibility, LogToClean, UncleanableBound,
 };
 use crate::rules::facts::{SegmentFacts, TimestampSource};
-use crate::rules::follower::{follower_start, FollowerStart};
+use crate::rules::follower::{
+    epoch_truncation, follower_start, truncation_cuts, FollowerStart, SegmentCut,
+};
 use crate::rules::high_watermark::{assumed_high_watermark, HighWatermark, HwBasis};
 use crate::rules::retention::UploadKnowledge;
 use crate::rules::retention::{
@@ -109,6 +111,46 @@ pub struct SegmentPlan {
     /// When the upload state is unknown: the pass that deletes it if it is uploaded (the other
     /// outcome the verdict does not take).
     pub if_uploaded: Option<Pass>,
+    /// A follower's truncation on its first fetch ([`Note::EpochTruncation`]) cuts or deletes
+    /// it before any retention pass (its verdict is then what retention would do to what is
+    /// left).
+    pub truncation: Option<SegmentTruncation>,
+}
+
+/// What a follower's truncation ([`EpochTruncation`]) does to one of its segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentTruncation {
+    /// Its records from this offset on go; it becomes the active segment and the refetch
+    /// appends to it.
+    TruncatedTo(Offset),
+    /// Deleted by the truncation.
+    Deleted {
+        /// The leader has a segment at this base below its log end: the refetch creates one at
+        /// the same base again (assumed: the follower rolls by the same topic config and the
+        /// same record timestamps).
+        refetched: bool,
+    },
+}
+
+/// A follower that holds records its leader does not has them truncated on its first fetch
+/// (`rules::follower::epoch_truncation`, `UnifiedLog.truncateTo`), then refetches from `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpochTruncation {
+    /// The leader's node.
+    pub leader: i32,
+    /// The metadata names no leader: `leader` is the one assumed elected on restart.
+    pub leader_assumed: bool,
+    /// The follower's log end.
+    pub log_end: Offset,
+    /// Where it truncates to.
+    pub to: Offset,
+    /// The leader's log end (the refetch reads `to` up to it).
+    pub leader_log_end: Offset,
+    /// Segments deleted by the truncation.
+    pub segments_deleted: usize,
+    /// The segment cut at `to` (`None`: `to` is a segment boundary below every deleted one,
+    /// or every segment goes).
+    pub truncated_segment: Option<Offset>,
 }
 
 /// What stops the cleaner, with the numbers.
@@ -228,6 +270,8 @@ pub enum Note {
     },
     /// A follower's log start against its leader's ([`FollowerStart`]): which case happens.
     FollowerLogStart(FollowerStart),
+    /// A follower holding records its leader does not truncates on its first fetch.
+    EpochTruncation(EpochTruncation),
 }
 
 /// A remote-enabled partition's two tiers, as the plan sees them.
@@ -469,6 +513,7 @@ fn segment_plans(
                     && !group.largest_timestamp_exact,
                 upload: None,
                 if_uploaded: None,
+                truncation: None,
             });
         }
     }
@@ -973,6 +1018,75 @@ fn is_follower(p: &PartitionPlan) -> bool {
     )
 }
 
+/// The leaders' log starts (on load, after their pass) from their plans.
+fn leader_starts(partitions: &[PartitionPlan]) -> LeaderStarts {
+    let mut leaders = LeaderStarts::new();
+    for p in partitions.iter().filter(|p| is_leader(p)) {
+        (leaders.entry((p.topic.clone(), p.partition)))
+            .or_insert((p.log_start_offset, p.retention.new_log_start_offset));
+    }
+    leaders
+}
+
+/// What the follower step of [`build_plan`] reads: the replicas planned (`at[k]` is the index
+/// in `replicas` of plan `k`).
+struct Follow<'a> {
+    view: &'a ClusterView,
+    across: &'a AcrossReplicas<'a>,
+    replicas: &'a [(&'a LogDir, BrokerClock, &'a Partition)],
+    at: &'a [usize],
+    opts: &'a PlanOptions,
+}
+
+impl Follow<'_> {
+    /// Each follower's log start follows its leader's (`rules::follower`): a follower whose
+    /// case changes its segments is planned again with it, and its facts replace its slot in
+    /// `pending` (the cleaner's candidates). `only`: again for these partitions' followers
+    /// (each planned afresh, as an earlier case may have changed it), after their leader's
+    /// plan changed.
+    fn leaders(
+        &self,
+        partitions: &mut [PartitionPlan],
+        mut pending: Option<&mut Vec<Option<Pending>>>,
+        leaders: &LeaderStarts,
+        only: Option<&[(String, i32)]>,
+    ) {
+        for (k, p) in partitions.iter_mut().enumerate() {
+            if !is_follower(p) {
+                continue;
+            }
+            let key = (p.topic.clone(), p.partition);
+            if only.is_some_and(|o| !o.contains(&key)) {
+                continue;
+            }
+            let case = follower_case(p, leaders);
+            let replan = matches!(
+                case,
+                FollowerStart::FollowsLeader { .. } | FollowerStart::TruncatesFully { .. }
+            );
+            let again = (self.at.get(k).and_then(|&i| self.replicas.get(i)))
+                .filter(|_| replan || only.is_some())
+                .and_then(|&(dir, clock, part)| {
+                    let with = replan.then_some(case);
+                    plan_replica(self.view, self.across, dir, clock, part, self.opts, with)
+                });
+            match again {
+                Some((mut plan, facts)) => {
+                    if !replan {
+                        plan.notes.push(Note::FollowerLogStart(case));
+                    }
+                    let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
+                    *p = plan;
+                    if let Some(slot) = pending.as_mut().and_then(|v| v.get_mut(k)) {
+                        *slot = candidate.then_some(facts);
+                    }
+                }
+                None => p.notes.push(Note::FollowerLogStart(case)),
+            }
+        }
+    }
+}
+
 /// Which [`FollowerStart`] case follower plan `p` is in, given the leaders' log starts.
 fn follower_case(p: &PartitionPlan, leaders: &LeaderStarts) -> FollowerStart {
     match leaders.get(&(p.topic.clone(), p.partition)) {
@@ -1016,6 +1130,95 @@ fn note_follower_start(case: FollowerStart, plan: &mut PartitionPlan, now: Times
         plan.retention.new_local_log_start_offset = leader_log_start;
     }
     plan.notes.push(Note::FollowerLogStart(case));
+}
+
+/// A follower's truncation, the cut of each of its segments, and its leader's segment bases.
+type Truncated = (EpochTruncation, Vec<SegmentCut>, Vec<Offset>);
+
+/// The truncation follower plan `p` (on `node`) has on its first fetch from its leader (the
+/// metadata's, or the one assumed elected on restart), with the cut of each of its segments and
+/// the leader's segment bases (`None`: it is the leader, or the leader's dirs were not read, or
+/// it holds nothing the leader does not).
+fn epoch_truncation_of(
+    view: &ClusterView,
+    join: &ReplicaJoin,
+    plans: &[PartitionPlan],
+    nodes: &[Option<i32>],
+    p: &PartitionPlan,
+    node: i32,
+) -> Option<Truncated> {
+    if !is_follower(p)
+        || p.notes.iter().any(|n| {
+            matches!(
+                n,
+                Note::FollowerLogStart(FollowerStart::TruncatesFully { .. })
+            )
+        })
+    {
+        return None;
+    }
+    let image = (view.image.topics.get(&p.topic)).and_then(|t| t.partitions.get(&p.partition))?;
+    let leader = if image.leader >= 0 {
+        image.leader
+    } else {
+        adapter::restart_leader(image)?
+    };
+    let own = join.on_node(&p.topic, p.partition, node)?;
+    let theirs = join.on_node(&p.topic, p.partition, leader)?;
+    let leader_log_end = theirs.log_end_offset?;
+    let to = epoch_truncation(
+        &own.leader_epochs,
+        p.log_end_offset,
+        &theirs.leader_epochs,
+        leader_log_end,
+    )?;
+    let bounds: Vec<(Offset, Offset)> = (p.segments.iter())
+        .map(|s| (s.base_offset, s.next_offset))
+        .collect();
+    let cuts = truncation_cuts(&bounds, to);
+    let leader_bases = (plans.iter().zip(nodes))
+        .find(|(l, n)| **n == Some(leader) && l.topic == p.topic && l.partition == p.partition)
+        .map(|(l, _)| l.segments.iter().map(|s| s.base_offset).collect())
+        .unwrap_or_default();
+    let t = EpochTruncation {
+        leader,
+        leader_assumed: image.leader < 0,
+        log_end: p.log_end_offset,
+        to,
+        leader_log_end,
+        segments_deleted: cuts.iter().filter(|c| **c == SegmentCut::Deleted).count(),
+        truncated_segment: (p.segments.iter().zip(&cuts))
+            .find(|(_, c)| matches!(c, SegmentCut::TruncatedTo(_)))
+            .map(|(s, _)| s.base_offset),
+    };
+    Some((t, cuts, leader_bases))
+}
+
+/// Follower plan `p` after its truncation `t` (`cuts`: per segment; `leader_bases`: the
+/// leader's segment bases, which a deleted segment's base comes back at when the refetch
+/// reaches it).
+fn truncate_follower(
+    p: &mut PartitionPlan,
+    t: EpochTruncation,
+    cuts: &[SegmentCut],
+    leader_bases: &[Offset],
+) {
+    for (s, c) in p.segments.iter_mut().zip(cuts) {
+        s.truncation = match *c {
+            SegmentCut::Kept => None,
+            SegmentCut::TruncatedTo(to) => Some(SegmentTruncation::TruncatedTo(to)),
+            SegmentCut::Deleted => Some(SegmentTruncation::Deleted {
+                refetched: s.base_offset < t.leader_log_end
+                    && leader_bases.contains(&s.base_offset),
+            }),
+        };
+    }
+    // Below the first segment: truncateFullyAndStartAt(to), the log restarts at `to`.
+    if !cuts.is_empty() && cuts.iter().all(|c| *c == SegmentCut::Deleted) {
+        p.retention.new_log_start_offset = t.to;
+        p.retention.new_local_log_start_offset = t.to;
+    }
+    p.notes.push(Note::EpochTruncation(t));
 }
 
 /// The plan of replica `p` of log dir `dir` (`None`: not a live partition, no config, or not
@@ -1141,36 +1344,15 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // A follower's log start follows its leader's (rules::follower): each leader's own plan
     // gives its log start on load and after its pass; a follower whose case changes its
     // segments is planned again with it.
-    let mut leaders = LeaderStarts::new();
-    for p in partitions.iter().filter(|p| is_leader(p)) {
-        (leaders.entry((p.topic.clone(), p.partition)))
-            .or_insert((p.log_start_offset, p.retention.new_log_start_offset));
-    }
-    for (k, p) in partitions.iter_mut().enumerate() {
-        if !is_follower(p) {
-            continue;
-        }
-        let case = follower_case(p, &leaders);
-        let replan = matches!(
-            case,
-            FollowerStart::FollowsLeader { .. } | FollowerStart::TruncatesFully { .. }
-        );
-        let again = (at.get(k).and_then(|&i| replicas.get(i)))
-            .filter(|_| replan)
-            .and_then(|&(dir, clock, part)| {
-                plan_replica(view, &across, dir, clock, part, opts, Some(case))
-            });
-        match again {
-            Some((plan, facts)) => {
-                let candidate = plan.compaction.as_ref().is_some_and(|c| c.will_clean);
-                *p = plan;
-                if let Some(slot) = pending.get_mut(k) {
-                    *slot = candidate.then_some(facts);
-                }
-            }
-            None => p.notes.push(Note::FollowerLogStart(case)),
-        }
-    }
+    let leaders = leader_starts(&partitions);
+    let follow = Follow {
+        view,
+        across: &across,
+        replicas: &replicas,
+        at: &at,
+        opts,
+    };
+    follow.leaders(&mut partitions, Some(&mut pending), &leaders, None);
     let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
         .iter()
         .filter_map(|p| {
@@ -1188,7 +1370,16 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
                 if let Some(c) = p.compaction.as_mut() {
                     c.first_in_line = true;
                 }
+                // A follower's case stands on the cleaned layout too (a full truncation deletes
+                // every segment whatever the cleaner made of them).
+                let case = p.notes.iter().find_map(|n| match n {
+                    Note::FollowerLogStart(c) => Some(*c),
+                    _ => None,
+                });
                 clean_before_retention(p, f, broker, opts);
+                if let Some(case) = case {
+                    note_follower_start(case, p, now);
+                }
             }
         }
         CleanerPick::OrderUnknown(tied) => {
@@ -1200,6 +1391,28 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
             }
         }
         CleanerPick::Nothing => {}
+    }
+    // The cleaner's re-plan of a leader taken first may move its log start: its followers read
+    // the leader's plan again (they read it before the pick, which reads their own candidacy).
+    let after = leader_starts(&partitions);
+    let moved: Vec<(String, i32)> = (after.iter())
+        .filter(|(k, v)| leaders.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !moved.is_empty() {
+        follow.leaders(&mut partitions, None, &after, Some(&moved));
+    }
+    // A follower holding records its leader does not truncates on its first fetch.
+    let nodes: Vec<Option<i32>> = (at.iter())
+        .map(|&i| replicas.get(i).and_then(|&(dir, _, _)| view.node_of(dir)))
+        .collect();
+    let truncations: Vec<Option<Truncated>> = (partitions.iter().zip(&nodes))
+        .map(|(p, &node)| epoch_truncation_of(view, &join, &partitions, &nodes, p, node?))
+        .collect();
+    for (p, t) in partitions.iter_mut().zip(truncations) {
+        if let Some((t, cuts, leader_bases)) = t {
+            truncate_follower(p, t, &cuts, &leader_bases);
+        }
     }
     Plan {
         now,

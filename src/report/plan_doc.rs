@@ -12,7 +12,9 @@ use crate::checks::explain::{self, pass_name, Explanation};
 use crate::model::names::path_text;
 use crate::model::remote_tier::{Holding, MetadataPartitionCountSource};
 use crate::plan::TierSummary;
-use crate::plan::{Change, Freed, PartitionPlan, Plan, SegmentPlan, Short, Totals};
+use crate::plan::{
+    Change, Freed, PartitionPlan, Plan, SegmentPlan, SegmentTruncation, Short, Totals,
+};
 use crate::rules::compaction::CleanerPick;
 use crate::rules::facts::TimestampSource;
 use crate::rules::retention::{Approximation, Runner, UploadKnowledge, Verdict};
@@ -84,6 +86,25 @@ pub struct SegmentPlanDoc {
     /// Upload state unknown: the pass that deletes it if it is uploaded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub if_uploaded: Option<&'static str>,
+    /// A follower's truncation on its first fetch cuts or deletes it (the partition's
+    /// `follower_epoch_truncation` note says why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncation: Option<TruncationDoc>,
+}
+
+/// What a follower's truncation does to a segment.
+#[derive(Debug, Clone, Serialize)]
+pub struct TruncationDoc {
+    /// `truncated` (its records from `truncated_to` on go; the refetch appends to it) or
+    /// `deleted`.
+    pub kind: &'static str,
+    /// For `truncated`: the offset it is cut at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated_to: Option<i64>,
+    /// For `deleted`: the leader has a segment at this base, which the refetch creates again
+    /// (assumed: the follower rolls like the leader).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refetched: Option<bool>,
 }
 
 impl SegmentPlanDoc {
@@ -102,6 +123,9 @@ impl SegmentPlanDoc {
                     None,
                     Some(ReasonDoc::new(explain::merged_by_cleaner(into, &fate))),
                 )
+            }
+            _ if matches!(s.truncation, Some(SegmentTruncation::Deleted { .. })) => {
+                ("delete", Some("truncation"), None)
             }
             (None, Verdict::Delete { pass, .. }) => ("delete", Some(pass_name(pass)), None),
             (None, Verdict::Retain { reason }) => (
@@ -137,6 +161,18 @@ impl SegmentPlanDoc {
             largest_timestamp_upper_bound: s.largest_timestamp_upper_bound,
             upload: s.upload.map(|u| ReasonDoc::new(explain::upload_state(u))),
             if_uploaded: s.if_uploaded.map(pass_name),
+            truncation: s.truncation.map(|t| match t {
+                SegmentTruncation::TruncatedTo(to) => TruncationDoc {
+                    kind: "truncated",
+                    truncated_to: Some(to.get()),
+                    refetched: None,
+                },
+                SegmentTruncation::Deleted { refetched } => TruncationDoc {
+                    kind: "deleted",
+                    truncated_to: None,
+                    refetched: Some(refetched),
+                },
+            }),
         }
     }
 }

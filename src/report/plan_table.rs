@@ -50,6 +50,17 @@ fn why(s: &SegmentPlanDoc, style: &TableStyle) -> Vec<Vec<String>> {
     if let Some(p) = s.if_uploaded {
         lines.push(words(&format!("if uploaded: delete ({p})")));
     }
+    if let Some(t) = &s.truncation {
+        let text = match (t.truncated_to, t.refetched) {
+            (Some(to), _) => format!("follower truncation: cut at {to}, the refetch appends here"),
+            (None, Some(true)) => {
+                "follower truncation: deleted; the refetch creates it again (the leader's base)"
+                    .to_string()
+            }
+            (None, _) => "follower truncation: deleted, its records lost".to_string(),
+        };
+        lines.push(words(&text));
+    }
     if s.eligible_at_ms.is_some() {
         let mut when = words(&format!("eligible {}", t(style, s.eligible_at_ms)));
         if s.gone_by_ms.is_some() {

@@ -121,9 +121,109 @@ pub fn epoch_truncation(
     Some(leader_said.min(own)).filter(|t| *t < follower_end)
 }
 
+/// What a follower's truncation to `to` does to one of its segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentCut {
+    /// Wholly below `to`: kept as it is.
+    Kept,
+    /// It holds `to` (or starts there): its records from `to` on go, it becomes the active
+    /// segment and the refetch appends to it.
+    TruncatedTo(Offset),
+    /// Wholly at or above `to` but not the one holding it: deleted (renamed `.deleted`, gone
+    /// after `file.delete.delay.ms`).
+    Deleted,
+}
+
+/// What Kafka 4.4's `UnifiedLog.truncateTo(to)` does to a log whose segments are `segments`
+/// ((base offset, next offset), ascending), one cut per segment: when the first segment starts
+/// above `to`, `truncateFullyAndStartAt(to)` (every segment goes); else
+/// `LocalLog.truncateTo` deletes every segment whose base is above `to` and truncates the one
+/// holding `to` (the last with base at or below it: its `.log` cut at `to`'s position, its
+/// indexes trimmed) to `to`; a log ending at or below `to` is left alone.
+pub fn truncation_cuts(segments: &[(Offset, Offset)], to: Offset) -> Vec<SegmentCut> {
+    let end = segments.last().map(|(_, next)| *next);
+    if end.is_none_or(|e| e <= to) {
+        return vec![SegmentCut::Kept; segments.len()];
+    }
+    if segments.first().is_some_and(|(base, _)| *base > to) {
+        return vec![SegmentCut::Deleted; segments.len()];
+    }
+    let holder = segments.iter().rposition(|(base, _)| *base <= to);
+    (segments.iter().enumerate())
+        .map(|(i, (base, next))| match Some(i) == holder {
+            true if *next > to => SegmentCut::TruncatedTo(to),
+            true => SegmentCut::Kept,
+            false if *base > to => SegmentCut::Deleted,
+            false => SegmentCut::Kept,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn segs(bounds: &[(i64, i64)]) -> Vec<(Offset, Offset)> {
+        bounds
+            .iter()
+            .map(|&(b, n)| (Offset(b), Offset(n)))
+            .collect()
+    }
+
+    #[test]
+    fn truncation_deletes_the_segments_above_and_cuts_the_one_holding_the_offset() {
+        use SegmentCut::*;
+        // One record per segment 0..7, truncated to 4: segment 4 is cut to its base (empty,
+        // the new active one), 5-7 go.
+        let one_each: Vec<(i64, i64)> = (0..8).map(|b| (b, b + 1)).collect();
+        assert_eq!(
+            truncation_cuts(&segs(&one_each), Offset(4)),
+            vec![
+                Kept,
+                Kept,
+                Kept,
+                Kept,
+                TruncatedTo(Offset(4)),
+                Deleted,
+                Deleted,
+                Deleted
+            ]
+        );
+        // rf3-unclean's node 2: segment 3 holds 3-4, truncated to 4: cut inside it, 5-7 go.
+        assert_eq!(
+            truncation_cuts(
+                &segs(&[(0, 1), (1, 2), (2, 3), (3, 5), (5, 6), (6, 7), (7, 8)]),
+                Offset(4)
+            ),
+            vec![
+                Kept,
+                Kept,
+                Kept,
+                TruncatedTo(Offset(4)),
+                Deleted,
+                Deleted,
+                Deleted
+            ]
+        );
+        // Inside a segment: 0..10 and 10..20, truncated to 15: the second is cut at 15.
+        assert_eq!(
+            truncation_cuts(&segs(&[(0, 10), (10, 20)]), Offset(15)),
+            vec![Kept, TruncatedTo(Offset(15))]
+        );
+        // At a boundary that is the log end of the first: the second starts at 10 = `to`.
+        assert_eq!(
+            truncation_cuts(&segs(&[(0, 10), (10, 20), (20, 30)]), Offset(10)),
+            vec![Kept, TruncatedTo(Offset(10)), Deleted]
+        );
+        // Below the first segment: truncateFullyAndStartAt.
+        assert_eq!(
+            truncation_cuts(&segs(&[(5, 10), (10, 20)]), Offset(3)),
+            vec![Deleted, Deleted]
+        );
+        // At or beyond the log end: nothing to cut.
+        assert_eq!(truncation_cuts(&segs(&[(0, 10)]), Offset(10)), vec![Kept]);
+        assert!(truncation_cuts(&[], Offset(0)).is_empty());
+    }
 
     #[test]
     fn an_uncleanly_replaced_leader_truncates_to_where_its_epoch_ends_on_the_new_leader() {

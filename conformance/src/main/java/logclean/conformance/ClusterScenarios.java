@@ -421,9 +421,10 @@ final class ClusterScenarios {
      * would never need an unclean election), min.insync.replicas 1, unclean.leader.election.enable true. Offsets
      * 0-3 reach both; node 3 is stopped; node 2 alone appends 4-7 (acks=1); node 2 is stopped (leader -1, ISR
      * [2]); node 3 is started and elected uncleanly (Admin electLeaders UNCLEAN) with log end 4, and appends 2
-     * records at 4-5 in its new epoch. Captured with node 2 stopped, its records 4-7 in epoch 0 on disk; the
-     * replay starts it: it asks the leader for the end of its last epoch (OffsetsForLeaderEpoch) and truncates to
-     * 4, then fetches 4-5 from node 3 (AbstractFetcherThread.truncateToEpochEndOffsets).
+     * records at 4-5 in its new epoch. Captured with node 2 stopped, its records 4-7 in epoch 0 on disk (its
+     * offset 4 in segment 3 with offset 3); the replay starts it once node 3 leads: it asks the leader for the end
+     * of its last epoch (OffsetsForLeaderEpoch) and truncates to 4 inside segment 3, then fetches 4-5 from node 3
+     * (AbstractFetcherThread.truncateToEpochEndOffsets).
      */
     static void unclean(ClusterCtx c) throws Exception {
         Ctx x = c.ctx;
@@ -442,14 +443,17 @@ final class ClusterScenarios {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         ArrayNode first = c.facts.putArray("node2_alone_offsets");
         try (KafkaProducer<String, String> pr = new KafkaProducer<>(p)) {
+            // Offset 4 half an hour after 3 (within segment.ms of it): node 2's segment 3 holds 3-4, so the
+            // truncation to 4 cuts inside it; 5-7 two hours apart, one segment each.
             for (int i = 0; i < 4; i++) {
-                RecordMetadata md = pr.send(new ProducerRecord<>("diverged", 0, x.t(-8 * H + i * 2 * H), null,
+                long ts = i == 0 ? -10 * H + H / 2 : -8 * H + (i - 1) * 2 * H;
+                RecordMetadata md = pr.send(new ProducerRecord<>("diverged", 0, x.t(ts), null,
                     Ctx.value("diverged", 0, 4 + i, 40))).get(30, TimeUnit.SECONDS);
                 first.add(md.offset());
             }
         }
-        x.step("produce 4 keyless records to diverged-0 with acks=1 (node 2 alone), timestamps base-8h .. base-2h "
-            + "step 2h; acknowledged at " + first);
+        x.step("produce 4 keyless records to diverged-0 with acks=1 (node 2 alone), timestamps base-9h30m, then "
+            + "base-8h .. base-4h step 2h; acknowledged at " + first);
         Thread.sleep(1000);
         leaderFacts(c, tp, c.facts.putObject("before_node2_stopped"));
         c.stop(2);
@@ -489,14 +493,15 @@ final class ClusterScenarios {
         leaderFacts(c, tp, c.facts.putObject("after_unclean_election"));
         c.startedInReplay.add(2);
         x.note("diverged-0: replicas [2, 3], min.insync.replicas=1, unclean.leader.election.enable=true, "
-            + "retention.ms=-1, segment.ms=1h, records 2 h apart (one per segment). Offsets 0-3 on both; node 3 "
+            + "retention.ms=-1, segment.ms=1h, records 2 h apart (one per segment) but for node 2's offset 4, 30 min "
+            + "after 3 (node 2's segment 3 holds 3-4). Offsets 0-3 on both; node 3 "
             + "stopped; 4-7 on node 2 alone (epoch 0); node 2 stopped; node 3 started and elected uncleanly; 4-5 "
             + "written again on node 3 in its new epoch. Node 2 is stopped at capture with offsets 4-7 that no "
             + "leader has: its leader-epoch-checkpoint ends at epoch 0, node 3's has a later epoch from 4.");
-        x.note("plan-check's replay starts node 2 too (nodes[].started_in_replay). The metadata ends leaderless "
-            + "(ISR [3]); which node leads after the restart decides whose records go: node 3 (the ISR member) "
-            + "makes node 2 truncate to 4, the end of epoch 0 on node 3; node 2, elected uncleanly when it "
-            + "registers first, makes node 3 truncate to 4 and refetch 4-7 (a recorded replay went that way).");
+        x.note("plan-check's replay starts node 2 too (nodes[].started_in_replay), once node 3 (the ISR member) "
+            + "leads again: node 2 truncates to 4, the end of epoch 0 on node 3 (segment 3 cut inside, 5-7 "
+            + "deleted) and refetches 4-5. Started together, node 2 could be elected uncleanly if it registered "
+            + "first, and node 3 would truncate instead.");
     }
 
     /** The leader's figures for {@code tp}: ISR/ELR/leader from describeTopics, ListOffsets earliest and latest. */

@@ -406,6 +406,7 @@ public final class Replay {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         var manifest = json.readTree(dir.resolve("manifest.json").toFile());
         List<Integer> started = new ArrayList<>();
+        List<Integer> startedInReplay = new ArrayList<>();
         Map<Integer, Integer> dirsOf = new TreeMap<>();
         for (var n : manifest.get("nodes")) {
             int id = n.get("node_id").asInt();
@@ -414,6 +415,9 @@ public final class Replay {
             // (started_in_replay: a follower that comes back behind its leader).
             if ("running".equals(n.path("at_capture").asText()) || n.path("started_in_replay").asBoolean(false)) {
                 started.add(id);
+            }
+            if (!"running".equals(n.path("at_capture").asText()) && n.path("started_in_replay").asBoolean(false)) {
+                startedInReplay.add(id);
             }
         }
         if (!started.contains(1)) {
@@ -487,11 +491,38 @@ public final class Replay {
                 b.writeConfig();
             }
             window.put("start_ms", System.currentTimeMillis());
+            // The nodes running at capture first; a node stopped at capture (started_in_replay) only once the
+            // partitions it shares with them have their leaders again, as when an operator brings a stopped
+            // broker back into a running cluster. Every capture ends leaderless (the last replica's controlled
+            // shutdown leaves leader -1 with the ISR kept), and with unclean.leader.election.enable the
+            // controller elects whichever live replica unfences first (PartitionChangeBuilder: ISR, then ELR,
+            // then any live replica): started together, a diverged replica outside the ISR could win the race.
+            // Waiting pins the restart leader to the ISR's (logclean's restart_election_assumed).
+            List<Broker> later = new ArrayList<>();
             for (Broker b : brokers) {
+                if (startedInReplay.contains(b.nodeId())) {
+                    later.add(b);
+                    continue;
+                }
                 b.start();
             }
             for (Broker b : brokers) {
-                b.awaitReady(Duration.ofSeconds(120));
+                if (!later.contains(b)) {
+                    b.awaitReady(Duration.ofSeconds(120));
+                }
+            }
+            if (!later.isEmpty()) {
+                List<Integer> first = new ArrayList<>(started);
+                later.forEach(b -> first.remove((Integer) b.nodeId()));
+                res.putPOJO("leaders_before_later_nodes", awaitLeaders(controller, first, Duration.ofSeconds(60)));
+                ArrayNode ln = res.putArray("started_after_leaders");
+                for (Broker b : later) {
+                    ln.add(b.nodeId());
+                    b.start();
+                }
+                for (Broker b : later) {
+                    b.awaitReady(Duration.ofSeconds(120));
+                }
             }
             long ready = System.currentTimeMillis();
             window.put("ready_ms", ready);
@@ -594,6 +625,41 @@ public final class Replay {
         Files.writeString(out, Files.readString(out) + "\n");
         System.out.println("replay (nodes " + started + "): window " + window + (timedOut ? " (TIMED OUT)" : "")
             + " -> " + out);
+    }
+
+    /**
+     * Waits until every partition whose ISR or ELR holds one of the {@code running} nodes has a leader
+     * (describeTopics), at most {@code timeout}: partition -> leader id (-1: none). A partition none of whose
+     * ISR/ELR members runs keeps no leader (unclean election aside) and is not waited for.
+     */
+    static Map<String, Integer> awaitLeaders(Broker controller, List<Integer> running, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Admin admin = controller.admin()) {
+            while (true) {
+                Map<String, Integer> leaders = new TreeMap<>();
+                boolean waiting = false;
+                Collection<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+                for (var e : admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).entrySet()) {
+                    for (var pi : e.getValue().partitions()) {
+                        int leader = pi.leader() == null || pi.leader().id() < 0 ? -1 : pi.leader().id();
+                        leaders.put(e.getKey() + "-" + pi.partition(), leader);
+                        boolean eligible = Stream.concat(pi.isr().stream(),
+                                pi.elr() == null ? Stream.empty() : pi.elr().stream())
+                            .anyMatch(n -> running.contains(n.id()));
+                        waiting |= leader < 0 && eligible;
+                    }
+                }
+                if (!waiting) {
+                    return leaders;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("no leader elected among the running nodes " + running
+                        + " within " + timeout + ": " + leaders);
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     /** {@link #signature(Path, List, int)} over named dirs (node-N/logs-M). */
