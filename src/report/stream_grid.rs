@@ -77,7 +77,7 @@ where
                         .copied()
                         .unwrap_or(0)
                         .saturating_sub(text_width(atom));
-                    let right = columns.get(c).map(|h| h.1) == Some(Align::Right);
+                    let right = align(columns, c) == Align::Right;
                     if right {
                         line.extend(std::iter::repeat_n(' ', pad));
                     }
@@ -173,7 +173,17 @@ struct Stats {
     rows: usize,
 }
 
+/// Column `c`'s alignment.
+fn align(columns: &[(String, Align)], c: usize) -> Align {
+    columns.get(c).map_or(Align::Left, |h| h.1)
+}
+
 impl Stats {
+    /// Column `c`'s widest cell.
+    fn widest(&self, c: usize) -> usize {
+        self.widest.get(c).copied().unwrap_or(0)
+    }
+
     /// Pass 1, or None when a cell is not a one-line atom or there are too many columns.
     fn of(
         columns: &[(String, Align)],
@@ -193,17 +203,21 @@ impl Stats {
         let mut longest_len = vec![0; n];
         for row in rows {
             s.rows += 1;
-            for (c, atom) in row.iter().enumerate().take(n) {
+            let per_column = s
+                .widest
+                .iter_mut()
+                .zip(&mut s.longest)
+                .zip(&mut longest_len);
+            for (atom, ((widest, longest), longest_len)) in row.iter().zip(per_column) {
                 if atom.contains(['\n', '\r']) {
                     return None;
                 }
-                let w = text_width(atom);
-                s.widest[c] = s.widest[c].max(w);
+                *widest = (*widest).max(text_width(atom));
                 // comfy-table's byte length of the content: each space is a NO_BREAK.
                 let len = atom.len() + atom.matches(' ').count() * (NO_BREAK.len_utf8() - 1);
-                if len > longest_len[c] {
-                    longest_len[c] = len;
-                    s.longest[c] = atom.replace(' ', NO_BREAK_STR);
+                if len > *longest_len {
+                    *longest_len = len;
+                    *longest = atom.replace(' ', NO_BREAK_STR);
                 }
             }
             for (layout, tails) in layouts.iter().zip(&mut s.tails) {
@@ -218,7 +232,7 @@ impl Stats {
                 let Some(t) = tails.get_mut(j) else {
                     continue;
                 };
-                *t = Some(if columns[c].1 == Align::Right {
+                *t = Some(if align(columns, c) == Align::Right {
                     t.map_or(whole - kept, |t| t.min(whole - kept))
                 } else {
                     t.map_or(kept, |t| t.max(kept))
@@ -249,7 +263,7 @@ impl Stats {
                     + h.split_whitespace().count().saturating_sub(1);
                 let word = h.split_whitespace().map(text_width).max().unwrap_or(0);
                 let head = if unwrapped { natural } else { word };
-                head.max(self.widest[c]).max(1)
+                head.max(self.widest(c)).max(1)
             })
             .collect();
         if mins.iter().sum::<usize>() + GAP * layout.len().saturating_sub(1) > width {
@@ -257,7 +271,7 @@ impl Stats {
         }
         let filler = |j: usize, c: usize| {
             let ch = char::from(b'a' + u8::try_from(j).unwrap_or(0));
-            std::iter::repeat_n(ch, self.widest[c].max(1)).collect::<String>()
+            std::iter::repeat_n(ch, self.widest(c).max(1)).collect::<String>()
         };
         let mut t = comfy_table::Table::new();
         t.load_preset(presets::NOTHING)
@@ -271,9 +285,9 @@ impl Stats {
                     .map(|(j, &c)| comfy_table::Cell::new(filler(j, c))),
             )
             .add_row(
-                layout
-                    .iter()
-                    .map(|&c| comfy_table::Cell::new(&self.longest[c])),
+                layout.iter().map(|&c| {
+                    comfy_table::Cell::new(self.longest.get(c).map_or("", String::as_str))
+                }),
             );
         let last = layout.len().saturating_sub(1);
         for (j, col) in t.column_iter_mut().enumerate() {
@@ -306,7 +320,7 @@ impl Stats {
         if layout
             .iter()
             .zip(&widths)
-            .any(|(&c, w)| *w < self.widest[c])
+            .any(|(&c, w)| *w < self.widest(c))
         {
             return Some(Arranged::Squeezed);
         }
@@ -321,16 +335,16 @@ impl Stats {
         }
         // The rows' trimmed lines: each ends in its last non-blank cell.
         let tails = self.tails.get(l)?;
-        for (j, &c) in layout.iter().enumerate() {
-            let Some(t) = tails.get(j).copied().flatten() else {
+        for (((&c, tail), start), w) in layout.iter().zip(tails).zip(&starts).zip(&widths) {
+            let Some(t) = *tail else {
                 continue;
             };
-            let cell_end = if columns[c].1 == Align::Right {
-                widths[j].saturating_sub(t)
+            let cell_end = if align(columns, c) == Align::Right {
+                w.saturating_sub(t)
             } else {
                 t
             };
-            if starts[j] + cell_end > width {
+            if start + cell_end > width {
                 return None;
             }
         }
