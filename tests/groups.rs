@@ -561,3 +561,50 @@ fn unknown_group_or_topic_is_said_and_filters_say_what_they_kept() {
     assert_eq!(doc["filter"]["groups_total"], 6);
     assert_eq!(doc["filter"]["rows_total"], 12);
 }
+
+/// Issue 28: the groups tables are written row by row (`report/stream_grid.rs`), no longer as
+/// whole grids; on the committed fixture their text at 40, 60, 100 and 200 columns (from the
+/// groups table's first line to the deleted groups) is the text the whole-grid renderer
+/// printed (`tests/expected/groups-table-*.txt`, written by the build before the change;
+/// `LOGCLEAN_UPDATE_EXPECTED=1` rewrites them from this build).
+#[test]
+fn the_streamed_tables_print_what_the_whole_grids_printed() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // The committed scenario: these texts are of its records, not of a fresh broker's.
+    let dir = repo.join("fixtures/consumer-groups");
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let now = (m["base_time_ms"].as_i64().unwrap() + 56 * 60_000).to_string();
+    let update = std::env::var_os("LOGCLEAN_UPDATE_EXPECTED").is_some();
+    for columns in [40, 60, 100, 200] {
+        let out = support::logclean_capped(support::MEMORY_CAP_BYTES, false)
+            .current_dir(&dir)
+            .env("COLUMNS", columns.to_string())
+            .env("TZ", "UTC")
+            .args(["--color", "never", "--no-progress", "groups", "logs-0"])
+            .args(["--now", &now])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let start = lines.iter().position(|l| l.starts_with("GROUP"));
+        let end = lines.iter().position(|l| l.starts_with("deleted groups"));
+        let (Some(start), Some(end)) = (start, end) else {
+            panic!("no groups tables at {columns} columns:\n{text}");
+        };
+        let text = format!("{}\n", lines[start..end].join("\n"));
+        let path = repo.join(format!("tests/expected/groups-table-{columns}.txt"));
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            want,
+            "{columns} columns differ from {}",
+            path.display()
+        );
+    }
+}

@@ -6,7 +6,8 @@
 //! Offsets table, fullest layout first; when it does not fit, in this order: drop `EXPIRES`;
 //! drop `LAST-COMMIT`; drop `LOG-START-OFFSET`; drop `LOG-END-OFFSET`. `GROUP`, `TOPIC`,
 //! `PARTITION`, `CURRENT-OFFSET`, `LAG` and `NEXT-RETENTION` always stay; narrower still, each
-//! row is a record of `HEADER: value` lines. Every cell is one atom: a row is one line.
+//! row is a record of `HEADER: value` lines. Every cell is one atom: a row is one line. Both
+//! tables are written row by row ([`write_plain_layouts`]), never held whole.
 
 use std::io::{self, Write};
 
@@ -14,8 +15,9 @@ use super::diagnostics::render_findings;
 use super::groups_doc::{GroupDoc, GroupRowDoc, GroupsBody, GroupsDoc};
 use super::human::{age, time, time_without_zone, Precision};
 use super::sanitize::escape;
+use super::stream_grid::write_plain_layouts;
 use super::table::TableStyle;
-use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
+use super::terminal::{fit_atoms, words, Align};
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
@@ -54,48 +56,33 @@ fn fit(out: &mut dyn Write, style: &TableStyle, text: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// One row per group; narrower, without `KIND` and `COORDINATOR`.
-fn groups_grids(groups: &[GroupDoc], style: &TableStyle) -> [Grid; 2] {
-    let last_commit = time_header("LAST-COMMIT", style);
-    let mut full = Grid::new(&[
-        ("GROUP", Align::Left),
-        ("KIND", Align::Left),
-        ("STATE", Align::Left),
-        ("MEMBERS", Align::Right),
-        ("COORDINATOR", Align::Right),
-        (last_commit.as_str(), Align::Left),
-    ])
-    .plain();
-    let mut short = Grid::new(&[
-        ("GROUP", Align::Left),
-        ("STATE", Align::Left),
-        ("MEMBERS", Align::Right),
-        (last_commit.as_str(), Align::Left),
-    ])
-    .plain();
-    for g in groups {
-        let (group, state, members, commit) = (
-            Cell::atom(escape(&g.group).into_owned()),
-            Cell::atom(g.state),
-            Cell::atom(g.members.to_string()),
-            Cell::atom(at(g.last_commit_ms, style, true)),
-        );
-        short.push(vec![
-            group.clone(),
-            state.clone(),
-            members.clone(),
-            commit.clone(),
-        ]);
-        full.push(vec![
-            group,
-            Cell::atom(format!("{:?}", g.kind).to_lowercase()),
-            state,
-            members,
-            Cell::atom(g.coordinator_partition.to_string()),
-            commit,
-        ]);
-    }
-    [full, short]
+/// The groups table: one row per group; narrower, without `KIND` and `COORDINATOR`.
+fn write_groups_table(
+    groups: &[GroupDoc],
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let columns = [
+        ("GROUP".to_string(), Align::Left),
+        ("KIND".to_string(), Align::Left),
+        ("STATE".to_string(), Align::Left),
+        ("MEMBERS".to_string(), Align::Right),
+        ("COORDINATOR".to_string(), Align::Right),
+        (time_header("LAST-COMMIT", style), Align::Left),
+    ];
+    let layouts = [vec![0, 1, 2, 3, 4, 5], vec![0, 2, 3, 5]];
+    write_plain_layouts(out, style.width, &columns, &layouts, || {
+        groups.iter().map(|g| {
+            vec![
+                escape(&g.group).into_owned(),
+                format!("{:?}", g.kind).to_lowercase(),
+                g.state.to_string(),
+                g.members.to_string(),
+                g.coordinator_partition.to_string(),
+                at(g.last_commit_ms, style, true),
+            ]
+        })
+    })
 }
 
 /// A column of the offsets table.
@@ -193,9 +180,9 @@ fn next_retention(r: &GroupRowDoc) -> String {
     }
 }
 
-fn offset_cell(c: OffsetColumn, r: &GroupRowDoc, style: &TableStyle) -> Cell {
+fn offset_cell(c: OffsetColumn, r: &GroupRowDoc, style: &TableStyle) -> String {
     use OffsetColumn::*;
-    Cell::atom(match c {
+    match c {
         Group => escape(&r.group).into_owned(),
         Topic => escape(&r.topic).into_owned(),
         Partition => r.partition.to_string(),
@@ -206,25 +193,30 @@ fn offset_cell(c: OffsetColumn, r: &GroupRowDoc, style: &TableStyle) -> Cell {
         NextRetention => next_retention(r),
         LastCommit => at(Some(r.last_commit_ms), style, false),
         Expires => at(r.expires_at_ms, style, false),
-    })
+    }
 }
 
-/// One line per group, topic and partition, in the layouts of [`OFFSET_LAYOUTS`].
-fn offsets_grids(rows: &[GroupRowDoc], style: &TableStyle) -> Vec<Grid> {
-    OFFSET_LAYOUTS
+/// One line per group, topic and partition, in the layouts of [`OFFSET_LAYOUTS`] (the first
+/// holds every column).
+fn write_offsets_table(
+    rows: &[GroupRowDoc],
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let all: &[OffsetColumn] = OFFSET_LAYOUTS.first().copied().unwrap_or_default();
+    let columns: Vec<(String, Align)> = all.iter().map(|c| offset_header(*c, style)).collect();
+    let layouts: Vec<Vec<usize>> = OFFSET_LAYOUTS
         .iter()
         .map(|cols| {
-            let headers: Vec<(String, Align)> =
-                cols.iter().map(|c| offset_header(*c, style)).collect();
-            let headers: Vec<(&str, Align)> =
-                headers.iter().map(|(h, a)| (h.as_str(), *a)).collect();
-            let mut g = Grid::new(&headers).plain();
-            for r in rows {
-                g.push(cols.iter().map(|c| offset_cell(*c, r, style)).collect());
-            }
-            g
+            cols.iter()
+                .filter_map(|c| all.iter().position(|a| a == c))
+                .collect()
         })
-        .collect()
+        .collect();
+    write_plain_layouts(out, style.width, &columns, &layouts, || {
+        rows.iter()
+            .map(|r| all.iter().map(|c| offset_cell(*c, r, style)).collect())
+    })
 }
 
 /// The line that says when the next retention pass runs (the rows' NEXT-RETENTION column), if
@@ -317,22 +309,14 @@ pub fn render_groups(doc: &GroupsDoc, style: &TableStyle, out: &mut dyn Write) -
     }
     if !b.groups.is_empty() {
         writeln!(out)?;
-        write!(
-            out,
-            "{}",
-            render_layouts(&groups_grids(&b.groups, style), style.width)
-        )?;
+        write_groups_table(&b.groups, style, out)?;
     }
     if !b.rows.is_empty() {
         writeln!(out)?;
         if let Some(line) = next_pass_line(&b.rows, style) {
             fit(out, style, &line)?;
         }
-        write!(
-            out,
-            "{}",
-            render_layouts(&offsets_grids(&b.rows, style), style.width)
-        )?;
+        write_offsets_table(&b.rows, style, out)?;
     }
     write_elsewhere_and_deleted(b, style, out)?;
     if let Some(t) = render_findings(&doc.findings, style) {

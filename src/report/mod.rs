@@ -22,6 +22,7 @@ pub mod plan_doc;
 pub mod plan_table;
 pub mod prometheus;
 pub mod sanitize;
+pub mod stream_grid;
 pub mod table;
 pub mod terminal;
 pub mod txn_doc;

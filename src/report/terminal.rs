@@ -257,12 +257,12 @@ impl Cell {
 
 /// Stands for a space inside an atom while comfy-table wraps (a private-use character, one
 /// column wide, that no name or value shown here carries).
-const NO_BREAK: char = '\u{e000}';
+pub(super) const NO_BREAK: char = '\u{e000}';
 /// [`NO_BREAK`] as a string.
-const NO_BREAK_STR: &str = "\u{e000}";
+pub(super) const NO_BREAK_STR: &str = "\u{e000}";
 
 /// Terminal columns of a rendered line: its text without SGR colour sequences.
-fn visible_width(line: &str) -> usize {
+pub(super) fn visible_width(line: &str) -> usize {
     let mut width = 0;
     let mut rest = line;
     while let Some(i) = rest.find("\x1b[") {
