@@ -194,6 +194,9 @@ fn target_name(p: &PartitionEntry) -> Option<String> {
     p.listing.path.file_name().map(super::names::name_text)
 }
 
+/// Partition listings handed to the loaders at once.
+const LISTING_BATCH: usize = 16;
+
 /// Load a log dir (or the selected part of it). `progress` is called once per partition loaded.
 /// Files are never memory-mapped when a live process holds the dir's `.lock` (or when that
 /// cannot be told): a running broker may truncate a segment under the map.
@@ -223,16 +226,30 @@ pub fn load_log_dir(
     // partition, and at most a few listings wait at once (their memory is reused by the next
     // ones instead of all of them existing before the first load).
     let (listing, mut partitions) = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<PartitionEntry>(16);
+        // Listings travel in batches: one channel hand-off (and worker wake-up) per partition
+        // cost more than a small partition's load on a busy machine.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<PartitionEntry>>(4);
         let lister = s.spawn(move || {
-            list_log_dir_streaming(path, opts.disk_usage, |entry| {
-                // A send fails only when the loader is gone; nothing is left to do then.
-                let _ = tx.send(entry);
-            })
+            let mut batch = Vec::with_capacity(LISTING_BATCH);
+            let listed = list_log_dir_streaming(path, opts.disk_usage, |entry| {
+                batch.push(entry);
+                if batch.len() == LISTING_BATCH {
+                    // A send fails only when the loader is gone; nothing is left to do then.
+                    let _ = tx.send(std::mem::replace(
+                        &mut batch,
+                        Vec::with_capacity(LISTING_BATCH),
+                    ));
+                }
+            });
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            listed
         });
         let partitions: Vec<Partition> = rx
             .into_iter()
             .par_bridge()
+            .flat_map_iter(|batch| batch.into_iter())
             .filter(|entry| selection.includes(entry))
             .map(|entry: PartitionEntry| {
                 let ckpt = entry
