@@ -434,8 +434,9 @@ pub struct Plan {
     pub partitions: Vec<PartitionPlan>,
     /// Totals.
     pub totals: Totals,
-    /// The log the cleaner takes first, as `(log dir, dir name)`.
-    pub cleaner_first: CleanerPick<(PathBuf, String)>,
+    /// The log each broker's cleaner takes first, as `(log dir, dir name)`, per node (`None`:
+    /// dirs whose node is not known, one broker), in node order; none without a candidate.
+    pub cleaner_first: Vec<(Option<i32>, CleanerPick<(PathBuf, String)>)>,
     /// The remote tier as the given dirs show it (`__remote_log_metadata` replayed).
     pub remote_tier: RemoteTierView,
 }
@@ -1353,44 +1354,55 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         opts,
     };
     follow.leaders(&mut partitions, Some(&mut pending), &leaders, None);
-    let candidates: Vec<((PathBuf, String), LogToClean)> = partitions
-        .iter()
-        .filter_map(|p| {
-            let c = p.compaction.as_ref().filter(|c| c.will_clean)?;
-            Some(((p.log_dir.clone(), p.dir_name.clone()), c.log))
-        })
+    // Each broker runs its own cleaner over all its log dirs (LogCleanerManager.
+    // grabFilthiestCompactedLog): one pick per node, not one across the brokers given.
+    let node_of_dir = |path: &std::path::Path| {
+        (dirs.iter())
+            .find(|d| d.path == path)
+            .and_then(|d| view.node_of(d))
+    };
+    let mut by_node: BTreeMap<Option<i32>, Vec<((PathBuf, String), LogToClean)>> = BTreeMap::new();
+    for p in &partitions {
+        if let Some(c) = p.compaction.as_ref().filter(|c| c.will_clean) {
+            (by_node.entry(node_of_dir(&p.log_dir)).or_default())
+                .push(((p.log_dir.clone(), p.dir_name.clone()), c.log));
+        }
+    }
+    let cleaner_first: Vec<(Option<i32>, CleanerPick<(PathBuf, String)>)> = (by_node.iter())
+        .map(|(node, candidates)| (*node, compaction::pick_filthiest(candidates)))
         .collect();
-    let cleaner_first = compaction::pick_filthiest(&candidates);
-    match &cleaner_first {
-        CleanerPick::Log((dir, name)) => {
-            for (p, f) in (partitions.iter_mut().zip(&pending))
-                .filter(|(p, _)| p.log_dir == *dir && p.dir_name == *name)
-                .filter_map(|(p, f)| Some((p, f.as_ref()?)))
-            {
-                if let Some(c) = p.compaction.as_mut() {
-                    c.first_in_line = true;
-                }
-                // A follower's case stands on the cleaned layout too (a full truncation deletes
-                // every segment whatever the cleaner made of them).
-                let case = p.notes.iter().find_map(|n| match n {
-                    Note::FollowerLogStart(c) => Some(*c),
-                    _ => None,
-                });
-                clean_before_retention(p, f, broker, opts);
-                if let Some(case) = case {
-                    note_follower_start(case, p, now);
+    for (_, pick) in &cleaner_first {
+        match pick {
+            CleanerPick::Log((dir, name)) => {
+                for (p, f) in (partitions.iter_mut().zip(&pending))
+                    .filter(|(p, _)| p.log_dir == *dir && p.dir_name == *name)
+                    .filter_map(|(p, f)| Some((p, f.as_ref()?)))
+                {
+                    if let Some(c) = p.compaction.as_mut() {
+                        c.first_in_line = true;
+                    }
+                    // A follower's case stands on the cleaned layout too (a full truncation deletes
+                    // every segment whatever the cleaner made of them).
+                    let case = p.notes.iter().find_map(|n| match n {
+                        Note::FollowerLogStart(c) => Some(*c),
+                        _ => None,
+                    });
+                    clean_before_retention(p, f, broker, opts);
+                    if let Some(case) = case {
+                        note_follower_start(case, p, now);
+                    }
                 }
             }
-        }
-        CleanerPick::OrderUnknown(tied) => {
-            for p in partitions.iter_mut().filter(|p| {
-                tied.iter()
-                    .any(|(dir, name)| p.log_dir == *dir && p.dir_name == *name)
-            }) {
-                p.notes.push(Note::CleanerOrderUnknown { tied: tied.len() });
+            CleanerPick::OrderUnknown(tied) => {
+                for p in partitions.iter_mut().filter(|p| {
+                    tied.iter()
+                        .any(|(dir, name)| p.log_dir == *dir && p.dir_name == *name)
+                }) {
+                    p.notes.push(Note::CleanerOrderUnknown { tied: tied.len() });
+                }
             }
+            CleanerPick::Nothing => {}
         }
-        CleanerPick::Nothing => {}
     }
     // The cleaner's re-plan of a leader taken first may move its log start: its followers read
     // the leader's plan again (they read it before the pick, which reads their own candidacy).

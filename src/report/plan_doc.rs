@@ -611,10 +611,26 @@ pub struct GatesDoc {
     pub retains_expired: Option<GateDoc>,
 }
 
-/// The cleaner's first pick.
+/// The cleaner's first pick: each broker's cleaner picks its own (`by_node` when the dirs of
+/// several brokers are given; the top-level `pick` then is `order_unknown` when any broker's
+/// is, else `log` when any is, and `logs` lists them all).
 #[derive(Debug, Clone, Serialize)]
 pub struct CleanerFirstDoc {
     /// `log`, `order_unknown` (ties, Errata 19) or `nothing`.
+    pub pick: &'static str,
+    /// The partition dirs, as `log_dir/dir`.
+    pub logs: Vec<String>,
+    /// Per broker, when the dirs of several are given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_node: Vec<CleanerFirstNodeDoc>,
+}
+
+/// One broker's cleaner pick.
+#[derive(Debug, Clone, Serialize)]
+pub struct CleanerFirstNodeDoc {
+    /// The node id (`null`: dirs whose node is not known).
+    pub node: Option<i32>,
+    /// As [`CleanerFirstDoc::pick`].
     pub pick: &'static str,
     /// The partition dirs, as `log_dir/dir`.
     pub logs: Vec<String>,
@@ -641,19 +657,32 @@ pub struct PlanBody {
 
 fn cleaner_first(plan: &Plan) -> CleanerFirstDoc {
     let name = |(d, n): &(std::path::PathBuf, String)| path_text(&d.join(n));
-    match &plan.cleaner_first {
-        CleanerPick::Nothing => CleanerFirstDoc {
-            pick: "nothing",
-            logs: vec![],
-        },
-        CleanerPick::Log(l) => CleanerFirstDoc {
-            pick: "log",
-            logs: vec![name(l)],
-        },
-        CleanerPick::OrderUnknown(ls) => CleanerFirstDoc {
-            pick: "order_unknown",
-            logs: ls.iter().map(name).collect(),
-        },
+    let by_node: Vec<CleanerFirstNodeDoc> = (plan.cleaner_first.iter())
+        .map(|(node, pick)| {
+            let (pick, logs) = match pick {
+                CleanerPick::Nothing => ("nothing", vec![]),
+                CleanerPick::Log(l) => ("log", vec![name(l)]),
+                CleanerPick::OrderUnknown(ls) => ("order_unknown", ls.iter().map(name).collect()),
+            };
+            CleanerFirstNodeDoc {
+                node: *node,
+                pick,
+                logs,
+            }
+        })
+        .collect();
+    let any = |what: &str| by_node.iter().any(|n| n.pick == what);
+    let pick = if any("order_unknown") {
+        "order_unknown"
+    } else if any("log") {
+        "log"
+    } else {
+        "nothing"
+    };
+    CleanerFirstDoc {
+        pick,
+        logs: by_node.iter().flat_map(|n| n.logs.clone()).collect(),
+        by_node: if by_node.len() > 1 { by_node } else { vec![] },
     }
 }
 

@@ -522,9 +522,23 @@ pub fn render_plan(
         write_partition(p, style, show_timeline, out)?;
     }
     write_totals(&b.totals, style, out)?;
-    if b.cleaner_first.pick != "nothing" {
+    if b.cleaner_first.by_node.is_empty() && b.cleaner_first.pick != "nothing" {
         let mut l = vec![format!("cleaner takes first ({}):", b.cleaner_first.pick)];
         l.extend(b.cleaner_first.logs.iter().map(|x| escape(x).into_owned()));
+        write_fitted(out, &l, style, "", "    ")?;
+    }
+    // Several brokers: each one's cleaner picks its own.
+    for n in b
+        .cleaner_first
+        .by_node
+        .iter()
+        .filter(|n| n.pick != "nothing")
+    {
+        let node = n
+            .node
+            .map_or("node unknown".to_string(), |id| format!("node {id}"));
+        let mut l = vec![format!("{node}'s cleaner takes first ({}):", n.pick)];
+        l.extend(n.logs.iter().map(|x| escape(x).into_owned()));
         write_fitted(out, &l, style, "", "    ")?;
     }
     if let Some(w) = &b.what_if {
