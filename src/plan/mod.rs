@@ -423,6 +423,9 @@ impl Totals {
     }
 }
 
+/// A partition replica's log: `(log dir, dir name)`.
+pub type LogRef = (PathBuf, String);
+
 /// A whole plan.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -436,7 +439,7 @@ pub struct Plan {
     pub totals: Totals,
     /// The log each broker's cleaner takes first, as `(log dir, dir name)`, per node (`None`:
     /// dirs whose node is not known, one broker), in node order; none without a candidate.
-    pub cleaner_first: Vec<(Option<i32>, CleanerPick<(PathBuf, String)>)>,
+    pub cleaner_first: Vec<(Option<i32>, CleanerPick<LogRef>)>,
     /// The remote tier as the given dirs show it (`__remote_log_metadata` replayed).
     pub remote_tier: RemoteTierView,
 }
@@ -1361,14 +1364,14 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
             .find(|d| d.path == path)
             .and_then(|d| view.node_of(d))
     };
-    let mut by_node: BTreeMap<Option<i32>, Vec<((PathBuf, String), LogToClean)>> = BTreeMap::new();
+    let mut by_node: BTreeMap<Option<i32>, Vec<(LogRef, LogToClean)>> = BTreeMap::new();
     for p in &partitions {
         if let Some(c) = p.compaction.as_ref().filter(|c| c.will_clean) {
             (by_node.entry(node_of_dir(&p.log_dir)).or_default())
                 .push(((p.log_dir.clone(), p.dir_name.clone()), c.log));
         }
     }
-    let cleaner_first: Vec<(Option<i32>, CleanerPick<(PathBuf, String)>)> = (by_node.iter())
+    let cleaner_first: Vec<(Option<i32>, CleanerPick<LogRef>)> = (by_node.iter())
         .map(|(node, candidates)| (*node, compaction::pick_filthiest(candidates)))
         .collect();
     for (_, pick) in &cleaner_first {
