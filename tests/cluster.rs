@@ -774,14 +774,10 @@ fn a_diverged_follower_truncates_to_where_its_epoch_ends_on_the_leader() {
     assert!((node3["segments"].as_array().unwrap().iter()).all(|s| s["truncation"].is_null()));
 }
 
-/// A follower the cleaner takes first keeps its case through the cleaner's re-plan
-/// (rf3-follower-restart with `lagging` proposed compact,delete: node 3's lagging-0 is the
-/// dirtiest log, and it truncates fully below its leader's log start 6 whatever the cleaner
-/// would make of its segments; the re-plan used to drop the truncation and keep 0-3).
-#[test]
-fn a_follower_the_cleaner_takes_first_still_truncates_fully() {
-    let root = fixture("rf3-follower-restart");
-    let mut args = node_dirs(&root);
+/// rf3-follower-restart's three nodes with `lagging` proposed compact,delete and cleanable at
+/// once (every log of it a cleaner candidate).
+fn lagging_proposed_compacted() -> Vec<String> {
+    let mut args = node_dirs(&fixture("rf3-follower-restart"));
     args.extend(
         [
             "--config",
@@ -793,7 +789,16 @@ fn a_follower_the_cleaner_takes_first_still_truncates_fully() {
         ]
         .map(String::from),
     );
-    let doc = run("plan", &args);
+    args
+}
+
+/// A follower the cleaner takes first keeps its case through the cleaner's re-plan
+/// (rf3-follower-restart with `lagging` proposed compact,delete: node 3's lagging-0 is the
+/// dirtiest log, and it truncates fully below its leader's log start 6 whatever the cleaner
+/// would make of its segments; the re-plan used to drop the truncation and keep 0-3).
+#[test]
+fn a_follower_the_cleaner_takes_first_still_truncates_fully() {
+    let doc = run("plan", &lagging_proposed_compacted());
     let what_if = serde_json::json!({"partitions": doc["what_if"]["partitions"].clone()});
     let p = (what_if["partitions"].as_array().unwrap().iter())
         .find(|p| p["log_dir"].as_str().unwrap().contains("node-3/") && p["partition"] == 0)
@@ -816,20 +821,7 @@ fn a_follower_the_cleaner_takes_first_still_truncates_fully() {
 /// with `lagging` proposed compact,delete: nodes 1 and 2 take lagging-1, node 3 lagging-0).
 #[test]
 fn every_broker_given_has_its_own_cleaner_pick() {
-    let root = fixture("rf3-follower-restart");
-    let mut args = node_dirs(&root);
-    args.extend(
-        [
-            "--config",
-            "lagging:cleanup.policy=compact,delete",
-            "--config",
-            "lagging:min.cleanable.dirty.ratio=0.01",
-            "--config",
-            "lagging:min.compaction.lag.ms=0",
-        ]
-        .map(String::from),
-    );
-    let doc = run("plan", &args);
+    let doc = run("plan", &lagging_proposed_compacted());
     let mut first: Vec<(String, i64)> = (doc["what_if"]["partitions"].as_array().unwrap().iter())
         .filter(|p| p["compaction"]["first_in_line"] == true)
         .map(|p| {
