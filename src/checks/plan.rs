@@ -1,6 +1,7 @@
 //! The `plan.*` findings of a plan.
 
 use crate::model::text::{segment_name, utc};
+use crate::model::units::Offset;
 use crate::plan::{Blocker, PartitionPlan, Plan};
 use crate::rules::retention::{RetainReason, Verdict};
 
@@ -52,8 +53,8 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
     }
     // Behind a future-stamped segment the way out is one command, not prose.
     if let RetainReason::BlockedBehind { base_offset } = reason {
-        let blocker = p.segments.iter().position(|s| s.base_offset == base_offset);
-        let future = blocker.and_then(|i| p.segments.get(i)).is_some_and(|s| {
+        let blocker = p.segments.iter().find(|s| s.base_offset == base_offset);
+        let future = blocker.is_some_and(|s| {
             matches!(
                 s.verdict,
                 Verdict::Retain {
@@ -61,10 +62,10 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
                 }
             )
         });
-        if let (true, Some(i)) = (future, blocker) {
+        if future {
             f = f.fix(past_future_segment_fix(
                 p,
-                i,
+                base_offset,
                 &format!(
                     "the {} expired segment(s) behind it then go in the next retention pass",
                     kept.len()
@@ -75,13 +76,10 @@ fn retains_expired(p: &PartitionPlan) -> Option<Finding> {
     Some(f)
 }
 
-/// The fix for what the future-stamped segment at index `i` of `p`'s plan holds back: move the
-/// log start past it (the log-start pass ignores timestamps); `then` says what follows.
-fn past_future_segment_fix(p: &PartitionPlan, i: usize, then: &str) -> String {
-    let past = p
-        .segments
-        .get(i + 1)
-        .map_or(p.log_end_offset.get(), |s| s.base_offset.get());
+/// The fix for what the future-stamped segment based at `base` in `p` holds back: move the log
+/// start past it (the log-start pass ignores timestamps); `then` says what follows.
+fn past_future_segment_fix(p: &PartitionPlan, base: Offset, then: &str) -> String {
+    let past = p.offset_past(base).get();
     format!(
         "fix the producer's clock; to free the space now, delete the records before offset \
          {past} (the log-start pass ignores timestamps; {then}): `{}`",
@@ -116,7 +114,7 @@ fn future_blocks(p: &PartitionPlan) -> Option<Finding> {
         .evidence("blocked_segments", EvidenceValue::Count(behind as u64))
         .fix(past_future_segment_fix(
             p,
-            i,
+            s.base_offset,
             &format!(
                 "time retention then judges the {behind} newer segment(s) by their own timestamps"
             ),

@@ -133,10 +133,7 @@ fn future(p: &PartitionPlan, part: &Partition, now: i64) -> Option<Finding> {
     if let Some(e) = expires {
         f = f.evidence("expires_at", EvidenceValue::TimestampMs(e));
     }
-    let past = part
-        .log_segments()
-        .find(|s| s.base_offset.get() > worst_seg)
-        .map_or(p.log_end_offset.get(), |s| s.base_offset.get());
+    let past = p.offset_past(crate::model::units::Offset(worst_seg)).get();
     // Records more than an hour ahead are rejected from here on (KIP-1030's 4.0 default).
     let cap = 3_600_000;
     let cap_them = if p.config.message_timestamp_after_max_ms > cap {

@@ -366,6 +366,16 @@ impl PartitionPlan {
         retention::expired_by_time(&self.config, &self.tiered, self.version, ts, now)
     }
 
+    /// The first offset past the segment based at `base`: the next segment's base, or the log
+    /// end for the last one. A log start moved there drops that segment whatever its timestamps
+    /// (the log-start pass ignores them): the fix for a future-stamped segment.
+    pub fn offset_past(&self, base: Offset) -> Offset {
+        self.segments
+            .iter()
+            .find(|s| s.base_offset > base)
+            .map_or(self.log_end_offset, |s| s.base_offset)
+    }
+
     /// Segments and bytes this plan deletes.
     pub fn freed(&self) -> Freed {
         self.segments
