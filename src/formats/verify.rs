@@ -214,17 +214,7 @@ pub struct SegmentVerification {
 /// ([`ErrorKind::LengthOutOfRange`], field `relative_offset`).
 pub fn verify_segment(file: &[u8], opts: &VerifyOptions) -> SegmentVerification {
     let mut walker = ShallowWalker::new(file);
-    let mut out = SegmentVerification {
-        valid_batches: 0,
-        valid_end: 0,
-        last_valid_offset: None,
-        end: None,
-        error: None,
-    };
-    // Batches are taken from the walk a window at a time and checked in parallel (each check
-    // needs only its batch and the previous batch's last offset); the first failure in file
-    // order wins, so the outcome is the one-by-one outcome.
-    let parallel = file.len() >= PARALLEL_MIN_BYTES && rayon::current_num_threads() > 1;
+    let mut verify = StreamingVerify::new(opts.clone(), file.len() as u64);
     let mut window: Vec<BatchInfo> = Vec::new();
     loop {
         window.clear();
@@ -247,27 +237,82 @@ pub fn verify_segment(file: &[u8], opts: &VerifyOptions) -> SegmentVerification 
                 }
             }
         }
-        let failure = first_failure(file, &window, opts, out.last_valid_offset, parallel);
-        let passed = failure.as_ref().map_or(window.len(), |(i, _)| *i);
-        if let Some(last) = passed.checked_sub(1).and_then(|i| window.get(i)) {
-            out.valid_batches += passed as u64;
-            out.valid_end = last.end();
-            out.last_valid_offset = Some(last.last_offset);
-        }
-        if let Some((_, e)) = failure {
-            out.error = Some(e);
-            return out;
-        }
-        if let Some(e) = walk_error {
-            out.error = Some(e);
-            return out;
+        if !verify.feed(file, 0, &window) || walk_error.is_some() {
+            return verify.finish(walk_error, None);
         }
         if walk_done {
             break;
         }
     }
-    out.end = walker.end().cloned();
-    out
+    verify.finish(None, walker.end().cloned())
+}
+
+/// [`verify_segment`] fed a window of batches at a time with the bytes that hold them (a chunk
+/// of the file read at some position), so that a segment is verified without holding it whole:
+/// fed every batch of a walk in file order, it reaches [`verify_segment`]'s outcome.
+#[derive(Debug)]
+pub struct StreamingVerify {
+    opts: VerifyOptions,
+    /// Batches are checked on all of rayon's threads (the file is big enough for it to pay).
+    parallel: bool,
+    out: SegmentVerification,
+}
+
+impl StreamingVerify {
+    /// A verification of a segment file of `file_len` bytes, nothing checked yet.
+    pub fn new(opts: VerifyOptions, file_len: u64) -> Self {
+        StreamingVerify {
+            opts,
+            parallel: file_len >= PARALLEL_MIN_BYTES as u64 && rayon::current_num_threads() > 1,
+            out: SegmentVerification {
+                valid_batches: 0,
+                valid_end: 0,
+                last_valid_offset: None,
+                end: None,
+                error: None,
+            },
+        }
+    }
+
+    /// Check `batches`, the next ones in file order, whose positions are in `chunk`, the bytes
+    /// read at file position `at`. `false` once a batch has failed (what is fed after that is
+    /// not checked: the first failure is the answer).
+    pub fn feed(&mut self, chunk: &[u8], at: u64, batches: &[BatchInfo]) -> bool {
+        if self.out.error.is_some() {
+            return false;
+        }
+        let failure = first_failure(
+            chunk,
+            batches,
+            &self.opts,
+            self.out.last_valid_offset,
+            self.parallel,
+        );
+        let passed = failure.as_ref().map_or(batches.len(), |(i, _)| *i);
+        if let Some(last) = passed.checked_sub(1).and_then(|i| batches.get(i)) {
+            self.out.valid_batches += passed as u64;
+            self.out.valid_end = last.end().saturating_add(at);
+            self.out.last_valid_offset = Some(last.last_offset);
+        }
+        self.out.error = failure.map(|(_, e)| e.at_base(at));
+        self.out.error.is_none()
+    }
+
+    /// The outcome once the walk is over: its header error (file positions), when every
+    /// batch before it passed, is the error; `end` is how a walk without error ended.
+    pub fn finish(
+        mut self,
+        walk_error: Option<FormatError>,
+        end: Option<WalkEnd>,
+    ) -> SegmentVerification {
+        if self.out.error.is_none() {
+            match walk_error {
+                Some(e) => self.out.error = Some(e),
+                None => self.out.end = end,
+            }
+        }
+        self.out
+    }
 }
 
 /// Segments at least this large are verified on all of rayon's threads.

@@ -344,19 +344,32 @@ impl PositionedFile {
 
     /// Up to `max` bytes from `start` (fewer at the end of the file, or if the file shrank).
     pub fn read_range(&self, start: u64, max: u64) -> io::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        let filled = self.read_range_into(start, max, &mut buf)?;
+        buf.truncate(filled);
+        Ok(buf)
+    }
+
+    /// [`Self::read_range`] into `buf`, grown as needed and never shrunk, so that a walk of
+    /// chunks reuses one buffer (its pages faulted in once, not once per chunk): the bytes read
+    /// are `buf[..n]` for the `n` returned.
+    pub fn read_range_into(&self, start: u64, max: u64, buf: &mut Vec<u8>) -> io::Result<usize> {
         let want = max.min(self.len.saturating_sub(start));
         let want = usize::try_from(want).unwrap_or(usize::MAX);
-        let mut buf = read_buffer(want);
-        buf.resize(want, 0);
+        if buf.len() < want {
+            if buf.capacity() < want {
+                *buf = read_buffer(want);
+            }
+            buf.resize(want, 0);
+        }
         let mut filled = 0usize;
-        while let Some(rest) = buf.get_mut(filled..).filter(|r| !r.is_empty()) {
+        while let Some(rest) = buf.get_mut(filled..want).filter(|r| !r.is_empty()) {
             match self.read_at(rest, start.saturating_add(filled as u64))? {
                 0 => break,
                 n => filled += n,
             }
         }
-        buf.truncate(filled);
-        Ok(buf)
+        Ok(filled)
     }
 
     /// Up to `max` bytes from the start in one positioned read: fewer than `max` only at the

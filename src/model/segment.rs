@@ -13,7 +13,7 @@ use crate::formats::offset_index::{
 use crate::formats::slot_index::{SlotEntry, SlotIndex, SlotLayout, WARM_SECTION_BYTES};
 use crate::formats::time_index::{TimeIndexEntry, TimestampOffset};
 use crate::formats::txn_index::{TxnIndex, TxnIndexProblem};
-use crate::formats::verify::{verify_segment, VerifyOptions};
+use crate::formats::verify::{verify_segment, StreamingVerify, VerifyOptions};
 use crate::formats::walk::{BatchInfo, ShallowWalker, WalkEnd};
 use crate::formats::{ErrorKind, FormatError, FormatResult};
 
@@ -662,6 +662,15 @@ type LogLoad = (LogSummary, BatchPositions);
 struct LogWalk {
     summary: LogSummary,
     positions: BatchPositions,
+    /// Deep verification of each chunk's batches as a positioned walk reads them (a big
+    /// segment at `Verify` depth, never read whole).
+    verify: Option<ChunkVerify>,
+}
+
+/// A [`StreamingVerify`] and the batches of the chunk being walked, as positioned in it.
+struct ChunkVerify {
+    verify: StreamingVerify,
+    batches: Vec<BatchInfo>,
 }
 
 impl LogWalk {
@@ -703,6 +712,12 @@ impl LogWalk {
 const LOG_CHUNK: u64 = 256 * 1024;
 /// Read size for the first batch of a big `.log`: the producer's default `batch.size`.
 const FIRST_BATCH_CHUNK: u64 = 16 * 1024;
+/// At most this many batches are held for one check of a chunk's batches (a chunk of tiny
+/// legacy entries holds hundreds of thousands).
+const VERIFY_WINDOW_BATCHES: usize = 4096;
+/// Read size of a deep verification's positioned reads: large enough for its batch checks to
+/// run on every core ([`StreamingVerify`]), small enough to hold one per worker.
+const VERIFY_CHUNK: u64 = 16 << 20;
 
 /// What the walk of one chunk of a positioned read found.
 struct ChunkWalk {
@@ -738,13 +753,15 @@ impl LogWalk {
         }
         let mut at = start;
         let mut want = chunk_len;
+        let mut buf = Vec::new();
         loop {
-            let chunk = file.read_range(at, want)?;
+            let read = file.read_range_into(at, want, &mut buf)?;
+            let chunk = buf.get(..read).unwrap_or_default();
             // A short read before the end means the file shrank: what was read is what there is.
             let to_end =
                 (chunk.len() as u64) < want || at.saturating_add(chunk.len() as u64) >= file.len();
             let Some(ChunkWalk { done, end, error }) =
-                self.walk_chunk(&chunk, at, first_only, &mut stats)
+                self.walk_chunk(chunk, at, first_only, &mut stats)
             else {
                 return Ok(true);
             };
@@ -807,9 +824,20 @@ impl LogWalk {
     ) -> Option<ChunkWalk> {
         let mut walker = ShallowWalker::new(chunk);
         let mut error = None;
+        if let Some(v) = self.verify.as_mut() {
+            v.batches.clear();
+        }
         for item in walker.by_ref() {
             match item {
                 Ok(mut b) => {
+                    if let Some(v) = self.verify.as_mut() {
+                        v.batches.push(b.clone());
+                        // Small batches: check them a window at a time, not a chunk's worth.
+                        if v.batches.len() >= VERIFY_WINDOW_BATCHES {
+                            v.verify.feed(chunk, at, &v.batches);
+                            v.batches.clear();
+                        }
+                    }
                     b.position = b.position.saturating_add(at);
                     self.record(&b);
                     if let Some(stats) = stats.as_deref_mut() {
@@ -822,6 +850,9 @@ impl LogWalk {
                 }
                 Err(e) => error = Some(e.at_base(at)),
             }
+        }
+        if let Some(v) = self.verify.as_mut() {
+            v.verify.feed(chunk, at, &v.batches);
         }
         Some(ChunkWalk {
             done: walker.valid_end(),
@@ -944,9 +975,15 @@ fn load_log(
     index: Option<&OffsetIndex<'_>>,
     opts: &LoadOptions,
 ) -> Parsed<LogLoad> {
-    let source = open_log_source(file, opts)?;
+    let (source, verify_as_read) = open_log_source(file, opts)?;
     let path = file.path.as_path();
     let mut walk = LogWalk::empty(base, source.len());
+    if verify_as_read {
+        walk.verify = Some(ChunkVerify {
+            verify: StreamingVerify::new(verify_options(base), source.len()),
+            batches: Vec::new(),
+        });
+    }
     match opts.depth {
         ScanDepth::Tail => walk_tail(&mut walk, &source, index, path)?,
         ScanDepth::Headers | ScanDepth::Verify => {
@@ -955,40 +992,54 @@ fn load_log(
             walk.summary.stats = Some(Box::new(stats));
         }
     }
+    let streamed = walk.verify.take().map(|v| {
+        v.verify
+            .finish(walk.summary.walk_error.as_deref().cloned(), None)
+    });
     let mut summary = walk.summary;
     if let Some(last) = summary.last_batch {
         summary.next_offset = last.last_offset.next();
     }
-    if let (ScanDepth::Verify, LogSource::Whole(bytes)) = (opts.depth, &source) {
-        add_verification(&mut summary, bytes, base);
+    match (opts.depth, &source, streamed) {
+        (_, _, Some(v)) => record_verification(&mut summary, v),
+        (ScanDepth::Verify, LogSource::Whole(bytes), None) => {
+            record_verification(&mut summary, verify_segment(bytes, &verify_options(base)));
+        }
+        _ => {}
     }
     Ok((summary, walk.positions))
 }
 
-/// The `.log`'s bytes for a load at `opts.depth`: deep verification reads the file whole, a
-/// file up to [`LOG_CHUNK`] is read whole, a bigger one by positioned reads.
-fn open_log_source(file: &mut FileInfo, opts: &LoadOptions) -> Parsed<LogSource> {
-    let opened = if opts.depth == ScanDepth::Verify {
+/// The `.log`'s bytes for a load at `opts.depth`, and whether the walk verifies them as it
+/// reads (`true` only at `Verify` depth): a file up to [`LOG_CHUNK`] is read whole, a bigger
+/// one by positioned reads, at `Verify` depth in chunks of [`VERIFY_CHUNK`] checked as they
+/// come (memory per file bounded by the chunk, not the segment). With `--mmap` deep
+/// verification maps the file whole instead.
+fn open_log_source(file: &mut FileInfo, opts: &LoadOptions) -> Parsed<(LogSource, bool)> {
+    let deep = opts.depth == ScanDepth::Verify;
+    if deep {
         file.measure();
-        // Past Kafka's largest segment (`log.too_large`), a file is never read whole: it is
-        // walked by positioned reads as at `Headers` depth (not verified), so its walk stops
-        // where its batches really stop, not at the cap.
-        let too_large = file.size.is_some_and(|n| n > OWNED_READ_CAP);
-        (too_large && opts.read_mode == ReadMode::Buffered).then(|| file.open())
-    } else {
-        Some(file.open())
-    };
-    let file = &*file;
+    }
+    if deep && opts.read_mode == ReadMode::Mmap {
+        let bytes = read_file(&file.path, opts.read_mode);
+        return Ok((
+            LogSource::Whole(bytes.map_err(|e| FileProblem::io(&file.path, &e))?),
+            false,
+        ));
+    }
+    // Past Kafka's largest segment (`log.too_large`), a file is walked as at `Headers` depth
+    // (not verified), so its walk stops where its batches really stop.
+    let too_large = file.size.is_some_and(|n| n > OWNED_READ_CAP);
+    let opened = file.open();
     let io = |e: io::Error| FileProblem::io(&file.path, &e);
-    Ok(if let Some(opened) = opened {
-        let f = opened.map_err(io)?;
-        if f.len() <= LOG_CHUNK {
-            LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?))
-        } else {
-            LogSource::Positioned(f)
-        }
+    let f = opened.map_err(io)?;
+    Ok(if f.len() <= LOG_CHUNK {
+        (
+            LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?)),
+            false,
+        )
     } else {
-        LogSource::Whole(read_file(&file.path, opts.read_mode).map_err(io)?)
+        (LogSource::Positioned(f), deep && !too_large)
     })
 }
 
@@ -1014,19 +1065,17 @@ impl LogSource {
             LogSource::Whole(bytes) => Ok(walk.walk(bytes, start, stats)),
             // The first batch alone: one default `batch.size` (a bigger batch is re-read
             // whole), not a chunk of the data after it.
-            LogSource::Positioned(f) => walk
-                .walk_positioned(
-                    f,
-                    start,
-                    first_only,
-                    stats,
-                    if first_only {
-                        FIRST_BATCH_CHUNK
-                    } else {
-                        LOG_CHUNK
-                    },
-                )
-                .map_err(|e| FileProblem::io(path, &e)),
+            LogSource::Positioned(f) => {
+                let chunk = if first_only {
+                    FIRST_BATCH_CHUNK
+                } else if walk.verify.is_some() {
+                    VERIFY_CHUNK
+                } else {
+                    LOG_CHUNK
+                };
+                walk.walk_positioned(f, start, first_only, stats, chunk)
+            }
+            .map_err(|e| FileProblem::io(path, &e)),
         }
     }
 }
@@ -1051,6 +1100,7 @@ impl LogWalk {
                 verified_batches: None,
             },
             positions: Vec::new(),
+            verify: None,
         }
     }
 }
@@ -1095,14 +1145,16 @@ fn walk_tail(
 }
 
 /// Add deep verification of the whole `.log` `bytes` to `summary`.
-fn add_verification(summary: &mut LogSummary, bytes: &[u8], base: i64) {
-    let v = verify_segment(
-        bytes,
-        &VerifyOptions {
-            segment_base_offset: Some(base),
-            ..VerifyOptions::default()
-        },
-    );
+/// What deep verification checks in a segment based at `base`.
+fn verify_options(base: i64) -> VerifyOptions {
+    VerifyOptions {
+        segment_base_offset: Some(base),
+        ..VerifyOptions::default()
+    }
+}
+
+/// A segment's verification outcome, into its summary.
+fn record_verification(summary: &mut LogSummary, v: crate::formats::verify::SegmentVerification) {
     // Batches are contiguous: the first failing one starts where the last good one ends.
     summary.verify_failed_batch = v.error.is_some().then_some(FilePos(v.valid_end));
     summary.verify_error = v.error.map(Box::new);
@@ -1406,6 +1458,68 @@ mod tests {
             let mut pos = empty_walk();
             assert!(pos.walk_positioned(&file, 0, true, None, 64).unwrap());
             assert_eq!(pos.summary.first_batch, whole.summary.first_batch, "{what}");
+        }
+    }
+
+    /// Deep verification as a positioned walk reads the chunks (a big segment at `Verify`
+    /// depth) reaches what [`verify_segment`] over the whole file does: the same first error
+    /// at the same file position, the same valid batches and truncation point, for clean files,
+    /// damaged batches and every kind of tail, whatever the chunk size.
+    #[test]
+    fn verification_as_read_equals_the_verification_of_the_whole_file() {
+        let (clean, starts) = log_with_tail(&[]);
+        let mut damaged: Vec<(&str, Vec<u8>)> = Vec::new();
+        for (what, tail) in [
+            ("clean", vec![]),
+            ("partial header", vec![0, 0, 0, 0, 0, 0, 0, 99, 0, 0]),
+            ("zero tail", vec![0u8; 1500]),
+            ("small size", {
+                let mut t = vec![0u8; 60];
+                t[11] = 5;
+                t
+            }),
+        ] {
+            damaged.push((what, log_with_tail(&tail).0));
+        }
+        // A record byte flipped in the 6th batch: a CRC mismatch there.
+        let mut crc = clean.clone();
+        let at = usize::try_from(starts[5]).unwrap() + 80;
+        crc[at] ^= 0x55;
+        damaged.push(("crc mismatch in batch 6", crc));
+        // The 9th batch's base offset set below the 8th's last: offsets not increasing (its CRC
+        // does not cover the base offset, so only the cross-batch check sees it).
+        let mut back = clean.clone();
+        let at = usize::try_from(starts[8]).unwrap();
+        back[at..at + 8].copy_from_slice(&3i64.to_be_bytes());
+        damaged.push(("offset going back in batch 9", back));
+        for (what, bytes) in &damaged {
+            let whole = verify_segment(bytes, &verify_options(0));
+            let mut f = tempfile::NamedTempFile::new().unwrap();
+            f.write_all(bytes).unwrap();
+            let file = PositionedFile::open(f.path()).unwrap();
+            for chunk in [18, 64, 333, 4096, 1 << 20] {
+                let mut walk = empty_walk();
+                walk.verify = Some(ChunkVerify {
+                    verify: StreamingVerify::new(verify_options(0), file.len()),
+                    batches: Vec::new(),
+                });
+                walk.walk_positioned(&file, 0, false, None, chunk).unwrap();
+                let v = walk.verify.take().unwrap().verify.finish(
+                    walk.summary.walk_error.as_deref().cloned(),
+                    walk.summary.end.clone(),
+                );
+                let at = format!("{what}, chunk {chunk}");
+                assert_eq!(v.error, whole.error, "{at}");
+                assert_eq!(v.valid_batches, whole.valid_batches, "{at}");
+                assert_eq!(v.valid_end, whole.valid_end, "{at}");
+                assert_eq!(v.last_valid_offset, whole.last_valid_offset, "{at}");
+            }
+            if *what != "clean" {
+                assert!(
+                    whole.error.is_some() || whole.end != Some(WalkEnd::Clean),
+                    "{what}"
+                );
+            }
         }
     }
 
