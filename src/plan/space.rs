@@ -363,6 +363,39 @@ mod tests {
         assert!(usage.by_reason.bytes(SpaceReason::Directories) > 0);
     }
 
+    /// The index-block lookup (`segment_files`) gives each live segment file of each partition
+    /// dir the blocks the filesystem holds for it, and names no other file.
+    #[test]
+    fn segment_files_are_each_segment_file_with_its_blocks() {
+        use std::os::unix::fs::MetadataExt;
+        let (_, dirs, plan) = fixture::load("basic-delete", NOW);
+        let root = &dirs[0].path;
+        let usage = attribute(&plan, &walk_usage(root));
+        let files = usage.segment_files();
+        let mut expected = 0;
+        for part in std::fs::read_dir(root).unwrap() {
+            let part = part.unwrap().path();
+            if !part.is_dir() {
+                continue;
+            }
+            let top = part.file_name().unwrap().to_str().unwrap().to_string();
+            for f in std::fs::read_dir(&part).unwrap() {
+                let f = f.unwrap();
+                let name = f.file_name().into_string().unwrap();
+                let Some(seg) = parse_segment_file_name(&name).filter(|s| s.leftover.is_none())
+                else {
+                    continue;
+                };
+                let blocks = f.metadata().unwrap().blocks() * 512;
+                let got = files.get(&(top.as_str(), seg.offset, seg.kind));
+                assert_eq!(got, Some(&blocks), "{top}/{name}");
+                expected += 1;
+            }
+        }
+        assert!(expected > 10, "{expected} segment files");
+        assert_eq!(files.len(), expected);
+    }
+
     #[test]
     fn future_timestamps_are_blocked_bytes() {
         let (_, dirs, plan) = fixture::load("future-timestamps", NOW);
