@@ -209,15 +209,13 @@ pub fn boot_bytes(
     block: u64,
 ) -> BootBytes {
     let recovery = recovery_on_next_start(dir);
-    // Looked up per partition and per recovered file: indexed once, so the cost stays linear
-    // in the files and partitions of the dir.
-    let by_path: HashMap<&Path, u64> = (space.iter())
-        .flat_map(|s| &s.entries)
-        .map(|e| (e.path.as_path(), e.allocated))
-        .collect();
-    let allocated = |path: Option<PathBuf>| -> u64 {
-        path.and_then(|p| by_path.get(p.as_path()).copied())
-            .unwrap_or(0)
+    // Looked up per recovered file: indexed once, when the first is (most dirs recover
+    // none), so the cost stays linear in the files and partitions of the dir.
+    let by_file = std::cell::OnceCell::new();
+    let allocated = |dir_name: &str, base: i64, kind: SegmentFileKind| -> u64 {
+        let files =
+            by_file.get_or_init(|| space.map(SpaceUsage::segment_files).unwrap_or_default());
+        files.get(&(dir_name, base, kind)).copied().unwrap_or(0)
     };
     let mut freed_by_dir: HashMap<&str, u64> = HashMap::new();
     for e in space.iter().flat_map(|s| &s.entries) {
@@ -267,8 +265,16 @@ pub fn boot_bytes(
                 walked_entries,
                 next_offset: next,
                 log_bytes: s.size().get(),
-                index_allocated: allocated(s.path(&p.path, SegmentFileKind::Index)),
-                time_index_allocated: allocated(s.path(&p.path, SegmentFileKind::TimeIndex)),
+                index_allocated: allocated(
+                    &p.dir_name,
+                    s.base_offset.get(),
+                    SegmentFileKind::Index,
+                ),
+                time_index_allocated: allocated(
+                    &p.dir_name,
+                    s.base_offset.get(),
+                    SegmentFileKind::TimeIndex,
+                ),
                 last_batch_position: (s.log_summary())
                     .and_then(|l| l.last_batch.as_ref())
                     .map(|b| b.position.get()),

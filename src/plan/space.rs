@@ -5,13 +5,16 @@
 //!
 //! [`walk_usage`]: crate::model::disk_usage::walk_usage
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::model::disk_usage::{DirUsage, UsageProblem};
-use crate::model::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
+use crate::model::names::{
+    parse_partition_dir_name, parse_segment_file_name, PartitionDirName, SegmentFileKind,
+};
 use crate::model::replays::Records;
-use crate::rules::space::{classify, verdict_reason, EntryFacts, FileClass, SpaceReason};
+use crate::rules::space::{classify_in, verdict_reason, EntryFacts, FileClass, SpaceReason};
 
 use super::{Blocker, PartitionPlan, Plan, SegmentPlan};
 
@@ -63,10 +66,11 @@ impl ByReason {
 /// One entry with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttributedEntry {
-    /// Its path.
-    pub path: PathBuf,
-    /// The partition dir (or root entry) it lies in; `None` for the log dir itself.
-    pub top: Option<String>,
+    /// The partition dir (or root entry) it lies in; `None` for the log dir itself (one
+    /// allocation shared by the entries of a dir).
+    pub top: Option<Arc<str>>,
+    /// A partition dir's live segment file (no leftover suffix): its base offset and kind.
+    pub segment_file: Option<(i64, SegmentFileKind)>,
     /// A directory.
     pub is_dir: bool,
     /// Path components below the log dir (0: the log dir itself, 1: a root entry).
@@ -132,10 +136,10 @@ pub fn space_usage(
 }
 
 /// Base offsets of `.log` files and offsets of `.snapshot` files per top-level entry.
-type Offsets = BTreeMap<String, (BTreeSet<i64>, BTreeSet<i64>)>;
+type Offsets<'u> = BTreeMap<&'u str, (BTreeSet<i64>, BTreeSet<i64>)>;
 
-fn offsets_by_dir(usage: &DirUsage) -> Offsets {
-    let mut out: Offsets = BTreeMap::new();
+fn offsets_by_dir(usage: &DirUsage) -> Offsets<'_> {
+    let mut out: Offsets<'_> = BTreeMap::new();
     for e in usage.entries.iter().filter(|e| e.components.len() == 2) {
         let (Some(top), Some(name)) = (e.top(), e.name()) else {
             continue;
@@ -143,7 +147,7 @@ fn offsets_by_dir(usage: &DirUsage) -> Offsets {
         let Some(parsed) = parse_segment_file_name(name).filter(|p| p.leftover.is_none()) else {
             continue;
         };
-        let slot = out.entry(top.to_string()).or_default();
+        let slot = out.entry(top).or_default();
         match parsed.kind {
             SegmentFileKind::Log => {
                 slot.0.insert(parsed.offset);
@@ -155,6 +159,16 @@ fn offsets_by_dir(usage: &DirUsage) -> Offsets {
         }
     }
     out
+}
+
+/// The top-level entry the attribution is in (entries come grouped by it, in walk order):
+/// its name, shared by its entries, parsed once.
+struct CurrentTop<'u> {
+    name: &'u str,
+    shared: Arc<str>,
+    parsed: Option<PartitionDirName>,
+    /// Its index in the attribution's dirs, once it has one.
+    dir: Option<usize>,
 }
 
 /// The attribution of one walked log dir under `plan`.
@@ -176,21 +190,32 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
         entries: Vec::with_capacity(usage.entries.len()),
         problems: usage.problems.clone(),
     };
-    let mut dirs: BTreeMap<String, TopSpace> = BTreeMap::new();
+    // Dirs by name: indexes into `dirs`, sorted at the end (a name seen again later, as a
+    // facts snapshot could order it, finds its dir here).
+    let mut dir_index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut dirs: Vec<TopSpace> = Vec::new();
+    let mut current: Option<CurrentTop<'_>> = None;
     for e in &usage.entries {
-        let top = e.top().map(str::to_string);
-        let (bases, snaps) = top
-            .as_deref()
-            .and_then(|t| offsets.get(t))
-            .unwrap_or(&empty);
-        let class = classify(&EntryFacts {
+        let top = e.top().map(|t| match current.take() {
+            Some(c) if c.name == t => c,
+            _ => CurrentTop {
+                name: t,
+                shared: Arc::from(t),
+                parsed: parse_partition_dir_name(t),
+                dir: dir_index.get(t).copied(),
+            },
+        });
+        let top_name = top.as_ref().map(|c| c.name);
+        let (bases, snaps) = top_name.and_then(|t| offsets.get(t)).unwrap_or(&empty);
+        let facts = EntryFacts {
             components: &e.components,
             is_dir: e.is_dir,
             log_bases: bases,
             snapshot_offsets: snaps,
-        });
+        };
+        let class = classify_in(&facts, top.as_ref().and_then(|c| c.parsed.as_ref()));
         let segment_of = |base: i64| {
-            let p = parts.get(top.as_deref()?)?;
+            let p = parts.get(top_name?)?;
             Some((*p, segment_at(p, base)?))
         };
         let reason = match class {
@@ -206,35 +231,59 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
             },
         };
         out.by_reason.add(reason, e.allocated);
-        if let Some(t) = &top {
+        let mut top = top;
+        if let Some(t) = top.as_mut() {
             // Root files are their own "dir" only when they are dirs; root files count in the
             // log dir's totals alone.
             if e.components.len() > 1 || e.is_dir {
-                let d = dirs.entry(t.clone()).or_insert_with(|| TopSpace {
-                    dir_name: t.clone(),
-                    topic: parse_partition_dir_name(t).map(|n| (n.topic, n.partition)),
-                    bytes: 0,
-                    by_reason: ByReason::default(),
+                let i = *t.dir.get_or_insert_with(|| {
+                    dirs.push(TopSpace {
+                        dir_name: t.name.to_string(),
+                        topic: t.parsed.as_ref().map(|n| (n.topic.clone(), n.partition)),
+                        bytes: 0,
+                        by_reason: ByReason::default(),
+                    });
+                    dir_index.insert(t.name, dirs.len() - 1);
+                    dirs.len() - 1
                 });
-                d.bytes = d.bytes.saturating_add(e.allocated);
-                d.by_reason.add(reason, e.allocated);
+                if let Some(d) = dirs.get_mut(i) {
+                    d.bytes = d.bytes.saturating_add(e.allocated);
+                    d.by_reason.add(reason, e.allocated);
+                }
             }
         }
+        let segment_file = (e.components.len() == 2)
+            .then(|| e.name().and_then(parse_segment_file_name))
+            .flatten()
+            .filter(|f| f.leftover.is_none())
+            .map(|f| (f.offset, f.kind));
         out.entries.push(AttributedEntry {
-            path: e
-                .components
-                .iter()
-                .fold(usage.path.clone(), |p, c| p.join(c)),
-            top,
+            top: top.as_ref().map(|c| Arc::clone(&c.shared)),
+            segment_file,
             is_dir: e.is_dir,
             depth: e.components.len(),
             allocated: e.allocated,
             apparent: e.apparent,
             reason,
         });
+        if top.is_some() {
+            current = top;
+        }
     }
-    out.dirs = dirs.into_values().collect();
+    dirs.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
+    out.dirs = dirs;
     out
+}
+
+impl SpaceUsage {
+    /// The allocated bytes of each live segment file (no leftover suffix) of each partition
+    /// dir, by (dir name, base offset, kind): for looking many of them up.
+    pub fn segment_files(&self) -> HashMap<(&str, i64, SegmentFileKind), u64> {
+        (self.entries.iter())
+            .filter_map(|e| Some(((e.top.as_deref()?, e.segment_file?), e.allocated)))
+            .map(|((top, (base, kind)), allocated)| ((top, base, kind), allocated))
+            .collect()
+    }
 }
 
 /// A planned segment's reason (its verdict's; an older blocking segment's for one held behind
@@ -312,6 +361,39 @@ mod tests {
         assert!(usage.by_reason.bytes(SpaceReason::DeletedNextPass) >= freed);
         assert!(usage.by_reason.bytes(SpaceReason::Bookkeeping) > 0);
         assert!(usage.by_reason.bytes(SpaceReason::Directories) > 0);
+    }
+
+    /// The index-block lookup (`segment_files`) gives each live segment file of each partition
+    /// dir the blocks the filesystem holds for it, and names no other file.
+    #[test]
+    fn segment_files_are_each_segment_file_with_its_blocks() {
+        use std::os::unix::fs::MetadataExt;
+        let (_, dirs, plan) = fixture::load("basic-delete", NOW);
+        let root = &dirs[0].path;
+        let usage = attribute(&plan, &walk_usage(root));
+        let files = usage.segment_files();
+        let mut expected = 0;
+        for part in std::fs::read_dir(root).unwrap() {
+            let part = part.unwrap().path();
+            if !part.is_dir() {
+                continue;
+            }
+            let top = part.file_name().unwrap().to_str().unwrap().to_string();
+            for f in std::fs::read_dir(&part).unwrap() {
+                let f = f.unwrap();
+                let name = f.file_name().into_string().unwrap();
+                let Some(seg) = parse_segment_file_name(&name).filter(|s| s.leftover.is_none())
+                else {
+                    continue;
+                };
+                let blocks = f.metadata().unwrap().blocks() * 512;
+                let got = files.get(&(top.as_str(), seg.offset, seg.kind));
+                assert_eq!(got, Some(&blocks), "{top}/{name}");
+                expected += 1;
+            }
+        }
+        assert!(expected > 10, "{expected} segment files");
+        assert_eq!(files.len(), expected);
     }
 
     #[test]

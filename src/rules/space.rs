@@ -15,8 +15,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::names::{
-    parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirState,
-    SegmentFileKind,
+    parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
+    PartitionDirState, SegmentFileKind,
 };
 use crate::rules::retention::{RetainReason, Verdict};
 
@@ -176,6 +176,14 @@ const PARTITION_BOOKKEEPING: &[&str] = &[
 
 /// The class of one entry (see the module docs).
 pub fn classify(f: &EntryFacts<'_>) -> FileClass {
+    let top = f.components.first().map(|t| parse_partition_dir_name(t));
+    classify_in(f, top.as_ref().and_then(Option::as_ref))
+}
+
+/// [`classify`], with the entry's top-level name already parsed (`top_dir`: what
+/// [`parse_partition_dir_name`] makes of its first component), so that the entries of one
+/// partition dir parse its name once, not once each.
+pub fn classify_in(f: &EntryFacts<'_>, top_dir: Option<&PartitionDirName>) -> FileClass {
     use FileClass::Reason;
     if f.is_dir {
         return Reason(SpaceReason::Directories);
@@ -196,7 +204,7 @@ pub fn classify(f: &EntryFacts<'_>) -> FileClass {
     if top == REMOTE_INDEX_CACHE_DIR {
         return Reason(SpaceReason::RemoteIndexCache);
     }
-    let Some(dir) = parse_partition_dir_name(top) else {
+    let Some(dir) = top_dir else {
         return Reason(SpaceReason::Unknown);
     };
     match dir.state {
