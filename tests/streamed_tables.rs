@@ -5,7 +5,7 @@
 //! written by the build before the change; `LOGCLEAN_UPDATE_EXPECTED=1` rewrites them from
 //! this build).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // test code: a panic is a failed test
 
 mod support;
 
