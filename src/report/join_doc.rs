@@ -18,8 +18,9 @@ use crate::rules::high_watermark::HwBasis;
 
 use super::diagnostics::{render_findings, severity_rank};
 use super::sanitize::escape;
+use super::stream_table::{write_layouts, Column};
 use super::table::TableStyle;
-use super::terminal::{render_layouts, Align, Cell, Grid};
+use super::terminal::{Align, Cell};
 use super::wire::findings::FindingDoc;
 
 /// The codes made across replicas: a report's own are partial (one node's replicas), so the
@@ -308,41 +309,46 @@ pub fn render_join(doc: &JoinDoc, style: &TableStyle, out: &mut dyn Write) -> io
     }
     writeln!(out)?;
     let columns = [
-        ("PARTITION", Align::Left),
-        ("NODE", Align::Right),
-        ("ROLE", Align::Left),
-        ("LOG START", Align::Right),
-        ("LOG END", Align::Right),
-        ("HW", Align::Right),
-        ("HW FROM", Align::Left),
-        ("FREES", Align::Right),
-        ("HELD BY HW", Align::Right),
+        Column::new("PARTITION", Align::Left),
+        Column::new("NODE", Align::Right),
+        Column::new("ROLE", Align::Left),
+        Column::new("LOG START", Align::Right),
+        Column::new("LOG END", Align::Right),
+        Column::new("HW", Align::Right),
+        Column::new("HW FROM", Align::Left),
+        Column::new("FREES", Align::Right),
+        Column::new("HELD BY HW", Align::Right),
     ];
-    let mut grid = Grid::new(&columns);
-    for p in &doc.partitions {
-        let name = format!("{}-{}", escape(&p.topic), p.partition);
-        for r in &p.replicas {
-            grid.push(vec![
-                Cell::atom(name.clone()),
-                Cell::atom(offset(r.node.map(i64::from))),
-                Cell::atom(r.role),
-                Cell::atom(offset(r.log_start_offset)),
-                Cell::atom(offset(r.log_end_offset)),
-                Cell::atom(offset(r.high_watermark)),
-                Cell::atom(r.high_watermark_basis),
-                Cell::atom(format!("{} B", r.freed_bytes)),
-                Cell::atom(format!("{} B", r.held_by_hw_bytes)),
-            ]);
-        }
-        for n in &p.not_reported {
-            grid.push(vec![
-                Cell::atom(name.clone()),
-                Cell::atom(n.to_string()),
-                Cell::atom("no report"),
-            ]);
-        }
-    }
-    write!(out, "{}", render_layouts(&[grid], style.width))?;
+    // One row per replica: written row by row, never held whole.
+    write_layouts(out, style.width, &columns, &[(0..9).collect()], || {
+        doc.partitions.iter().flat_map(|p| {
+            let name = format!("{}-{}", escape(&p.topic), p.partition);
+            let replicas = p.replicas.iter().map({
+                let name = name.clone();
+                move |r| {
+                    vec![
+                        Cell::atom(name.clone()),
+                        Cell::atom(offset(r.node.map(i64::from))),
+                        Cell::atom(r.role),
+                        Cell::atom(offset(r.log_start_offset)),
+                        Cell::atom(offset(r.log_end_offset)),
+                        Cell::atom(offset(r.high_watermark)),
+                        Cell::atom(r.high_watermark_basis),
+                        Cell::atom(format!("{} B", r.freed_bytes)),
+                        Cell::atom(format!("{} B", r.held_by_hw_bytes)),
+                    ]
+                }
+            });
+            let missing = p.not_reported.iter().map(move |n| {
+                vec![
+                    Cell::atom(name.clone()),
+                    Cell::atom(n.to_string()),
+                    Cell::atom("no report"),
+                ]
+            });
+            replicas.chain(missing)
+        })
+    })?;
     let n = doc.findings.len();
     writeln!(out)?;
     if let Some(t) = render_findings(&doc.findings, style) {

@@ -23,6 +23,7 @@ pub mod plan_table;
 pub mod prometheus;
 pub mod sanitize;
 pub mod stream_grid;
+pub mod stream_table;
 pub mod table;
 pub mod terminal;
 pub mod txn_doc;

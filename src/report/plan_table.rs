@@ -2,7 +2,8 @@
 //! the HW assumed), one row per segment (verdict and why, or when its files are gone), the
 //! cleaner's view of compacted logs, notes where folklore misleads, then totals, the what-if
 //! difference, the gates and the findings. `--timeline` adds a time axis per partition in
-//! plain ASCII (no colour unless colour is on), fitted to the width like every table.
+//! plain ASCII (no colour unless colour is on), fitted to the width like every table. Each
+//! segments table is written row by row ([`write_layouts`]), never held whole.
 
 use std::io::{self, Write};
 
@@ -15,8 +16,9 @@ use super::plan_doc::{
     TotalsDoc, WhatIfDoc,
 };
 use super::sanitize::escape;
+use super::stream_table::{write_layouts, Column};
 use super::table::{write_fitted, TableStyle};
-use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
+use super::terminal::{fit_atoms, words, Align, Cell};
 use super::wire::Envelope;
 
 /// Write prose (`label` then the words of `text`) fitted to the width, one space apart.
@@ -77,42 +79,40 @@ fn why(s: &SegmentPlanDoc, style: &TableStyle) -> Vec<Vec<String>> {
     lines
 }
 
-fn segment_table(p: &PartitionPlanDoc, style: &TableStyle) -> String {
-    let mut full = Grid::new(&[
-        ("segment", Align::Right),
-        ("size", Align::Right),
-        ("largest timestamp", Align::Left),
-        ("verdict", Align::Left),
-        ("why / when", Align::Left),
-    ])
-    .floor(4, 24);
-    let mut narrow = Grid::new(&[
-        ("segment", Align::Right),
-        ("verdict", Align::Left),
-        ("why / when", Align::Left),
-    ])
-    .floor(2, 24);
-    for s in &p.segments {
-        let mut ts = t(style, Some(s.largest_timestamp_ms));
-        if s.largest_timestamp_upper_bound {
-            ts = format!("≤ {ts}");
-        }
-        full.push(vec![
-            Cell::atom(s.base_offset.to_string()),
-            Cell::atom(format_size(s.size_bytes, BINARY)),
-            Cell::text(&ts),
-            Cell::atom(verdict(s)),
-            Cell::lines(why(s, style)),
-        ]);
-        let mut left = vec![vec![s.base_offset.to_string()]];
-        left.push(vec![format_size(s.size_bytes, BINARY)]);
-        narrow.push(vec![
-            Cell::lines(left),
-            Cell::atom(verdict(s)),
-            Cell::lines(why(s, style)),
-        ]);
-    }
-    render_layouts(&[full, narrow], style.width)
+/// The segments table, written row by row ([`write_layouts`]): the full layout, or `segment`
+/// (its size below it), `verdict` and `why / when`.
+fn write_segment_table(
+    p: &PartitionPlanDoc,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let columns = [
+        Column::new("segment", Align::Right),
+        Column::new("size", Align::Right),
+        Column::new("largest timestamp", Align::Left),
+        Column::new("verdict", Align::Left),
+        Column::new("why / when", Align::Left).floor(24),
+        // The narrow layout's first column: the segment, its size below it.
+        Column::new("segment", Align::Right),
+    ];
+    let layouts = [vec![0, 1, 2, 3, 4], vec![5, 3, 4]];
+    write_layouts(out, style.width, &columns, &layouts, || {
+        p.segments.iter().map(|s| {
+            let mut ts = t(style, Some(s.largest_timestamp_ms));
+            if s.largest_timestamp_upper_bound {
+                ts = format!("≤ {ts}");
+            }
+            let size = format_size(s.size_bytes, BINARY);
+            vec![
+                Cell::atom(s.base_offset.to_string()),
+                Cell::atom(size.clone()),
+                Cell::text(&ts),
+                Cell::atom(verdict(s)),
+                Cell::lines(why(s, style)),
+                Cell::lines(vec![vec![s.base_offset.to_string()], vec![size]]),
+            ]
+        })
+    })
 }
 
 fn compaction_line(c: &CompactionDoc) -> Vec<String> {
@@ -345,7 +345,7 @@ fn write_partition(
     }
     write_fitted(out, &partition_header(p), style, "", "    ")?;
     prose(out, style, "assumes", &p.high_watermark.text)?;
-    out.write_all(segment_table(p, style).as_bytes())?;
+    write_segment_table(p, style, out)?;
     if let Some(c) = &p.compaction {
         write_fitted(out, &compaction_line(c), style, "  ", "    ")?;
         if let Some(b) = &c.blocked_by {

@@ -7,7 +7,8 @@
 //! `index` and `timeindex` into `index / time` (`3 / 3`); drop `records`; drop
 //! `first timestamp`; drop `batches`; drop `index / time`. `segment`, `size`, `offsets` and
 //! `largest timestamp` always stay; narrower still, each segment is a record of
-//! `header: value` lines.
+//! `header: value` lines. The table is written row by row ([`write_layouts`]), never held
+//! whole.
 
 use std::io::{self, Write};
 
@@ -15,7 +16,8 @@ use humansize::{format_size, BINARY};
 
 use super::human::{age, time, time_without_zone, Precision, Zone};
 use super::sanitize::escape;
-use super::terminal::{fit_atoms, render_layouts, shorten_path, words, Align, Cell, Grid};
+use super::stream_table::{write_layouts, Column};
+use super::terminal::{fit_atoms, shorten_path, words, Align, Cell};
 use super::wire::{IndexDoc, InspectDoc, MetadataLogDoc, PartitionDoc, SegmentDoc};
 use crate::model::mode::LogDirMode;
 
@@ -262,22 +264,53 @@ fn segment_cell(c: SegmentColumn, s: &SegmentDoc, style: &TableStyle) -> Cell {
     }
 }
 
-fn segments_table(p: &PartitionDoc, style: &TableStyle) -> String {
-    let layouts: Vec<Grid> = SEGMENT_LAYOUTS
+/// Every segment column, in the order of the fullest layout ([`SEGMENT_LAYOUTS`] picks from it).
+const SEGMENT_COLUMNS: [SegmentColumn; 11] = {
+    use SegmentColumn::*;
+    [
+        Segment,
+        Size,
+        Offsets,
+        FirstTimestamp,
+        LargestTimestamp,
+        Batches,
+        Records,
+        Index,
+        TimeIndex,
+        Idx,
+        Txn,
+    ]
+};
+
+/// The segments table, written row by row ([`write_layouts`]): never held whole.
+fn write_segments_table(
+    p: &PartitionDoc,
+    style: &TableStyle,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let columns: Vec<Column> = SEGMENT_COLUMNS
         .iter()
-        .map(|cols| {
-            let headers: Vec<(String, Align)> =
-                cols.iter().map(|c| segment_header(*c, style)).collect();
-            let headers: Vec<(&str, Align)> =
-                headers.iter().map(|(h, a)| (h.as_str(), *a)).collect();
-            let mut g = Grid::new(&headers);
-            for s in &p.segments {
-                g.push(cols.iter().map(|c| segment_cell(*c, s, style)).collect());
-            }
-            g
+        .map(|c| {
+            let (header, align) = segment_header(*c, style);
+            Column::new(header, align)
         })
         .collect();
-    render_layouts(&layouts, style.width)
+    let layouts: Vec<Vec<usize>> = SEGMENT_LAYOUTS
+        .iter()
+        .map(|cols| {
+            cols.iter()
+                .filter_map(|c| SEGMENT_COLUMNS.iter().position(|a| a == c))
+                .collect()
+        })
+        .collect();
+    write_layouts(out, style.width, &columns, &layouts, || {
+        p.segments.iter().map(|s| {
+            SEGMENT_COLUMNS
+                .iter()
+                .map(|c| segment_cell(*c, s, style))
+                .collect()
+        })
+    })
 }
 
 /// Write `atoms` fitted to `style.width`, two spaces apart, continuation lines indented.
@@ -456,7 +489,7 @@ pub fn render_inspect(
                 write_fitted(out, &metadata_log_line(m), style, "  ", "    ")?;
             }
             if !empty {
-                write!(out, "{}", segments_table(p, style))?;
+                write_segments_table(p, style, out)?;
             }
             write_batches(p, style, out)?;
         }

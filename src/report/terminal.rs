@@ -224,7 +224,7 @@ impl Cell {
     }
 
     /// The widest atom.
-    fn widest_atom(&self) -> usize {
+    pub(super) fn widest_atom(&self) -> usize {
         self.lines
             .iter()
             .flatten()
@@ -234,7 +234,7 @@ impl Cell {
     }
 
     /// The widest line, unwrapped.
-    fn natural(&self) -> usize {
+    pub(super) fn natural(&self) -> usize {
         self.lines
             .iter()
             .map(|l| l.iter().map(|a| text_width(a)).sum::<usize>() + l.len().saturating_sub(1))
@@ -244,7 +244,7 @@ impl Cell {
 
     /// The cell as comfy-table text: lines apart by `\n`, atoms by a space; the spaces inside an
     /// atom are [`NO_BREAK`] until rendered, so that comfy-table wraps between atoms only.
-    fn content(&self) -> String {
+    pub(super) fn content(&self) -> String {
         let line = |l: &Vec<String>| {
             l.iter()
                 .map(|a| a.replace(' ', NO_BREAK_STR))
@@ -277,7 +277,7 @@ pub(super) fn visible_width(line: &str) -> usize {
 }
 
 /// The comfy-table colour of an SGR foreground parameter.
-fn color_of(sgr: &str) -> Option<comfy_table::Color> {
+pub(super) fn color_of(sgr: &str) -> Option<comfy_table::Color> {
     use comfy_table::Color;
     Some(match sgr {
         "31" => Color::DarkRed,

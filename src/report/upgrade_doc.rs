@@ -13,8 +13,9 @@ use crate::plan::Plan;
 use super::diagnostics::render_findings;
 use super::plan_doc::{ChangeDoc, ShortDoc};
 use super::sanitize::escape;
+use super::stream_table::{write_layouts, Column};
 use super::table::TableStyle;
-use super::terminal::{fit_atoms, render_layouts, words, Align, Cell, Grid};
+use super::terminal::{fit_atoms, words, Align, Cell};
 use super::wire::assumptions::KafkaVersionDoc;
 use super::wire::Envelope;
 
@@ -113,24 +114,26 @@ pub fn render_upgrade(
         }
     }
     if !b.plan_changes.is_empty() {
-        let mut grid = Grid::new(&[
-            ("PARTITION", Align::Left),
-            ("SEGMENT", Align::Right),
-            ("BYTES", Align::Right),
-            ("FROM", Align::Left),
-            ("TO", Align::Left),
-        ]);
-        for c in &b.plan_changes {
-            grid.push(vec![
-                Cell::atom(escape(&format!("{}-{}", c.topic, c.partition)).into_owned()),
-                Cell::atom(c.base_offset.to_string()),
-                Cell::atom(c.size_bytes.to_string()),
-                Cell::text(&short(&c.before)),
-                Cell::text(&short(&c.after)),
-            ]);
-        }
+        let columns = [
+            Column::new("PARTITION", Align::Left),
+            Column::new("SEGMENT", Align::Right),
+            Column::new("BYTES", Align::Right),
+            Column::new("FROM", Align::Left),
+            Column::new("TO", Align::Left),
+        ];
         writeln!(out)?;
-        write!(out, "{}", render_layouts(&[grid], style.width))?;
+        // One row per segment that changes: written row by row, never held whole.
+        write_layouts(out, style.width, &columns, &[(0..5).collect()], || {
+            b.plan_changes.iter().map(|c| {
+                vec![
+                    Cell::atom(escape(&format!("{}-{}", c.topic, c.partition)).into_owned()),
+                    Cell::atom(c.base_offset.to_string()),
+                    Cell::atom(c.size_bytes.to_string()),
+                    Cell::text(&short(&c.before)),
+                    Cell::text(&short(&c.after)),
+                ]
+            })
+        })?;
     }
     match render_findings(&doc.findings, style) {
         Some(t) => {
