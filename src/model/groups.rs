@@ -793,6 +793,94 @@ mod tests {
         assert!(state.groups["g"].pending_transactional.is_empty());
     }
 
+    fn committed(offset: i64) -> CommittedOffset {
+        CommittedOffset {
+            offset,
+            leader_epoch: None,
+            metadata: String::new(),
+            commit_timestamp_ms: offset * 10,
+            expire_timestamp_ms: None,
+            record_offset: offset,
+            transactional: false,
+        }
+    }
+
+    /// The offsets map against a `BTreeMap` keyed by `TopicPartition` (the type it replaced)
+    /// through every representation: none, one inline, a few sorted, many in a map, and back
+    /// down by removals; same entries, same order, same serialization as `map_pairs` writes.
+    #[test]
+    fn committed_offsets_behave_as_the_map_they_replaced_in_every_representation() {
+        let mut compact = CommittedOffsets::new();
+        let mut map: BTreeMap<TopicPartition, CommittedOffset> = BTreeMap::new();
+        let same = |compact: &CommittedOffsets, map: &BTreeMap<TopicPartition, CommittedOffset>| {
+            assert_eq!(compact.len(), map.len());
+            assert_eq!(compact.is_empty(), map.is_empty());
+            let pairs: Vec<(TopicPartition, CommittedOffset)> = (compact.iter())
+                .map(|((t, p), v)| ((t.to_string(), *p), v.clone()))
+                .collect();
+            let expected: Vec<_> = map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert_eq!(pairs, expected);
+            #[derive(serde::Serialize)]
+            struct Old<'a>(
+                #[serde(with = "crate::model::replays::map_pairs")]
+                &'a BTreeMap<TopicPartition, CommittedOffset>,
+            );
+            let json = serde_json::to_string(compact).unwrap();
+            assert_eq!(json, serde_json::to_string(&Old(map)).unwrap());
+            let back: CommittedOffsets = serde_json::from_str(&json).unwrap();
+            assert_eq!(&back, compact);
+        };
+        same(&compact, &map);
+        // Topics out of order, one committed twice, past the inline and the sorted sizes.
+        let keys: Vec<(&str, i32)> = (0..40)
+            .map(|i| (["b", "a", "c"][i % 3], (i as i32 * 7) % 19))
+            .collect();
+        for (n, (t, p)) in keys.iter().enumerate() {
+            let v = committed(n as i64);
+            compact.insert((Topic::from(*t), *p), v.clone());
+            map.insert((t.to_string(), *p), v);
+            same(&compact, &map);
+            let got = compact.get(&(Topic::from(*t), *p)).map(|o| o.offset);
+            assert_eq!(got, Some(n as i64));
+        }
+        assert!(compact.get(&("z".into(), 0)).is_none());
+        compact.get_mut(&("a".into(), 7)).unwrap().offset = -5;
+        map.get_mut(&("a".to_string(), 7)).unwrap().offset = -5;
+        same(&compact, &map);
+        for (t, p) in &keys {
+            let removed = compact.remove(&(Topic::from(*t), *p)).map(|o| o.offset);
+            assert_eq!(removed, map.remove(&(t.to_string(), *p)).map(|o| o.offset));
+            same(&compact, &map);
+        }
+        // One inline, then a few, emptied by removals.
+        for (t, p) in [("x", 1), ("x", 0)] {
+            compact.insert((t.into(), p), committed(1));
+            map.insert((t.to_string(), p), committed(1));
+            same(&compact, &map);
+        }
+        for (t, p) in [("x", 1), ("y", 0), ("x", 0)] {
+            assert_eq!(
+                compact.remove(&(t.into(), p)).is_some(),
+                map.remove(&(t.to_string(), p)).is_some()
+            );
+            same(&compact, &map);
+        }
+    }
+
+    #[test]
+    fn the_replay_shares_one_topic_name_across_groups_and_one_group_id_with_its_key() {
+        let mut state = GroupState::default();
+        let (k1, k2) = (offset_key("g1", "t", 0), offset_key("g2", "t", 1));
+        let v = offset_value(5, 100);
+        let mut r = PartitionReplay::new(&mut state, 0);
+        r.apply(&rec(0, &k1, Some(&v)));
+        r.apply(&rec(1, &k2, Some(&v)));
+        let topic = |g: &str| state.groups[g].offsets.keys().next().unwrap().0.clone();
+        assert!(Arc::ptr_eq(&topic("g1"), &topic("g2")));
+        let (key, g) = state.groups.get_key_value("g1").unwrap();
+        assert!(Arc::ptr_eq(key, &g.name));
+    }
+
     #[test]
     fn bad_records_are_kept_and_skipped() {
         let mut state = GroupState::default();
