@@ -105,7 +105,8 @@ impl CommittedOffsets {
             OffsetsRepr::Empty => None,
             OffsetsRepr::One((k, v)) => (k == key).then_some(v),
             OffsetsRepr::Few(entries) => {
-                (entries.binary_search_by(|(k, _)| k.cmp(key)).ok()).map(|i| &entries[i].1)
+                let i = entries.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+                entries.get(i).map(|(_, v)| v)
             }
             OffsetsRepr::Many(m) => m.get(key),
         }
@@ -117,7 +118,8 @@ impl CommittedOffsets {
             OffsetsRepr::Empty => None,
             OffsetsRepr::One((k, v)) => (k == key).then_some(v),
             OffsetsRepr::Few(entries) => {
-                (entries.binary_search_by(|(k, _)| k.cmp(key)).ok()).map(|i| &mut entries[i].1)
+                let i = entries.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+                entries.get_mut(i).map(|(_, v)| v)
             }
             OffsetsRepr::Many(m) => m.get_mut(key),
         }
@@ -202,7 +204,11 @@ fn insert_sorted(
     value: CommittedOffset,
 ) {
     match entries.binary_search_by(|(k, _)| k.cmp(&key)) {
-        Ok(i) => entries[i].1 = value,
+        Ok(i) => {
+            if let Some((_, v)) = entries.get_mut(i) {
+                *v = value;
+            }
+        }
         Err(i) => entries.insert(i, (key, value)),
     }
 }
