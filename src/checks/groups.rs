@@ -215,7 +215,7 @@ fn expiry_findings(
     let mut expiring: BTreeMap<&str, (usize, i64)> = BTreeMap::new();
     for r in &verdicts.offsets {
         if let Some(at_ms) = r.expires_at_ms.filter(|_| r.expired) {
-            let e = expiring.entry(r.group.as_str()).or_insert((0, at_ms));
+            let e = expiring.entry(&*r.group).or_insert((0, at_ms));
             e.0 += 1;
             e.1 = e.1.max(at_ms);
         }
@@ -224,7 +224,7 @@ fn expiry_findings(
     // expiring group instead of a walk over every group.
     let mut by_name: BTreeMap<&str, _> = BTreeMap::new();
     for g in &verdicts.groups {
-        by_name.entry(g.group.as_str()).or_insert(g);
+        by_name.entry(&*g.group).or_insert(g);
     }
     let mut out = Vec::new();
     for (group, (n, at_ms)) in expiring {

@@ -89,7 +89,7 @@ fn refuse_unknown(
         if c.state.deleted.contains(g) {
             anyhow::bail!("consumer group `{g}` was deleted (its offsets are tombstoned){partial}");
         }
-        let known: Vec<&str> = c.state.groups.keys().map(String::as_str).collect();
+        let known: Vec<&str> = c.state.groups.keys().map(|k| &**k).collect();
         anyhow::bail!(
             "consumer group `{g}` does not exist{partial}; groups: {}",
             if known.is_empty() {
@@ -104,7 +104,7 @@ fn refuse_unknown(
             .state
             .groups
             .values()
-            .any(|g| g.offsets.keys().any(|tp| tp.0 == t));
+            .any(|g| g.offsets.keys().any(|tp| &*tp.0 == t));
         let held = c.facts.held.keys().any(|tp| tp.0 == t);
         if !named && !held && !view.topics.contains_key(t) {
             anyhow::bail!(

@@ -145,8 +145,10 @@ fn replay_offsets_partitions<'d>(
     let total: usize = replays.iter().map(|(s, _)| ids(s)).sum();
     let distinct: BTreeSet<&str> = replays
         .iter()
-        .flat_map(|(s, _)| s.groups.keys().chain(s.deleted.iter()))
-        .map(String::as_str)
+        .flat_map(|(s, _)| {
+            let deleted = s.deleted.iter().map(String::as_str);
+            s.groups.keys().map(|k| &**k).chain(deleted)
+        })
         .collect();
     let mut state = GroupState::default();
     let mut unreadable = Vec::new();

@@ -6,7 +6,8 @@
 //! The coordinator's rules over the replayed state (the group → partition mapping, offset
 //! expiry, what a group loses when a log start moves) are in [`crate::rules::groups`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{btree_map, BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::formats::control::ControlKind;
 use crate::formats::group_record::{decode_group_record, record_type as rt, GroupKey, GroupValue};
@@ -20,6 +21,34 @@ use super::records::SegmentStop;
 
 /// A topic partition of a data topic.
 pub type TopicPartition = (String, i32);
+
+/// A topic name as the replayed groups hold it: one allocation per topic and replayed
+/// `__consumer_offsets` partition, shared by every commit that names it.
+pub type Topic = Arc<str>;
+
+/// The data partition a group commits an offset of: its topic (shared) and number. Ordered as
+/// [`TopicPartition`] is (by topic name, then partition).
+pub type CommitKey = (Topic, i32);
+
+/// Groups with more committed partitions than this keep them in a `BTreeMap`, so a group of
+/// thousands of partitions committed in any order is still replayed in `O(n log n)`.
+const SMALL_OFFSETS: usize = 16;
+
+/// A group's committed offsets by data partition, in key order: stored inline for the usual
+/// group of one partition (no allocation of its own), in a sorted `Vec` for a few, in a
+/// `BTreeMap` beyond [`SMALL_OFFSETS`]. Equal, printed and serialized by its entries alone (a
+/// list of `[key, value]` pairs, as `map_pairs` writes a map), whatever the representation.
+#[derive(Clone, Default)]
+pub struct CommittedOffsets(OffsetsRepr);
+
+#[derive(Clone, Default)]
+enum OffsetsRepr {
+    #[default]
+    Empty,
+    One((CommitKey, CommittedOffset)),
+    Few(Vec<(CommitKey, CommittedOffset)>),
+    Many(BTreeMap<CommitKey, CommittedOffset>),
+}
 
 /// A data partition the log dirs hold: log start and end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -49,6 +78,233 @@ pub struct CommittedOffset {
     pub transactional: bool,
 }
 
+impl CommittedOffsets {
+    /// No offsets.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many partitions have a committed offset.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            OffsetsRepr::Empty => 0,
+            OffsetsRepr::One(_) => 1,
+            OffsetsRepr::Few(v) => v.len(),
+            OffsetsRepr::Many(m) => m.len(),
+        }
+    }
+
+    /// Whether no partition has one.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The offset committed for `key`.
+    pub fn get(&self, key: &CommitKey) -> Option<&CommittedOffset> {
+        match &self.0 {
+            OffsetsRepr::Empty => None,
+            OffsetsRepr::One((k, v)) => (k == key).then_some(v),
+            OffsetsRepr::Few(entries) => {
+                let i = entries.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+                entries.get(i).map(|(_, v)| v)
+            }
+            OffsetsRepr::Many(m) => m.get(key),
+        }
+    }
+
+    /// The offset committed for `key`, to change.
+    pub fn get_mut(&mut self, key: &CommitKey) -> Option<&mut CommittedOffset> {
+        match &mut self.0 {
+            OffsetsRepr::Empty => None,
+            OffsetsRepr::One((k, v)) => (k == key).then_some(v),
+            OffsetsRepr::Few(entries) => {
+                let i = entries.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+                entries.get_mut(i).map(|(_, v)| v)
+            }
+            OffsetsRepr::Many(m) => m.get_mut(key),
+        }
+    }
+
+    /// Set the offset of `key` (the latest commit wins).
+    pub fn insert(&mut self, key: CommitKey, value: CommittedOffset) {
+        self.0 = match std::mem::take(&mut self.0) {
+            OffsetsRepr::Empty => OffsetsRepr::One((key, value)),
+            OffsetsRepr::One((k, _)) if k == key => OffsetsRepr::One((k, value)),
+            OffsetsRepr::One(first) => {
+                let mut entries = Vec::with_capacity(4);
+                entries.push(first);
+                insert_sorted(&mut entries, key, value);
+                OffsetsRepr::Few(entries)
+            }
+            OffsetsRepr::Few(mut entries) => {
+                insert_sorted(&mut entries, key, value);
+                if entries.len() > SMALL_OFFSETS {
+                    OffsetsRepr::Many(entries.into_iter().collect())
+                } else {
+                    OffsetsRepr::Few(entries)
+                }
+            }
+            OffsetsRepr::Many(mut m) => {
+                m.insert(key, value);
+                OffsetsRepr::Many(m)
+            }
+        };
+    }
+
+    /// Remove the offset of `key` (a tombstone).
+    pub fn remove(&mut self, key: &CommitKey) -> Option<CommittedOffset> {
+        let (repr, removed) = match std::mem::take(&mut self.0) {
+            OffsetsRepr::One((k, v)) if k == *key => (OffsetsRepr::Empty, Some(v)),
+            OffsetsRepr::Few(mut entries) => match entries.binary_search_by(|(k, _)| k.cmp(key)) {
+                Ok(i) => {
+                    let (_, v) = entries.remove(i);
+                    let repr = match entries.len() {
+                        0 => OffsetsRepr::Empty,
+                        _ => OffsetsRepr::Few(entries),
+                    };
+                    (repr, Some(v))
+                }
+                Err(_) => (OffsetsRepr::Few(entries), None),
+            },
+            OffsetsRepr::Many(mut m) => {
+                let v = m.remove(key);
+                (OffsetsRepr::Many(m), v)
+            }
+            other => (other, None),
+        };
+        self.0 = repr;
+        removed
+    }
+
+    /// The offsets in key order (topic name, then partition).
+    pub fn iter(&self) -> OffsetsIter<'_> {
+        OffsetsIter(match &self.0 {
+            OffsetsRepr::Empty => IterRepr::Slice([].iter()),
+            OffsetsRepr::One(e) => IterRepr::Slice(std::slice::from_ref(e).iter()),
+            OffsetsRepr::Few(entries) => IterRepr::Slice(entries.iter()),
+            OffsetsRepr::Many(m) => IterRepr::Map(m.iter()),
+        })
+    }
+
+    /// The partitions, in key order.
+    pub fn keys(&self) -> impl Iterator<Item = &CommitKey> {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// The offsets, in key order.
+    pub fn values(&self) -> impl Iterator<Item = &CommittedOffset> {
+        self.iter().map(|(_, v)| v)
+    }
+}
+
+/// Insert or replace `key` in `entries`, sorted by key.
+fn insert_sorted(
+    entries: &mut Vec<(CommitKey, CommittedOffset)>,
+    key: CommitKey,
+    value: CommittedOffset,
+) {
+    match entries.binary_search_by(|(k, _)| k.cmp(&key)) {
+        Ok(i) => {
+            if let Some((_, v)) = entries.get_mut(i) {
+                *v = value;
+            }
+        }
+        Err(i) => entries.insert(i, (key, value)),
+    }
+}
+
+/// The entries of [`CommittedOffsets`], in key order.
+#[derive(Debug, Clone)]
+pub struct OffsetsIter<'a>(IterRepr<'a>);
+
+#[derive(Debug, Clone)]
+enum IterRepr<'a> {
+    Slice(std::slice::Iter<'a, (CommitKey, CommittedOffset)>),
+    Map(btree_map::Iter<'a, CommitKey, CommittedOffset>),
+}
+
+impl<'a> Iterator for OffsetsIter<'a> {
+    type Item = (&'a CommitKey, &'a CommittedOffset);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterRepr::Slice(it) => it.next().map(|(k, v)| (k, v)),
+            IterRepr::Map(it) => it.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            IterRepr::Slice(it) => it.size_hint(),
+            IterRepr::Map(it) => it.size_hint(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a CommittedOffsets {
+    type Item = (&'a CommitKey, &'a CommittedOffset);
+    type IntoIter = OffsetsIter<'a>;
+
+    fn into_iter(self) -> OffsetsIter<'a> {
+        self.iter()
+    }
+}
+
+impl FromIterator<(CommitKey, CommittedOffset)> for CommittedOffsets {
+    /// The offsets of `pairs` (a key given twice: the last pair wins).
+    fn from_iter<I: IntoIterator<Item = (CommitKey, CommittedOffset)>>(pairs: I) -> Self {
+        let mut out = CommittedOffsets::new();
+        for (k, v) in pairs {
+            out.insert(k, v);
+        }
+        out
+    }
+}
+
+impl PartialEq for CommittedOffsets {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for CommittedOffsets {}
+
+impl std::fmt::Debug for CommittedOffsets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl serde::Serialize for CommittedOffsets {
+    /// As `map_pairs` writes a map: its `[key, value]` pairs, in key order.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CommittedOffsets {
+    /// The offsets whose pairs were serialized (a key given twice: the last pair wins).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let pairs: Vec<(CommitKey, CommittedOffset)> = Vec::deserialize(d)?;
+        Ok(pairs.into_iter().collect())
+    }
+}
+
+/// One shared [`Topic`] per distinct name: the replay's topic names.
+#[derive(Debug, Default)]
+struct Interner(HashSet<Topic>);
+
+impl Interner {
+    fn intern(&mut self, name: &str) -> Topic {
+        if let Some(t) = self.0.get(name) {
+            return t.clone();
+        }
+        let t: Topic = name.into();
+        self.0.insert(t.clone());
+        t
+    }
+}
+
 /// The kind of group, from its records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -66,8 +322,8 @@ pub enum GroupKind {
 /// One group after the replay.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Group {
-    /// Group id.
-    pub name: String,
+    /// Group id (shared with the key of [`GroupState::groups`]).
+    pub name: Arc<str>,
     /// The `__consumer_offsets` partition its records are in.
     pub coordinator_partition: i32,
     /// The kind of group.
@@ -83,17 +339,21 @@ pub struct Group {
     /// Consumer protocol: the topics each member subscribes to by name.
     pub subscriptions: BTreeMap<String, Vec<String>>,
     /// Committed offsets.
-    #[serde(with = "crate::model::replays::map_pairs")]
-    pub offsets: BTreeMap<TopicPartition, CommittedOffset>,
+    pub offsets: CommittedOffsets,
     /// Transactional offset commits whose transaction has no marker yet.
-    pub pending_transactional: BTreeSet<TopicPartition>,
+    pub pending_transactional: BTreeSet<CommitKey>,
 }
 
 impl Group {
     /// A group with no records yet, in `__consumer_offsets` partition `partition`.
     pub fn new(name: &str, partition: i32) -> Group {
+        Group::named(name.into(), partition)
+    }
+
+    /// A group with no records yet named `name` (shared), in partition `partition`.
+    fn named(name: Arc<str>, partition: i32) -> Group {
         Group {
-            name: name.to_string(),
+            name,
             coordinator_partition: partition,
             kind: GroupKind::Simple,
             protocol_type: None,
@@ -101,7 +361,7 @@ impl Group {
             members: BTreeSet::new(),
             current_state_timestamp_ms: None,
             subscriptions: BTreeMap::new(),
-            offsets: BTreeMap::new(),
+            offsets: CommittedOffsets::new(),
             pending_transactional: BTreeSet::new(),
         }
     }
@@ -149,7 +409,7 @@ pub struct BadRecord {
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct GroupState {
     /// Groups by id.
-    pub groups: BTreeMap<String, Group>,
+    pub groups: BTreeMap<Arc<str>, Group>,
     /// Groups whose records were all removed by tombstones (deleted groups).
     pub deleted: BTreeSet<String>,
     /// Records that do not decode (skipped, as the coordinator would fail the load).
@@ -184,7 +444,7 @@ pub struct CoordinatorRecord<'a> {
 }
 
 /// An offset commit waiting for its transaction's marker.
-type Pending = (String, TopicPartition, Option<CommittedOffset>);
+type Pending = (String, CommitKey, Option<CommittedOffset>);
 
 /// The replay of one `__consumer_offsets` partition into a [`GroupState`].
 #[derive(Debug)]
@@ -192,6 +452,7 @@ pub struct PartitionReplay<'s> {
     state: &'s mut GroupState,
     partition: i32,
     pending: HashMap<i64, Vec<Pending>>,
+    topics: Interner,
 }
 
 impl<'s> PartitionReplay<'s> {
@@ -202,6 +463,7 @@ impl<'s> PartitionReplay<'s> {
             state,
             partition,
             pending: HashMap::new(),
+            topics: Interner::default(),
         }
     }
 
@@ -243,7 +505,7 @@ impl<'s> PartitionReplay<'s> {
                     None => None,
                     Some(_) => return self.bad(r.offset, "not an offset commit value".into()),
                 };
-                let tp = (topic, partition);
+                let tp = (self.topics.intern(&topic), partition);
                 if r.transactional {
                     self.group(&group).pending_transactional.insert(tp.clone());
                     self.pending
@@ -251,7 +513,7 @@ impl<'s> PartitionReplay<'s> {
                         .or_default()
                         .push((group, tp, value));
                 } else {
-                    self.set_offset(group, tp, value);
+                    self.set_offset(&group, tp, value);
                 }
             }
             GroupKey::Group { record_type, group } => {
@@ -269,7 +531,7 @@ impl<'s> PartitionReplay<'s> {
                     g.subscriptions.insert(member_id, m.subscribed_topic_names);
                 }
                 _ => {
-                    if let Some(g) = self.state.groups.get_mut(&group) {
+                    if let Some(g) = self.state.groups.get_mut(group.as_str()) {
                         g.members.remove(&member_id);
                         g.subscriptions.remove(&member_id);
                     }
@@ -288,11 +550,11 @@ impl<'s> PartitionReplay<'s> {
         }
         let commit = kind == ControlKind::Commit;
         for (group, tp, value) in self.pending.remove(&producer_id).unwrap_or_default() {
-            if let Some(g) = self.state.groups.get_mut(&group) {
+            if let Some(g) = self.state.groups.get_mut(group.as_str()) {
                 g.pending_transactional.remove(&tp);
             }
             if commit {
-                self.set_offset(group, tp, value);
+                self.set_offset(&group, tp, value);
             } else {
                 self.drop_if_gone(&group);
             }
@@ -339,32 +601,31 @@ impl<'s> PartitionReplay<'s> {
         }
     }
 
+    /// The group `name`, created when new (its name allocated once, shared by the key).
     fn group(&mut self, name: &str) -> &mut Group {
-        self.group_owned(name.to_string())
-    }
-
-    /// The group `name`, created when new (the hot path: no copy of the name).
-    fn group_owned(&mut self, name: String) -> &mut Group {
         if !self.state.deleted.is_empty() {
-            self.state.deleted.remove(&name);
+            self.state.deleted.remove(name);
         }
         let partition = self.partition;
-        self.state
-            .groups
-            .entry(name)
-            .or_insert_with_key(|k| Group::new(k, partition))
+        let key = match self.state.groups.get_key_value(name) {
+            Some((k, _)) => k.clone(),
+            None => Arc::from(name),
+        };
+        (self.state.groups)
+            .entry(key)
+            .or_insert_with_key(|k| Group::named(k.clone(), partition))
     }
 
-    fn set_offset(&mut self, group: String, tp: TopicPartition, value: Option<CommittedOffset>) {
+    fn set_offset(&mut self, group: &str, tp: CommitKey, value: Option<CommittedOffset>) {
         match value {
             Some(v) => {
-                self.group_owned(group).offsets.insert(tp, v);
+                self.group(group).offsets.insert(tp, v);
             }
             None => {
-                if let Some(g) = self.state.groups.get_mut(&group) {
+                if let Some(g) = self.state.groups.get_mut(group) {
                     g.offsets.remove(&tp);
                 }
-                self.drop_if_gone(&group);
+                self.drop_if_gone(group);
             }
         }
     }
@@ -489,7 +750,7 @@ mod tests {
         let mut r = PartitionReplay::new(&mut state, 0);
         r.apply(&rec(0, &k, Some(&v1)));
         r.apply(&rec(1, &k, Some(&v2)));
-        let o = &state.groups["g"].offsets[&("t".to_string(), 0)];
+        let o = &state.groups["g"].offsets.get(&("t".into(), 0)).unwrap();
         assert_eq!(
             (o.offset, o.commit_timestamp_ms, o.record_offset),
             (9, 200, 1)
@@ -531,11 +792,99 @@ mod tests {
         r.apply(&marker(4, 12, ControlKind::LeaderChange));
         let g = &r.state().groups["g"];
         assert!(g.offsets.is_empty());
-        assert!(g.pending_transactional.contains(&("t".to_string(), 0)));
+        assert!(g.pending_transactional.contains(&("t".into(), 0)));
         r.apply(&marker(5, 12, ControlKind::Commit));
-        let o = &state.groups["g"].offsets[&("t".to_string(), 0)];
+        let o = &state.groups["g"].offsets.get(&("t".into(), 0)).unwrap();
         assert!(o.transactional && o.offset == 7);
         assert!(state.groups["g"].pending_transactional.is_empty());
+    }
+
+    fn committed(offset: i64) -> CommittedOffset {
+        CommittedOffset {
+            offset,
+            leader_epoch: None,
+            metadata: String::new(),
+            commit_timestamp_ms: offset * 10,
+            expire_timestamp_ms: None,
+            record_offset: offset,
+            transactional: false,
+        }
+    }
+
+    /// The offsets map against a `BTreeMap` keyed by `TopicPartition` (the type it replaced)
+    /// through every representation: none, one inline, a few sorted, many in a map, and back
+    /// down by removals; same entries, same order, same serialization as `map_pairs` writes.
+    #[test]
+    fn committed_offsets_behave_as_the_map_they_replaced_in_every_representation() {
+        let mut compact = CommittedOffsets::new();
+        let mut map: BTreeMap<TopicPartition, CommittedOffset> = BTreeMap::new();
+        let same = |compact: &CommittedOffsets, map: &BTreeMap<TopicPartition, CommittedOffset>| {
+            assert_eq!(compact.len(), map.len());
+            assert_eq!(compact.is_empty(), map.is_empty());
+            let pairs: Vec<(TopicPartition, CommittedOffset)> = (compact.iter())
+                .map(|((t, p), v)| ((t.to_string(), *p), v.clone()))
+                .collect();
+            let expected: Vec<_> = map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert_eq!(pairs, expected);
+            #[derive(serde::Serialize)]
+            struct Old<'a>(
+                #[serde(with = "crate::model::replays::map_pairs")]
+                &'a BTreeMap<TopicPartition, CommittedOffset>,
+            );
+            let json = serde_json::to_string(compact).unwrap();
+            assert_eq!(json, serde_json::to_string(&Old(map)).unwrap());
+            let back: CommittedOffsets = serde_json::from_str(&json).unwrap();
+            assert_eq!(&back, compact);
+        };
+        same(&compact, &map);
+        // Topics out of order, one committed twice, past the inline and the sorted sizes.
+        let keys: Vec<(&str, i32)> = (0..40)
+            .map(|i| (["b", "a", "c"][i % 3], (i as i32 * 7) % 19))
+            .collect();
+        for (n, (t, p)) in keys.iter().enumerate() {
+            let v = committed(n as i64);
+            compact.insert((Topic::from(*t), *p), v.clone());
+            map.insert((t.to_string(), *p), v);
+            same(&compact, &map);
+            let got = compact.get(&(Topic::from(*t), *p)).map(|o| o.offset);
+            assert_eq!(got, Some(n as i64));
+        }
+        assert!(compact.get(&("z".into(), 0)).is_none());
+        compact.get_mut(&("a".into(), 7)).unwrap().offset = -5;
+        map.get_mut(&("a".to_string(), 7)).unwrap().offset = -5;
+        same(&compact, &map);
+        for (t, p) in &keys {
+            let removed = compact.remove(&(Topic::from(*t), *p)).map(|o| o.offset);
+            assert_eq!(removed, map.remove(&(t.to_string(), *p)).map(|o| o.offset));
+            same(&compact, &map);
+        }
+        // One inline, then a few, emptied by removals.
+        for (t, p) in [("x", 1), ("x", 0)] {
+            compact.insert((t.into(), p), committed(1));
+            map.insert((t.to_string(), p), committed(1));
+            same(&compact, &map);
+        }
+        for (t, p) in [("x", 1), ("y", 0), ("x", 0)] {
+            assert_eq!(
+                compact.remove(&(t.into(), p)).is_some(),
+                map.remove(&(t.to_string(), p)).is_some()
+            );
+            same(&compact, &map);
+        }
+    }
+
+    #[test]
+    fn the_replay_shares_one_topic_name_across_groups_and_one_group_id_with_its_key() {
+        let mut state = GroupState::default();
+        let (k1, k2) = (offset_key("g1", "t", 0), offset_key("g2", "t", 1));
+        let v = offset_value(5, 100);
+        let mut r = PartitionReplay::new(&mut state, 0);
+        r.apply(&rec(0, &k1, Some(&v)));
+        r.apply(&rec(1, &k2, Some(&v)));
+        let topic = |g: &str| state.groups[g].offsets.keys().next().unwrap().0.clone();
+        assert!(Arc::ptr_eq(&topic("g1"), &topic("g2")));
+        let (key, g) = state.groups.get_key_value("g1").unwrap();
+        assert!(Arc::ptr_eq(key, &g.name));
     }
 
     #[test]

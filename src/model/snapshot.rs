@@ -602,7 +602,7 @@ mod tests {
         let mut g = Group::new("g", 7);
         g.kind = GroupKind::Classic;
         g.offsets.insert(
-            ("orders".to_string(), 3),
+            ("orders".into(), 3),
             crate::model::groups::CommittedOffset {
                 offset: 42,
                 leader_epoch: None,
@@ -613,11 +613,7 @@ mod tests {
                 transactional: false,
             },
         );
-        s.replays
-            .groups
-            .state
-            .groups
-            .insert("g".to_string(), g.clone());
+        s.replays.groups.state.groups.insert("g".into(), g.clone());
         let back = Snapshot::read(bytes_of(&s).as_slice()).unwrap();
         assert_eq!(back.replays.disk, s.replays.disk);
         assert_eq!(back.replays.groups.state.groups.get("g"), Some(&g));

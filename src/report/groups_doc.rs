@@ -4,6 +4,7 @@
 //! ([`crate::rules::groups::assess`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -32,10 +33,10 @@ pub struct NextRetentionDoc {
 /// One group, topic and partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GroupRowDoc {
-    /// Group id.
-    pub group: String,
-    /// Topic.
-    pub topic: String,
+    /// Group id (shared with the replayed group).
+    pub group: Arc<str>,
+    /// Topic (shared with the replayed commit).
+    pub topic: Arc<str>,
     /// Partition.
     pub partition: i32,
     /// The committed offset.
@@ -60,8 +61,8 @@ pub struct GroupRowDoc {
 /// One group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GroupDoc {
-    /// Group id.
-    pub group: String,
+    /// Group id (shared with the replayed group).
+    pub group: Arc<str>,
     /// `simple`, `classic`, `consumer` or `other`.
     pub kind: GroupKind,
     /// `Empty` or `Stable` (the state the coordinator loads it in).
@@ -183,7 +184,7 @@ impl GroupsBody {
             .collect();
         let mut named: BTreeMap<&str, BTreeSet<i32>> = BTreeMap::new();
         for v in &verdicts.offsets {
-            named.entry(v.tp.0.as_str()).or_default().insert(v.tp.1);
+            named.entry(&*v.tp.0).or_default().insert(v.tp.1);
         }
         let topics = named
             .into_iter()

@@ -13,9 +13,12 @@
 //! [`assess`] takes the replayed state and the facts around it ([`GroupFacts`]) to every verdict
 //! of `logclean groups`: `checks::groups` turns them into findings, `report::groups_doc` into rows.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
-use crate::model::groups::{Group, GroupKind, GroupState, HeldPartition, TopicPartition};
+use crate::model::groups::{
+    CommitKey, CommittedOffset, Group, GroupKind, GroupState, HeldPartition, TopicPartition,
+};
 use crate::model::names::CONSUMER_OFFSETS_TOPIC;
 use crate::model::units::Offset;
 
@@ -42,8 +45,12 @@ pub fn coordinator_partition(group: &str, num_partitions: i32) -> Option<i32> {
 /// time, or for an empty classic group with a protocol type the time it became empty. Offsets
 /// of a topic a consumer-protocol member subscribes to, of a non-empty classic group, and with
 /// a pending transactional commit do not expire.
-pub fn expires_at_ms(g: &Group, tp: &TopicPartition, retention_ms: i64) -> Option<i64> {
-    let o = g.offsets.get(tp)?;
+pub fn expires_at_ms(g: &Group, tp: &CommitKey, retention_ms: i64) -> Option<i64> {
+    expiry_of(g, tp, g.offsets.get(tp)?, retention_ms)
+}
+
+/// [`expires_at_ms`] of `o`, the offset `g` committed for `tp`.
+fn expiry_of(g: &Group, tp: &CommitKey, o: &CommittedOffset, retention_ms: i64) -> Option<i64> {
     if g.pending_transactional.contains(tp) {
         return None;
     }
@@ -53,7 +60,7 @@ pub fn expires_at_ms(g: &Group, tp: &TopicPartition, retention_ms: i64) -> Optio
             .current_state_timestamp_ms
             .unwrap_or(o.commit_timestamp_ms),
         GroupKind::Classic | GroupKind::Other => return None,
-        GroupKind::Consumer if g.subscribed_topics().contains(tp.0.as_str()) => return None,
+        GroupKind::Consumer if g.subscribed_topics().contains(&*tp.0) => return None,
         GroupKind::Consumer => o.commit_timestamp_ms,
     };
     Some(match o.expire_timestamp_ms {
@@ -89,19 +96,28 @@ pub fn skipped_below(committed: i64, log_start: i64) -> Option<i64> {
     (committed < log_start).then(|| log_start.saturating_sub(committed))
 }
 
+/// `map` keyed by topic name and partition borrowed: looked up by a [`CommitKey`] without a
+/// copy of the name.
+fn by_name<V>(map: &BTreeMap<TopicPartition, V>) -> HashMap<(&str, i32), &V> {
+    map.iter()
+        .map(|((t, p), v)| ((t.as_str(), *p), v))
+        .collect()
+}
+
 /// Every group partition whose committed offset is below the given log start offsets (the
 /// current ones, or those a retention plan computes).
 pub fn losses(state: &GroupState, log_starts: &BTreeMap<TopicPartition, Offset>) -> Vec<Loss> {
+    let log_starts = by_name(log_starts);
     let mut out = Vec::new();
     for g in state.groups.values() {
-        for (tp, o) in &g.offsets {
-            let Some(start) = log_starts.get(tp) else {
+        for ((topic, partition), o) in &g.offsets {
+            let Some(start) = log_starts.get(&(&**topic, *partition)) else {
                 continue;
             };
             if let Some(skipped) = skipped_below(o.offset, start.get()) {
                 out.push(Loss {
-                    group: g.name.clone(),
-                    tp: tp.clone(),
+                    group: g.name.to_string(),
+                    tp: (topic.to_string(), *partition),
                     committed: o.offset,
                     reset_to: start.get(),
                     skipped,
@@ -140,7 +156,7 @@ pub struct GroupFacts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupVerdict {
     /// Group id.
-    pub group: String,
+    pub group: Arc<str>,
     /// The `__consumer_offsets` partition holding it.
     pub coordinator_partition: i32,
     /// The partition the mapping gives; `None` without `__consumer_offsets` in a metadata log
@@ -178,9 +194,9 @@ impl NextRetention {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OffsetVerdict {
     /// Group id.
-    pub group: String,
+    pub group: Arc<str>,
     /// The data partition.
-    pub tp: TopicPartition,
+    pub tp: CommitKey,
     /// The committed offset.
     pub committed: i64,
     /// The partition as held here (`None`: not in these log dirs).
@@ -226,13 +242,15 @@ pub fn assess(state: &GroupState, facts: &GroupFacts) -> GroupVerdicts {
     // Only the metadata log knows the topic's real partition count (`offsets.topic.num.partitions`
     // applied when it was created, maybe with another value): without it, no mapping.
     let mapping_known = facts.topic_partitions.contains_key(CONSUMER_OFFSETS_TOPIC);
+    let (held, next_log_starts) = (by_name(&facts.held), by_name(&facts.next_log_starts));
     let mut out = GroupVerdicts::default();
     for g in state.groups.values().filter(|g| wanted_group(&g.name)) {
         let mut any = false;
         for (tp, o) in g.offsets.iter().filter(|(tp, _)| wanted_topic(&tp.0)) {
             any = true;
-            let expires_at_ms = expires_at_ms(g, tp, retention_ms);
-            let next_retention = facts.next_log_starts.get(tp).map(|start| NextRetention {
+            let expires_at_ms = expiry_of(g, tp, o, retention_ms);
+            let name = (&*tp.0, tp.1);
+            let next_retention = next_log_starts.get(&name).map(|start| NextRetention {
                 new_log_start_offset: start.get(),
                 by_ms: facts.next_pass_by_ms,
                 skipped: skipped_below(o.offset, start.get()).unwrap_or(0),
@@ -241,7 +259,7 @@ pub fn assess(state: &GroupState, facts: &GroupFacts) -> GroupVerdicts {
                 group: g.name.clone(),
                 tp: tp.clone(),
                 committed: o.offset,
-                held: facts.held.get(tp).copied(),
+                held: held.get(&name).copied().copied(),
                 expires_at_ms,
                 expired: is_expired(expires_at_ms, facts.now_ms),
                 next_retention,
@@ -267,7 +285,6 @@ pub fn assess(state: &GroupState, facts: &GroupFacts) -> GroupVerdicts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::groups::CommittedOffset;
 
     #[test]
     fn java_hash_and_partition_match_kafka() {
@@ -286,7 +303,7 @@ mod tests {
         let mut g = Group::new("g", 0);
         g.kind = kind;
         g.offsets.insert(
-            ("t".to_string(), 0),
+            ("t".into(), 0),
             CommittedOffset {
                 offset: 10,
                 leader_epoch: None,
@@ -302,7 +319,7 @@ mod tests {
 
     #[test]
     fn expiry_follows_the_coordinators_conditions() {
-        let tp = ("t".to_string(), 0);
+        let tp: CommitKey = ("t".into(), 0);
         assert_eq!(
             expires_at_ms(&group(GroupKind::Simple), &tp, 50),
             Some(1_050)
@@ -322,7 +339,7 @@ mod tests {
         let mut pending = group(GroupKind::Simple);
         pending.pending_transactional.insert(tp.clone());
         assert_eq!(expires_at_ms(&pending, &tp, 50), None);
-        assert_eq!(expires_at_ms(&pending, &("u".to_string(), 0), 50), None);
+        assert_eq!(expires_at_ms(&pending, &("u".into(), 0), 50), None);
     }
 
     #[test]
