@@ -28,7 +28,7 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use super::terminal::{color_of, fit_atoms, visible_width, Align, Cell, NO_BREAK};
+use super::terminal::{color_of, record_lines, visible_width, Align, Cell, NO_BREAK};
 
 #[cfg(doc)]
 use super::terminal::{render_layouts, Grid};
@@ -116,16 +116,8 @@ fn write_records(
         for &c in layout {
             let header = columns.get(c).map_or("", |h| h.header.as_str());
             let cell = row.get(c).unwrap_or(&empty);
-            for (j, line) in cell.lines.iter().enumerate() {
-                let mut atoms = Vec::with_capacity(line.len() + 1);
-                if j == 0 {
-                    atoms.push(format!("{header}:"));
-                }
-                atoms.extend(line.iter().cloned());
-                let first = if j == 0 { "" } else { "    " };
-                for l in fit_atoms(&atoms, width, " ", first, "    ") {
-                    writeln!(out, "{l}")?;
-                }
+            for l in record_lines(header, cell, width) {
+                writeln!(out, "{l}")?;
             }
         }
     }

@@ -459,21 +459,29 @@ pub fn render_layouts(layouts: &[Grid], width: usize) -> String {
             let Some(cell) = row.get(c) else {
                 continue;
             };
-            for (j, line) in cell.lines.iter().enumerate() {
-                let mut atoms = Vec::with_capacity(line.len() + 1);
-                if j == 0 {
-                    atoms.push(format!("{header}:"));
-                }
-                atoms.extend(line.iter().cloned());
-                let first = if j == 0 { "" } else { "    " };
-                for l in fit_atoms(&atoms, width, " ", first, "    ") {
-                    out.push_str(&l);
-                    out.push('\n');
-                }
+            for l in record_lines(header, cell, width) {
+                out.push_str(&l);
+                out.push('\n');
             }
         }
     }
     out
+}
+
+/// One cell of a row printed as a record (no layout fits `width`): `header:` and the cell's
+/// first line, its later lines indented, each wrapped to `width`.
+pub(super) fn record_lines(header: &str, cell: &Cell, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (j, line) in cell.lines.iter().enumerate() {
+        let mut atoms = Vec::with_capacity(line.len() + 1);
+        if j == 0 {
+            atoms.push(format!("{header}:"));
+        }
+        atoms.extend(line.iter().cloned());
+        let first = if j == 0 { "" } else { "    " };
+        lines.extend(fit_atoms(&atoms, width, " ", first, "    "));
+    }
+    lines
 }
 
 #[cfg(test)]
