@@ -431,11 +431,43 @@ pub(crate) fn new_scan() {
     SCAN_GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
-/// The dir of the last file [`open_nonblocking`] opened on this thread, as an `O_PATH` handle.
+/// The dir of the last file [`open_nonblocking`] opened on this thread, as an `O_PATH` handle,
+/// or the dir the listing read on this thread and handed over ([`keep_listed_dir`]).
 struct CachedDir {
     generation: u64,
     path: PathBuf,
-    fd: OwnedFd,
+    fd: KeptDir,
+}
+
+/// A dir handle [`CachedDir`] keeps.
+enum KeptDir {
+    Opened(OwnedFd),
+    Listed(nix::dir::Dir),
+}
+
+impl std::os::fd::AsFd for KeptDir {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self {
+            KeptDir::Opened(fd) => fd.as_fd(),
+            KeptDir::Listed(dir) => dir.as_fd(),
+        }
+    }
+}
+
+/// Keep `dir`, the open handle of the dir at `path` that the listing just read on this thread,
+/// for the opens of its files that follow here ([`open_nonblocking`]): the listing, the stats
+/// and the loads of a partition then share one handle, and no open looks its dir up again.
+pub(crate) fn keep_listed_dir(path: &Path, dir: nix::dir::Dir) {
+    let generation = SCAN_GENERATION.load(Ordering::Relaxed);
+    LAST_DIR.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            *slot = Some(CachedDir {
+                generation,
+                path: path.to_path_buf(),
+                fd: KeptDir::Listed(dir),
+            });
+        }
+    });
 }
 
 thread_local! {
@@ -478,7 +510,7 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
                     *slot = Some(CachedDir {
                         generation,
                         path: dir.to_path_buf(),
-                        fd,
+                        fd: KeptDir::Opened(fd),
                     })
                 }
                 Err(_) => return by_path(),

@@ -5,10 +5,15 @@
 //! Broker rules: spec formats §1.1 (root), §1.3 (partition files), §1.4 (leftovers).
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fs;
 use std::io;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+use nix::dir::Dir;
+use nix::sys::stat::Mode;
 
 use super::disk_usage::{walk_usage, DirUsage, EntryStat, UsageWalk};
 use super::file_bytes::{mtime_ms_of, PositionedFile, TooLarge};
@@ -222,6 +227,8 @@ struct Meta {
     len: Option<u64>,
     /// As `fs::Metadata::modified` gives it: ms since the epoch, none before it.
     mtime_ms: Option<i64>,
+    /// `(st_dev, st_ino)`; zeros while not stat'ed.
+    id: (u64, u64),
 }
 
 impl Meta {
@@ -231,6 +238,7 @@ impl Meta {
         is_file: true,
         len: None,
         mtime_ms: None,
+        id: (0, 0),
     };
 
     fn of(meta: &fs::Metadata) -> Self {
@@ -239,6 +247,10 @@ impl Meta {
             is_file: meta.is_file(),
             len: Some(meta.len()),
             mtime_ms: mtime_ms_of(meta),
+            id: (
+                std::os::unix::fs::MetadataExt::dev(meta),
+                std::os::unix::fs::MetadataExt::ino(meta),
+            ),
         }
     }
 
@@ -258,6 +270,8 @@ impl Meta {
             is_file: kind == nix::libc::S_IFREG,
             len: Some(u64::try_from(st.st_size).unwrap_or(0)),
             mtime_ms,
+            #[allow(clippy::useless_conversion)]
+            id: (u64::from(st.st_dev), u64::from(st.st_ino)),
         }
     }
 }
@@ -399,120 +413,145 @@ pub struct LogDirListing {
     pub usage: Option<DirUsage>,
 }
 
-/// One entry found by the walk: its name, path and metadata (links followed).
+/// One entry found by the listing: its name, path and metadata (links followed).
 struct Found {
     name: String,
     path: PathBuf,
     meta: Meta,
-    /// Its own `lstat`, when the walk took one (an entry that is not a link, stat'ed relative
-    /// to its dir).
+    /// Its own `lstat`, when the listing took one (an entry that is not a link).
     lstat: Option<EntryStat>,
     /// A symlink (followed for `meta`).
     is_symlink: bool,
 }
 
-/// Walk `dir` to `max_depth` (1: its entries; 2: also the entries of its subdirs) with walkdir,
-/// sorted by name, following links as the broker's `File.isDirectory`/`isFile` do (symlinked
-/// partition dirs are a real practice). Only dirs are opened: a FIFO or device is classified by
-/// its metadata and never opened. Each entry goes to `visit` with its depth; an entry that
-/// cannot be read (a dangling link, a link loop, a permission error, a dir that cannot be
-/// listed) goes to it as a problem with the depth of the dir it was found in. A dir is entered
-/// unless `visit` says [`Descend::No`]. Fails only when `dir` itself cannot be listed.
-///
-/// Entries at `partition_depth` (the files of partition dirs) that are regular files by their
-/// dir entry and that a loader opens anyway ([`measured_on_open`]) are not stat'ed, unless
-/// `stat_all` (the disk usage is wanted: every entry's blocks, from the same stat).
-fn walk_sorted(
-    dir: &Path,
-    max_depth: usize,
-    partition_depth: Option<usize>,
-    stat_all: bool,
-    mut visit: impl FnMut(Walked) -> Descend,
-) -> io::Result<()> {
-    // Siblings share their parent's path, so comparing whole paths orders them by name (as
-    // `sort_by_file_name` does) without splitting each path into components per comparison.
-    let mut walk = walkdir::WalkDir::new(dir)
-        .max_depth(max_depth)
-        .follow_links(true)
-        .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
-        .into_iter();
-    // Entries are stat'ed relative to their dir (one path component for the kernel to look
-    // up instead of the whole path): `dirs[d]` is the dir whose entries are at depth d + 1.
-    let mut dirs: Vec<Option<OwnedFd>> = Vec::with_capacity(max_depth);
-    match walk.next() {
-        Some(Ok(root)) if root.file_type().is_dir() => dirs.push(open_dir(root.path())),
-        Some(Ok(_)) => return Err(io::Error::from_raw_os_error(nix::libc::ENOTDIR)),
-        Some(Err(e)) => return Err(walk_error_to_io(e)),
-        None => return Ok(()),
-    }
-    while let Some(item) = walk.next() {
-        let entry = match item {
-            Ok(entry) => entry,
-            Err(e) if e.depth() == 0 => return Err(walk_error_to_io(e)),
-            Err(e) => {
-                visit(unreadable_entry(dir, &e));
-                continue;
+/// A dir above an entry being listed (or the entry's own dir): a link that leads back to one is
+/// a loop, never followed (what walkdir's loop check found when the listing used it).
+#[derive(Clone, Copy)]
+struct Ancestor<'a> {
+    path: &'a Path,
+    /// `(st_dev, st_ino)`, links followed.
+    id: (u64, u64),
+}
+
+/// The entries of the open dir `dir` at `path` (a log dir's root or a partition dir), sorted by
+/// name, each to `visit` with its metadata: links followed, as
+/// the broker's `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real
+/// practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
+/// plain file is stat'ed (relative to `dir`: one path component to look up) unless
+/// `unmeasured(name)` says a loader measures it as it opens it ([`FileInfo::size`]). An entry
+/// that cannot be read (a dangling link, a link loop, a permission error) goes to `visit` as a
+/// problem, or as a junk link ([`is_junk_link`]).
+/// `ancestors`: the dirs from the log dir down to `dir` itself.
+fn read_entries(
+    dir: &mut Dir,
+    path: &Path,
+    ancestors: &[Ancestor<'_>],
+    unmeasured: &dyn Fn(&str) -> bool,
+    visit: &mut dyn FnMut(Walked),
+) {
+    use nix::dir::Type;
+    let mut names: Vec<(std::ffi::OsString, Option<Type>)> = Vec::new();
+    for item in dir.iter() {
+        match item {
+            Ok(e) => {
+                let name = e.file_name().to_bytes();
+                if name != b"." && name != b".." {
+                    names.push((OsStr::from_bytes(name).to_os_string(), e.file_type()));
+                }
             }
-        };
-        let depth = entry.depth();
-        let dir_fd = depth
-            .checked_sub(1)
-            .and_then(|d| dirs.get(d))
-            .and_then(Option::as_ref);
-        let unmeasured = !stat_all
-            && Some(depth) == partition_depth
-            && !entry.path_is_symlink()
-            && entry.file_type().is_file()
-            && measured_on_open(&entry.file_name().to_string_lossy());
-        let (meta, lstat) = match unmeasured
-            .then_some((Meta::UNMEASURED_FILE, None))
-            .map_or_else(|| entry_meta(&entry, dir_fd), Ok)
-        {
-            Ok(m) => m,
-            Err(problem) => {
-                let in_dir = depth.saturating_sub(1);
-                visit(Walked::Problem(in_dir, problem));
-                continue;
-            }
-        };
-        let is_dir = meta.is_dir;
-        let found = Found {
-            // As the reports write it: a partition dir whose name is not UTF-8 parses to a topic
-            // written the same way as its dir, not to a lossy copy.
-            name: super::names::name_text(entry.file_name()),
-            is_symlink: entry.path_is_symlink(),
-            path: entry.into_path(),
-            meta,
-            lstat,
-        };
-        let dir_path = (is_dir && depth < max_depth).then(|| found.path.clone());
-        // (`skip_current_dir` after a file would skip the rest of the file's own dir.)
-        let descend = visit(Walked::Entry(depth, found));
-        if let Some(path) = dir_path {
-            if descend == Descend::No {
-                walk.skip_current_dir();
-            } else {
-                dirs.truncate(depth);
-                dirs.push(open_dir(&path));
+            Err(errno) => {
+                // (A failed `readdir` ends the listing, as `std::fs::ReadDir` ends it.)
+                let problem = IoProblem::new(path, &io::Error::from(errno));
+                visit(Walked::Problem(problem));
+                break;
             }
         }
     }
-    Ok(())
+    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in names {
+        let entry_path = path.join(&name);
+        let text = super::names::name_text(&name);
+        match entry_meta(dir, &name, &text, kind, unmeasured) {
+            Ok((meta, lstat, is_symlink)) => {
+                let looped = (is_symlink && meta.is_dir)
+                    .then(|| ancestors.iter().find(|a| a.id == meta.id))
+                    .flatten();
+                if let Some(ancestor) = looped {
+                    visit(unreadable_entry(
+                        entry_path.clone(),
+                        None,
+                        format!(
+                            "File system loop found: {} points to an ancestor {}",
+                            entry_path.display(),
+                            ancestor.path.display()
+                        ),
+                    ));
+                    continue;
+                }
+                visit(Walked::Entry(Found {
+                    name: text,
+                    path: entry_path,
+                    meta,
+                    lstat,
+                    is_symlink,
+                }));
+            }
+            Err(e) => {
+                let errno = e.raw_os_error();
+                let message = e.to_string();
+                visit(unreadable_entry(entry_path, errno, message));
+            }
+        }
+    }
 }
 
-/// An entry of the walk under `dir` that could not be read: at depth d of a dir at depth d - 1,
-/// or a dir at depth d that cannot be listed (reported in its parent, as a failed listing was
-/// before).
-fn unreadable_entry(dir: &Path, e: &walkdir::Error) -> Walked {
-    let in_dir = e.depth().saturating_sub(1);
-    let path = e
-        .path()
-        .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
-    if e.depth() > 0 && is_junk_link(&path, e) {
-        Walked::JunkLink(in_dir, path)
-    } else {
-        Walked::Problem(in_dir, IoProblem::from_walk(path, e))
+/// An entry's metadata (a followed link: its target's; anything else: the entry's own, with
+/// that `lstat`), and whether it is a link, by `fstatat` on its name in `dir`; none for a plain
+/// file `unmeasured` names. `kind`: its type by its dir entry, when the filesystem gives one.
+fn entry_meta(
+    dir: &Dir,
+    name: &OsStr,
+    text: &str,
+    kind: Option<nix::dir::Type>,
+    unmeasured: &dyn Fn(&str) -> bool,
+) -> io::Result<(Meta, Option<EntryStat>, bool)> {
+    use nix::dir::Type;
+    use nix::fcntl::AtFlags;
+    let lstat = || nix::sys::stat::fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW);
+    // A filesystem that does not give the type in the entry: the entry's own stat tells it.
+    let (kind, own) = match kind {
+        Some(k) => (k, None),
+        None => {
+            let st = lstat()?;
+            let k = match st.st_mode & nix::libc::S_IFMT {
+                nix::libc::S_IFLNK => Type::Symlink,
+                nix::libc::S_IFREG => Type::File,
+                _ => Type::Directory, // (any other kind: stat'ed below as it is)
+            };
+            (k, Some(st))
+        }
+    };
+    if kind == Type::Symlink {
+        let st = nix::sys::stat::fstatat(dir, name, AtFlags::empty())?;
+        return Ok((Meta::of_stat(&st), None, true));
     }
+    if kind == Type::File && own.is_none() && unmeasured(text) {
+        return Ok((Meta::UNMEASURED_FILE, None, false));
+    }
+    let st = match own {
+        Some(st) => st,
+        None => lstat()?,
+    };
+    Ok((Meta::of_stat(&st), Some(EntryStat::of_stat(&st)), false))
+}
+
+/// An entry that could not be read: a junk link, or a problem
+/// with `message` (the OS error's text, or the loop found).
+fn unreadable_entry(path: PathBuf, errno: Option<i32>, message: String) -> Walked {
+    if is_junk_link(&path, errno.is_none(), errno) {
+        return Walked::JunkLink(path);
+    }
+    Walked::Problem(IoProblem { path, message })
 }
 
 /// Whether a partition dir's file of this name is one every load opens and measures itself
@@ -525,70 +564,25 @@ fn measured_on_open(name: &str) -> bool {
     }
 }
 
-/// An `O_PATH` handle of a dir being listed (links followed, as walkdir's own open of it does),
-/// or none when it cannot be had: its entries are then stat'ed by their whole path.
-fn open_dir(path: &Path) -> Option<OwnedFd> {
-    use nix::fcntl::OFlag;
-    nix::fcntl::open(
-        path,
-        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        nix::sys::stat::Mode::empty(),
-    )
-    .ok()
-}
-
-/// An entry's metadata as walkdir's `DirEntry::metadata` gives it (a followed link: its
-/// target's; anything else: the entry's own), by `fstatat` on the entry's name in `dir`; with
-/// the entry's own `lstat` when that stat is one (not a link, stat'ed relative to `dir`).
-fn entry_meta(
-    entry: &walkdir::DirEntry,
-    dir: Option<&OwnedFd>,
-) -> Result<(Meta, Option<EntryStat>), IoProblem> {
-    use nix::fcntl::AtFlags;
-    let by_path = || {
-        entry
-            .metadata()
-            .map(|m| (Meta::of(&m), None))
-            .map_err(|e| IoProblem::from_walk(entry.path().to_path_buf(), &e))
-    };
-    let Some(dir) = dir else {
-        return by_path();
-    };
-    let flags = if entry.path_is_symlink() {
-        AtFlags::empty()
-    } else {
-        AtFlags::AT_SYMLINK_NOFOLLOW
-    };
-    match nix::sys::stat::fstatat(dir, entry.file_name(), flags) {
-        Ok(st) => Ok((
-            Meta::of_stat(&st),
-            (!entry.path_is_symlink()).then(|| EntryStat::of_stat(&st)),
-        )),
-        Err(errno) => Err(IoProblem::new(entry.path(), &io::Error::from(errno))),
-    }
-}
-
-/// What the walk found.
+/// What the listing found.
 enum Walked {
-    /// An entry at a depth (1: in the dir walked).
-    Entry(usize, Found),
-    /// An entry that could not be read, by the depth of the dir holding it (0: the dir walked).
-    Problem(usize, IoProblem),
-    /// A symlink that loops or dangles, named like nothing the broker reads, by the depth of the
-    /// dir holding it: the broker skips it (`File.isFile` is false), so it is an unknown entry
-    /// of that dir, not an unreadable one.
-    JunkLink(usize, PathBuf),
+    /// An entry.
+    Entry(Found),
+    /// An entry that could not be read.
+    Problem(IoProblem),
+    /// A symlink that loops or dangles, named like nothing the broker reads: the broker skips
+    /// it (`File.isFile` is false), so it is an unknown entry of its dir, not an unreadable one.
+    JunkLink(PathBuf),
 }
 
-/// Whether the walk error at `path` is a symlink that loops (to itself, another link or an
-/// ancestor dir) or dangles, whose name the broker does not read (a broker file, or a link named
-/// like a partition dir, behind such a link stays an unreadable entry).
-fn is_junk_link(path: &Path, e: &walkdir::Error) -> bool {
+/// Whether the entry at `path` that could not be followed (`looped`: it leads to a dir above
+/// it; else `errno`) is a symlink that loops (to itself, another link or an ancestor dir) or
+/// dangles, whose name the broker does not read (a broker file, or a link named like a
+/// partition dir, behind such a link stays an unreadable entry).
+fn is_junk_link(path: &Path, looped: bool, errno: Option<i32>) -> bool {
     let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let unresolvable = e.loop_ancestor().is_some()
-        || e.io_error()
-            .and_then(io::Error::raw_os_error)
-            .is_some_and(|c| c == nix::libc::ELOOP || c == nix::libc::ENOENT);
+    let unresolvable =
+        looped || errno.is_some_and(|c| c == nix::libc::ELOOP || c == nix::libc::ENOENT);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -607,33 +601,214 @@ fn is_junk_link(path: &Path, e: &walkdir::Error) -> bool {
     is_link && unresolvable && !broker_name
 }
 
-/// Whether the walk goes into a dir just visited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Descend {
-    Yes,
-    No,
+/// Open `path` as a dir to list (links followed).
+fn open_dir(path: &Path) -> io::Result<Dir> {
+    Dir::open(path, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)
 }
 
-fn walk_error_to_io(e: walkdir::Error) -> io::Error {
-    let text = e.to_string();
-    e.into_io_error().unwrap_or_else(|| io::Error::other(text))
+const DIR_FLAGS: nix::fcntl::OFlag = nix::fcntl::OFlag::O_RDONLY
+    .union(nix::fcntl::OFlag::O_DIRECTORY)
+    .union(nix::fcntl::OFlag::O_CLOEXEC);
+
+/// `(st_dev, st_ino)` of an open dir.
+fn dir_id(dir: &Dir) -> io::Result<(u64, u64)> {
+    let st = nix::sys::stat::fstat(dir).map_err(io::Error::from)?;
+    Ok(Meta::of_stat(&st).id)
 }
 
-impl IoProblem {
-    /// A walk error: the OS error's text (as `io::Error` shows it), or walkdir's own (a link
-    /// loop).
-    fn from_walk(path: PathBuf, e: &walkdir::Error) -> Self {
-        match e.io_error() {
-            Some(io) => IoProblem::new(&path, io),
-            None => IoProblem {
-                path,
-                message: e.to_string(),
-            },
+/// A log dir's root, listed: its entries in name order, the partition dirs among them not yet
+/// listed. Each partition dir is listed on its own ([`Self::list_partition`], from any thread:
+/// a loader lists a partition and loads it with the same dir handle), and
+/// [`Self::finish`] takes what they found back, in order, into the log dir's listing.
+pub struct RootListing {
+    path: PathBuf,
+    /// The log dir, open: partition dirs are opened relative to it.
+    fd: OwnedFd,
+    id: (u64, u64),
+    /// The root's entries in name order.
+    items: Vec<Walked>,
+    /// Indexes in `items` of the partition dirs (every dir but the tiered index cache).
+    partition_items: Vec<usize>,
+}
+
+/// A partition dir of a [`RootListing`], to be listed.
+pub struct PartitionDirItem<'a> {
+    root: &'a RootListing,
+    found: &'a Found,
+}
+
+/// What listing a partition dir leaves for [`RootListing::finish`].
+#[derive(Default)]
+pub struct PartitionListed {
+    /// The dir could not be opened or read: a problem of the log dir (its listing is empty).
+    dir_problem: Option<IoProblem>,
+    /// Its entries' `lstat`s in name order, for the disk usage (when asked for).
+    usage: Vec<(String, EntryStat)>,
+    /// Something the entries' `lstat`s do not stand for (a subdir, a link, a second name of an
+    /// inode, an unreadable entry): the usage walks the dir again.
+    usage_redo: bool,
+}
+
+impl RootListing {
+    /// List the root of the log dir `dir`. Fails only when `dir` itself cannot be listed.
+    pub fn of(dir: &Path) -> io::Result<RootListing> {
+        let fd = nix::fcntl::open(dir, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)?;
+        let mut root = Dir::from_fd(fd.try_clone()?).map_err(io::Error::from)?;
+        let id = dir_id(&root)?;
+        let mut items = Vec::new();
+        let ancestors = [Ancestor { path: dir, id }];
+        read_entries(&mut root, dir, &ancestors, &|_| false, &mut |w| {
+            items.push(w)
+        });
+        let partition_items = (items.iter().enumerate())
+            .filter(|(_, w)| {
+                matches!(w, Walked::Entry(f) if f.meta.is_dir
+                    // (The tiered-storage index cache: the loader skips it too.)
+                    && f.name != "remote-log-index-cache")
+            })
+            .map(|(i, _)| i)
+            .collect();
+        Ok(RootListing {
+            path: dir.to_path_buf(),
+            fd,
+            id,
+            items,
+            partition_items,
+        })
+    }
+
+    /// The partition dirs, in name order.
+    pub fn partition_dirs(&self) -> Vec<PartitionDirItem<'_>> {
+        (self.partition_items.iter())
+            .filter_map(|&i| match self.items.get(i) {
+                Some(Walked::Entry(found)) => Some(PartitionDirItem { root: self, found }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The log dir's listing: the root's entries, with what listing each partition dir found
+    /// (`listed`: one per [`Self::partition_dirs`], in their order); its partitions are not
+    /// in it (they went to whoever listed them). `with_usage`: the listing carries the log
+    /// dir's disk usage ([`LogDirListing::usage`], what [`walk_usage`] finds) from the
+    /// listing's own stats.
+    pub fn finish(self, listed: Vec<PartitionListed>, with_usage: bool) -> LogDirListing {
+        let mut out = LogDirListing {
+            path: self.path.clone(),
+            ..Default::default()
+        };
+        let mut usage = with_usage.then(|| UsageTrack::new(&self.path));
+        let mut listed = listed.into_iter();
+        for walked in self.items {
+            if let Some(u) = usage.as_mut() {
+                u.see(&walked);
+            }
+            match walked {
+                Walked::Problem(problem) => out.io_problems.push(problem),
+                Walked::JunkLink(path) => out.unknown.push(UnknownEntry {
+                    path,
+                    is_dir: false,
+                }),
+                Walked::Entry(found) if found.meta.is_dir => {
+                    if found.name == "remote-log-index-cache" {
+                        continue;
+                    }
+                    let part = listed.next().unwrap_or_default();
+                    if let Some(problem) = part.dir_problem {
+                        if let Some(u) = usage.as_mut() {
+                            u.walk = None; // (the whole dir is walked again at the end)
+                        }
+                        out.io_problems.push(problem);
+                    } else if let Some(u) = usage.as_mut() {
+                        u.partition(part.usage, part.usage_redo);
+                    }
+                }
+                Walked::Entry(found) => add_root_entry(&mut out, found),
+            }
         }
+        out.usage = usage.map(|u| u.finish(&self.path));
+        out
     }
 }
 
-/// List a log dir (its root entries and, for each partition dir, that dir's entries: depth 2).
+impl PartitionDirItem<'_> {
+    /// List the partition dir: its entry (parsed name, files), the open handle of the dir (for
+    /// the loader's opens: one handle serves the listing, the stats and the opens), and what
+    /// [`RootListing::finish`] takes back. `stat_all`: every entry is stat'ed (the disk usage
+    /// is wanted), also the files a loader measures as it opens them (which it then need not).
+    pub fn list(&self, stat_all: bool) -> (PartitionEntry, Option<Dir>, PartitionListed) {
+        let found = self.found;
+        let mut entry = PartitionEntry {
+            name: parse_partition_dir_name(&found.name),
+            listing: PartitionListing {
+                is_metadata: is_metadata_dir_name(&found.name),
+                path: found.path.clone(),
+                ..Default::default()
+            },
+        };
+        let mut listed = PartitionListed::default();
+        let opened = match found.path.file_name() {
+            Some(name) => {
+                Dir::openat(&self.root.fd, name, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)
+            }
+            None => open_dir(&found.path),
+        };
+        let mut dir = match opened {
+            Ok(d) => d,
+            Err(e) => {
+                listed.dir_problem = Some(IoProblem::new(&found.path, &e));
+                return (entry, None, listed);
+            }
+        };
+        let ancestors = [
+            Ancestor {
+                path: &self.root.path,
+                id: self.root.id,
+            },
+            Ancestor {
+                path: &found.path,
+                id: found.meta.id,
+            },
+        ];
+        let unmeasured = |name: &str| !stat_all && measured_on_open(name);
+        let out = &mut entry.listing;
+        read_entries(
+            &mut dir,
+            &found.path,
+            &ancestors,
+            &unmeasured,
+            &mut |w| match w {
+                Walked::Entry(f) => {
+                    match f.lstat.filter(|st| !st.is_dir && st.nlink <= 1) {
+                        Some(st) if stat_all && !listed.usage_redo => {
+                            listed.usage.push((f.name.clone(), st))
+                        }
+                        Some(_) => {}
+                        None => listed.usage_redo = true,
+                    }
+                    add_partition_entry(out, f);
+                }
+                Walked::Problem(problem) => {
+                    listed.usage_redo = true;
+                    out.io_problems.push(problem);
+                }
+                Walked::JunkLink(path) => {
+                    listed.usage_redo = true;
+                    out.unknown.push(UnknownEntry {
+                        path,
+                        is_dir: false,
+                    });
+                }
+            },
+        );
+        if listed.usage_redo {
+            listed.usage = Vec::new();
+        }
+        (entry, Some(dir), listed)
+    }
+}
+
+/// List a log dir (its root entries and, for each partition dir, that dir's entries).
 /// Fails only if the dir itself cannot be read.
 pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
     let mut partitions = Vec::new();
@@ -644,100 +819,44 @@ pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
 
 /// [`list_log_dir`], handing each partition dir's listing to `on_partition` as soon as it is
 /// complete (in name order) instead of keeping them: the returned listing has no partitions.
-/// A loader can then work on one partition while the next is listed, and the listings of all
-/// partitions never exist at once.
-///
-/// `with_usage`: every entry is stat'ed (also the segment files a loader measures as it opens
-/// them, which it then need not), and the listing carries the log dir's disk usage
-/// ([`LogDirListing::usage`], what [`walk_usage`] finds) from those stats: one walk of the dir
-/// serves the listing, the loads and the space attribution.
+/// `with_usage`: as [`RootListing::finish`] takes it. (The loader lists and loads partitions
+/// in parallel with [`RootListing`] itself.)
 pub fn list_log_dir_streaming(
     dir: &Path,
     with_usage: bool,
-    on_partition: impl FnMut(PartitionEntry),
-) -> io::Result<LogDirListing> {
-    list_streaming(dir, true, with_usage, on_partition)
-}
-
-/// A log dir's root entries only: its partition dirs come with empty listings (none of their
-/// files is stat'ed), for callers that need the dirs' names, not their files.
-pub fn list_partition_dirs(dir: &Path) -> io::Result<LogDirListing> {
-    let mut partitions = Vec::new();
-    let mut out = list_streaming(dir, false, false, |p| partitions.push(p))?;
-    out.partitions = partitions;
-    Ok(out)
-}
-
-fn list_streaming(
-    dir: &Path,
-    descend: bool,
-    with_usage: bool,
     mut on_partition: impl FnMut(PartitionEntry),
 ) -> io::Result<LogDirListing> {
-    let mut out = LogDirListing {
-        path: dir.to_path_buf(),
-        ..Default::default()
-    };
-    // The partition dir being listed (the walk is depth first, in name order).
-    let mut current: Option<PartitionEntry> = None;
-    let mut usage = (with_usage && descend).then(|| UsageTrack::new(dir));
-    // (Root entries only still read every partition dir: walkdir opens a dir when it yields
-    // it, whatever the depth limit.)
-    walk_sorted(dir, 2, descend.then_some(2), with_usage, |walked| {
-        if let Some(u) = usage.as_mut() {
-            u.see(&walked);
-        }
-        let (depth, found) = match walked {
-            Walked::Entry(depth, found) => (depth, found),
-            Walked::Problem(in_dir, problem) => {
-                match current.as_mut() {
-                    Some(p) if in_dir == 1 => p.listing.io_problems.push(problem),
-                    _ => out.io_problems.push(problem),
-                }
-                return Descend::No;
-            }
-            Walked::JunkLink(in_dir, path) => {
-                let entry = UnknownEntry {
-                    path,
-                    is_dir: false,
-                };
-                match current.as_mut() {
-                    Some(p) if in_dir == 1 => p.listing.unknown.push(entry),
-                    _ => out.unknown.push(entry),
-                }
-                return Descend::No;
-            }
-        };
-        if depth == 2 {
-            if let Some(p) = current.as_mut() {
-                add_partition_entry(&mut p.listing, found);
-            }
-            return Descend::No;
-        }
-        if let Some(done) = current.take() {
-            on_partition(done);
-        }
-        if found.meta.is_dir {
-            if found.name == "remote-log-index-cache" {
-                return Descend::No; // tiered-storage cache; the loader skips it too
-            }
-            current = Some(PartitionEntry {
-                name: parse_partition_dir_name(&found.name),
-                listing: PartitionListing {
-                    is_metadata: is_metadata_dir_name(&found.name),
-                    path: found.path,
-                    ..Default::default()
-                },
-            });
-            return if descend { Descend::Yes } else { Descend::No };
-        }
-        add_root_entry(&mut out, found);
-        Descend::No
-    })?;
-    if let Some(done) = current {
-        on_partition(done);
-    }
-    out.usage = usage.map(|u| u.finish(dir));
+    let root = RootListing::of(dir)?;
+    let listed = (root.partition_dirs().iter())
+        .map(|p| {
+            let (entry, _, listed) = p.list(with_usage);
+            on_partition(entry);
+            listed
+        })
+        .collect();
+    Ok(root.finish(listed, with_usage))
+}
+
+/// A log dir's root entries only: its partition dirs come with empty listings (none of them is
+/// opened), for callers that need the dirs' names, not their files.
+pub fn list_partition_dirs(dir: &Path) -> io::Result<LogDirListing> {
+    let root = RootListing::of(dir)?;
+    let partitions: Vec<PartitionEntry> = (root.partition_dirs().iter())
+        .map(|p| PartitionEntry {
+            name: parse_partition_dir_name(&p.found.name),
+            listing: PartitionListing {
+                is_metadata: is_metadata_dir_name(&p.found.name),
+                path: p.found.path.clone(),
+                ..Default::default()
+            },
+        })
+        .collect();
+    let listed = partitions
+        .iter()
+        .map(|_| PartitionListed::default())
+        .collect();
+    let mut out = root.finish(listed, false);
+    out.partitions = partitions;
     Ok(out)
 }
 
@@ -776,12 +895,13 @@ impl UsageTrack {
         }
     }
 
+    /// A root entry of the log dir.
     fn see(&mut self, walked: &Walked) {
-        let Some(walk) = self.walk.as_mut() else {
+        if self.walk.is_none() {
             return;
-        };
+        }
         match walked {
-            Walked::Entry(1, found) => {
+            Walked::Entry(found) => {
                 self.end_part();
                 let Some(walk) = self.walk.as_mut() else {
                     return;
@@ -812,23 +932,25 @@ impl UsageTrack {
                     });
                 }
             }
-            Walked::Entry(_, found) => {
-                let Some(p) = self.part.as_mut().filter(|p| !p.redo && !p.link) else {
-                    return;
-                };
-                match found.lstat.filter(|st| !st.is_dir && st.nlink <= 1) {
-                    Some(st) if !found.is_symlink => {
-                        walk.push(vec![p.name.clone(), found.name.clone()], &st);
-                    }
-                    _ => p.redo = true,
-                }
-            }
-            Walked::Problem(1, _) | Walked::JunkLink(1, _) if self.part.is_some() => {
-                if let Some(p) = self.part.as_mut() {
-                    p.redo = true;
-                }
-            }
             Walked::Problem(..) | Walked::JunkLink(..) => self.walk = None,
+        }
+    }
+
+    /// The entries of the partition dir just seen, as its listing `lstat`ed them (file names
+    /// in name order), or `redo`: something they do not stand for is in it.
+    fn partition(&mut self, entries: Vec<(String, EntryStat)>, redo: bool) {
+        let (Some(walk), Some(p)) = (self.walk.as_mut(), self.part.as_mut()) else {
+            return;
+        };
+        if p.link {
+            return;
+        }
+        if redo {
+            p.redo = true;
+            return;
+        }
+        for (name, st) in entries {
+            walk.push(vec![p.name.clone(), name], &st);
         }
     }
 
@@ -919,19 +1041,25 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         is_metadata,
         ..Default::default()
     };
-    let mut problems = Vec::new();
-    walk_sorted(dir, 1, Some(1), false, |walked| {
-        match walked {
-            Walked::Entry(_, found) => add_partition_entry(&mut out, found),
-            Walked::Problem(_, problem) => problems.push(problem),
-            Walked::JunkLink(_, path) => out.unknown.push(UnknownEntry {
+    let mut opened = open_dir(dir)?;
+    let ancestors = [Ancestor {
+        path: dir,
+        id: dir_id(&opened)?,
+    }];
+    read_entries(
+        &mut opened,
+        dir,
+        &ancestors,
+        &measured_on_open,
+        &mut |w| match w {
+            Walked::Entry(found) => add_partition_entry(&mut out, found),
+            Walked::Problem(problem) => out.io_problems.push(problem),
+            Walked::JunkLink(path) => out.unknown.push(UnknownEntry {
                 path,
                 is_dir: false,
             }),
-        }
-        Descend::No
-    })?;
-    out.io_problems = problems;
+        },
+    );
     Ok(out)
 }
 

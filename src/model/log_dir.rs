@@ -14,7 +14,7 @@ use crate::formats::clean_shutdown::{parse_clean_shutdown, CleanShutdownMarker};
 use crate::formats::meta_properties::{parse_meta_properties, MetaProperties};
 
 use super::file_bytes::ReadMode;
-use super::listing::{list_log_dir_streaming, root_file, LogDirListing, PartitionEntry};
+use super::listing::{root_file, LogDirListing, PartitionEntry, PartitionListed, RootListing};
 use super::lock::{probe_lock, LockState};
 use super::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
 use super::partition::{load_partition, parse_small, Partition, PartitionCheckpoints};
@@ -194,9 +194,6 @@ fn target_name(p: &PartitionEntry) -> Option<String> {
     p.listing.path.file_name().map(super::names::name_text)
 }
 
-/// Partition listings handed to the loaders at once.
-const LISTING_BATCH: usize = 16;
-
 /// Load a log dir (or the selected part of it). `progress` is called once per partition loaded.
 /// Files are never memory-mapped when a live process holds the dir's `.lock` (or when that
 /// cannot be told): a running broker may truncate a segment under the map.
@@ -222,54 +219,35 @@ pub fn load_log_dir(
     // only in name order: they are read by name first (as the listing classifies them).
     let checkpoints = RootCheckpoints::read(path);
     let by_partition = checkpoints.index();
-    // Partitions load while the walk lists the next ones: each listing moves into its loaded
-    // partition, and at most a few listings wait at once (their memory is reused by the next
-    // ones instead of all of them existing before the first load).
-    let (listing, mut partitions) = std::thread::scope(|s| {
-        // Listings travel in batches: one channel hand-off (and worker wake-up) per partition
-        // cost more than a small partition's load on a busy machine.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<PartitionEntry>>(4);
-        let lister = s.spawn(move || {
-            let mut batch = Vec::with_capacity(LISTING_BATCH);
-            let listed = list_log_dir_streaming(path, opts.disk_usage, |entry| {
-                batch.push(entry);
-                if batch.len() == LISTING_BATCH {
-                    // A send fails only when the loader is gone; nothing is left to do then.
-                    let _ = tx.send(std::mem::replace(
-                        &mut batch,
-                        Vec::with_capacity(LISTING_BATCH),
-                    ));
-                }
-            });
-            if !batch.is_empty() {
-                let _ = tx.send(batch);
+    // Each partition dir is listed by the worker that loads it, with one handle of the dir
+    // serving its listing, its stats and the opens of its files; the root's own listing
+    // takes back, in name order, what the partitions' listings found for it.
+    let root = RootListing::of(path)?;
+    let dirs = root.partition_dirs();
+    let (partitions, listed): (Vec<Option<Partition>>, Vec<PartitionListed>) = dirs
+        .par_iter()
+        .map(|dir| {
+            let (entry, handle, listed) = dir.list(opts.disk_usage);
+            if !selection.includes(&entry) {
+                return (None, listed);
             }
-            listed
-        });
-        let partitions: Vec<Partition> = rx
-            .into_iter()
-            .par_bridge()
-            .flat_map_iter(|batch| batch.into_iter())
-            .filter(|entry| selection.includes(entry))
-            .map(|entry: PartitionEntry| {
-                let ckpt = entry
-                    .name
-                    .as_ref()
-                    .and_then(|n| by_partition.get(&(n.topic.as_str(), n.partition)))
-                    .copied()
-                    .unwrap_or_default();
-                let only = selection.only_segment(&entry);
-                let p = load_partition(entry, ckpt, only, opts);
-                progress();
-                p
-            })
-            .collect();
-        let listing = lister
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (listing, partitions)
-    });
-    let mut listing = listing?;
+            if let Some(handle) = handle {
+                super::file_bytes::keep_listed_dir(&entry.listing.path, handle);
+            }
+            let ckpt = entry
+                .name
+                .as_ref()
+                .and_then(|n| by_partition.get(&(n.topic.as_str(), n.partition)))
+                .copied()
+                .unwrap_or_default();
+            let only = selection.only_segment(&entry);
+            let p = load_partition(entry, ckpt, only, opts);
+            progress();
+            (Some(p), listed)
+        })
+        .unzip();
+    let mut partitions: Vec<Partition> = partitions.into_iter().flatten().collect();
+    let mut listing = root.finish(listed, opts.disk_usage);
     let root = &mut listing.root;
     let meta = root
         .meta_properties
