@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::model::disk_usage::{DirUsage, UsageProblem};
+use rayon::prelude::*;
+
+use crate::model::disk_usage::{DirUsage, UsageProblem, UsedEntry};
 use crate::model::names::{
     parse_partition_dir_name, parse_segment_file_name, PartitionDirName, SegmentFileKind,
 };
@@ -38,6 +40,15 @@ impl ByReason {
         let e = self.0.entry(reason).or_insert((0, 0));
         e.0 = e.0.saturating_add(bytes);
         e.1 += 1;
+    }
+
+    /// Adds `other`'s bytes and entries.
+    fn merge(&mut self, other: &ByReason) {
+        for (reason, (bytes, files)) in &other.0 {
+            let e = self.0.entry(*reason).or_insert((0, 0));
+            e.0 = e.0.saturating_add(*bytes);
+            e.1 += files;
+        }
     }
 
     /// The reasons with entries, in report order.
@@ -135,90 +146,105 @@ pub fn space_usage(
         .collect()
 }
 
-/// Base offsets of `.log` files and offsets of `.snapshot` files per top-level entry.
-type Offsets<'u> = BTreeMap<&'u str, (BTreeSet<i64>, BTreeSet<i64>)>;
+/// Base offsets of `.log` files and offsets of `.snapshot` files of a top-level entry.
+type Offsets = (BTreeSet<i64>, BTreeSet<i64>);
 
-fn offsets_by_dir(usage: &DirUsage) -> Offsets<'_> {
-    let mut out: Offsets<'_> = BTreeMap::new();
-    for e in usage.entries.iter().filter(|e| e.components.len() == 2) {
-        let (Some(top), Some(name)) = (e.top(), e.name()) else {
-            continue;
-        };
-        let Some(parsed) = parse_segment_file_name(name).filter(|p| p.leftover.is_none()) else {
-            continue;
-        };
-        let slot = out.entry(top).or_default();
-        match parsed.kind {
-            SegmentFileKind::Log => {
-                slot.0.insert(parsed.offset);
-            }
-            SegmentFileKind::Snapshot => {
-                slot.1.insert(parsed.offset);
-            }
-            _ => {}
+/// A run of consecutive entries under one top-level entry (`None`: the log dir itself), as the
+/// walk lists them: a partition dir's entries come together.
+struct Run<'u> {
+    top: Option<&'u str>,
+    entries: &'u [UsedEntry],
+}
+
+/// `entries` cut into their [`Run`]s, in order.
+fn runs(entries: &[UsedEntry]) -> Vec<Run<'_>> {
+    let mut out: Vec<Run<'_>> = Vec::new();
+    let mut start = 0;
+    for (i, e) in entries.iter().enumerate() {
+        if i > start && entries.get(start).and_then(UsedEntry::top) != e.top() {
+            out.push(Run {
+                top: entries.get(start).and_then(UsedEntry::top),
+                entries: entries.get(start..i).unwrap_or_default(),
+            });
+            start = i;
         }
+    }
+    if start < entries.len() {
+        out.push(Run {
+            top: entries.get(start).and_then(UsedEntry::top),
+            entries: entries.get(start..).unwrap_or_default(),
+        });
     }
     out
 }
 
-/// The top-level entry the attribution is in (entries come grouped by it, in walk order):
-/// its name, shared by its entries, parsed once.
-struct CurrentTop<'u> {
-    name: &'u str,
-    shared: Arc<str>,
+/// What a run's entries' names say, each name parsed once: the top-level entry's name as a
+/// partition dir, each live segment file's base and kind, and the run's offsets.
+struct RunNames {
     parsed: Option<PartitionDirName>,
-    /// Its index in the attribution's dirs, once it has one.
-    dir: Option<usize>,
+    segment_files: Vec<Option<(i64, SegmentFileKind)>>,
+    offsets: Offsets,
 }
 
-/// The attribution of one walked log dir under `plan`.
-pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
-    let offsets = offsets_by_dir(usage);
-    let empty = (BTreeSet::new(), BTreeSet::new());
-    let parts: BTreeMap<&str, &PartitionPlan> = plan
-        .partitions
-        .iter()
-        .filter(|p| p.log_dir == usage.path)
-        .map(|p| (p.dir_name.as_str(), p))
+fn run_names(run: &Run<'_>) -> RunNames {
+    let mut offsets = Offsets::default();
+    let segment_files = (run.entries.iter())
+        .map(|e| {
+            let f = (e.components.len() == 2)
+                .then(|| e.name().and_then(parse_segment_file_name))
+                .flatten()
+                .filter(|f| f.leftover.is_none())?;
+            match f.kind {
+                SegmentFileKind::Log => {
+                    offsets.0.insert(f.offset);
+                }
+                SegmentFileKind::Snapshot => {
+                    offsets.1.insert(f.offset);
+                }
+                _ => {}
+            }
+            Some((f.offset, f.kind))
+        })
         .collect();
-    let mut out = SpaceUsage {
-        path: usage.path.clone(),
-        allocated: usage.allocated(),
-        apparent: usage.entries.iter().map(|e| e.apparent).sum(),
-        by_reason: ByReason::default(),
-        dirs: Vec::new(),
-        entries: Vec::with_capacity(usage.entries.len()),
-        problems: usage.problems.clone(),
+    RunNames {
+        parsed: run.top.and_then(parse_partition_dir_name),
+        segment_files,
+        offsets,
+    }
+}
+
+/// One run attributed: its entries, its bytes by reason, and what it adds to its top-level
+/// entry's dir (`None`: it adds none, as a root file).
+struct RunSpace {
+    entries: Vec<AttributedEntry>,
+    by_reason: ByReason,
+    dir: Option<(u64, ByReason)>,
+}
+
+fn attribute_run(
+    run: &Run<'_>,
+    names: &RunNames,
+    offsets: &Offsets,
+    part: Option<&PartitionPlan>,
+) -> RunSpace {
+    let shared: Option<Arc<str>> = run.top.map(Arc::from);
+    let segment_of = |base: i64| {
+        let p = part?;
+        Some((p, segment_at(p, base)?))
     };
-    // Dirs by name: indexes into `dirs`, sorted at the end (a name seen again later, as a
-    // facts snapshot could order it, finds its dir here).
-    let mut dir_index: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut dirs: Vec<TopSpace> = Vec::new();
-    let mut current: Option<CurrentTop<'_>> = None;
-    for e in &usage.entries {
-        let top = e.top().map(|t| match current.take() {
-            Some(c) if c.name == t => c,
-            _ => CurrentTop {
-                name: t,
-                shared: Arc::from(t),
-                parsed: parse_partition_dir_name(t),
-                dir: dir_index.get(t).copied(),
-            },
-        });
-        let top_name = top.as_ref().map(|c| c.name);
-        let (bases, snaps) = top_name.and_then(|t| offsets.get(t)).unwrap_or(&empty);
+    let mut out = RunSpace {
+        entries: Vec::with_capacity(run.entries.len()),
+        by_reason: ByReason::default(),
+        dir: None,
+    };
+    for (e, segment_file) in run.entries.iter().zip(&names.segment_files) {
         let facts = EntryFacts {
             components: &e.components,
             is_dir: e.is_dir,
-            log_bases: bases,
-            snapshot_offsets: snaps,
+            log_bases: &offsets.0,
+            snapshot_offsets: &offsets.1,
         };
-        let class = classify_in(&facts, top.as_ref().and_then(|c| c.parsed.as_ref()));
-        let segment_of = |base: i64| {
-            let p = parts.get(top_name?)?;
-            Some((*p, segment_at(p, base)?))
-        };
-        let reason = match class {
+        let reason = match classify_in(&facts, names.parsed.as_ref()) {
             FileClass::Reason(r) => r,
             FileClass::SegmentLog(base) => {
                 segment_of(base).map_or(SpaceReason::NotPlanned, |(p, s)| segment_reason(p, s))
@@ -231,43 +257,89 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
             },
         };
         out.by_reason.add(reason, e.allocated);
-        let mut top = top;
-        if let Some(t) = top.as_mut() {
-            // Root files are their own "dir" only when they are dirs; root files count in the
-            // log dir's totals alone.
-            if e.components.len() > 1 || e.is_dir {
-                let i = *t.dir.get_or_insert_with(|| {
-                    dirs.push(TopSpace {
-                        dir_name: t.name.to_string(),
-                        topic: t.parsed.as_ref().map(|n| (n.topic.clone(), n.partition)),
-                        bytes: 0,
-                        by_reason: ByReason::default(),
-                    });
-                    dir_index.insert(t.name, dirs.len() - 1);
-                    dirs.len() - 1
-                });
-                if let Some(d) = dirs.get_mut(i) {
-                    d.bytes = d.bytes.saturating_add(e.allocated);
-                    d.by_reason.add(reason, e.allocated);
-                }
-            }
+        // Root files are their own "dir" only when they are dirs; root files count in the log
+        // dir's totals alone.
+        if run.top.is_some() && (e.components.len() > 1 || e.is_dir) {
+            let d = out.dir.get_or_insert_with(|| (0, ByReason::default()));
+            d.0 = d.0.saturating_add(e.allocated);
+            d.1.add(reason, e.allocated);
         }
-        let segment_file = (e.components.len() == 2)
-            .then(|| e.name().and_then(parse_segment_file_name))
-            .flatten()
-            .filter(|f| f.leftover.is_none())
-            .map(|f| (f.offset, f.kind));
         out.entries.push(AttributedEntry {
-            top: top.as_ref().map(|c| Arc::clone(&c.shared)),
-            segment_file,
+            top: shared.clone(),
+            segment_file: *segment_file,
             is_dir: e.is_dir,
             depth: e.components.len(),
             allocated: e.allocated,
             apparent: e.apparent,
             reason,
         });
-        if top.is_some() {
-            current = top;
+    }
+    out
+}
+
+/// The attribution of one walked log dir under `plan`: each partition dir's entries attributed
+/// in parallel, merged in the walk's order.
+pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
+    let parts: HashMap<&str, &PartitionPlan> = plan
+        .partitions
+        .iter()
+        .filter(|p| p.log_dir == usage.path)
+        .map(|p| (p.dir_name.as_str(), p))
+        .collect();
+    let runs = runs(&usage.entries);
+    let names: Vec<RunNames> = runs.par_iter().map(run_names).collect();
+    // A name seen again later (as a facts snapshot could order it) is one dir: its offsets are
+    // those of all its runs.
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(runs.len());
+    for top in runs.iter().filter_map(|r| r.top) {
+        *seen.entry(top).or_default() += 1;
+    }
+    let mut merged: HashMap<&str, Offsets> = HashMap::new();
+    for (r, n) in runs.iter().zip(&names) {
+        if let Some(top) = r.top.filter(|t| seen.get(t).is_some_and(|c| *c > 1)) {
+            let m = merged.entry(top).or_default();
+            m.0.extend(&n.offsets.0);
+            m.1.extend(&n.offsets.1);
+        }
+    }
+    let spaces: Vec<RunSpace> = (runs.par_iter())
+        .zip(names.par_iter())
+        .map(|(r, n)| {
+            let offsets = r.top.and_then(|t| merged.get(t)).unwrap_or(&n.offsets);
+            let part = r.top.and_then(|t| parts.get(t).copied());
+            attribute_run(r, n, offsets, part)
+        })
+        .collect();
+    let mut out = SpaceUsage {
+        path: usage.path.clone(),
+        allocated: usage.allocated(),
+        apparent: usage.entries.iter().map(|e| e.apparent).sum(),
+        by_reason: ByReason::default(),
+        dirs: Vec::new(),
+        entries: Vec::with_capacity(usage.entries.len()),
+        problems: usage.problems.clone(),
+    };
+    // Dirs by name: indexes into `dirs`, sorted at the end.
+    let mut dir_index: HashMap<&str, usize> = HashMap::new();
+    let mut dirs: Vec<TopSpace> = Vec::new();
+    for ((r, n), space) in runs.iter().zip(names).zip(spaces) {
+        out.entries.extend(space.entries);
+        out.by_reason.merge(&space.by_reason);
+        let (Some(top), Some((bytes, by_reason))) = (r.top, space.dir) else {
+            continue;
+        };
+        let i = *dir_index.entry(top).or_insert_with(|| {
+            dirs.push(TopSpace {
+                dir_name: top.to_string(),
+                topic: n.parsed.map(|p| (p.topic, p.partition)),
+                bytes: 0,
+                by_reason: ByReason::default(),
+            });
+            dirs.len() - 1
+        });
+        if let Some(d) = dirs.get_mut(i) {
+            d.bytes = d.bytes.saturating_add(bytes);
+            d.by_reason.merge(&by_reason);
         }
     }
     dirs.sort_by(|a, b| a.dir_name.cmp(&b.dir_name));
@@ -394,6 +466,44 @@ mod tests {
         }
         assert!(expected > 10, "{expected} segment files");
         assert_eq!(files.len(), expected);
+    }
+
+    /// A partition dir whose entries come in two runs (another dir between them, as a facts
+    /// snapshot could order them) is one dir: its bytes summed once, its `.log`'s indexes
+    /// found across both runs.
+    #[test]
+    fn a_dir_seen_again_later_is_attributed_as_one() {
+        let (_, dirs, plan) = fixture::load("basic-delete", NOW);
+        let whole = attribute(&plan, &walk_usage(&dirs[0].path));
+        let mut usage = walk_usage(&dirs[0].path);
+        // Move the first partition dir's `.log` files to the end: its entries now come in two
+        // runs with other dirs between them.
+        let first = whole.dirs.iter().find(|d| d.topic.is_some()).unwrap();
+        let is_log = |e: &UsedEntry| {
+            e.top() == Some(first.dir_name.as_str())
+                && e.name().is_some_and(|n| n.ends_with(".log"))
+        };
+        let (logs, mut rest): (Vec<_>, Vec<_>) = usage.entries.into_iter().partition(is_log);
+        assert!(!logs.is_empty());
+        rest.extend(logs);
+        usage.entries = rest;
+        let split = attribute(&plan, &usage);
+        assert_eq!(split.dirs, whole.dirs);
+        assert_eq!(split.by_reason, whole.by_reason);
+        let sorted = |u: &SpaceUsage| {
+            let mut e: Vec<_> = (u.entries.iter())
+                .map(|e| {
+                    (
+                        e.top.as_deref().map(str::to_string),
+                        e.segment_file,
+                        e.reason,
+                    )
+                })
+                .collect();
+            e.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+            e
+        };
+        assert_eq!(sorted(&split), sorted(&whole));
     }
 
     #[test]
