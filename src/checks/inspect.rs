@@ -2,9 +2,12 @@
 //! judged by what the broker does with it (spec formats §1.4, §3.7–3.9, §4.4, §5). Composes the
 //! domain checks; `diagnose` composes the same functions.
 
+use rayon::prelude::*;
+
 use crate::model::log_dir::LogDir;
-use crate::model::mode::run_modes;
-use crate::rules::recovery::recovery_on_next_start;
+use crate::model::mode::{run_modes, LogDirMode};
+use crate::model::partition::Partition;
+use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
 
 use super::duplicates::duplicate_partition_findings;
 use super::finding::Finding;
@@ -24,26 +27,45 @@ pub fn inspect_findings(dirs: &[LogDir]) -> Vec<Finding> {
     for (dir, mode) in dirs.iter().zip(run_modes(dirs)) {
         log_dir_findings(dir, &mut out);
         let recovery = recovery_on_next_start(dir);
-        for (p, recovery) in dir.partitions.iter().zip(&recovery.partitions) {
-            if !partition_dir_findings(dir, p, mode.mode, &mut out) {
-                continue;
-            }
-            snapshot_findings(dir, p, &mut out);
-            orphan_index_findings(dir, p, &mut out);
-            let mut prev_next: Option<i64> = None;
-            for seg in &p.segments {
-                if log_findings(dir, p, seg, recovery, &mut prev_next, &mut out) {
-                    offset_index_findings(dir, p, seg, recovery, &mut out);
-                    time_index_findings(dir, p, seg, recovery, &mut out);
-                    txn_index_findings(dir, p, seg, &mut out);
-                }
-            }
-            partition_offset_findings(dir, p, &mut out);
-        }
+        // Each partition is judged alone: judged in parallel, its findings kept in the
+        // partitions' order (the sort below is stable).
+        let per_partition: Vec<Vec<Finding>> = (dir.partitions.par_iter())
+            .zip(recovery.partitions.par_iter())
+            .map(|(p, recovery)| {
+                let mut out = Vec::new();
+                partition_findings(dir, p, mode.mode, recovery, &mut out);
+                out
+            })
+            .collect();
+        out.extend(per_partition.into_iter().flatten());
     }
     duplicate_partition_findings(dirs, &mut out);
     sort_findings(&mut out);
     out
+}
+
+/// The findings of one partition of `dir`.
+fn partition_findings(
+    dir: &LogDir,
+    p: &Partition,
+    mode: LogDirMode,
+    recovery: &PartitionRecovery,
+    out: &mut Vec<Finding>,
+) {
+    if !partition_dir_findings(dir, p, mode, out) {
+        return;
+    }
+    snapshot_findings(dir, p, out);
+    orphan_index_findings(dir, p, out);
+    let mut prev_next: Option<i64> = None;
+    for seg in &p.segments {
+        if log_findings(dir, p, seg, recovery, &mut prev_next, out) {
+            offset_index_findings(dir, p, seg, recovery, out);
+            time_index_findings(dir, p, seg, recovery, out);
+            txn_index_findings(dir, p, seg, out);
+        }
+    }
+    partition_offset_findings(dir, p, out);
 }
 
 /// Sort findings by location (then code), as every report shows them.
