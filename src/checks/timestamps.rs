@@ -19,8 +19,10 @@
 //! index slot) are ignored.
 
 use super::commands;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::Path;
+
+use rayon::prelude::*;
 
 use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
@@ -198,24 +200,25 @@ fn unit(p: &PartitionPlan, part: &Partition) -> Option<Finding> {
 
 /// The timestamp findings of every planned partition.
 pub fn timestamp_findings(dirs: &[LogDir], plan: &Plan) -> Vec<Finding> {
-    let parts: BTreeMap<(PathBuf, &str), &Partition> = dirs
+    // Keyed by borrowed paths and names (no copy per partition); a key given twice keeps its
+    // last partition, as a map collected in order does.
+    let parts: HashMap<(&Path, &str), &Partition> = dirs
         .iter()
         .flat_map(|d| {
             d.partitions
                 .iter()
-                .map(move |p| ((d.path.clone(), p.dir_name.as_str()), p))
+                .map(move |p| ((d.path.as_path(), p.dir_name.as_str()), p))
         })
         .collect();
     let now = plan.now.get();
-    plan.partitions
-        .iter()
+    // Each partition is judged alone: in parallel, the findings in the plan's order.
+    let per_partition: Vec<[Option<Finding>; 2]> = (plan.partitions.par_iter())
         .filter_map(|p| {
-            let part = parts.get(&(p.log_dir.clone(), p.dir_name.as_str()))?;
+            let part = parts.get(&(p.log_dir.as_path(), p.dir_name.as_str()))?;
             Some([future(p, part, now), unit(p, part)])
         })
-        .flatten()
-        .flatten()
-        .collect()
+        .collect();
+    per_partition.into_iter().flatten().flatten().collect()
 }
 
 #[cfg(test)]
