@@ -68,8 +68,13 @@ fn share_state_findings(dirs: &[LogDir], view: &ClusterView, mode: ReadMode) -> 
     );
     let mut out = Vec::new();
     // Replayed now, or carried by a snapshot (the dirs may be gone).
+    let states = view.records(mode).share_states(dirs);
+    // The index of every partition is built only when some share state needs it.
+    if states.is_empty() {
+        return out;
+    }
     let parts = PartitionsByPath::of(dirs);
-    for r in view.records(mode).share_states(dirs).iter() {
+    for r in states.iter() {
         let Some((d, p)) = parts.get(&r.path) else {
             continue;
         };
