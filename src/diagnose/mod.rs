@@ -158,6 +158,13 @@ pub fn canonical_log_dirs(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     out
 }
 
+/// Drop `big` on a thread of its own: freeing a large model (every partition's segments) is
+/// work the caller need not wait for; the process may end before it is done.
+fn drop_aside<T: Send + 'static>(big: T) {
+    // A thread that cannot be started drops its closure, and `big` with it, here.
+    let _ = (std::thread::Builder::new().name("drop-aside".into())).spawn(move || drop(big));
+}
+
 /// Diagnose the log dirs of `inputs` (or the facts `snapshots` took of them: the dirs as
 /// loaded, and what is read after the load), keeping what `filter` keeps.
 pub fn diagnose(
@@ -242,7 +249,7 @@ pub fn diagnose(
         disk_space: inputs.disk_space,
         listed_usage: &listed_usage,
     });
-    drop(listed_usage);
+    drop_aside(listed_usage);
     let mut findings = checked.findings;
     // A dir both listed by the load and read by the cluster view is one unreadable input.
     dedup_unreadable(&mut findings);
@@ -262,6 +269,9 @@ pub fn diagnose(
     let tiered = summary::tiered_bytes(&plan, filter);
     let mut replication = checked.replication;
     (replication.partitions).retain(|p| filter.keeps_topic(Some(&p.topic)));
+    let scanned = ScanTotals::of(&dirs);
+    // The loaded model is done with: freed beside the rendering, not before it.
+    drop_aside((dirs, view));
     Ok(Diagnosis {
         replication,
         assumptions,
@@ -269,7 +279,7 @@ pub fn diagnose(
         now_ms: inputs.now_ms,
         findings,
         summary,
-        scanned: ScanTotals::of(&dirs),
+        scanned,
         topics,
         partitions: plan.partitions,
         tiered,
