@@ -58,8 +58,12 @@ pub enum OutputFormat {
 
 /// Write any wire document as pretty JSON with a trailing newline.
 pub fn render_json<T: serde::Serialize>(doc: &T, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, doc)?;
-    writeln!(out)
+    // serde_json writes a token at a time: buffered here, each is a copy into a 64 KiB buffer
+    // rather than a call through `dyn Write`.
+    let mut buffered = io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(&mut buffered, doc)?;
+    writeln!(buffered)?;
+    buffered.flush()
 }
 
 /// A command's result, ready to be written: the parts of its [`Envelope`].
