@@ -49,13 +49,19 @@ pub fn check_transactions(
     now: i64,
 ) -> TxnChecked {
     let replay = replay_transactions(dirs, view.records(mode));
-    let join = ReplicaJoin::of(view, dirs);
+    // Joined only when some transaction state partition needs it (most dirs hold none).
+    let join = std::cell::OnceCell::new();
     let partitions: Vec<PartitionFacts> = (replay.partitions.into_iter())
         .map(|r| PartitionFacts {
             // The HW the plan assumes (role from the metadata image), so that both say the
             // same of one partition.
-            high_watermark: replica_high_watermark(view, &join, r.log_dir, r.partition)
-                .map(|(hw, _)| hw.value.get()),
+            high_watermark: replica_high_watermark(
+                view,
+                join.get_or_init(|| ReplicaJoin::of(view, dirs)),
+                r.log_dir,
+                r.partition,
+            )
+            .map(|(hw, _)| hw.value.get()),
             log_end_offset: r.partition.log_end_offset().map(|o| o.get()),
             tp: r.tp,
             replay: r.replay,
