@@ -270,8 +270,9 @@ pub fn diagnose(
     let mut replication = checked.replication;
     (replication.partitions).retain(|p| filter.keeps_topic(Some(&p.topic)));
     let scanned = ScanTotals::of(&dirs);
-    // The loaded model is done with: freed beside the rendering, not before it.
-    drop_aside((dirs, view));
+    // The loaded model and the space attribution (an entry per file) are done with: freed
+    // beside the rendering, not before it.
+    drop_aside((dirs, view, checked.space));
     Ok(Diagnosis {
         replication,
         assumptions,
