@@ -158,24 +158,12 @@ struct Run<'u> {
 
 /// `entries` cut into their [`Run`]s, in order.
 fn runs(entries: &[UsedEntry]) -> Vec<Run<'_>> {
-    let mut out: Vec<Run<'_>> = Vec::new();
-    let mut start = 0;
-    for (i, e) in entries.iter().enumerate() {
-        if i > start && entries.get(start).and_then(UsedEntry::top) != e.top() {
-            out.push(Run {
-                top: entries.get(start).and_then(UsedEntry::top),
-                entries: entries.get(start..i).unwrap_or_default(),
-            });
-            start = i;
-        }
-    }
-    if start < entries.len() {
-        out.push(Run {
-            top: entries.get(start).and_then(UsedEntry::top),
-            entries: entries.get(start..).unwrap_or_default(),
-        });
-    }
-    out
+    (entries.chunk_by(|a, b| a.top() == b.top()))
+        .map(|run| Run {
+            top: run.first().and_then(UsedEntry::top),
+            entries: run,
+        })
+        .collect()
 }
 
 /// What a run's entries' names say, each name parsed once: the top-level entry's name as a
