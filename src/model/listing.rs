@@ -407,7 +407,7 @@ pub struct LogDirListing {
     pub io_problems: Vec<IoProblem>,
     /// The blocks of every entry below the log dir ([`walk_usage`]'s answer), taken from the
     /// listing's own stats when the listing was asked for them
-    /// ([`list_log_dir_streaming`]'s `with_usage`); not part of a facts snapshot (which
+    /// ([`RootListing::finish`]'s `with_usage`); not part of a facts snapshot (which
     /// carries its own).
     #[serde(skip)]
     pub usage: Option<DirUsage>,
@@ -809,32 +809,25 @@ impl PartitionDirItem<'_> {
 }
 
 /// List a log dir (its root entries and, for each partition dir, that dir's entries).
-/// Fails only if the dir itself cannot be read.
+/// Fails only if the dir itself cannot be read. (The loader lists and loads partitions in
+/// parallel with [`RootListing`] itself.)
 pub fn list_log_dir(dir: &Path) -> io::Result<LogDirListing> {
-    let mut partitions = Vec::new();
-    let mut out = list_log_dir_streaming(dir, false, |p| partitions.push(p))?;
-    out.partitions = partitions;
-    Ok(out)
+    list_log_dir_with(dir, false)
 }
 
-/// [`list_log_dir`], handing each partition dir's listing to `on_partition` as soon as it is
-/// complete (in name order) instead of keeping them: the returned listing has no partitions.
-/// `with_usage`: as [`RootListing::finish`] takes it. (The loader lists and loads partitions
-/// in parallel with [`RootListing`] itself.)
-pub fn list_log_dir_streaming(
-    dir: &Path,
-    with_usage: bool,
-    mut on_partition: impl FnMut(PartitionEntry),
-) -> io::Result<LogDirListing> {
+/// [`list_log_dir`]; `with_usage`: as [`RootListing::finish`] takes it.
+fn list_log_dir_with(dir: &Path, with_usage: bool) -> io::Result<LogDirListing> {
     let root = RootListing::of(dir)?;
-    let listed = (root.partition_dirs().iter())
-        .map(|p| {
-            let (entry, _, listed) = p.list(with_usage);
-            on_partition(entry);
-            listed
-        })
-        .collect();
-    Ok(root.finish(listed, with_usage))
+    let (partitions, listed): (Vec<PartitionEntry>, Vec<PartitionListed>) =
+        (root.partition_dirs().iter())
+            .map(|p| {
+                let (entry, _, listed) = p.list(with_usage);
+                (entry, listed)
+            })
+            .unzip();
+    let mut out = root.finish(listed, with_usage);
+    out.partitions = partitions;
+    Ok(out)
 }
 
 /// A log dir's root entries only: its partition dirs come with empty listings (none of them is
@@ -1182,7 +1175,7 @@ mod tests {
 
     /// The usage taken along the listing is what a walk of its own finds.
     fn usage_as_walked(dir: &Path) {
-        let listed = list_log_dir_streaming(dir, true, |_| {}).unwrap();
+        let listed = list_log_dir_with(dir, true).unwrap();
         assert_eq!(listed.usage, Some(walk_usage(dir)), "{dir:?}");
     }
 
