@@ -72,6 +72,22 @@ public final class Replay {
     }
 
     /**
+     * A cluster replay's knobs: as {@link #replayOverrides()}, but the first retention pass 5 s after the log
+     * manager starts, not 1 s. A broker pauses cleaning of a replica that is moving between its log dirs (a
+     * -future dir) only when it applies its first metadata (BrokerMetadataPublisher: initializeManagers starts
+     * the LogManager and its retention task, then ReplicaManager.applyDelta, maybeAddLogDirFetchers,
+     * abortAndPauseCleaning). With the broker's default delay (30 s) the pause always comes first; with 1 s, a
+     * loaded machine let the first pass delete the moving replica's expired segments (rf3-jbod, CI of stop 35).
+     */
+    static final long CLUSTER_INITIAL_TASK_DELAY_MS = 5000;
+
+    static Map<String, String> clusterReplayOverrides() {
+        Map<String, String> o = replayOverrides();
+        o.put("log.initial.task.delay.ms", String.valueOf(CLUSTER_INITIAL_TASK_DELAY_MS));
+        return o;
+    }
+
+    /**
      * Tiered fixtures: the RemoteStorageManager's state at capture carries over. {@link LocalRsm} counts copies per
      * JVM, so a fixture captured while its plugin hung (or failed) from the Nth copy would get N-1 good copies in
      * the replay's fresh JVM; the oracle is "the plugin still hangs/fails", so the replay's first copy does.
@@ -399,8 +415,8 @@ public final class Replay {
      * replicas are listed with "replayed": false. Per replica: the live segments before and after, the
      * checkpoints, and whether the node led the partition after the run (describeTopics).
      */
-    /** The shortest cluster replay after the last node is ready. */
-    static final long CLUSTER_MIN_RUN_MS = 12_000;
+    /** The shortest cluster replay after the last node is ready (the first retention pass runs up to 5 s in). */
+    static final long CLUSTER_MIN_RUN_MS = 15_000;
 
     static void runCluster(Path dir, Path out, long minRunMs, long settleMs, long timeoutMs) throws Exception {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -458,7 +474,7 @@ public final class Replay {
         ArrayNode sn = res.putArray("nodes_started");
         started.forEach(sn::add);
         ObjectNode ov = res.putObject("overrides");
-        replayOverrides().forEach(ov::put);
+        clusterReplayOverrides().forEach(ov::put);
         ObjectNode window = res.putObject("window");
         Map<String, Integer> leaders = new HashMap<>();
         boolean timedOut = false;
@@ -481,7 +497,7 @@ public final class Replay {
                         overrides.put(k, fixture.getProperty(k));
                     }
                 }
-                overrides.putAll(replayOverrides());
+                overrides.putAll(clusterReplayOverrides());
                 Broker b = new Broker(nodeDir, id, controller == null ? -1 : controller.controllerPort(),
                     dirsOf.get(id), overrides).heap(Cluster.HEAP);
                 if (controller == null) {
