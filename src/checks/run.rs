@@ -31,7 +31,6 @@ use super::startup::{startup_costs, StartupCost};
 use super::tiered::{index_cache_findings, tiered_findings};
 use super::timestamps::timestamp_findings;
 use super::transactions::check_transactions;
-use crate::model::replica_join::ReplicaJoin;
 use crate::plan::replication::ReplicationFacts;
 
 /// Everything the checks read: the model, the cluster view and the plan built from them at one
@@ -85,6 +84,29 @@ pub struct Checked {
 
 /// Every finding of `ctx`.
 pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
+    // The groups', transactions' and internal topics' findings read the coordinators' logs
+    // alone: replayed beside the rest (on an idle worker), then put in their place in order.
+    let (mut checked, coordinators) = rayon::join(
+        || partition_checks(ctx),
+        || {
+            let mut found = coordinator_findings(ctx);
+            found.extend(internal_topic_findings(
+                ctx.dirs,
+                ctx.view,
+                &ctx.plan.remote_tier.tier,
+                ctx.now(),
+                ctx.read_mode,
+            ));
+            found
+        },
+    );
+    checked.findings.extend(coordinators);
+    tag_nodes(ctx, &mut checked.findings);
+    checked
+}
+
+/// Every finding but the coordinators' ([`run_checks`]), with the figures they come with.
+fn partition_checks(ctx: &CheckContext<'_>) -> Checked {
     let mut findings: Vec<Finding> = (ctx.not_log_dirs.iter())
         .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
         .collect();
@@ -92,8 +114,7 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
     super::partition::stray_placement(ctx.dirs, ctx.view, &mut findings);
     findings.extend(config_findings(ctx.view));
     findings.extend(plan_findings(ctx.plan));
-    let join = ReplicaJoin::of(ctx.view, ctx.dirs);
-    let replication = ReplicationFacts::of(ctx.view, &join, ctx.plan);
+    let replication = ReplicationFacts::of(ctx.view, &ctx.plan.replicas, ctx.plan);
     findings.extend(replication_findings(&replication));
     findings.extend(tiered_findings(ctx.plan));
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
@@ -113,15 +134,6 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
         &mut findings,
     );
     findings.extend(config_risk_findings(ctx.view, ctx.plan));
-    findings.extend(coordinator_findings(ctx));
-    findings.extend(internal_topic_findings(
-        ctx.dirs,
-        ctx.view,
-        &ctx.plan.remote_tier.tier,
-        ctx.now(),
-        ctx.read_mode,
-    ));
-    tag_nodes(ctx, &mut findings);
     Checked {
         findings,
         startup,

@@ -452,6 +452,9 @@ pub struct Plan {
     pub cleaner_first: Vec<(Option<i32>, CleanerPick<LogRef>)>,
     /// The remote tier as the given dirs show it (`__remote_log_metadata` replayed).
     pub remote_tier: RemoteTierView,
+    /// Every live replica of the dirs planned, joined by partition: the checks' replication
+    /// facts read the join the plan was made with instead of building it again.
+    pub replicas: ReplicaJoin,
 }
 
 fn latest(b: Bound) -> TimestampMs {
@@ -1446,6 +1449,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
         partitions,
         cleaner_first,
         remote_tier: remote,
+        replicas: join,
     }
 }
 
