@@ -49,6 +49,14 @@ impl UsedEntry {
     }
 }
 
+impl UsedEntry {
+    /// The entry at `components` of an inode with one name (`st.nlink` ≤ 1), which needs no
+    /// walk's record of the inodes seen: what a partition's lister builds on its own thread.
+    pub(crate) fn of_single(components: Vec<String>, st: &EntryStat) -> Option<UsedEntry> {
+        (st.nlink <= 1).then(|| entry(components, st, &mut HashSet::new()))
+    }
+}
+
 /// [`UsedEntry`] as a facts snapshot holds it.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct EntryRow(String, u64, u64, bool);
@@ -258,6 +266,12 @@ impl UsageWalk {
     /// Everything below the dir `dir` at `below`, walked here.
     pub(crate) fn walk_below(&mut self, dir: &Path, below: &[String]) {
         walk_children(dir, below, &mut self.usage, &mut self.seen);
+    }
+
+    /// Entries built elsewhere by [`UsedEntry::of_single`] (files with one name each), in
+    /// walk order.
+    pub(crate) fn extend(&mut self, entries: Vec<UsedEntry>) {
+        self.usage.entries.extend(entries);
     }
 
     /// Entries so far.

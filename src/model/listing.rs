@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use nix::dir::Dir;
 use nix::sys::stat::Mode;
 
-use super::disk_usage::{walk_usage, DirUsage, EntryStat, UsageWalk};
+use super::disk_usage::{walk_usage, DirUsage, EntryStat, UsageWalk, UsedEntry};
 use super::file_bytes::{mtime_ms_of, PositionedFile, TooLarge};
 use super::names::{
     parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
@@ -241,6 +241,15 @@ impl Meta {
         id: (0, 0),
     };
 
+    /// A dir by its dir entry's type, not stat'ed (its lister takes its `fstat`).
+    const UNMEASURED_DIR: Meta = Meta {
+        is_dir: true,
+        is_file: false,
+        len: None,
+        mtime_ms: None,
+        id: (0, 0),
+    };
+
     fn of(meta: &fs::Metadata) -> Self {
         Meta {
             is_dir: meta.is_dir(),
@@ -437,8 +446,9 @@ struct Ancestor<'a> {
 /// name, each to `visit` with its metadata: links followed, as
 /// the broker's `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real
 /// practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
-/// plain file is stat'ed (relative to `dir`: one path component to look up) unless
-/// `unmeasured(name)` says a loader measures it as it opens it ([`FileInfo::size`]). An entry
+/// plain file or dir is stat'ed (relative to `dir`: one path component to look up) unless
+/// `unmeasured(name, type)` says that whoever opens it measures it ([`FileInfo::size`]; a
+/// partition dir's lister, [`PartitionDirItem::list`]). An entry
 /// that cannot be read (a dangling link, a link loop, a permission error) goes to `visit` as a
 /// problem, or as a junk link ([`is_junk_link`]).
 /// `ancestors`: the dirs from the log dir down to `dir` itself.
@@ -446,7 +456,7 @@ fn read_entries(
     dir: &mut Dir,
     path: &Path,
     ancestors: &[Ancestor<'_>],
-    unmeasured: &dyn Fn(&str) -> bool,
+    unmeasured: &dyn Fn(&str, nix::dir::Type) -> bool,
     visit: &mut dyn FnMut(Walked),
 ) {
     use nix::dir::Type;
@@ -507,13 +517,14 @@ fn read_entries(
 
 /// An entry's metadata (a followed link: its target's; anything else: the entry's own, with
 /// that `lstat`), and whether it is a link, by `fstatat` on its name in `dir`; none for a plain
-/// file `unmeasured` names. `kind`: its type by its dir entry, when the filesystem gives one.
+/// file or dir `unmeasured` names. `kind`: its type by its dir entry, when the filesystem gives
+/// one.
 fn entry_meta(
     dir: &Dir,
     name: &OsStr,
     text: &str,
     kind: Option<nix::dir::Type>,
-    unmeasured: &dyn Fn(&str) -> bool,
+    unmeasured: &dyn Fn(&str, nix::dir::Type) -> bool,
 ) -> io::Result<(Meta, Option<EntryStat>, bool)> {
     use nix::dir::Type;
     use nix::fcntl::AtFlags;
@@ -535,8 +546,12 @@ fn entry_meta(
         let st = nix::sys::stat::fstatat(dir, name, AtFlags::empty())?;
         return Ok((Meta::of_stat(&st), None, true));
     }
-    if kind == Type::File && own.is_none() && unmeasured(text) {
-        return Ok((Meta::UNMEASURED_FILE, None, false));
+    if own.is_none() && unmeasured(text, kind) {
+        match kind {
+            Type::File => return Ok((Meta::UNMEASURED_FILE, None, false)),
+            Type::Directory => return Ok((Meta::UNMEASURED_DIR, None, false)),
+            _ => {}
+        }
     }
     let st = match own {
         Some(st) => st,
@@ -642,8 +657,10 @@ pub struct PartitionDirItem<'a> {
 pub struct PartitionListed {
     /// The dir could not be opened or read: a problem of the log dir (its listing is empty).
     dir_problem: Option<IoProblem>,
-    /// Its entries' `lstat`s in name order, for the disk usage (when asked for).
-    usage: Vec<(String, EntryStat)>,
+    /// The dir's own `fstat` (its root entry is not stat'ed: [`RootListing::of`]).
+    dir_stat: Option<EntryStat>,
+    /// Its entries' usage in name order, built from their `lstat`s here (when asked for).
+    usage: Vec<UsedEntry>,
     /// Something the entries' `lstat`s do not stand for (a subdir, a link, a second name of an
     /// inode, an unreadable entry): the usage walks the dir again.
     usage_redo: bool,
@@ -657,7 +674,11 @@ impl RootListing {
         let id = dir_id(&root)?;
         let mut items = Vec::new();
         let ancestors = [Ancestor { path: dir, id }];
-        read_entries(&mut root, dir, &ancestors, &|_| false, &mut |w| {
+        // A partition dir (not a link) is stat'ed by its lister, on its fd, on a worker.
+        let by_lister = |name: &str, kind| {
+            kind == nix::dir::Type::Directory && name != "remote-log-index-cache"
+        };
+        read_entries(&mut root, dir, &ancestors, &by_lister, &mut |w| {
             items.push(w)
         });
         let partition_items = (items.iter().enumerate())
@@ -700,8 +721,11 @@ impl RootListing {
         let mut usage = with_usage.then(|| UsageTrack::new(&self.path));
         let mut listed = listed.into_iter();
         for walked in self.items {
+            let is_partition_dir = matches!(&walked, Walked::Entry(f) if f.meta.is_dir
+                && f.name != "remote-log-index-cache");
+            let part = is_partition_dir.then(|| listed.next().unwrap_or_default());
             if let Some(u) = usage.as_mut() {
-                u.see(&walked);
+                u.see(&walked, part.as_ref().and_then(|p| p.dir_stat));
             }
             match walked {
                 Walked::Problem(problem) => out.io_problems.push(problem),
@@ -710,10 +734,9 @@ impl RootListing {
                     is_dir: false,
                 }),
                 Walked::Entry(found) if found.meta.is_dir => {
-                    if found.name == "remote-log-index-cache" {
-                        continue;
-                    }
-                    let part = listed.next().unwrap_or_default();
+                    let Some(part) = part else {
+                        continue; // (the tiered index cache)
+                    };
                     if let Some(problem) = part.dir_problem {
                         if let Some(u) = usage.as_mut() {
                             u.walk = None; // (the whole dir is walked again at the end)
@@ -760,6 +783,11 @@ impl PartitionDirItem<'_> {
                 return (entry, None, listed);
             }
         };
+        // The dir's own stat, on its fd: the root listing took none of a dir (by its entry's
+        // type), a link's is the target's (as `found.meta`).
+        let own = nix::sys::stat::fstat(&dir).ok();
+        listed.dir_stat = own.as_ref().map(EntryStat::of_stat);
+        let id = (own.as_ref().map(|st| Meta::of_stat(st).id)).unwrap_or(found.meta.id);
         let ancestors = [
             Ancestor {
                 path: &self.root.path,
@@ -767,10 +795,12 @@ impl PartitionDirItem<'_> {
             },
             Ancestor {
                 path: &found.path,
-                id: found.meta.id,
+                id,
             },
         ];
-        let unmeasured = |name: &str| !stat_all && measured_on_open(name);
+        let unmeasured = |name: &str, kind| {
+            kind == nix::dir::Type::File && !stat_all && measured_on_open(name)
+        };
         let out = &mut entry.listing;
         read_entries(
             &mut dir,
@@ -779,12 +809,16 @@ impl PartitionDirItem<'_> {
             &unmeasured,
             &mut |w| match w {
                 Walked::Entry(f) => {
-                    match f.lstat.filter(|st| !st.is_dir && st.nlink <= 1) {
+                    match f.lstat.filter(|st| !st.is_dir) {
                         Some(st) if stat_all && !listed.usage_redo => {
-                            listed.usage.push((f.name.clone(), st))
+                            let components = vec![found.name.clone(), f.name.clone()];
+                            match UsedEntry::of_single(components, &st) {
+                                Some(e) => listed.usage.push(e),
+                                None => listed.usage_redo = true,
+                            }
                         }
-                        Some(_) => {}
-                        None => listed.usage_redo = true,
+                        Some(st) if st.nlink <= 1 => {}
+                        _ => listed.usage_redo = true,
                     }
                     add_partition_entry(out, f);
                 }
@@ -888,8 +922,9 @@ impl UsageTrack {
         }
     }
 
-    /// A root entry of the log dir.
-    fn see(&mut self, walked: &Walked) {
+    /// A root entry of the log dir; `dir_stat`: a partition dir's own stat, taken by its
+    /// lister when the root listing took none.
+    fn see(&mut self, walked: &Walked, dir_stat: Option<EntryStat>) {
         if self.walk.is_none() {
             return;
         }
@@ -900,7 +935,7 @@ impl UsageTrack {
                     return;
                 };
                 let components = vec![found.name.clone()];
-                let is_dir = match (found.is_symlink, found.lstat) {
+                let is_dir = match (found.is_symlink, found.lstat.or(dir_stat)) {
                     (false, Some(st)) => {
                         walk.push(components, &st);
                         st.is_dir
@@ -931,7 +966,7 @@ impl UsageTrack {
 
     /// The entries of the partition dir just seen, as its listing `lstat`ed them (file names
     /// in name order), or `redo`: something they do not stand for is in it.
-    fn partition(&mut self, entries: Vec<(String, EntryStat)>, redo: bool) {
+    fn partition(&mut self, entries: Vec<UsedEntry>, redo: bool) {
         let (Some(walk), Some(p)) = (self.walk.as_mut(), self.part.as_mut()) else {
             return;
         };
@@ -942,9 +977,7 @@ impl UsageTrack {
             p.redo = true;
             return;
         }
-        for (name, st) in entries {
-            walk.push(vec![p.name.clone(), name], &st);
-        }
+        walk.extend(entries);
     }
 
     /// The partition dir whose entries have all come: walked again when it must be.
@@ -1043,7 +1076,7 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         &mut opened,
         dir,
         &ancestors,
-        &measured_on_open,
+        &|name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name),
         &mut |w| match w {
             Walked::Entry(found) => add_partition_entry(&mut out, found),
             Walked::Problem(problem) => out.io_problems.push(problem),
