@@ -798,9 +798,8 @@ impl PartitionDirItem<'_> {
                 id,
             },
         ];
-        let unmeasured = |name: &str, kind| {
-            kind == nix::dir::Type::File && !stat_all && measured_on_open(name)
-        };
+        let unmeasured =
+            |name: &str, kind| kind == nix::dir::Type::File && !stat_all && measured_on_open(name);
         let out = &mut entry.listing;
         read_entries(
             &mut dir,
