@@ -13,15 +13,16 @@ use crate::checks::disk::FsSpace;
 use crate::checks::finding::Severity;
 use crate::diagnose::{diagnose, DiagnoseInputs, Filter};
 use crate::exit_codes::Outcome;
+use crate::model::release::drop_aside;
 use crate::model::snapshot::Parts;
 use crate::report::diagnose_metrics::render_prometheus;
 use crate::report::diagnose_table::{render_diagnose, DiagnoseBody};
 use crate::report::html::render_diagnose as render_html;
 use crate::report::plan_doc::PartitionPlanDoc;
 use crate::report::wire::assumptions::AssumptionsDoc;
-use crate::report::{Document, OutputFormat};
+use crate::report::{write_document_freed_aside, Document, OutputFormat};
 
-use super::common::{check_snapshots, finish_render, outcome_of, with_snapshots, write};
+use super::common::{check_snapshots, finish_render, outcome_of, with_snapshots};
 use super::progress::Progress;
 use super::run_config::{KafkaVersionArg, NowArg, ReadArg, RunConfig};
 use super::{FailOn, FormatArg};
@@ -193,5 +194,8 @@ pub fn run(
         let envelope = doc.into_envelope(&run.rendering());
         return finish_render(outcome, render_html(&envelope, &partitions, out));
     }
-    write(run, doc, render_diagnose, out)
+    // The plans and the document are freed beside the process's end, not before it.
+    drop_aside(d.partitions);
+    let written = write_document_freed_aside(doc, &run.rendering(), render_diagnose, out);
+    finish_render(outcome, written)
 }

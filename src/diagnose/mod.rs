@@ -22,6 +22,7 @@ use crate::checks::run::{run_checks, CheckContext};
 use crate::checks::unreadable::dedup_unreadable;
 use crate::model::cluster::{Assumptions, ClusterError, ClusterInputs, ClusterView, FileInput};
 use crate::model::file_bytes::ReadMode;
+use crate::model::release::drop_aside;
 use crate::model::segment::{LoadOptions, ScanDepth};
 use crate::model::snapshot::Snapshots;
 use crate::model::targets::{load_targets, LoadProgress, LoadedTargets, ScanTotals};
@@ -158,13 +159,6 @@ pub fn canonical_log_dirs(dirs: Vec<PathBuf>) -> Vec<PathBuf> {
     out
 }
 
-/// Drop `big` on a thread of its own: freeing a large model (every partition's segments) is
-/// work the caller need not wait for; the process may end before it is done.
-fn drop_aside<T: Send + 'static>(big: T) {
-    // A thread that cannot be started drops its closure, and `big` with it, here.
-    let _ = (std::thread::Builder::new().name("drop-aside".into())).spawn(move || drop(big));
-}
-
 /// Diagnose the log dirs of `inputs` (or the facts `snapshots` took of them: the dirs as
 /// loaded, and what is read after the load), keeping what `filter` keeps.
 pub fn diagnose(
@@ -258,18 +252,26 @@ pub fn diagnose(
     let hidden = filter.hidden(&findings);
     findings.retain(|f| filter.keeps(f));
     let paths: Vec<_> = dirs.iter().map(|d| d.path.clone()).collect();
-    let mut summary = Summary::new(&findings, &plan, &paths, filter)
-        .with_figures(&checked.startup, &checked.disk)
-        .with_space(&checked.space);
+    // The summaries read the plan and the attribution alone: made side by side.
+    let ((summary, topics), (spaces, (assumptions, tiered, scanned))) = rayon::join(
+        || {
+            let summary = Summary::new(&findings, &plan, &paths, filter)
+                .with_figures(&checked.startup, &checked.disk);
+            (summary, summary::topic_bytes(&plan, filter))
+        },
+        || {
+            let spaces = summary::SpaceSummary::of_each(&checked.space);
+            let assumptions = view.assumptions(&filter.topics);
+            let tiered = summary::tiered_bytes(&plan, filter);
+            (spaces, (assumptions, tiered, ScanTotals::of(&dirs)))
+        },
+    );
+    let mut summary = summary.with_space(spaces);
     summary.hidden = hidden;
-    let topics = summary::topic_bytes(&plan, filter);
-    let assumptions = view.assumptions(&filter.topics);
     let locks: Vec<_> = dirs.iter().map(|d| (d.path.clone(), d.lock)).collect();
     let headline = Headline::new(&summary.log_dirs, &locks, &findings, &plan, &assumptions);
-    let tiered = summary::tiered_bytes(&plan, filter);
     let mut replication = checked.replication;
     (replication.partitions).retain(|p| filter.keeps_topic(Some(&p.topic)));
-    let scanned = ScanTotals::of(&dirs);
     // The loaded model and the space attribution (an entry per file) are done with: freed
     // beside the rendering, not before it.
     drop_aside((dirs, view, checked.space));

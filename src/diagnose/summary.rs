@@ -154,6 +154,14 @@ fn reason_map(b: &ByReason) -> BTreeMap<&'static str, u64> {
 }
 
 impl SpaceSummary {
+    /// The summary of each log dir's usage, by log dir.
+    pub fn of_each(space: &[SpaceUsage]) -> Vec<(PathBuf, SpaceSummary)> {
+        space
+            .iter()
+            .map(|u| (u.path.clone(), Self::of(u)))
+            .collect()
+    }
+
     /// The summary of `u`.
     pub fn of(u: &SpaceUsage) -> SpaceSummary {
         let mut topics: BTreeMap<String, (u64, BTreeMap<&'static str, u64>)> = BTreeMap::new();
@@ -321,13 +329,12 @@ impl Summary {
         }
     }
 
-    /// The same summary with why each byte of each log dir is there.
-    pub fn with_space(mut self, space: &[SpaceUsage]) -> Summary {
+    /// The same summary with why each byte of each log dir is there (`spaces`: by log dir,
+    /// [`SpaceSummary::of_each`]).
+    pub fn with_space(mut self, mut spaces: Vec<(PathBuf, SpaceSummary)>) -> Summary {
         for d in &mut self.log_dirs {
-            d.space = space
-                .iter()
-                .find(|x| x.path == d.path)
-                .map(SpaceSummary::of);
+            d.space =
+                (spaces.iter().position(|(p, _)| *p == d.path)).map(|i| spaces.swap_remove(i).1);
         }
         self
     }

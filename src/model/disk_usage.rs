@@ -274,6 +274,11 @@ impl UsageWalk {
         self.usage.entries.extend(entries);
     }
 
+    /// Room for `n` more entries (one growth instead of many copies of a large walk).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.usage.entries.reserve(n);
+    }
+
     /// Entries so far.
     pub(crate) fn len(&self) -> usize {
         self.usage.entries.len()

@@ -719,6 +719,9 @@ impl RootListing {
             ..Default::default()
         };
         let mut usage = with_usage.then(|| UsageTrack::new(&self.path));
+        if let Some(walk) = usage.as_mut().and_then(|u| u.walk.as_mut()) {
+            walk.reserve(self.items.len() + listed.iter().map(|p| p.usage.len()).sum::<usize>());
+        }
         let mut listed = listed.into_iter();
         for walked in self.items {
             let is_partition_dir = matches!(&walked, Walked::Entry(f) if f.meta.is_dir

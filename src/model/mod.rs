@@ -20,6 +20,7 @@ pub mod partition;
 pub mod problem;
 pub mod producer_state;
 pub mod records;
+pub mod release;
 pub mod remote_tier;
 pub mod replays;
 pub mod replica_join;

@@ -36,6 +36,7 @@ use std::io::{self, Write};
 use crate::checks::finding::Finding;
 use crate::exit_codes::Outcome;
 use crate::model::names::path_text;
+use crate::model::release::drop_aside;
 use crate::model::snapshot::SnapshotSource;
 use crate::model::units::TimestampMs;
 use sanitize::escape;
@@ -165,18 +166,43 @@ pub fn write_document<B: serde::Serialize>(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let command = doc.command;
+    render_envelope(command, &doc.into_envelope(how), how, table, out)
+}
+
+/// [`write_document`] of a document whose envelope is freed on a thread of its own once
+/// rendered (`diagnose`'s: every partition's figures, freed beside the process's exit).
+pub fn write_document_freed_aside<B: serde::Serialize + Send + 'static>(
+    doc: Document<B>,
+    how: &Rendering,
+    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let command = doc.command;
     let envelope = doc.into_envelope(how);
+    let written = render_envelope(command, &envelope, how, table, out);
+    drop_aside(envelope);
+    written
+}
+
+/// [`write_document`]'s rendering of `envelope` (of `command`'s document).
+fn render_envelope<B: serde::Serialize>(
+    command: &str,
+    envelope: &Envelope<B>,
+    how: &Rendering,
+    table: impl FnOnce(&Envelope<B>, &TableStyle, &mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match how.format {
-        OutputFormat::Json => render_json(&envelope, out),
+        OutputFormat::Json => render_json(envelope, out),
         // `diagnose` answers first: its table places the assumptions after the findings (its
         // headline says what they are); every other table opens with them.
         OutputFormat::Table if command == "diagnose" => {
             write_input(how.input.as_deref(), &how.style, out)
-                .and_then(|()| table(&envelope, &how.style, out))
+                .and_then(|()| table(envelope, &how.style, out))
         }
         OutputFormat::Table => write_input(how.input.as_deref(), &how.style, out)
             .and_then(|()| write_assumptions(envelope.assumptions.as_ref(), how.style.width, out))
-            .and_then(|()| table(&envelope, &how.style, out)),
+            .and_then(|()| table(envelope, &how.style, out)),
         // The CLI offers HTML only where the command renders it itself (`diagnose`, `plan`).
         OutputFormat::Html => Err(io::Error::new(
             io::ErrorKind::Unsupported,
