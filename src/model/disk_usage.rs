@@ -47,9 +47,7 @@ impl UsedEntry {
     pub fn name(&self) -> Option<&str> {
         self.components.last().map(String::as_str)
     }
-}
 
-impl UsedEntry {
     /// The entry at `components` of an inode with one name (`st.nlink` ≤ 1), which needs no
     /// walk's record of the inodes seen: what a partition's lister builds on its own thread.
     pub(crate) fn of_single(components: Vec<String>, st: &EntryStat) -> Option<UsedEntry> {

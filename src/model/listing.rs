@@ -245,9 +245,7 @@ impl Meta {
     const UNMEASURED_DIR: Meta = Meta {
         is_dir: true,
         is_file: false,
-        len: None,
-        mtime_ms: None,
-        id: (0, 0),
+        ..Meta::UNMEASURED_FILE
     };
 
     fn of(meta: &fs::Metadata) -> Self {
@@ -616,6 +614,14 @@ fn is_junk_link(path: &Path, looped: bool, errno: Option<i32>) -> bool {
     is_link && unresolvable && !broker_name
 }
 
+/// The tiered-storage index cache below a log dir: no partition dir (the loader skips it too).
+const INDEX_CACHE_DIR: &str = "remote-log-index-cache";
+
+/// Whether a root entry is a dir listed as a partition dir (every dir but the index cache).
+fn is_partition_dir(walked: &Walked) -> bool {
+    matches!(walked, Walked::Entry(f) if f.meta.is_dir && f.name != INDEX_CACHE_DIR)
+}
+
 /// Open `path` as a dir to list (links followed).
 fn open_dir(path: &Path) -> io::Result<Dir> {
     Dir::open(path, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)
@@ -675,18 +681,13 @@ impl RootListing {
         let mut items = Vec::new();
         let ancestors = [Ancestor { path: dir, id }];
         // A partition dir (not a link) is stat'ed by its lister, on its fd, on a worker.
-        let by_lister = |name: &str, kind| {
-            kind == nix::dir::Type::Directory && name != "remote-log-index-cache"
-        };
+        let by_lister =
+            |name: &str, kind| kind == nix::dir::Type::Directory && name != INDEX_CACHE_DIR;
         read_entries(&mut root, dir, &ancestors, &by_lister, &mut |w| {
             items.push(w)
         });
         let partition_items = (items.iter().enumerate())
-            .filter(|(_, w)| {
-                matches!(w, Walked::Entry(f) if f.meta.is_dir
-                    // (The tiered-storage index cache: the loader skips it too.)
-                    && f.name != "remote-log-index-cache")
-            })
+            .filter(|(_, w)| is_partition_dir(w))
             .map(|(i, _)| i)
             .collect();
         Ok(RootListing {
@@ -724,9 +725,7 @@ impl RootListing {
         }
         let mut listed = listed.into_iter();
         for walked in self.items {
-            let is_partition_dir = matches!(&walked, Walked::Entry(f) if f.meta.is_dir
-                && f.name != "remote-log-index-cache");
-            let part = is_partition_dir.then(|| listed.next().unwrap_or_default());
+            let part = is_partition_dir(&walked).then(|| listed.next().unwrap_or_default());
             if let Some(u) = usage.as_mut() {
                 u.see(&walked, part.as_ref().and_then(|p| p.dir_stat));
             }
@@ -949,7 +948,7 @@ impl UsageTrack {
                         return;
                     }
                 };
-                if is_dir && found.name == "remote-log-index-cache" {
+                if is_dir && found.name == INDEX_CACHE_DIR {
                     // The listing does not enter it.
                     walk.walk_below(&found.path, std::slice::from_ref(&found.name));
                 } else if is_dir || (found.is_symlink && found.meta.is_dir) {
