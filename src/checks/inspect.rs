@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::model::log_dir::LogDir;
 use crate::model::mode::{run_modes, LogDirMode};
-use crate::model::partition::Partition;
+use crate::model::partition::{Partition, PARTITIONS_PER_TASK};
 use crate::rules::recovery::{recovery_on_next_start, PartitionRecovery};
 
 use super::duplicates::duplicate_partition_findings;
@@ -31,6 +31,7 @@ pub fn inspect_findings(dirs: &[LogDir]) -> Vec<Finding> {
         // partitions' order (the sort below is stable).
         let per_partition: Vec<Vec<Finding>> = (dir.partitions.par_iter())
             .zip(recovery.partitions.par_iter())
+            .with_max_len(PARTITIONS_PER_TASK)
             .map(|(p, recovery)| {
                 let mut out = Vec::new();
                 partition_findings(dir, p, mode.mode, recovery, &mut out);

@@ -229,8 +229,11 @@ pub fn log_findings(
         None => return true,
         Some(Ok(log)) => log,
     };
-    let path = &seg.path(&p.path, SegmentFileKind::Log).unwrap_or_default();
-    let at = |byte: Option<u64>| at_segment_file(dir, p, base, path, byte);
+    // (The path is made only for a finding: most segments have none.)
+    let at = |byte: Option<u64>| {
+        let path = seg.path(&p.path, SegmentFileKind::Log).unwrap_or_default();
+        at_segment_file(dir, p, base, &path, byte)
+    };
     if log.size.get() > i32::MAX as u64 {
         out.push(
             Finding::new(

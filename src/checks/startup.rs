@@ -218,7 +218,7 @@ pub fn boot_bytes(
         files.get(&(dir_name, base, kind)).copied().unwrap_or(0)
     };
     let mut freed_by_dir: HashMap<&str, u64> = HashMap::new();
-    for e in space.iter().flat_map(|s| &s.entries) {
+    for e in space.iter().flat_map(|s| s.entries()) {
         if e.depth == 2 && e.reason == SpaceReason::LeftoverBrokerDeletes {
             if let Some(top) = e.top.as_deref() {
                 *freed_by_dir.entry(top).or_default() += e.allocated;

@@ -285,7 +285,8 @@ pub fn index_cache_findings(space: &[SpaceUsage], view: &ClusterView) -> Vec<Fin
     let source = cap.map_or("Kafka default", |v| v.source.name());
     let mut out = Vec::new();
     for u in space {
-        let files: Vec<_> = (u.entries.iter())
+        let files: Vec<_> = u
+            .entries()
             .filter(|e| e.reason == SpaceReason::RemoteIndexCache && !e.is_dir)
             .collect();
         if files.is_empty() {

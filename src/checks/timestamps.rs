@@ -28,7 +28,7 @@ use crate::checks::catalog;
 use crate::checks::finding::{EvidenceValue, Finding};
 use crate::checks::location::at_plan;
 use crate::model::log_dir::LogDir;
-use crate::model::partition::Partition;
+use crate::model::partition::{Partition, PARTITIONS_PER_TASK};
 use crate::model::segment::Segment;
 use crate::model::text::age;
 use crate::model::text::{segment_name, utc};
@@ -213,6 +213,7 @@ pub fn timestamp_findings(dirs: &[LogDir], plan: &Plan) -> Vec<Finding> {
     let now = plan.now.get();
     // Each partition is judged alone: in parallel, the findings in the plan's order.
     let per_partition: Vec<[Option<Finding>; 2]> = (plan.partitions.par_iter())
+        .with_max_len(PARTITIONS_PER_TASK)
         .filter_map(|p| {
             let part = parts.get(&(p.log_dir.as_path(), p.dir_name.as_str()))?;
             Some([future(p, part, now), unit(p, part)])

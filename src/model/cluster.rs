@@ -38,6 +38,7 @@ use super::names::{
     parse_partition_dir_name, PartitionDirName, PartitionDirState, METADATA_TOPIC,
     SHARE_GROUP_STATE_TOPIC,
 };
+use super::partition::PARTITIONS_PER_TASK;
 use super::problem::FileProblem;
 
 /// A file given to [`ClusterView::build`]: a path to read, or bytes already in hand.
@@ -739,6 +740,7 @@ fn partition_ids(
         // One small read per partition dir: in parallel, collected in listing order.
         let topic_ids: Vec<Option<Result<Uuid, FileProblem>>> = dirs
             .par_iter()
+            .with_max_len(PARTITIONS_PER_TASK)
             .map(|(_, _, meta)| match read_small_file(meta, 1 << 20) {
                 // Absent, or not a regular file (a dir, a FIFO: the broker does not read it
                 // either; inspect names it): no topic id.

@@ -13,6 +13,7 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::names::name_text;
 
@@ -26,8 +27,8 @@ pub const MAX_DEPTH: usize = 8;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(into = "EntryRow", from = "EntryRow")]
 pub struct UsedEntry {
-    /// Path components below the log dir (empty for the log dir itself), as text.
-    pub components: Vec<String>,
+    /// Where it lies below the log dir.
+    pub path: EntryPath,
     /// A directory (its own blocks: the entries' table).
     pub is_dir: bool,
     /// Allocated bytes (`st_blocks × 512`); 0 for the second and later names of a hard-linked
@@ -37,21 +38,117 @@ pub struct UsedEntry {
     pub apparent: u64,
 }
 
+/// Where an entry lies below a log dir: the top-level entry it lies in (a partition dir or a
+/// root entry: one allocation shared by a dir's entries) and the rest of its path below that
+/// (components joined by `/`, which no name holds): a million files' paths cost one small
+/// allocation each, not a list of two copied names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntryPath {
+    /// `None`: the log dir itself.
+    top: Option<Arc<str>>,
+    /// Empty: the top-level entry itself.
+    below: Box<str>,
+}
+
+impl EntryPath {
+    /// The top-level entry `name` itself.
+    pub fn root(name: &str) -> EntryPath {
+        EntryPath {
+            top: Some(Arc::from(name)),
+            below: Box::default(),
+        }
+    }
+
+    /// The entry `name` in the top-level dir `top`.
+    pub fn in_dir(top: &Arc<str>, name: &str) -> EntryPath {
+        EntryPath {
+            top: Some(Arc::clone(top)),
+            below: name.into(),
+        }
+    }
+
+    /// The entry `name` below this one.
+    pub fn child(&self, name: &str) -> EntryPath {
+        match (&self.top, self.below.is_empty()) {
+            (None, _) => EntryPath::root(name),
+            (Some(top), true) => EntryPath::in_dir(top, name),
+            (Some(top), false) => EntryPath::in_dir(top, &format!("{}/{name}", self.below)),
+        }
+    }
+
+    /// From its components joined by `/` (empty: the log dir).
+    pub fn from_text(path: &str) -> EntryPath {
+        match path.split_once('/') {
+            _ if path.is_empty() => EntryPath::default(),
+            Some((top, below)) => EntryPath::in_dir(&Arc::from(top), below),
+            None => EntryPath::root(path),
+        }
+    }
+
+    /// Its components joined by `/` (empty: the log dir).
+    pub fn to_text(&self) -> String {
+        match (&self.top, self.below.is_empty()) {
+            (None, _) => String::new(),
+            (Some(top), true) => top.to_string(),
+            (Some(top), false) => format!("{top}/{}", self.below),
+        }
+    }
+
+    /// The first component (the partition dir or root entry it lies in), `None` for the log
+    /// dir.
+    pub fn top(&self) -> Option<&str> {
+        self.top.as_deref()
+    }
+
+    /// The top-level entry's name as shared by its entries.
+    pub fn shared_top(&self) -> Option<&Arc<str>> {
+        self.top.as_ref()
+    }
+
+    /// The last component (the entry's own name), `None` for the log dir.
+    pub fn name(&self) -> Option<&str> {
+        match self.below.rsplit('/').next() {
+            Some(last) if !last.is_empty() => Some(last),
+            _ => self.top(),
+        }
+    }
+
+    /// Components below the log dir: 0 for the log dir, 1 for a root entry, 2 for a file in a
+    /// partition dir.
+    pub fn depth(&self) -> usize {
+        match (&self.top, self.below.is_empty()) {
+            (None, _) => 0,
+            (Some(_), true) => 1,
+            (Some(_), false) => 2 + self.below.matches('/').count(),
+        }
+    }
+}
+
 impl UsedEntry {
     /// The first component (the partition dir or root file it lies in), `None` for the log dir.
     pub fn top(&self) -> Option<&str> {
-        self.components.first().map(String::as_str)
+        self.path.top()
     }
 
     /// The last component (the file's own name), `None` for the log dir.
     pub fn name(&self) -> Option<&str> {
-        self.components.last().map(String::as_str)
+        self.path.name()
     }
 
-    /// The entry at `components` of an inode with one name (`st.nlink` ≤ 1), which needs no
-    /// walk's record of the inodes seen: what a partition's lister builds on its own thread.
-    pub(crate) fn of_single(components: Vec<String>, st: &EntryStat) -> Option<UsedEntry> {
-        (st.nlink <= 1).then(|| entry(components, st, &mut HashSet::new()))
+    /// The entry at `path` of an inode with one name (`st.nlink` ≤ 1), which needs no walk's
+    /// record of the inodes seen: what a partition's lister builds on its own thread.
+    pub(crate) fn of_single(path: EntryPath, st: &EntryStat) -> Option<UsedEntry> {
+        (st.nlink <= 1).then(|| entry(path, st, &mut HashSet::new()))
+    }
+
+    /// The entry at `path` of a file whose stat comes later (its figures 0 until then).
+    pub(crate) fn waiting(path: EntryPath) -> UsedEntry {
+        UsedEntry {
+            path,
+            is_dir: false,
+            allocated: 0,
+            apparent: 0,
+        }
     }
 }
 
@@ -61,20 +158,14 @@ struct EntryRow(String, u64, u64, bool);
 
 impl From<UsedEntry> for EntryRow {
     fn from(e: UsedEntry) -> EntryRow {
-        EntryRow(e.components.join("/"), e.allocated, e.apparent, e.is_dir)
+        EntryRow(e.path.to_text(), e.allocated, e.apparent, e.is_dir)
     }
 }
 
 impl From<EntryRow> for UsedEntry {
     fn from(EntryRow(path, allocated, apparent, is_dir): EntryRow) -> UsedEntry {
-        // A name never holds `/`: the components are the path's parts.
-        let components = if path.is_empty() {
-            Vec::new()
-        } else {
-            path.split('/').map(str::to_string).collect()
-        };
         UsedEntry {
-            components,
+            path: EntryPath::from_text(&path),
             is_dir,
             allocated,
             apparent,
@@ -149,7 +240,7 @@ pub fn walk_usage(dir: &Path) -> DirUsage {
     match UsageWalk::new(dir) {
         Ok(mut walk) => {
             if walk.root_is_dir {
-                walk.walk_below(dir, &[]);
+                walk.walk_below(dir, &EntryPath::default());
             }
             walk.finish()
         }
@@ -165,7 +256,7 @@ pub fn walk_usage(dir: &Path) -> DirUsage {
 }
 
 /// What the walk keeps of an entry's `lstat`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EntryStat {
     /// A directory.
     pub is_dir: bool,
@@ -182,7 +273,7 @@ pub(crate) struct EntryStat {
 }
 
 impl EntryStat {
-    fn of_meta(meta: &fs::Metadata) -> Self {
+    pub(crate) fn of_meta(meta: &fs::Metadata) -> Self {
         EntryStat {
             is_dir: meta.is_dir(),
             blocks: meta.blocks(),
@@ -232,23 +323,23 @@ impl UsageWalk {
             seen: HashSet::new(),
             root_is_dir: meta.is_dir(),
         };
-        walk.push(Vec::new(), &EntryStat::of_meta(&meta));
+        walk.push(EntryPath::default(), &EntryStat::of_meta(&meta));
         Ok(walk)
     }
 
-    /// An entry at `components` below the log dir, by its `lstat`.
-    pub(crate) fn push(&mut self, components: Vec<String>, st: &EntryStat) {
-        let e = entry(components, st, &mut self.seen);
+    /// An entry at `path` below the log dir, by its `lstat`.
+    pub(crate) fn push(&mut self, path: EntryPath, st: &EntryStat) {
+        let e = entry(path, st, &mut self.seen);
         self.usage.entries.push(e);
     }
 
     /// An entry stat'ed here by its path (`lstat`); what cannot be stat'ed is a problem.
     /// Whether it is a dir.
-    pub(crate) fn push_path(&mut self, path: &Path, components: Vec<String>) -> bool {
+    pub(crate) fn push_path(&mut self, path: &Path, at: EntryPath) -> bool {
         match fs::symlink_metadata(path) {
             Ok(meta) => {
                 let st = EntryStat::of_meta(&meta);
-                self.push(components, &st);
+                self.push(at, &st);
                 st.is_dir
             }
             Err(e) => {
@@ -262,7 +353,7 @@ impl UsageWalk {
     }
 
     /// Everything below the dir `dir` at `below`, walked here.
-    pub(crate) fn walk_below(&mut self, dir: &Path, below: &[String]) {
+    pub(crate) fn walk_below(&mut self, dir: &Path, below: &EntryPath) {
         walk_children(dir, below, &mut self.usage, &mut self.seen);
     }
 
@@ -294,11 +385,11 @@ impl UsageWalk {
     }
 }
 
-fn entry(components: Vec<String>, st: &EntryStat, seen: &mut HashSet<(u64, u64)>) -> UsedEntry {
+fn entry(path: EntryPath, st: &EntryStat, seen: &mut HashSet<(u64, u64)>) -> UsedEntry {
     // A second name of an inode costs nothing more (du counts an inode once).
     let first = st.nlink <= 1 || seen.insert((st.dev, st.ino));
     UsedEntry {
-        components,
+        path,
         is_dir: st.is_dir,
         allocated: if first {
             st.blocks.saturating_mul(512)
@@ -311,11 +402,11 @@ fn entry(components: Vec<String>, st: &EntryStat, seen: &mut HashSet<(u64, u64)>
 
 fn walk_children(
     dir: &Path,
-    below: &[String],
+    below: &EntryPath,
     usage: &mut DirUsage,
     seen: &mut HashSet<(u64, u64)>,
 ) {
-    if below.len() >= MAX_DEPTH {
+    if below.depth() >= MAX_DEPTH {
         usage.problems.push(UsageProblem {
             path: dir.to_path_buf(),
             message: format!("deeper than {MAX_DEPTH} levels below the log dir: not walked"),
@@ -345,14 +436,13 @@ fn walk_children(
     names.sort();
     for name in names {
         let path = dir.join(&name);
-        let mut components = below.to_vec();
-        components.push(name_text(&name));
+        let at = below.child(&name_text(&name));
         match fs::symlink_metadata(&path) {
             Ok(meta) => {
                 let st = EntryStat::of_meta(&meta);
-                usage.entries.push(entry(components.clone(), &st, seen));
+                usage.entries.push(entry(at.clone(), &st, seen));
                 if st.is_dir {
-                    walk_children(&path, &components, usage, seen);
+                    walk_children(&path, &at, usage, seen);
                 }
             }
             Err(e) => usage.problems.push(UsageProblem {
@@ -401,7 +491,7 @@ mod tests {
             1,
             "a hard link is counted once"
         );
-        assert_eq!(u.entries[0].components, Vec::<String>::new());
+        assert_eq!(u.entries[0].path.depth(), 0);
         assert_eq!(u.entries[1].top(), Some("link.log"));
     }
 

@@ -24,6 +24,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::disk_usage::EntryStat;
 use super::lock::{probe_lock, LockState};
 
 /// Files at or above this size are mapped rather than read.
@@ -216,6 +217,8 @@ pub struct PositionedFile {
     len: u64,
     /// The modification time, when the open measured the file (`fstat`).
     mtime_ms: Option<i64>,
+    /// The open's `fstat`, when it took one ([`Self::open`]).
+    stat: Option<EntryStat>,
 }
 
 impl PositionedFile {
@@ -236,6 +239,7 @@ impl PositionedFile {
             file,
             len: meta.len(),
             mtime_ms,
+            stat: Some(EntryStat::of_meta(&meta)),
         })
     }
 
@@ -255,6 +259,7 @@ impl PositionedFile {
             file: open_nonblocking(path)?,
             len,
             mtime_ms: None,
+            stat: None,
         })
     }
 
@@ -269,6 +274,7 @@ impl PositionedFile {
             file: open_nonblocking(path)?,
             len: head,
             mtime_ms: None,
+            stat: None,
         };
         let bytes = probe.read_once(head)?;
         if (bytes.len() as u64) < head {
@@ -278,12 +284,18 @@ impl PositionedFile {
         let meta = probe.file.metadata()?;
         probe.len = meta.len();
         probe.mtime_ms = mtime_ms_of(&meta);
+        probe.stat = Some(EntryStat::of_meta(&meta));
         Ok((probe, bytes))
     }
 
     /// The modification time the open measured (`None` for a file opened at its listed length).
     pub fn mtime_ms(&self) -> Option<i64> {
         self.mtime_ms
+    }
+
+    /// The `fstat` the open took, if it took one (for the disk usage: its blocks).
+    pub(crate) fn stat(&self) -> Option<EntryStat> {
+        self.stat
     }
 
     /// Where the file's data ends: the start of the hole that runs to its end (a sparse
@@ -488,6 +500,36 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
             .custom_flags(nix::libc::O_NONBLOCK)
             .open(path)
     };
+    in_kept_dir(path, by_path, |dir, name| {
+        let flags = OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+        nix::fcntl::openat(dir, name, flags, nix::sys::stat::Mode::empty())
+            .map(File::from)
+            .map_err(io::Error::from)
+    })
+}
+
+/// The `lstat` of `path` (links not followed, as the disk usage takes every entry), relative
+/// to the kept handle of its dir as [`open_nonblocking`] opens.
+pub(crate) fn entry_stat(path: &Path) -> io::Result<EntryStat> {
+    use nix::fcntl::AtFlags;
+    let by_path = || std::fs::symlink_metadata(path).map(|m| EntryStat::of_meta(&m));
+    in_kept_dir(path, by_path, |dir, name| {
+        nix::sys::stat::fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+            .map(|st| EntryStat::of_stat(&st))
+            .map_err(io::Error::from)
+    })
+}
+
+/// `at(dir, name)` for the file at `path`, `dir` a kept handle of its dir: the one the
+/// previous call on this thread (in this scan) kept, or the listing handed over, else one
+/// opened here (`O_PATH`) and kept; `by_path()` when no handle can be had.
+fn in_kept_dir<T>(
+    path: &Path,
+    by_path: impl FnOnce() -> io::Result<T>,
+    at: impl FnOnce(std::os::fd::BorrowedFd<'_>, &std::ffi::OsStr) -> io::Result<T>,
+) -> io::Result<T> {
+    use nix::fcntl::OFlag;
+    use std::os::fd::AsFd;
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return by_path();
     };
@@ -499,9 +541,10 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
         let Ok(mut slot) = cell.try_borrow_mut() else {
             return by_path();
         };
-        let kept = slot
-            .as_ref()
-            .is_some_and(|c| c.generation == generation && c.path == dir);
+        // (Paths compared as bytes: `Path`'s `==` parses both into components, a tenth of a
+        // shallow scan's user time. A dir spelt otherwise gets a handle of its own.)
+        let kept = (slot.as_ref())
+            .is_some_and(|c| c.generation == generation && c.path.as_os_str() == dir.as_os_str());
         if !kept {
             *slot = None;
             let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
@@ -519,10 +562,7 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
         let Some(kept) = slot.as_ref() else {
             return by_path();
         };
-        let flags = OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
-        nix::fcntl::openat(&kept.fd, name, flags, nix::sys::stat::Mode::empty())
-            .map(File::from)
-            .map_err(io::Error::from)
+        at(kept.fd.as_fd(), name)
     })
 }
 

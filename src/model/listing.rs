@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use nix::dir::Dir;
 use nix::sys::stat::Mode;
 
-use super::disk_usage::{walk_usage, DirUsage, EntryStat, UsageWalk, UsedEntry};
+use super::disk_usage::{walk_usage, DirUsage, EntryPath, EntryStat, UsageWalk, UsedEntry};
 use super::file_bytes::{mtime_ms_of, PositionedFile, TooLarge};
 use super::names::{
     parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
@@ -36,6 +36,24 @@ pub struct FileInfo {
     /// Modification time in ms since the epoch (Kafka's `lastModified`), if the OS gives one
     /// (`None` too while `size` is).
     pub mtime_ms: Option<i64>,
+    /// The stat of the file's blocks that a usage row of the listing waits for (not part of a
+    /// facts snapshot).
+    #[serde(skip)]
+    pub(crate) usage: UsageStat,
+}
+
+/// A file's `fstat` for the log dir's disk usage, when the listing wants its blocks and left
+/// them to the file's opener ([`FileInfo::open`]): the open's `fstat` of the fd it opened
+/// costs no path lookup, where an `fstatat` by name in the listing cost one per file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum UsageStat {
+    /// No usage row waits for it (none is taken, or the listing stat'ed the file).
+    #[default]
+    NotWanted,
+    /// A usage row waits for the open's `fstat`.
+    Wanted,
+    /// The open's `fstat`.
+    Taken(EntryStat),
 }
 
 impl FileInfo {
@@ -44,6 +62,7 @@ impl FileInfo {
             path,
             size: meta.len,
             mtime_ms: meta.mtime_ms,
+            usage: UsageStat::NotWanted,
         }
     }
 
@@ -62,6 +81,9 @@ impl FileInfo {
             Ok(f) if self.size.is_none() => {
                 self.size = Some(f.len());
                 self.mtime_ms = f.mtime_ms();
+                if let (UsageStat::Wanted, Some(st)) = (self.usage, f.stat()) {
+                    self.usage = UsageStat::Taken(st);
+                }
             }
             Err(_) => self.measure(),
             Ok(_) => {}
@@ -131,13 +153,13 @@ impl FileInfo {
 
     /// [`Self::open_capped`], with the file's first `head` bytes read; a file the listing did
     /// not measure is opened by [`PositionedFile::open_with_head`] (no `fstat` when it is
-    /// shorter than `head`), and measured by it.
+    /// shorter than `head`), and measured by it, unless its blocks are wanted (an `fstat`).
     fn open_capped_with_head(
         &mut self,
         cap: u64,
         head: u64,
     ) -> io::Result<(PositionedFile, Vec<u8>)> {
-        if self.size.is_some() {
+        if self.size.is_some() || self.usage == UsageStat::Wanted {
             let file = self.open_capped(cap)?;
             let bytes = file.read_range(0, head)?;
             return Ok((file, bytes));
@@ -577,6 +599,12 @@ fn measured_on_open(name: &str) -> bool {
     }
 }
 
+/// Whether the listing left the entry to whoever opens it: a regular file by its dir entry,
+/// not stat'ed ([`measured_on_open`]).
+fn left_to_opener(f: &Found) -> bool {
+    !f.is_symlink && f.meta.is_file && f.meta.len.is_none()
+}
+
 /// What the listing found.
 enum Walked {
     /// An entry.
@@ -670,6 +698,84 @@ pub struct PartitionListed {
     /// Something the entries' `lstat`s do not stand for (a subdir, a link, a second name of an
     /// inode, an unreadable entry): the usage walks the dir again.
     usage_redo: bool,
+    /// The rows of `usage` (indexes, in name order) that wait for their file's stat from the
+    /// file's opener ([`UsageStat`]), each with whether it came.
+    pending: Vec<(usize, bool)>,
+    /// Where in `pending` the next stat likely goes: loads take a dir's files in name order.
+    next_pending: usize,
+}
+
+impl PartitionListed {
+    /// Take the `fstat` that `file`'s open took for its usage row, if one waits for it.
+    pub fn take_stat(&mut self, file: &FileInfo) {
+        let UsageStat::Taken(st) = file.usage else {
+            return;
+        };
+        let Some(name) = file.path.file_name().and_then(OsStr::to_str) else {
+            return;
+        };
+        let usage = &self.usage;
+        let name_at = |at: usize| {
+            let row = self.pending.get(at).map(|(row, _)| *row)?;
+            usage.get(row).and_then(UsedEntry::name)
+        };
+        // The next few rows first (a segment's rows lie together, its snapshot's among them).
+        let near = (self.next_pending..self.next_pending + 3).find(|&at| name_at(at) == Some(name));
+        let found = near.or_else(|| {
+            (self.pending)
+                .binary_search_by(|(row, _)| {
+                    let row_name = usage.get(*row).and_then(UsedEntry::name);
+                    row_name.unwrap_or_default().cmp(name)
+                })
+                .ok()
+        });
+        if let Some(at) = found {
+            self.next_pending = at + 1;
+            self.fill(at, &st);
+        }
+    }
+
+    /// Stat the files whose usage rows still wait (files no load opened), by name in their
+    /// dir `dir`, as the listing would have.
+    pub fn settle(&mut self, dir: &Path) {
+        for at in 0..self.pending.len() {
+            let Some(&(row, false)) = self.pending.get(at) else {
+                continue;
+            };
+            let Some(name) = self.usage.get(row).and_then(UsedEntry::name) else {
+                continue;
+            };
+            match super::file_bytes::entry_stat(&dir.join(name)) {
+                Ok(st) => self.fill(at, &st),
+                // (gone or unreadable since it was listed: the dir is walked again, and the
+                // walk reports what it finds)
+                Err(_) => self.redo(),
+            }
+        }
+        self.pending = Vec::new();
+    }
+
+    /// The `at`th waiting row, from its file's stat.
+    fn fill(&mut self, at: usize, st: &EntryStat) {
+        let Some((row, taken)) = self.pending.get_mut(at) else {
+            return;
+        };
+        *taken = true;
+        let Some(entry) = self.usage.get_mut(*row) else {
+            return;
+        };
+        match UsedEntry::of_single(std::mem::take(&mut entry.path), st) {
+            Some(e) if !st.is_dir => *entry = e,
+            _ => self.redo(),
+        }
+    }
+
+    /// The dir's usage is not what its entries' stats say: it is walked again.
+    fn redo(&mut self) {
+        self.usage_redo = true;
+        self.usage = Vec::new();
+        self.pending = Vec::new();
+    }
 }
 
 impl RootListing {
@@ -800,8 +906,9 @@ impl PartitionDirItem<'_> {
                 id,
             },
         ];
-        let unmeasured =
-            |name: &str, kind| kind == nix::dir::Type::File && !stat_all && measured_on_open(name);
+        // A file a load opens is measured by the open (its `fstat`), also for the usage.
+        let unmeasured = |name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name);
+        let top: std::sync::Arc<str> = found.name.as_str().into();
         let out = &mut entry.listing;
         read_entries(
             &mut dir,
@@ -810,18 +917,26 @@ impl PartitionDirItem<'_> {
             &unmeasured,
             &mut |w| match w {
                 Walked::Entry(f) => {
+                    let mut usage = UsageStat::NotWanted;
                     match f.lstat.filter(|st| !st.is_dir) {
                         Some(st) if stat_all && !listed.usage_redo => {
-                            let components = vec![found.name.clone(), f.name.clone()];
-                            match UsedEntry::of_single(components, &st) {
+                            match UsedEntry::of_single(EntryPath::in_dir(&top, &f.name), &st) {
                                 Some(e) => listed.usage.push(e),
                                 None => listed.usage_redo = true,
                             }
                         }
                         Some(st) if st.nlink <= 1 => {}
+                        None if stat_all && left_to_opener(&f) => {
+                            usage = UsageStat::Wanted;
+                            if !listed.usage_redo {
+                                let at = EntryPath::in_dir(&top, &f.name);
+                                listed.pending.push((listed.usage.len(), false));
+                                listed.usage.push(UsedEntry::waiting(at));
+                            }
+                        }
                         _ => listed.usage_redo = true,
                     }
-                    add_partition_entry(out, f);
+                    add_partition_entry(out, f, usage);
                 }
                 Walked::Problem(problem) => {
                     listed.usage_redo = true;
@@ -837,7 +952,7 @@ impl PartitionDirItem<'_> {
             },
         );
         if listed.usage_redo {
-            listed.usage = Vec::new();
+            listed.redo();
         }
         (entry, Some(dir), listed)
     }
@@ -856,7 +971,8 @@ fn list_log_dir_with(dir: &Path, with_usage: bool) -> io::Result<LogDirListing> 
     let (partitions, listed): (Vec<PartitionEntry>, Vec<PartitionListed>) =
         (root.partition_dirs().iter())
             .map(|p| {
-                let (entry, _, listed) = p.list(with_usage);
+                let (entry, _, mut listed) = p.list(with_usage);
+                listed.settle(&entry.listing.path);
                 (entry, listed)
             })
             .unzip();
@@ -935,13 +1051,13 @@ impl UsageTrack {
                 let Some(walk) = self.walk.as_mut() else {
                     return;
                 };
-                let components = vec![found.name.clone()];
+                let at = EntryPath::root(&found.name);
                 let is_dir = match (found.is_symlink, found.lstat.or(dir_stat)) {
                     (false, Some(st)) => {
-                        walk.push(components, &st);
+                        walk.push(at, &st);
                         st.is_dir
                     }
-                    (true, _) => walk.push_path(&found.path, components),
+                    (true, _) => walk.push_path(&found.path, at),
                     // (Stat'ed by path, links followed: not an `lstat`.)
                     (false, None) => {
                         self.walk = None;
@@ -950,7 +1066,7 @@ impl UsageTrack {
                 };
                 if is_dir && found.name == INDEX_CACHE_DIR {
                     // The listing does not enter it.
-                    walk.walk_below(&found.path, std::slice::from_ref(&found.name));
+                    walk.walk_below(&found.path, &EntryPath::root(&found.name));
                 } else if is_dir || (found.is_symlink && found.meta.is_dir) {
                     self.part = Some(PartTrack {
                         path: found.path.clone(),
@@ -988,7 +1104,7 @@ impl UsageTrack {
         };
         if p.redo && !p.link {
             walk.truncate(p.start);
-            walk.walk_below(&p.path, &[p.name]);
+            walk.walk_below(&p.path, &EntryPath::root(&p.name));
         }
     }
 
@@ -1079,7 +1195,7 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         &ancestors,
         &|name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name),
         &mut |w| match w {
-            Walked::Entry(found) => add_partition_entry(&mut out, found),
+            Walked::Entry(found) => add_partition_entry(&mut out, found, UsageStat::NotWanted),
             Walked::Problem(problem) => out.io_problems.push(problem),
             Walked::JunkLink(path) => out.unknown.push(UnknownEntry {
                 path,
@@ -1091,7 +1207,7 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
 }
 
 /// One entry of a partition dir.
-fn add_partition_entry(out: &mut PartitionListing, found: Found) {
+fn add_partition_entry(out: &mut PartitionListing, found: Found, usage: UsageStat) {
     let Found {
         name, path, meta, ..
     } = found;
@@ -1103,7 +1219,10 @@ fn add_partition_entry(out: &mut PartitionListing, found: Found) {
         });
         return;
     }
-    let info = FileInfo::of(path.clone(), &meta);
+    let info = FileInfo {
+        usage,
+        ..FileInfo::of(path.clone(), &meta)
+    };
     if let Some(seg) = parse_segment_file_name(&name) {
         if let Some(kind) = seg.leftover {
             out.leftovers.push(Leftover {
@@ -1288,6 +1407,7 @@ mod tests {
             path: path.clone(),
             size: None,
             mtime_ms: None,
+            usage: UsageStat::NotWanted,
         };
         // Within the head: one read, measured by it.
         let small: Vec<u8> = (0..=255u8).cycle().take(800).collect();
@@ -1374,6 +1494,7 @@ mod tests {
             path: p.join("00000000000000000000.log.deleted").join("x"),
             size: None,
             mtime_ms: None,
+            usage: UsageStat::NotWanted,
         };
         assert!(gone.open().is_err());
         assert_eq!(gone.size, None);

@@ -17,7 +17,9 @@ use super::file_bytes::ReadMode;
 use super::listing::{root_file, LogDirListing, PartitionEntry, PartitionListed, RootListing};
 use super::lock::{probe_lock, LockState};
 use super::names::{parse_partition_dir_name, parse_segment_file_name, SegmentFileKind};
-use super::partition::{load_partition, parse_small, Partition, PartitionCheckpoints};
+use super::partition::{
+    load_partition, parse_small, Partition, PartitionCheckpoints, PARTITIONS_PER_TASK,
+};
 use super::problem::{Parsed, Unreadable};
 use super::segment::LoadOptions;
 use super::units::Offset;
@@ -226,13 +228,15 @@ pub fn load_log_dir(
     let dirs = root.partition_dirs();
     let (partitions, listed): (Vec<Option<Partition>>, Vec<PartitionListed>) = dirs
         .par_iter()
+        .with_max_len(PARTITIONS_PER_TASK)
         .map(|dir| {
-            let (entry, handle, listed) = dir.list(opts.disk_usage);
-            if !selection.includes(&entry) {
-                return (None, listed);
-            }
+            let (entry, handle, mut listed) = dir.list(opts.disk_usage);
             if let Some(handle) = handle {
                 super::file_bytes::keep_listed_dir(&entry.listing.path, handle);
+            }
+            if !selection.includes(&entry) {
+                listed.settle(&entry.listing.path);
+                return (None, listed);
             }
             let ckpt = entry
                 .name
@@ -241,7 +245,8 @@ pub fn load_log_dir(
                 .copied()
                 .unwrap_or_default();
             let only = selection.only_segment(&entry);
-            let p = load_partition(entry, ckpt, only, opts);
+            let p = load_partition(entry, ckpt, only, opts, &mut |f| listed.take_stat(f));
+            listed.settle(&p.path);
             progress();
             (Some(p), listed)
         })

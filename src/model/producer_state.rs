@@ -262,9 +262,6 @@ pub fn replay_producer_state(
     // in a snapshot), read from the batch when it is on disk.
     let mut first_ts: BTreeMap<i64, i64> = BTreeMap::new();
     for seg in p.log_segments() {
-        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
-            continue;
-        };
         let end = seg.log_summary().map_or(i64::MAX, |l| l.next_offset.get());
         let needs_start = state.producers.values().any(|e| {
             !first_ts.contains_key(&e.producer_id)
@@ -274,6 +271,9 @@ pub fn replay_producer_state(
         if end <= from && !needs_start {
             continue;
         }
+        let Some(path) = seg.path(&p.path, SegmentFileKind::Log) else {
+            continue;
+        };
         let bytes = read_file(&path, mode).map_err(|e| FileProblem::io(&path, &e))?;
         let mut walk = RecordWalk::new(&bytes);
         for batch in walk.by_ref() {

@@ -602,7 +602,7 @@ impl Segment {
 /// Load one segment.
 /// Files the listing did not measure are measured as they are opened (their sizes and mtimes
 /// are the open file's).
-pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
+pub fn load_segment(files: &mut SegmentFiles, active: bool, opts: &LoadOptions) -> Segment {
     let base = files.base_offset;
     let index_bytes =
         (files.index.as_mut()).map(|f| HeldIndex::read::<OffsetIndexEntry>(f, base, opts.depth));
@@ -636,7 +636,7 @@ pub fn load_segment(mut files: SegmentFiles, active: bool, opts: &LoadOptions) -
 
     Segment {
         base_offset: Offset(base),
-        files: SegmentFileSet::of(&files),
+        files: SegmentFileSet::of(files),
         active,
         log: log.map(|r| r.map(|(s, _)| s)),
         index,
@@ -1561,6 +1561,7 @@ mod tests {
             path: std::path::Path::new("/logs/t-0").join(name),
             size: Some(7),
             mtime_ms: Some(5),
+            usage: Default::default(),
         };
         let files = SegmentFiles {
             base_offset: 4,
@@ -1679,7 +1680,7 @@ mod tests {
             let load = |dir: &std::path::Path| {
                 let mut files = list_partition_dir(dir).unwrap().segments;
                 let seg = load_segment(
-                    files.remove(&12).unwrap(),
+                    &mut files.remove(&12).unwrap(),
                     true,
                     &LoadOptions::uniform(depth, ReadMode::Buffered),
                 );
@@ -1743,6 +1744,7 @@ mod tests {
             path: p.to_path_buf(),
             size: Some(std::fs::metadata(p).unwrap().len()),
             mtime_ms: None,
+            usage: Default::default(),
         };
         let files = SegmentFiles {
             base_offset: 0,
@@ -1756,7 +1758,7 @@ mod tests {
                 depth,
                 ..LoadOptions::default()
             };
-            load_segment(files.clone(), true, &opts)
+            load_segment(&mut files.clone(), true, &opts)
         };
         let tail = load(ScanDepth::Tail);
         let headers = load(ScanDepth::Headers);

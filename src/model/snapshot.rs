@@ -581,7 +581,7 @@ mod tests {
         use crate::model::replays::DirDisk;
         let mut s = tiny();
         let entry = |c: &[&str], is_dir| UsedEntry {
-            components: c.iter().map(|x| x.to_string()).collect(),
+            path: crate::model::disk_usage::EntryPath::from_text(&c.join("/")),
             is_dir,
             allocated: 4096,
             apparent: 10,

@@ -38,7 +38,7 @@ use crate::model::cluster::ClusterView;
 use crate::model::file_bytes::ReadMode;
 use crate::model::lock::LockState;
 use crate::model::log_dir::LogDir;
-use crate::model::partition::Partition;
+use crate::model::partition::{Partition, PARTITIONS_PER_TASK};
 use crate::model::remote_tier::{
     Holding, MetadataPartitionCount, RemoteTierView, METADATA_PARTITIONS_CONFIG,
 };
@@ -1348,6 +1348,7 @@ pub fn build_plan(view: &ClusterView, dirs: &[LogDir], opts: &PlanOptions) -> Pl
     // clean): the facts of every other partition are dropped where it was planned.
     let (planned, mut pending): (Vec<(usize, PartitionPlan)>, Vec<Option<Pending>>) = replicas
         .par_iter()
+        .with_max_len(PARTITIONS_PER_TASK)
         .enumerate()
         .filter_map(|(i, &(dir, clock, p))| {
             plan_replica(view, &across, dir, clock, p, opts, None).map(|r| (i, r))

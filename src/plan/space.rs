@@ -15,6 +15,7 @@ use crate::model::disk_usage::{DirUsage, UsageProblem, UsedEntry};
 use crate::model::names::{
     parse_partition_dir_name, parse_segment_file_name, PartitionDirName, SegmentFileKind,
 };
+use crate::model::partition::PARTITIONS_PER_TASK;
 use crate::model::replays::Records;
 use crate::rules::space::{classify_in, verdict_reason, EntryFacts, FileClass, SpaceReason};
 
@@ -120,8 +121,10 @@ pub struct SpaceUsage {
     pub by_reason: ByReason,
     /// Per top-level dir (partition dirs, the remote index cache, unknown dirs), by name.
     pub dirs: Vec<TopSpace>,
-    /// Every entry.
-    pub entries: Vec<AttributedEntry>,
+    /// Every entry ([`Self::entries`]), in runs as they were attributed in parallel: not
+    /// copied into one list on one thread (on 10,000 partitions that copy ran alone, the other
+    /// core idle, and held the entries twice).
+    runs: Vec<Vec<AttributedEntry>>,
     /// What could not be walked.
     pub problems: Vec<UsageProblem>,
 }
@@ -178,7 +181,7 @@ fn run_names(run: &Run<'_>) -> RunNames {
     let mut offsets = Offsets::default();
     let segment_files = (run.entries.iter())
         .map(|e| {
-            let f = (e.components.len() == 2)
+            let f = (e.path.depth() == 2)
                 .then(|| e.name().and_then(parse_segment_file_name))
                 .flatten()
                 .filter(|f| f.leftover.is_none())?;
@@ -215,7 +218,10 @@ fn attribute_run(
     offsets: &Offsets,
     part: Option<&PartitionPlan>,
 ) -> RunSpace {
-    let shared: Option<Arc<str>> = run.top.map(Arc::from);
+    // (The run's entries share their top-level name: one more reference to it, not a copy.)
+    let shared: Option<Arc<str>> = (run.entries.first())
+        .and_then(|e| e.path.shared_top())
+        .cloned();
     let segment_of = |base: i64| {
         let p = part?;
         Some((p, segment_at(p, base)?))
@@ -227,7 +233,7 @@ fn attribute_run(
     };
     for (e, segment_file) in run.entries.iter().zip(&names.segment_files) {
         let facts = EntryFacts {
-            components: &e.components,
+            path: &e.path,
             is_dir: e.is_dir,
             log_bases: &offsets.0,
             snapshot_offsets: &offsets.1,
@@ -247,7 +253,7 @@ fn attribute_run(
         out.by_reason.add(reason, e.allocated);
         // Root files are their own "dir" only when they are dirs; root files count in the log
         // dir's totals alone.
-        if run.top.is_some() && (e.components.len() > 1 || e.is_dir) {
+        if run.top.is_some() && (e.path.depth() > 1 || e.is_dir) {
             let d = out.dir.get_or_insert_with(|| (0, ByReason::default()));
             d.0 = d.0.saturating_add(e.allocated);
             d.1.add(reason, e.allocated);
@@ -256,7 +262,7 @@ fn attribute_run(
             top: shared.clone(),
             segment_file: *segment_file,
             is_dir: e.is_dir,
-            depth: e.components.len(),
+            depth: e.path.depth(),
             allocated: e.allocated,
             apparent: e.apparent,
             reason,
@@ -275,7 +281,9 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
         .map(|p| (p.dir_name.as_str(), p))
         .collect();
     let runs = runs(&usage.entries);
-    let names: Vec<RunNames> = runs.par_iter().map(run_names).collect();
+    let names: Vec<RunNames> = (runs.par_iter().with_max_len(PARTITIONS_PER_TASK))
+        .map(run_names)
+        .collect();
     // A name seen again later (as a facts snapshot could order it) is one dir: its offsets are
     // those of all its runs.
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(runs.len());
@@ -292,6 +300,7 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
     }
     let spaces: Vec<RunSpace> = (runs.par_iter())
         .zip(names.par_iter())
+        .with_max_len(PARTITIONS_PER_TASK)
         .map(|(r, n)| {
             let offsets = r.top.and_then(|t| merged.get(t)).unwrap_or(&n.offsets);
             let part = r.top.and_then(|t| parts.get(t).copied());
@@ -304,14 +313,14 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
         apparent: usage.entries.iter().map(|e| e.apparent).sum(),
         by_reason: ByReason::default(),
         dirs: Vec::new(),
-        entries: Vec::with_capacity(usage.entries.len()),
+        runs: Vec::with_capacity(runs.len()),
         problems: usage.problems.clone(),
     };
     // Dirs by name: indexes into `dirs`, sorted at the end.
     let mut dir_index: HashMap<&str, usize> = HashMap::new();
     let mut dirs: Vec<TopSpace> = Vec::new();
     for ((r, n), space) in runs.iter().zip(names).zip(spaces) {
-        out.entries.extend(space.entries);
+        out.runs.push(space.entries);
         out.by_reason.merge(&space.by_reason);
         let (Some(top), Some((bytes, by_reason))) = (r.top, space.dir) else {
             continue;
@@ -336,10 +345,15 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
 }
 
 impl SpaceUsage {
+    /// Every entry with its reason, in the walk's order.
+    pub fn entries(&self) -> impl Iterator<Item = &AttributedEntry> + '_ {
+        self.runs.iter().flatten()
+    }
+
     /// The allocated bytes of each live segment file (no leftover suffix) of each partition
     /// dir, by (dir name, base offset, kind): for looking many of them up.
     pub fn segment_files(&self) -> HashMap<(&str, i64, SegmentFileKind), u64> {
-        (self.entries.iter())
+        self.entries()
             .filter_map(|e| Some(((e.top.as_deref()?, e.segment_file?), e.allocated)))
             .map(|((top, (base, kind)), allocated)| ((top, base, kind), allocated))
             .collect()
@@ -402,7 +416,8 @@ mod tests {
         assert_eq!(usage.by_reason.total(), usage.allocated, "{d:?}");
         assert_eq!(usage.allocated, du_bytes(d), "{d:?}");
         let per_dir: u64 = usage.dirs.iter().map(|x| x.bytes).sum();
-        let root_files: u64 = (usage.entries.iter())
+        let root_files: u64 = usage
+            .entries()
             .filter(|e| e.depth == 0 || (e.depth == 1 && !e.is_dir))
             .map(|e| e.allocated)
             .sum();
@@ -479,7 +494,8 @@ mod tests {
         assert_eq!(split.dirs, whole.dirs);
         assert_eq!(split.by_reason, whole.by_reason);
         let sorted = |u: &SpaceUsage| {
-            let mut e: Vec<_> = (u.entries.iter())
+            let mut e: Vec<_> = u
+                .entries()
                 .map(|e| {
                     (
                         e.top.as_deref().map(str::to_string),

@@ -14,6 +14,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::model::disk_usage::EntryPath;
 use crate::model::names::{
     parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
     PartitionDirState, SegmentFileKind,
@@ -145,8 +146,8 @@ pub enum FileClass {
 /// The facts of one entry below a log dir that decide its class.
 #[derive(Debug, Clone, Copy)]
 pub struct EntryFacts<'a> {
-    /// Path components below the log dir (empty: the log dir itself).
-    pub components: &'a [String],
+    /// Where it lies below the log dir.
+    pub path: &'a EntryPath,
     /// A directory.
     pub is_dir: bool,
     /// Base offsets of the `.log` files in the entry's partition dir (live ones, no suffix).
@@ -176,7 +177,7 @@ const PARTITION_BOOKKEEPING: &[&str] = &[
 
 /// The class of one entry (see the module docs).
 pub fn classify(f: &EntryFacts<'_>) -> FileClass {
-    let top = f.components.first().map(|t| parse_partition_dir_name(t));
+    let top = f.path.top().map(parse_partition_dir_name);
     classify_in(f, top.as_ref().and_then(Option::as_ref))
 }
 
@@ -188,11 +189,11 @@ pub fn classify_in(f: &EntryFacts<'_>, top_dir: Option<&PartitionDirName>) -> Fi
     if f.is_dir {
         return Reason(SpaceReason::Directories);
     }
-    let (top, name) = match (f.components.first(), f.components.last()) {
-        (Some(t), Some(n)) => (t.as_str(), n.as_str()),
+    let (top, name) = match (f.path.top(), f.path.name()) {
+        (Some(t), Some(n)) => (t, n),
         _ => return Reason(SpaceReason::Directories),
     };
-    if f.components.len() == 1 {
+    if f.path.depth() == 1 {
         return Reason(if ROOT_BOOKKEEPING.contains(&name) {
             SpaceReason::Bookkeeping
         } else if name.ends_with(".tmp") {
@@ -213,7 +214,7 @@ pub fn classify_in(f: &EntryFacts<'_>, top_dir: Option<&PartitionDirName>) -> Fi
         PartitionDirState::Future(_) => return Reason(SpaceReason::FutureReplica),
         PartitionDirState::Live => {}
     }
-    if f.components.len() > 2 {
+    if f.path.depth() > 2 {
         return Reason(SpaceReason::Unknown);
     }
     if PARTITION_BOOKKEEPING.contains(&name) {
@@ -340,9 +341,9 @@ mod tests {
     use crate::rules::retention::Pass;
 
     fn class(components: &[&str], bases: &[i64], snaps: &[i64]) -> FileClass {
-        let components: Vec<String> = components.iter().map(|s| s.to_string()).collect();
+        let path = crate::model::disk_usage::EntryPath::from_text(&components.join("/"));
         classify(&EntryFacts {
-            components: &components,
+            path: &path,
             is_dir: false,
             log_bases: &bases.iter().copied().collect(),
             snapshot_offsets: &snaps.iter().copied().collect(),
