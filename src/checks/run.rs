@@ -107,6 +107,23 @@ pub fn run_checks(ctx: &CheckContext<'_>) -> Checked {
 
 /// Every finding but the coordinators' ([`run_checks`]), with the figures they come with.
 fn partition_checks(ctx: &CheckContext<'_>) -> Checked {
+    // The files' and the plan's findings, and the space attribution with what reads it: side
+    // by side (each has long stretches on one thread), their findings then in this order.
+    let ((mut findings, replication), (space, startup, disk, space_findings)) =
+        rayon::join(|| file_and_plan_checks(ctx), || space_checks(ctx));
+    findings.extend(space_findings);
+    findings.extend(config_risk_findings(ctx.view, ctx.plan));
+    Checked {
+        findings,
+        startup,
+        disk,
+        space,
+        replication,
+    }
+}
+
+/// The findings of the files and of the plan, with the replication facts they came from.
+fn file_and_plan_checks(ctx: &CheckContext<'_>) -> (Vec<Finding>, ReplicationFacts) {
     let mut findings: Vec<Finding> = (ctx.not_log_dirs.iter())
         .map(|n| not_a_log_dir_finding(&n.dir, &n.log_dirs_below))
         .collect();
@@ -120,10 +137,23 @@ fn partition_checks(ctx: &CheckContext<'_>) -> Checked {
     findings.extend(active_segment_findings(ctx.plan, ctx.version));
     findings.extend(compaction_findings(ctx));
     findings.extend(timestamp_findings(ctx.dirs, ctx.plan));
+    (findings, replication)
+}
+
+/// Why each byte is there, and what reads it: the startup costs and the disk projections, with
+/// their findings.
+fn space_checks(
+    ctx: &CheckContext<'_>,
+) -> (
+    Vec<SpaceUsage>,
+    Vec<StartupCost>,
+    Vec<DiskProjection>,
+    Vec<Finding>,
+) {
     let paths: Vec<_> = ctx.dirs.iter().map(|d| d.path.clone()).collect();
     let records = ctx.view.records(ctx.read_mode);
     let space = space_usage(ctx.plan, &paths, ctx.listed_usage, records);
-    findings.extend(index_cache_findings(&space, ctx.view));
+    let mut findings = index_cache_findings(&space, ctx.view);
     let startup = startup_costs(ctx.dirs, ctx.view, ctx.plan, &space, records, &mut findings);
     let disk = disk_projections(
         ctx.plan,
@@ -133,14 +163,7 @@ fn partition_checks(ctx: &CheckContext<'_>) -> Checked {
         &startup,
         &mut findings,
     );
-    findings.extend(config_risk_findings(ctx.view, ctx.plan));
-    Checked {
-        findings,
-        startup,
-        disk,
-        space,
-        replication,
-    }
+    (space, startup, disk, findings)
 }
 
 /// With several brokers' dirs, each finding in a log dir names the dir's node (one broker's
