@@ -714,19 +714,12 @@ impl PartitionListed {
         let Some(name) = file.path.file_name().and_then(OsStr::to_str) else {
             return;
         };
-        let usage = &self.usage;
-        let name_at = |at: usize| {
-            let row = self.pending.get(at).map(|(row, _)| *row)?;
-            usage.get(row).and_then(UsedEntry::name)
-        };
+        let name_at = |at: usize| self.row_name(self.pending.get(at)?.0);
         // The next few rows first (a segment's rows lie together, its snapshot's among them).
         let near = (self.next_pending..self.next_pending + 3).find(|&at| name_at(at) == Some(name));
         let found = near.or_else(|| {
             (self.pending)
-                .binary_search_by(|(row, _)| {
-                    let row_name = usage.get(*row).and_then(UsedEntry::name);
-                    row_name.unwrap_or_default().cmp(name)
-                })
+                .binary_search_by(|(row, _)| self.row_name(*row).unwrap_or_default().cmp(name))
                 .ok()
         });
         if let Some(at) = found {
@@ -742,7 +735,7 @@ impl PartitionListed {
             let Some(&(row, false)) = self.pending.get(at) else {
                 continue;
             };
-            let Some(name) = self.usage.get(row).and_then(UsedEntry::name) else {
+            let Some(name) = self.row_name(row) else {
                 continue;
             };
             match super::file_bytes::entry_stat(&dir.join(name)) {
@@ -753,6 +746,11 @@ impl PartitionListed {
             }
         }
         self.pending = Vec::new();
+    }
+
+    /// The file name of usage row `row`.
+    fn row_name(&self, row: usize) -> Option<&str> {
+        self.usage.get(row).and_then(UsedEntry::name)
     }
 
     /// The `at`th waiting row, from its file's stat.
