@@ -462,7 +462,50 @@ struct Ancestor<'a> {
     id: (u64, u64),
 }
 
-/// The entries of the open dir `dir` at `path` (a log dir's root or a partition dir), sorted by
+/// The names of an open dir's entries as read (`getdents64`), not yet looked at: in one buffer
+/// (`names`: where each lies in it, with its type by its dir entry), no allocation per entry.
+struct DirNames {
+    bytes: Vec<u8>,
+    names: Vec<(std::ops::Range<usize>, Option<nix::dir::Type>)>,
+    /// A failed `readdir`, which ended the listing (as `std::fs::ReadDir` ends it).
+    problem: Option<IoProblem>,
+}
+
+impl DirNames {
+    /// The names of the entries of `dir` (at `path`), `.` and `..` left out.
+    fn read(dir: &mut Dir, path: &Path) -> DirNames {
+        let mut out = DirNames {
+            bytes: Vec::new(),
+            names: Vec::new(),
+            problem: None,
+        };
+        for item in dir.iter() {
+            match item {
+                Ok(e) => {
+                    let name = e.file_name().to_bytes();
+                    if name != b"." && name != b".." {
+                        let start = out.bytes.len();
+                        out.bytes.extend_from_slice(name);
+                        out.names.push((start..out.bytes.len(), e.file_type()));
+                    }
+                }
+                Err(errno) => {
+                    out.problem = Some(IoProblem::new(path, &io::Error::from(errno)));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// Entries read.
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
+/// The entries of the open dir `dir` at `path` (a log dir's root or a partition dir: `names`,
+/// as read), sorted by
 /// name, each to `visit` with its metadata: links followed, as
 /// the broker's `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real
 /// practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
@@ -470,38 +513,32 @@ struct Ancestor<'a> {
 /// `unmeasured(name, type)` says that whoever opens it measures it ([`FileInfo::size`]; a
 /// partition dir's lister, [`PartitionDirItem::list`]). An entry
 /// that cannot be read (a dangling link, a link loop, a permission error) goes to `visit` as a
-/// problem, or as a junk link ([`is_junk_link`]).
+/// problem, or as a junk link ([`is_junk_link`]); a failed read of the dir first.
 /// `ancestors`: the dirs from the log dir down to `dir` itself.
 fn read_entries(
-    dir: &mut Dir,
+    dir: &Dir,
     path: &Path,
+    names: DirNames,
     ancestors: &[Ancestor<'_>],
     unmeasured: &dyn Fn(&str, nix::dir::Type) -> bool,
     visit: &mut dyn FnMut(Walked),
 ) {
-    use nix::dir::Type;
-    let mut names: Vec<(std::ffi::OsString, Option<Type>)> = Vec::new();
-    for item in dir.iter() {
-        match item {
-            Ok(e) => {
-                let name = e.file_name().to_bytes();
-                if name != b"." && name != b".." {
-                    names.push((OsStr::from_bytes(name).to_os_string(), e.file_type()));
-                }
-            }
-            Err(errno) => {
-                // (A failed `readdir` ends the listing, as `std::fs::ReadDir` ends it.)
-                let problem = IoProblem::new(path, &io::Error::from(errno));
-                visit(Walked::Problem(problem));
-                break;
-            }
-        }
+    let DirNames {
+        bytes,
+        mut names,
+        problem,
+    } = names;
+    if let Some(problem) = problem {
+        visit(Walked::Problem(problem));
     }
-    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (name, kind) in names {
-        let entry_path = path.join(&name);
-        let text = super::names::name_text(&name);
-        match entry_meta(dir, &name, &text, kind, unmeasured) {
+    let name_of =
+        |at: &std::ops::Range<usize>| OsStr::from_bytes(bytes.get(at.clone()).unwrap_or_default());
+    names.sort_unstable_by(|a, b| name_of(&a.0).cmp(name_of(&b.0)));
+    for (at, kind) in names {
+        let name = name_of(&at);
+        let entry_path = path.join(name);
+        let text = super::names::name_text(name);
+        match entry_meta(dir, name, &text, kind, unmeasured) {
             Ok((meta, lstat, is_symlink)) => {
                 let looped = (is_symlink && meta.is_dir)
                     .then(|| ancestors.iter().find(|a| a.id == meta.id))
@@ -787,7 +824,9 @@ impl RootListing {
         // A partition dir (not a link) is stat'ed by its lister, on its fd, on a worker.
         let by_lister =
             |name: &str, kind| kind == nix::dir::Type::Directory && name != INDEX_CACHE_DIR;
-        read_entries(&mut root, dir, &ancestors, &by_lister, &mut |w| {
+        let names = DirNames::read(&mut root, dir);
+        items.reserve_exact(names.len());
+        read_entries(&root, dir, names, &ancestors, &by_lister, &mut |w| {
             items.push(w)
         });
         let partition_items = (items.iter().enumerate())
@@ -908,9 +947,11 @@ impl PartitionDirItem<'_> {
         let unmeasured = |name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name);
         let top: std::sync::Arc<str> = found.name.as_str().into();
         let out = &mut entry.listing;
+        let names = DirNames::read(&mut dir, &found.path);
         read_entries(
-            &mut dir,
+            &dir,
             &found.path,
+            names,
             &ancestors,
             &unmeasured,
             &mut |w| match w {
@@ -1187,9 +1228,11 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         path: dir,
         id: dir_id(&opened)?,
     }];
+    let names = DirNames::read(&mut opened, dir);
     read_entries(
-        &mut opened,
+        &opened,
         dir,
+        names,
         &ancestors,
         &|name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name),
         &mut |w| match w {
@@ -1219,7 +1262,7 @@ fn add_partition_entry(out: &mut PartitionListing, found: Found, usage: UsageSta
     }
     let info = FileInfo {
         usage,
-        ..FileInfo::of(path.clone(), &meta)
+        ..FileInfo::of(path, &meta)
     };
     if let Some(seg) = parse_segment_file_name(&name) {
         if let Some(kind) = seg.leftover {
@@ -1269,7 +1312,7 @@ fn add_partition_entry(out: &mut PartitionListing, found: Found, usage: UsageSta
             segment: None,
         }),
         _ => out.unknown.push(UnknownEntry {
-            path,
+            path: info.path,
             is_dir: false,
         }),
     }

@@ -260,6 +260,10 @@ pub fn build_segment_file_name(name: &SegmentFileName) -> String {
 /// name in reports, so a name that is not UTF-8 neither aborts a document nor loses bytes.
 pub fn name_text(name: &std::ffi::OsStr) -> String {
     use std::os::unix::ffi::OsStrExt;
+    // (Nearly every name: one copy.)
+    if let Some(plain) = name.to_str().filter(|s| !s.contains('\\')) {
+        return plain.to_owned();
+    }
     let mut out = String::with_capacity(name.len());
     for chunk in name.as_bytes().utf8_chunks() {
         for c in chunk.valid().chars() {
