@@ -505,10 +505,8 @@ impl DirNames {
 }
 
 /// The entries of the open dir `dir` at `path` (a log dir's root or a partition dir: `names`,
-/// as read), sorted by
-/// name, each to `visit` with its metadata: links followed, as
-/// the broker's `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real
-/// practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
+/// as read), sorted by name, each to `visit` with its metadata: links followed, as the broker's
+/// `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
 /// plain file or dir is stat'ed (relative to `dir`: one path component to look up) unless
 /// `unmeasured(name, type)` says that whoever opens it measures it ([`FileInfo::size`]; a
 /// partition dir's lister, [`PartitionDirItem::list`]). An entry
