@@ -462,72 +462,44 @@ struct Ancestor<'a> {
     id: (u64, u64),
 }
 
-/// The names of an open dir's entries as read (`getdents64`), not yet looked at: in one buffer
-/// (`names`: where each lies in it, with its type by its dir entry), no allocation per entry.
-struct DirNames {
-    bytes: Vec<u8>,
-    names: Vec<(std::ops::Range<usize>, Option<nix::dir::Type>)>,
-    /// A failed `readdir`, which ended the listing (as `std::fs::ReadDir` ends it).
-    problem: Option<IoProblem>,
-}
-
-impl DirNames {
-    /// The names of the entries of `dir` (at `path`), `.` and `..` left out.
-    fn read(dir: &mut Dir, path: &Path) -> DirNames {
-        let mut out = DirNames {
-            bytes: Vec::new(),
-            names: Vec::new(),
-            problem: None,
-        };
-        for item in dir.iter() {
-            match item {
-                Ok(e) => {
-                    let name = e.file_name().to_bytes();
-                    if name != b"." && name != b".." {
-                        let start = out.bytes.len();
-                        out.bytes.extend_from_slice(name);
-                        out.names.push((start..out.bytes.len(), e.file_type()));
-                    }
-                }
-                Err(errno) => {
-                    out.problem = Some(IoProblem::new(path, &io::Error::from(errno)));
-                    break;
-                }
-            }
-        }
-        out
-    }
-
-    /// Entries read.
-    fn len(&self) -> usize {
-        self.names.len()
-    }
-}
-
-/// The entries of the open dir `dir` at `path` (a log dir's root or a partition dir: `names`,
-/// as read), sorted by name, each to `visit` with its metadata: links followed, as the broker's
-/// `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
+/// The entries of the open dir `dir` at `path` (a log dir's root or a partition dir), sorted by
+/// name, each to `visit` with its metadata: links followed, as
+/// the broker's `File.isDirectory`/`isFile` follow them (symlinked partition dirs are a real
+/// practice). Nothing but dirs is opened: a FIFO or device is classified by its metadata. A
 /// plain file or dir is stat'ed (relative to `dir`: one path component to look up) unless
 /// `unmeasured(name, type)` says that whoever opens it measures it ([`FileInfo::size`]; a
 /// partition dir's lister, [`PartitionDirItem::list`]). An entry
 /// that cannot be read (a dangling link, a link loop, a permission error) goes to `visit` as a
-/// problem, or as a junk link ([`is_junk_link`]); a failed read of the dir first.
+/// problem, or as a junk link ([`is_junk_link`]).
 /// `ancestors`: the dirs from the log dir down to `dir` itself.
 fn read_entries(
-    dir: &Dir,
+    dir: &mut Dir,
     path: &Path,
-    names: DirNames,
     ancestors: &[Ancestor<'_>],
     unmeasured: &dyn Fn(&str, nix::dir::Type) -> bool,
     visit: &mut dyn FnMut(Walked),
 ) {
-    let DirNames {
-        bytes,
-        mut names,
-        problem,
-    } = names;
-    if let Some(problem) = problem {
-        visit(Walked::Problem(problem));
+    use nix::dir::Type;
+    // The names in one buffer (`names`: where each lies in it): no allocation per entry.
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut names: Vec<(std::ops::Range<usize>, Option<Type>)> = Vec::new();
+    for item in dir.iter() {
+        match item {
+            Ok(e) => {
+                let name = e.file_name().to_bytes();
+                if name != b"." && name != b".." {
+                    let start = bytes.len();
+                    bytes.extend_from_slice(name);
+                    names.push((start..bytes.len(), e.file_type()));
+                }
+            }
+            Err(errno) => {
+                // (A failed `readdir` ends the listing, as `std::fs::ReadDir` ends it.)
+                let problem = IoProblem::new(path, &io::Error::from(errno));
+                visit(Walked::Problem(problem));
+                break;
+            }
+        }
     }
     let name_of =
         |at: &std::ops::Range<usize>| OsStr::from_bytes(bytes.get(at.clone()).unwrap_or_default());
@@ -822,9 +794,7 @@ impl RootListing {
         // A partition dir (not a link) is stat'ed by its lister, on its fd, on a worker.
         let by_lister =
             |name: &str, kind| kind == nix::dir::Type::Directory && name != INDEX_CACHE_DIR;
-        let names = DirNames::read(&mut root, dir);
-        items.reserve_exact(names.len());
-        read_entries(&root, dir, names, &ancestors, &by_lister, &mut |w| {
+        read_entries(&mut root, dir, &ancestors, &by_lister, &mut |w| {
             items.push(w)
         });
         let partition_items = (items.iter().enumerate())
@@ -945,11 +915,9 @@ impl PartitionDirItem<'_> {
         let unmeasured = |name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name);
         let top: std::sync::Arc<str> = found.name.as_str().into();
         let out = &mut entry.listing;
-        let names = DirNames::read(&mut dir, &found.path);
         read_entries(
-            &dir,
+            &mut dir,
             &found.path,
-            names,
             &ancestors,
             &unmeasured,
             &mut |w| match w {
@@ -1226,11 +1194,9 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         path: dir,
         id: dir_id(&opened)?,
     }];
-    let names = DirNames::read(&mut opened, dir);
     read_entries(
-        &opened,
+        &mut opened,
         dir,
-        names,
         &ancestors,
         &|name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name),
         &mut |w| match w {
