@@ -209,23 +209,12 @@ pub fn boot_bytes(
     block: u64,
 ) -> BootBytes {
     let recovery = recovery_on_next_start(dir);
-    // Looked up per recovered file: indexed once, when the first is (most dirs recover
-    // none), so the cost stays linear in the files and partitions of the dir.
-    let by_file = std::cell::OnceCell::new();
-    let allocated = |dir_name: &str, base: i64, kind: SegmentFileKind| -> u64 {
-        let files =
-            by_file.get_or_init(|| space.map(SpaceUsage::segment_files).unwrap_or_default());
-        files.get(&(dir_name, base, kind)).copied().unwrap_or(0)
+    let top = |dir_name: &str| space.and_then(|s| s.dir(dir_name));
+    // The leftovers the loader deletes before it recovers (a live partition dir's files: its
+    // dirs are `Directories`, deeper entries `Unknown`).
+    let freed_in = |dir_name: &str| -> u64 {
+        top(dir_name).map_or(0, |d| d.by_reason.bytes(SpaceReason::LeftoverBrokerDeletes))
     };
-    let mut freed_by_dir: HashMap<&str, u64> = HashMap::new();
-    for e in space.iter().flat_map(|s| s.entries()) {
-        if e.depth == 2 && e.reason == SpaceReason::LeftoverBrokerDeletes {
-            if let Some(top) = e.top.as_deref() {
-                *freed_by_dir.entry(top).or_default() += e.allocated;
-            }
-        }
-    }
-    let freed_in = |dir_name: &str| -> u64 { freed_by_dir.get(dir_name).copied().unwrap_or(0) };
     let intervals: HashMap<&str, _> = (plan.partitions.iter())
         .filter(|x| x.log_dir == dir.path)
         .map(|x| (x.dir_name.as_str(), x.config.index_interval_bytes))
@@ -256,6 +245,9 @@ pub fn boot_bytes(
                     .get(),
             };
             let interval_bytes = u64::try_from(interval).unwrap_or(4096);
+            let index_blocks = top(&p.dir_name)
+                .map(|d| d.index_blocks_of(s.base_offset.get()))
+                .unwrap_or_default();
             let walked_entries = (s.path(&p.path, SegmentFileKind::Log))
                 .and_then(|log| walked.get(log.as_path()).copied())
                 .map(|positions| index_entries_of(positions, interval_bytes));
@@ -265,16 +257,8 @@ pub fn boot_bytes(
                 walked_entries,
                 next_offset: next,
                 log_bytes: s.size().get(),
-                index_allocated: allocated(
-                    &p.dir_name,
-                    s.base_offset.get(),
-                    SegmentFileKind::Index,
-                ),
-                time_index_allocated: allocated(
-                    &p.dir_name,
-                    s.base_offset.get(),
-                    SegmentFileKind::TimeIndex,
-                ),
+                index_allocated: index_blocks.index,
+                time_index_allocated: index_blocks.time_index,
                 last_batch_position: (s.log_summary())
                     .and_then(|l| l.last_batch.as_ref())
                     .map(|b| b.position.get()),

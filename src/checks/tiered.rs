@@ -285,17 +285,14 @@ pub fn index_cache_findings(space: &[SpaceUsage], view: &ClusterView) -> Vec<Fin
     let source = cap.map_or("Kafka default", |v| v.source.name());
     let mut out = Vec::new();
     for u in space {
-        let files: Vec<_> = u
-            .entries()
-            .filter(|e| e.reason == SpaceReason::RemoteIndexCache && !e.is_dir)
-            .collect();
-        if files.is_empty() {
+        let files = u.by_reason.entries(SpaceReason::RemoteIndexCache);
+        if files == 0 {
             continue;
         }
-        let bytes: u64 = files.iter().map(|e| e.allocated).sum();
+        let bytes = u.by_reason.bytes(SpaceReason::RemoteIndexCache);
         // The cache weighs its entries by the index files' lengths (`RemoteIndexCache`'s
         // weigher, `Entry.entrySizeBytes`): the cap is compared with those, not the blocks.
-        let indexed: u64 = files.iter().map(|e| e.apparent).sum();
+        let indexed = u.by_reason.apparent(SpaceReason::RemoteIndexCache);
         let over = i128::from(indexed) > i128::from(cap_bytes);
         let share = (u128::from(indexed) * 100)
             .checked_div(u128::try_from(cap_bytes).unwrap_or(0))
@@ -310,7 +307,7 @@ pub fn index_cache_findings(space: &[SpaceUsage], view: &ClusterView) -> Vec<Fin
             format!(
                 "{REMOTE_INDEX_CACHE_DIR}/ holds {} file(s), {indexed} B of indexes ({bytes} B on \
                  disk), {share}% of {INDEX_CACHE_CAP_KEY}={cap_bytes}{}",
-                files.len(),
+                files,
                 if over {
                     ": above the cap the broker evicts to, so it does not account for the excess"
                 } else {
@@ -326,7 +323,7 @@ pub fn index_cache_findings(space: &[SpaceUsage], view: &ClusterView) -> Vec<Fin
         })
         .evidence("cache_bytes_on_disk", EvidenceValue::Bytes(bytes))
         .evidence("cache_index_bytes", EvidenceValue::Bytes(indexed))
-        .evidence("cache_files", EvidenceValue::Count(files.len() as u64))
+        .evidence("cache_files", EvidenceValue::Count(files))
         .evidence(
             "cap_bytes",
             EvidenceValue::Bytes(cap_bytes.max(0).unsigned_abs()),
