@@ -448,35 +448,20 @@ pub(crate) fn new_scan() {
 struct CachedDir {
     generation: u64,
     path: PathBuf,
-    fd: KeptDir,
-}
-
-/// A dir handle [`CachedDir`] keeps.
-enum KeptDir {
-    Opened(OwnedFd),
-    Listed(nix::dir::Dir),
-}
-
-impl std::os::fd::AsFd for KeptDir {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        match self {
-            KeptDir::Opened(fd) => fd.as_fd(),
-            KeptDir::Listed(dir) => dir.as_fd(),
-        }
-    }
+    fd: OwnedFd,
 }
 
 /// Keep `dir`, the open handle of the dir at `path` that the listing just read on this thread,
 /// for the opens of its files that follow here ([`open_nonblocking`]): the listing, the stats
 /// and the loads of a partition then share one handle, and no open looks its dir up again.
-pub(crate) fn keep_listed_dir(path: &Path, dir: nix::dir::Dir) {
+pub(crate) fn keep_listed_dir(path: &Path, dir: OwnedFd) {
     let generation = SCAN_GENERATION.load(Ordering::Relaxed);
     LAST_DIR.with(|cell| {
         if let Ok(mut slot) = cell.try_borrow_mut() {
             *slot = Some(CachedDir {
                 generation,
                 path: path.to_path_buf(),
-                fd: KeptDir::Listed(dir),
+                fd: dir,
             });
         }
     });
@@ -553,7 +538,7 @@ fn in_kept_dir<T>(
                     *slot = Some(CachedDir {
                         generation,
                         path: dir.to_path_buf(),
-                        fd: KeptDir::Opened(fd),
+                        fd,
                     })
                 }
                 Err(_) => return by_path(),

@@ -12,7 +12,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use nix::dir::Dir;
+use nix::dir::Type;
 use nix::sys::stat::Mode;
 
 use super::disk_usage::{walk_usage, DirUsage, EntryPath, EntryStat, UsageWalk, UsedEntry};
@@ -473,24 +473,27 @@ struct Ancestor<'a> {
 /// problem, or as a junk link ([`is_junk_link`]).
 /// `ancestors`: the dirs from the log dir down to `dir` itself.
 fn read_entries(
-    dir: &mut Dir,
+    dir: &OwnedFd,
     path: &Path,
     ancestors: &[Ancestor<'_>],
-    unmeasured: &dyn Fn(&str, nix::dir::Type) -> bool,
+    unmeasured: &dyn Fn(&str, Type) -> bool,
     visit: &mut dyn FnMut(Walked),
 ) {
-    use nix::dir::Type;
     // The names in one buffer (`names`: where each lies in it): no allocation per entry.
     let mut bytes: Vec<u8> = Vec::new();
     let mut names: Vec<(std::ops::Range<usize>, Option<Type>)> = Vec::new();
-    for item in dir.iter() {
+    // `getdents64` straight into this buffer: `fdopendir` would cost an `fstat` and two
+    // `fcntl`s per dir, and its iterator a `rewinddir` after it.
+    let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUFFER);
+    let mut entries = rustix::fs::RawDir::new(dir, buf.spare_capacity_mut());
+    while let Some(item) = entries.next() {
         match item {
             Ok(e) => {
                 let name = e.file_name().to_bytes();
                 if name != b"." && name != b".." {
                     let start = bytes.len();
                     bytes.extend_from_slice(name);
-                    names.push((start..bytes.len(), e.file_type()));
+                    names.push((start..bytes.len(), entry_type(e.file_type())));
                 }
             }
             Err(errno) => {
@@ -542,18 +545,36 @@ fn read_entries(
     }
 }
 
+/// The buffer a dir's entries are read into (what glibc's `readdir` takes): an entry is at
+/// most 280 bytes.
+const DIRENT_BUFFER: usize = 32 << 10;
+
+/// A dir entry's type as the entry gives it (`None`: the filesystem does not say).
+fn entry_type(t: rustix::fs::FileType) -> Option<Type> {
+    use rustix::fs::FileType;
+    Some(match t {
+        FileType::RegularFile => Type::File,
+        FileType::Directory => Type::Directory,
+        FileType::Symlink => Type::Symlink,
+        FileType::Fifo => Type::Fifo,
+        FileType::Socket => Type::Socket,
+        FileType::CharacterDevice => Type::CharacterDevice,
+        FileType::BlockDevice => Type::BlockDevice,
+        FileType::Unknown => return None,
+    })
+}
+
 /// An entry's metadata (a followed link: its target's; anything else: the entry's own, with
 /// that `lstat`), and whether it is a link, by `fstatat` on its name in `dir`; none for a plain
 /// file or dir `unmeasured` names. `kind`: its type by its dir entry, when the filesystem gives
 /// one.
 fn entry_meta(
-    dir: &Dir,
+    dir: &OwnedFd,
     name: &OsStr,
     text: &str,
-    kind: Option<nix::dir::Type>,
-    unmeasured: &dyn Fn(&str, nix::dir::Type) -> bool,
+    kind: Option<Type>,
+    unmeasured: &dyn Fn(&str, Type) -> bool,
 ) -> io::Result<(Meta, Option<EntryStat>, bool)> {
-    use nix::dir::Type;
     use nix::fcntl::AtFlags;
     let lstat = || nix::sys::stat::fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW);
     // A filesystem that does not give the type in the entry: the entry's own stat tells it.
@@ -658,8 +679,8 @@ fn is_partition_dir(walked: &Walked) -> bool {
 }
 
 /// Open `path` as a dir to list (links followed).
-fn open_dir(path: &Path) -> io::Result<Dir> {
-    Dir::open(path, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)
+fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+    nix::fcntl::open(path, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)
 }
 
 const DIR_FLAGS: nix::fcntl::OFlag = nix::fcntl::OFlag::O_RDONLY
@@ -667,7 +688,7 @@ const DIR_FLAGS: nix::fcntl::OFlag = nix::fcntl::OFlag::O_RDONLY
     .union(nix::fcntl::OFlag::O_CLOEXEC);
 
 /// `(st_dev, st_ino)` of an open dir.
-fn dir_id(dir: &Dir) -> io::Result<(u64, u64)> {
+fn dir_id(dir: &OwnedFd) -> io::Result<(u64, u64)> {
     let st = nix::sys::stat::fstat(dir).map_err(io::Error::from)?;
     Ok(Meta::of_stat(&st).id)
 }
@@ -786,17 +807,13 @@ impl PartitionListed {
 impl RootListing {
     /// List the root of the log dir `dir`. Fails only when `dir` itself cannot be listed.
     pub fn of(dir: &Path) -> io::Result<RootListing> {
-        let fd = nix::fcntl::open(dir, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)?;
-        let mut root = Dir::from_fd(fd.try_clone()?).map_err(io::Error::from)?;
-        let id = dir_id(&root)?;
+        let fd = open_dir(dir)?;
+        let id = dir_id(&fd)?;
         let mut items = Vec::new();
         let ancestors = [Ancestor { path: dir, id }];
         // A partition dir (not a link) is stat'ed by its lister, on its fd, on a worker.
-        let by_lister =
-            |name: &str, kind| kind == nix::dir::Type::Directory && name != INDEX_CACHE_DIR;
-        read_entries(&mut root, dir, &ancestors, &by_lister, &mut |w| {
-            items.push(w)
-        });
+        let by_lister = |name: &str, kind| kind == Type::Directory && name != INDEX_CACHE_DIR;
+        read_entries(&fd, dir, &ancestors, &by_lister, &mut |w| items.push(w));
         let partition_items = (items.iter().enumerate())
             .filter(|(_, w)| is_partition_dir(w))
             .map(|(i, _)| i)
@@ -872,7 +889,7 @@ impl PartitionDirItem<'_> {
     /// the loader's opens: one handle serves the listing, the stats and the opens), and what
     /// [`RootListing::finish`] takes back. `stat_all`: every entry is stat'ed (the disk usage
     /// is wanted), also the files a loader measures as it opens them (which it then need not).
-    pub fn list(&self, stat_all: bool) -> (PartitionEntry, Option<Dir>, PartitionListed) {
+    pub fn list(&self, stat_all: bool) -> (PartitionEntry, Option<OwnedFd>, PartitionListed) {
         let found = self.found;
         let mut entry = PartitionEntry {
             name: parse_partition_dir_name(&found.name),
@@ -884,12 +901,11 @@ impl PartitionDirItem<'_> {
         };
         let mut listed = PartitionListed::default();
         let opened = match found.path.file_name() {
-            Some(name) => {
-                Dir::openat(&self.root.fd, name, DIR_FLAGS, Mode::empty()).map_err(io::Error::from)
-            }
+            Some(name) => nix::fcntl::openat(&self.root.fd, name, DIR_FLAGS, Mode::empty())
+                .map_err(io::Error::from),
             None => open_dir(&found.path),
         };
-        let mut dir = match opened {
+        let dir = match opened {
             Ok(d) => d,
             Err(e) => {
                 listed.dir_problem = Some(IoProblem::new(&found.path, &e));
@@ -912,11 +928,11 @@ impl PartitionDirItem<'_> {
             },
         ];
         // A file a load opens is measured by the open (its `fstat`), also for the usage.
-        let unmeasured = |name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name);
+        let unmeasured = |name: &str, kind| kind == Type::File && measured_on_open(name);
         let top: std::sync::Arc<str> = found.name.as_str().into();
         let out = &mut entry.listing;
         read_entries(
-            &mut dir,
+            &dir,
             &found.path,
             &ancestors,
             &unmeasured,
@@ -1189,16 +1205,16 @@ pub fn list_partition_dir(dir: &Path) -> io::Result<PartitionListing> {
         is_metadata,
         ..Default::default()
     };
-    let mut opened = open_dir(dir)?;
+    let opened = open_dir(dir)?;
     let ancestors = [Ancestor {
         path: dir,
         id: dir_id(&opened)?,
     }];
     read_entries(
-        &mut opened,
+        &opened,
         dir,
         &ancestors,
-        &|name: &str, kind| kind == nix::dir::Type::File && measured_on_open(name),
+        &|name: &str, kind| kind == Type::File && measured_on_open(name),
         &mut |w| match w {
             Walked::Entry(found) => add_partition_entry(&mut out, found, UsageStat::NotWanted),
             Walked::Problem(problem) => out.io_problems.push(problem),
