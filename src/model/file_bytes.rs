@@ -16,6 +16,7 @@
 //! Small text files are read whole, up to a cap.
 
 use std::cell::RefCell;
+use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::ops::Deref;
@@ -515,12 +516,9 @@ fn in_kept_dir<T>(
 ) -> io::Result<T> {
     use nix::fcntl::OFlag;
     use std::os::fd::AsFd;
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+    let Some((dir, name)) = dir_and_name(path) else {
         return by_path();
     };
-    if dir.as_os_str().is_empty() {
-        return by_path();
-    }
     let generation = SCAN_GENERATION.load(Ordering::Relaxed);
     LAST_DIR.with(|cell| {
         let Ok(mut slot) = cell.try_borrow_mut() else {
@@ -549,6 +547,24 @@ fn in_kept_dir<T>(
         };
         at(kept.fd.as_fd(), name)
     })
+}
+
+/// The dir and the name of the file at `path`, `None` when it has no dir part. A path ending in
+/// a plain name (as the listing joins them) is cut at its last `/`: `Path::parent` and
+/// `file_name` parse its components from the end, twice per open of a segment file.
+fn dir_and_name(path: &Path) -> Option<(&Path, &OsStr)> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let cut = bytes.iter().rposition(|b| *b == b'/');
+    let (dir, name) = match cut {
+        Some(at) if at > 0 => (bytes.get(..at)?, bytes.get(at + 1..)?),
+        _ => (&[][..], &[][..]),
+    };
+    if !dir.is_empty() && !matches!(name, b"" | b"." | b"..") {
+        return Some((Path::new(OsStr::from_bytes(dir)), OsStr::from_bytes(name)));
+    }
+    let (dir, name) = (path.parent()?, path.file_name()?);
+    (!dir.as_os_str().is_empty()).then_some((dir, name))
 }
 
 /// Buffers this large get transparent huge pages.
@@ -601,6 +617,39 @@ fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// The cut at the last `/` gives what `Path::parent` and `file_name` give for the paths
+    /// the listing joins, and defers to them for the rest.
+    #[test]
+    fn dir_and_name_agree_with_parent_and_file_name() {
+        for p in [
+            "/d/orders-0/00000000000000000000.log",
+            "rel/orders-0/x.index",
+            "/a.log",
+            "a.log",
+            "a/.",
+            "a/b/..",
+            "a/b/",
+            "/",
+            "",
+            "a//b",
+            "./x",
+        ] {
+            let path = Path::new(p);
+            let std = (path.parent(), path.file_name());
+            let std = match std {
+                (Some(d), Some(n)) if !d.as_os_str().is_empty() => Some((d, n)),
+                _ => None,
+            };
+            let ours = dir_and_name(path);
+            // (`a//b`: the dir keeps its doubled `/`, which opens the same dir.)
+            if p == "a//b" {
+                assert_eq!(ours, Some((Path::new("a/"), OsStr::new("b"))));
+                continue;
+            }
+            assert_eq!(ours, std, "{p}");
+        }
+    }
 
     #[test]
     fn opens_through_a_kept_dir_handle_read_what_opens_by_path_read() {
