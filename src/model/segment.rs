@@ -1007,7 +1007,18 @@ fn load_log(
         }
         _ => {}
     }
+    if let LogSource::Whole(FileBytes::Owned(buf)) = source {
+        if buf.capacity() as u64 <= LOG_CHUNK {
+            SMALL_LOG_BUFFER.with(|b| b.replace(buf));
+        }
+    }
     Ok((summary, walk.positions))
+}
+
+thread_local! {
+    /// The bytes of the last small `.log` read whole on this thread (at most [`LOG_CHUNK`]),
+    /// reused by the next.
+    static SMALL_LOG_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// The `.log`'s bytes for a load at `opts.depth`, and whether the walk verifies them as it
@@ -1034,10 +1045,12 @@ fn open_log_source(file: &mut FileInfo, opts: &LoadOptions) -> Parsed<(LogSource
     let io = |e: io::Error| FileProblem::io(&file.path, &e);
     let f = opened.map_err(io)?;
     Ok(if f.len() <= LOG_CHUNK {
-        (
-            LogSource::Whole(FileBytes::Owned(f.read_all().map_err(io)?)),
-            false,
-        )
+        // Into this thread's buffer of the previous small `.log`: no allocation, zeroing or
+        // fresh pages per segment.
+        let mut buf = SMALL_LOG_BUFFER.with(|b| b.take());
+        let n = f.read_range_into(0, f.len(), &mut buf).map_err(io)?;
+        buf.truncate(n);
+        (LogSource::Whole(FileBytes::Owned(buf)), false)
     } else {
         (LogSource::Positioned(f), deep && !too_large)
     })
