@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::model::disk_usage::{DirUsage, UsageProblem, UsedEntry};
 use crate::model::names::{
     parse_partition_dir_name, parse_segment_file_name, PartitionDirName, SegmentFileKind,
+    SegmentFileName,
 };
 use crate::model::partition::PARTITIONS_PER_TASK;
 use crate::model::replays::Records;
@@ -192,10 +193,11 @@ fn runs(entries: &[UsedEntry]) -> Vec<Run<'_>> {
 }
 
 /// What a run's entries' names say, each name parsed once: the top-level entry's name as a
-/// partition dir, each live segment file's base and kind, and the run's offsets.
+/// partition dir, each partition dir file's name as a segment file's (for its class and its
+/// index blocks), and the run's offsets.
 struct RunNames {
     parsed: Option<PartitionDirName>,
-    segment_files: Vec<Option<(i64, SegmentFileKind)>>,
+    segment_files: Vec<Option<SegmentFileName>>,
     offsets: Offsets,
 }
 
@@ -205,18 +207,17 @@ fn run_names(run: &Run<'_>) -> RunNames {
         .map(|e| {
             let f = (e.path.depth() == 2)
                 .then(|| e.name().and_then(parse_segment_file_name))
-                .flatten()
-                .filter(|f| f.leftover.is_none())?;
-            match f.kind {
-                SegmentFileKind::Log => {
+                .flatten()?;
+            match (f.kind, f.leftover) {
+                (SegmentFileKind::Log, None) => {
                     offsets.0.insert(f.offset);
                 }
-                SegmentFileKind::Snapshot => {
+                (SegmentFileKind::Snapshot, None) => {
                     offsets.1.insert(f.offset);
                 }
                 _ => {}
             }
-            Some((f.offset, f.kind))
+            Some(f)
         })
         .collect();
     RunNames {
@@ -261,6 +262,7 @@ fn attribute_run(
             is_dir: e.is_dir,
             log_bases: &offsets.0,
             snapshot_offsets: &offsets.1,
+            segment_name: *segment_file,
         };
         let reason = match classify_in(&facts, names.parsed.as_ref()) {
             FileClass::Reason(r) => r,
@@ -281,8 +283,11 @@ fn attribute_run(
             let d = out.dir.get_or_insert_with(DirSpace::default);
             d.bytes = d.bytes.saturating_add(e.allocated);
             d.by_reason.add(reason, e.allocated, e.apparent);
-            if let Some((base, kind @ (SegmentFileKind::Index | SegmentFileKind::TimeIndex))) =
-                *segment_file
+            if let Some(SegmentFileName {
+                offset: base,
+                kind: kind @ (SegmentFileKind::Index | SegmentFileKind::TimeIndex),
+                leftover: None,
+            }) = *segment_file
             {
                 // A dir lists a segment's files together (names sorted): one row per base.
                 match d.index_blocks.last_mut() {

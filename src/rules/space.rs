@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 
 use crate::model::disk_usage::EntryPath;
 use crate::model::names::{
-    parse_partition_dir_name, parse_segment_file_name, LeftoverKind, PartitionDirName,
-    PartitionDirState, SegmentFileKind,
+    parse_partition_dir_name, LeftoverKind, PartitionDirName, PartitionDirState, SegmentFileKind,
+    SegmentFileName,
 };
 use crate::rules::retention::{RetainReason, Verdict};
 
@@ -154,6 +154,10 @@ pub struct EntryFacts<'a> {
     pub log_bases: &'a BTreeSet<i64>,
     /// Offsets of the `.snapshot` files there.
     pub snapshot_offsets: &'a BTreeSet<i64>,
+    /// An entry of a partition dir (depth 2): its name as a segment file's
+    /// ([`crate::model::names::parse_segment_file_name`]; `None`: not one), parsed once by the caller, who has
+    /// parsed it already for `log_bases`.
+    pub segment_name: Option<SegmentFileName>,
 }
 
 /// Root files the broker writes and reads (KRaft and ZooKeeper modes).
@@ -237,7 +241,7 @@ fn is_metadata_log_data(name: &str) -> bool {
 
 fn live_partition_file(name: &str, f: &EntryFacts<'_>) -> FileClass {
     use FileClass::Reason;
-    let Some(parsed) = parse_segment_file_name(name) else {
+    let Some(parsed) = f.segment_name else {
         return Reason(if name.ends_with(".tmp") {
             SpaceReason::LeftoverNeverDeleted
         } else {
@@ -337,6 +341,7 @@ pub fn verdict_reason(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::names::parse_segment_file_name;
     use crate::model::units::{Offset, TimestampMs};
     use crate::rules::retention::Pass;
 
@@ -347,6 +352,9 @@ mod tests {
             is_dir: false,
             log_bases: &bases.iter().copied().collect(),
             snapshot_offsets: &snaps.iter().copied().collect(),
+            segment_name: (path.depth() == 2)
+                .then(|| path.name().and_then(parse_segment_file_name))
+                .flatten(),
         })
     }
 
