@@ -687,9 +687,21 @@ mod tests {
             "00000000000000001234",
             "0000000000000000123x.log",
             "00000000000000001234.snapshot.swap.deleted",
+            // Past `i64::MAX`, signed, not ASCII digits.
+            "09223372036854775808.log",
+            "99999999999999999999.log",
+            "+0000000000000001234.log",
+            "-0000000000000001234.log",
+            "0000000000000000１234.log",
         ] {
             assert_eq!(parse_segment_file_name(bad), None, "{bad}");
         }
+        // The largest offset, and more than 20 digits (leading zeros) as Kafka's `offsetFromFile`
+        // reads them.
+        let max = parse_segment_file_name("09223372036854775807.index").map(|n| n.offset);
+        assert_eq!(max, Some(i64::MAX));
+        let long = parse_segment_file_name("0000000000000000000042.log").map(|n| n.offset);
+        assert_eq!(long, Some(42));
     }
 
     #[test]
