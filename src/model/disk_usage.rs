@@ -47,7 +47,70 @@ pub struct EntryPath {
     /// `None`: the log dir itself.
     top: Option<Arc<str>>,
     /// Empty: the top-level entry itself.
-    below: Box<str>,
+    below: BelowName,
+}
+
+/// The bytes a [`BelowName`] holds in place: every name the broker gives a partition dir's
+/// files fits (`00000000000000000000.timeindex` is 30).
+const INLINE_NAME: usize = 30;
+
+/// The path below the top-level entry: up to [`INLINE_NAME`] bytes in place (no allocation
+/// for the name of nearly every file of a log dir: a million files, a million allocations
+/// fewer), a longer one boxed. A name that fits is always in place, so the derived `==` is
+/// the text's.
+#[derive(Clone, PartialEq, Eq)]
+enum BelowName {
+    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    Boxed(Box<str>),
+}
+
+impl BelowName {
+    fn new(text: &str) -> BelowName {
+        let mut bytes = [0u8; INLINE_NAME];
+        match bytes.get_mut(..text.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(text.as_bytes());
+                BelowName::Inline {
+                    len: text.len() as u8,
+                    bytes,
+                }
+            }
+            None => BelowName::Boxed(text.into()),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // (Copied from a `&str` whole: always valid UTF-8.)
+            BelowName::Inline { len, bytes } => bytes
+                .get(..usize::from(*len))
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or_default(),
+            BelowName::Boxed(text) => text,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.as_str().is_empty()
+    }
+}
+
+impl Default for BelowName {
+    fn default() -> BelowName {
+        BelowName::new("")
+    }
+}
+
+impl std::fmt::Debug for BelowName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
+    }
+}
+
+impl std::fmt::Display for BelowName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
+    }
 }
 
 impl EntryPath {
@@ -55,7 +118,7 @@ impl EntryPath {
     pub fn root(name: &str) -> EntryPath {
         EntryPath {
             top: Some(Arc::from(name)),
-            below: Box::default(),
+            below: BelowName::default(),
         }
     }
 
@@ -63,7 +126,7 @@ impl EntryPath {
     pub fn in_dir(top: &Arc<str>, name: &str) -> EntryPath {
         EntryPath {
             top: Some(Arc::clone(top)),
-            below: name.into(),
+            below: BelowName::new(name),
         }
     }
 
@@ -107,7 +170,7 @@ impl EntryPath {
 
     /// The last component (the entry's own name), `None` for the log dir.
     pub fn name(&self) -> Option<&str> {
-        match self.below.rsplit('/').next() {
+        match self.below.as_str().rsplit('/').next() {
             Some(last) if !last.is_empty() => Some(last),
             _ => self.top(),
         }
@@ -119,7 +182,7 @@ impl EntryPath {
         match (&self.top, self.below.is_empty()) {
             (None, _) => 0,
             (Some(_), true) => 1,
-            (Some(_), false) => 2 + self.below.matches('/').count(),
+            (Some(_), false) => 2 + self.below.as_str().matches('/').count(),
         }
     }
 }
@@ -493,6 +556,38 @@ mod tests {
         );
         assert_eq!(u.entries[0].path.depth(), 0);
         assert_eq!(u.entries[1].top(), Some("link.log"));
+    }
+
+    /// Names up to 30 bytes are held in place, longer ones boxed; either way the path reads and
+    /// compares as its text.
+    #[test]
+    fn entry_paths_read_as_their_text_whatever_their_length() {
+        let short = "00000000000000000000.timeindex";
+        let long = "00000000000000000000.timeindex.deleted";
+        let deep = format!("{long}/a/{short}");
+        let nested = format!("{short}/b");
+        for (text, depth, name) in [
+            (String::new(), 0, None),
+            ("orders-0".to_string(), 1, Some("orders-0")),
+            (format!("orders-0/{short}"), 2, Some(short)),
+            (format!("orders-0/{long}"), 2, Some(long)),
+            (format!("orders-0/{deep}"), 4, Some(short)),
+            (format!("orders-0/{nested}"), 3, Some("b")),
+            ("orders-0/é".to_string(), 2, Some("é")),
+        ] {
+            let p = EntryPath::from_text(&text);
+            assert_eq!(p.to_text(), text);
+            assert_eq!(p.depth(), depth, "{text}");
+            assert_eq!(p.name(), name, "{text}");
+            assert_eq!(p, EntryPath::from_text(&text));
+            assert!(format!("{p:?}").contains(text.split_once('/').map_or("", |t| t.1)));
+        }
+        assert!(matches!(BelowName::new(short), BelowName::Inline { .. }));
+        assert!(matches!(BelowName::new(long), BelowName::Boxed(_)));
+        let top: Arc<str> = Arc::from("orders-0");
+        let child = EntryPath::in_dir(&top, short).child("x");
+        assert_eq!(child.to_text(), format!("orders-0/{short}/x"));
+        assert_ne!(EntryPath::in_dir(&top, short), EntryPath::in_dir(&top, long));
     }
 
     #[test]
