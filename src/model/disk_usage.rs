@@ -587,7 +587,10 @@ mod tests {
         let top: Arc<str> = Arc::from("orders-0");
         let child = EntryPath::in_dir(&top, short).child("x");
         assert_eq!(child.to_text(), format!("orders-0/{short}/x"));
-        assert_ne!(EntryPath::in_dir(&top, short), EntryPath::in_dir(&top, long));
+        assert_ne!(
+            EntryPath::in_dir(&top, short),
+            EntryPath::in_dir(&top, long)
+        );
     }
 
     #[test]
