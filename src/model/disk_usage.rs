@@ -163,11 +163,6 @@ impl EntryPath {
         self.top.as_deref()
     }
 
-    /// The top-level entry's name as shared by its entries.
-    pub fn shared_top(&self) -> Option<&Arc<str>> {
-        self.top.as_ref()
-    }
-
     /// The last component (the entry's own name), `None` for the log dir.
     pub fn name(&self) -> Option<&str> {
         match self.below.as_str().rsplit('/').next() {
