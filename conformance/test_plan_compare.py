@@ -220,24 +220,39 @@ class CompareTest(unittest.TestCase):
         # snapshots ending at 0 and 26 go, the one at 50 stays.
         r = self.metadata_case(["0", "25"], ["00000000000000000000-0000000000", "00000000000000000026-0000000001"])
         res = plan_compare.compare("s", r, PLAN, PLAN)
-        plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
+        plan_compare.compare_metadata_log(r, [self.diag(50), self.diag(50)], res)
         self.assertEqual(res.differ, [])
         # The broker kept segment 25: a difference.
         r = self.metadata_case(["0"], ["00000000000000000000-0000000000", "00000000000000000026-0000000001"])
         res = plan_compare.compare("s", r, PLAN, PLAN)
-        plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
+        plan_compare.compare_metadata_log(r, [self.diag(50), self.diag(50)], res)
         self.assertEqual(len(res.differ), 1)
         self.assertIn("metadata cleaner", res.differ[0][1])
         # logclean predicts nothing (no cleaner_log_start) but the broker deleted: a difference.
         r = self.metadata_case(["0"], [])
         res = plan_compare.compare("s", r, PLAN, PLAN)
-        plan_compare.compare_metadata_log(r, self.diag(None), {"findings": []}, res)
+        plan_compare.compare_metadata_log(r, [self.diag(None), {"findings": []}], res)
         self.assertEqual(len(res.differ), 1)
+
+    def test_metadata_cleaner_may_run_at_any_expiry_inside_the_window(self):
+        # Snapshots expiring one by one inside the window: at its start none (no log start), at an instant inside
+        # it 26, at its end 50. A cleaner run at the middle instant deleted segment 0 and the snapshot at 0: it
+        # agrees (time-sensitive); a deletion no instant predicts (segment 25 alone) differs.
+        r = self.metadata_case(["0"], ["00000000000000000000-0000000000"])
+        res = plan_compare.compare("s", r, PLAN, PLAN)
+        plan_compare.compare_metadata_log(r, [self.diag(None), self.diag(26), self.diag(50)], res)
+        self.assertEqual(res.differ, [])
+        self.assertEqual(res.time_sensitive, 1)
+        r = self.metadata_case(["25"], [])
+        res = plan_compare.compare("s", r, PLAN, PLAN)
+        plan_compare.compare_metadata_log(r, [self.diag(None), self.diag(26), self.diag(50)], res)
+        self.assertEqual(len(res.differ), 1)
+        self.assertIn("None/26/50", res.differ[0][1])
 
     def test_metadata_log_not_compared_before_the_cleaners_first_run(self):
         r = self.metadata_case(["0"], [], settled=20000)
         res = plan_compare.compare("s", r, PLAN, PLAN)
-        plan_compare.compare_metadata_log(r, self.diag(50), self.diag(50), res)
+        plan_compare.compare_metadata_log(r, [self.diag(50), self.diag(50)], res)
         self.assertEqual(res.differ, [])
 
 

@@ -389,6 +389,15 @@ public final class Replay {
                 ArrayNode dn = ml.putArray(k + "_deleted");
                 b.stream().filter(x -> !a.contains(x)).forEach(dn::add);
             }
+            // The cleaner's own lines (when each run happened, what it marked), for a difference's report.
+            ArrayNode cl = ml.putArray("cleaner_log");
+            Path log = dir.resolve("broker.log");
+            if (Files.exists(log)) {
+                try (Stream<String> s = Files.lines(log, StandardCharsets.UTF_8)) {
+                    s.filter(x -> x.contains("KafkaRaftLog") && (x.contains("Marking snapshot") || x.contains("Initialized")))
+                        .map(x -> x.replace(dir.toString(), "<replay>")).limit(64).forEach(cl::add);
+                }
+            }
         }
         // The broker's own account of what it deleted and cleaned, for the report.
         ArrayNode lines = res.putArray("broker_log");
