@@ -60,9 +60,17 @@ const INLINE_NAME: usize = 30;
 /// the text's.
 #[derive(Clone, PartialEq, Eq)]
 enum BelowName {
-    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    /// `len`: the length, with [`SLASHED`] set when the text holds a `/` (an entry deeper than
+    /// a partition dir's files): depth and name are told without reading the text again.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_NAME],
+    },
     Boxed(Box<str>),
 }
+
+/// The flag of an inline [`BelowName`]'s `len` byte: the text holds a `/`.
+const SLASHED: u8 = 0x80;
 
 impl BelowName {
     fn new(text: &str) -> BelowName {
@@ -70,8 +78,9 @@ impl BelowName {
         match bytes.get_mut(..text.len()) {
             Some(slot) => {
                 slot.copy_from_slice(text.as_bytes());
+                let slashed = if text.contains('/') { SLASHED } else { 0 };
                 BelowName::Inline {
-                    len: text.len() as u8,
+                    len: text.len() as u8 | slashed,
                     bytes,
                 }
             }
@@ -83,7 +92,7 @@ impl BelowName {
         match self {
             // (Copied from a `&str` whole: always valid UTF-8.)
             BelowName::Inline { len, bytes } => bytes
-                .get(..usize::from(*len))
+                .get(..usize::from(*len & !SLASHED))
                 .and_then(|b| std::str::from_utf8(b).ok())
                 .unwrap_or_default(),
             BelowName::Boxed(text) => text,
@@ -91,7 +100,18 @@ impl BelowName {
     }
 
     fn is_empty(&self) -> bool {
-        self.as_str().is_empty()
+        match self {
+            BelowName::Inline { len, .. } => *len == 0,
+            BelowName::Boxed(text) => text.is_empty(),
+        }
+    }
+
+    /// Whether the text holds a `/`.
+    fn has_slash(&self) -> bool {
+        match self {
+            BelowName::Inline { len, .. } => *len & SLASHED != 0,
+            BelowName::Boxed(text) => text.contains('/'),
+        }
     }
 }
 
@@ -165,7 +185,14 @@ impl EntryPath {
 
     /// The last component (the entry's own name), `None` for the log dir.
     pub fn name(&self) -> Option<&str> {
-        match self.below.as_str().rsplit('/').next() {
+        if self.below.is_empty() {
+            return self.top();
+        }
+        let below = self.below.as_str();
+        if !self.below.has_slash() {
+            return Some(below);
+        }
+        match below.rsplit('/').next() {
             Some(last) if !last.is_empty() => Some(last),
             _ => self.top(),
         }
@@ -177,6 +204,7 @@ impl EntryPath {
         match (&self.top, self.below.is_empty()) {
             (None, _) => 0,
             (Some(_), true) => 1,
+            (Some(_), false) if !self.below.has_slash() => 2,
             (Some(_), false) => 2 + self.below.as_str().matches('/').count(),
         }
     }
