@@ -334,30 +334,30 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
         .map(|p| (p.dir_name.as_str(), p))
         .collect();
     let runs = runs(&usage.entries);
-    let names: Vec<RunNames> = (runs.par_iter().with_max_len(PARTITIONS_PER_TASK))
-        .map(run_names)
-        .collect();
     // A name seen again later (as a facts snapshot could order it) is one dir: its offsets are
-    // those of all its runs.
+    // those of all its runs, read first.
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(runs.len());
     for top in runs.iter().filter_map(|r| r.top) {
         *seen.entry(top).or_default() += 1;
     }
     let mut merged: HashMap<&str, Offsets> = HashMap::new();
-    for (r, n) in runs.iter().zip(&names) {
+    for r in &runs {
         if let Some(top) = r.top.filter(|t| seen.get(t).is_some_and(|c| *c > 1)) {
+            let n = run_names(r);
             let m = merged.entry(top).or_default();
             m.0.extend(&n.offsets.0);
             m.1.extend(&n.offsets.1);
         }
     }
-    let spaces: Vec<RunSpace> = (runs.par_iter())
-        .zip(names.par_iter())
+    // Each run's names are read where it is attributed and dropped there: no list of every
+    // file's parsed name is held.
+    let spaces: Vec<(RunSpace, Option<PartitionDirName>)> = (runs.par_iter())
         .with_max_len(PARTITIONS_PER_TASK)
-        .map(|(r, n)| {
+        .map(|r| {
+            let n = run_names(r);
             let offsets = r.top.and_then(|t| merged.get(t)).unwrap_or(&n.offsets);
             let part = r.top.and_then(|t| parts.get(t).copied());
-            attribute_run(r, n, offsets, part)
+            (attribute_run(r, &n, offsets, part), n.parsed)
         })
         .collect();
     let mut out = SpaceUsage {
@@ -371,7 +371,7 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
     // Dirs by name: indexes into `dirs`, sorted at the end.
     let mut dir_index: HashMap<&str, usize> = HashMap::new();
     let mut dirs: Vec<TopSpace> = Vec::new();
-    for ((r, n), space) in runs.iter().zip(names).zip(spaces) {
+    for (r, (space, parsed)) in runs.iter().zip(spaces) {
         out.by_reason.merge(&space.by_reason);
         let (Some(top), Some(dir)) = (r.top, space.dir) else {
             continue;
@@ -379,7 +379,7 @@ pub fn attribute(plan: &Plan, usage: &DirUsage) -> SpaceUsage {
         let i = *dir_index.entry(top).or_insert_with(|| {
             dirs.push(TopSpace {
                 dir_name: top.to_string(),
-                topic: n.parsed.map(|p| (p.topic, p.partition)),
+                topic: parsed.map(|p| (p.topic, p.partition)),
                 bytes: 0,
                 by_reason: ByReason::default(),
                 index_blocks: Vec::new(),
