@@ -597,6 +597,9 @@ mod tests {
             (format!("orders-0/{deep}"), 4, Some(short)),
             (format!("orders-0/{nested}"), 3, Some("b")),
             ("orders-0/é".to_string(), 2, Some("é")),
+            // In place with a '/': told by the length byte's flag.
+            ("orders-0/a/b".to_string(), 3, Some("b")),
+            ("orders-0/a/".to_string(), 3, Some("orders-0")),
         ] {
             let p = EntryPath::from_text(&text);
             assert_eq!(p.to_text(), text);
