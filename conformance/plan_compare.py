@@ -272,21 +272,21 @@ def compare_metadata_log(replay, diags, res):
     if w.get("settled_ms", w["stop_ms"]) - w["ready_ms"] < CLEANER_FIRST_RUN_MS:
         print(f"   {label}: not compared (the window ended before the metadata log cleaner's first run)")
         return
-    starts = [cleaner_log_start(d) for d in diags]
-    if len(set(starts)) > 1:
+    starts = list(dict.fromkeys(cleaner_log_start(d) for d in diags))  # distinct, in time order
+    if len(starts) > 1:
         res.time_sensitive += 1
     segs = [int(x) for x in ml["segments_before"]]
     snaps = ml["snapshots_before"]
     got_segs = {int(x) for x in ml["segments_deleted"]}
     got_snaps = set(ml["snapshots_deleted"])
     matched = None
-    for start in dict.fromkeys(starts):
+    for start in starts:
         want_segs = set() if start is None else {b for b, n in zip(segs, segs[1:]) if n <= start}
         want_snaps = set() if start is None else {x for x in snaps if int(x.split("-")[0]) < start}
         if want_segs == got_segs and want_snaps == got_snaps:
             matched = start
     deleted = f"{len(got_segs)} seg / {len(got_snaps)} snap"
-    predicted = "/".join(str(x) for x in dict.fromkeys(starts))
+    predicted = "/".join(str(x) for x in starts)
     if matched is not None or (all(x is None for x in starts) and not got_segs and not got_snaps):
         res.agree += 1
         res.rows.append((label, deleted, f"log start {matched}", "-", "metadata cleaner", "ok"))

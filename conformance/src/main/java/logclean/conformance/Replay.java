@@ -373,6 +373,14 @@ public final class Replay {
             putNullable(o, "cleaner_checkpoint_after", ca);
             o.put("cleaned", ca != null && !ca.equals(cb));
         }
+        // The broker's log, read once for both accounts below (the replay dir's path shown as <replay>).
+        Path log = dir.resolve("broker.log");
+        List<String> logLines = new ArrayList<>();
+        if (Files.exists(log)) {
+            try (Stream<String> s = Files.lines(log, StandardCharsets.UTF_8)) {
+                s.map(x -> x.replace(dir.toString(), "<replay>")).forEach(logLines::add);
+            }
+        }
         // The metadata log (KRaft): not retention-driven; its own cleaner (KafkaRaftLog.maybeClean, first run 60 s
         // after the raft client starts) deletes snapshots and the segments below the oldest one it keeps.
         if (!metadataBefore.isEmpty()) {
@@ -391,26 +399,16 @@ public final class Replay {
             }
             // The cleaner's own lines (when each run happened, what it marked), for a difference's report.
             ArrayNode cl = ml.putArray("cleaner_log");
-            Path log = dir.resolve("broker.log");
-            if (Files.exists(log)) {
-                try (Stream<String> s = Files.lines(log, StandardCharsets.UTF_8)) {
-                    s.filter(x -> x.contains("KafkaRaftLog") && (x.contains("Marking snapshot") || x.contains("Initialized")))
-                        .map(x -> x.replace(dir.toString(), "<replay>")).limit(64).forEach(cl::add);
-                }
-            }
+            logLines.stream().filter(x -> x.contains("KafkaRaftLog") && (x.contains("Marking snapshot") || x.contains("Initialized")))
+                .limit(64).forEach(cl::add);
         }
         // The broker's own account of what it deleted and cleaned, for the report.
         ArrayNode lines = res.putArray("broker_log");
-        Path log = dir.resolve("broker.log");
-        if (Files.exists(log)) {
-            Pattern interesting = Pattern.compile("Deleting segment|breach|Incremented log start offset|Cleaner \\d+: "
-                + "Cleaning log|Log cleaner thread \\d+ cleaned log|Recovering unflushed segment|Found deletable segments"
-                + "|future timestamp|high watermark|Truncat");
-            try (Stream<String> s = Files.lines(log, StandardCharsets.UTF_8)) {
-                s.filter(x -> interesting.matcher(x).find()).filter(x -> !x.contains("__cluster_metadata"))
-                    .map(x -> x.replace(dir.toString(), "<replay>")).limit(400).forEach(lines::add);
-            }
-        }
+        Pattern interesting = Pattern.compile("Deleting segment|breach|Incremented log start offset|Cleaner \\d+: "
+            + "Cleaning log|Log cleaner thread \\d+ cleaned log|Recovering unflushed segment|Found deletable segments"
+            + "|future timestamp|high watermark|Truncat");
+        logLines.stream().filter(x -> interesting.matcher(x).find()).filter(x -> !x.contains("__cluster_metadata"))
+            .limit(400).forEach(lines::add);
         json.writeValue(out.toFile(), res);
         Files.writeString(out, Files.readString(out) + "\n");
         System.out.println("replay: window " + window + (timedOut ? " (TIMED OUT waiting to settle)" : "") + " -> " + out);
